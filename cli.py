@@ -1,0 +1,246 @@
+"""Command line: one verb per stage (server, index, search, eval). It parses options and calls the packages."""
+
+from __future__ import annotations
+
+import functools
+import re
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from settings import Settings
+
+DEFAULT_DATASET = "greekbar"
+
+
+def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn the project's known error types into one clean message and exit status 1 (no stack trace)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from ingest.bulk import BulkError
+        from ingest.records import DatasetError
+        from mappings import MappingError
+        from opensearch.client import ClusterUnavailable
+        from retrieval.bm25 import SearchError
+        from workflows import IndexMismatch
+
+        known = (DatasetError, MappingError, ClusterUnavailable, BulkError, SearchError, IndexMismatch)
+        try:
+            return fn(*args, **kwargs)
+        except known as exc:
+            raise click.ClickException(str(exc)) from None
+
+    return wrapper
+
+
+@click.group()
+@click.option("--url", envvar="OPENSEARCH_URL", default=None, help="Use this cluster; install and start nothing.")
+@click.option("--index", "index_alias", default=None, help="Index alias (default: nomos-articles, env NOMOS_INDEX).")
+@click.option("--port", type=int, default=None, help="HTTP port of the local node (default 9200).")
+@click.pass_context
+def cli(ctx: click.Context, url: str | None, index_alias: str | None, port: int | None) -> None:
+    """Greek statutory retrieval on OpenSearch: index articles, search them, evaluate methods."""
+    try:
+        settings = Settings.from_env()
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    ctx.obj = settings.with_overrides(opensearch_url=url.rstrip("/") if url else None, index_alias=index_alias, http_port=port)
+
+
+# --------------------------------------------------------------------------------------------------- server
+@cli.group()
+def server() -> None:
+    """The project's own local OpenSearch node (not used when OPENSEARCH_URL is set)."""
+
+
+def _node_or_exit(settings: Settings):  # noqa: ANN202 - NodeConfig import is lazy
+    from opensearch.node import NodeConfig
+
+    if not settings.uses_local_node:
+        click.echo(f"OPENSEARCH_URL is set ({settings.url}): using that cluster, nothing to do locally.")
+        sys.exit(0)
+    return NodeConfig(
+        root=settings.node_root,
+        name=settings.node_name,
+        http_port=settings.http_port,
+        transport_port=settings.transport_port,
+        heap=settings.heap,
+    )
+
+
+@server.command("install")
+@click.pass_obj
+def server_install(settings: Settings) -> None:
+    """Download OpenSearch and its plugins from Maven Central and assemble a node (idempotent)."""
+    from opensearch.node import NodeError, install
+
+    try:
+        home = install(_node_or_exit(settings), log=click.echo)
+    except NodeError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"installed: {home}")
+
+
+@server.command("start")
+@click.option("--timeout", default=180.0, show_default=True, help="Seconds to wait for a yellow cluster.")
+@click.pass_obj
+def server_start(settings: Settings, timeout: float) -> None:
+    """Install if needed, start the node detached, and wait until it answers (idempotent)."""
+    from opensearch.node import NodeError, install, start
+
+    cfg = _node_or_exit(settings)
+    try:
+        install(cfg, log=click.echo)
+        pid = start(cfg, timeout=timeout, log=click.echo)
+    except NodeError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"running: pid {pid} at {cfg.url}")
+
+
+@server.command("stop")
+@click.pass_obj
+def server_stop(settings: Settings) -> None:
+    """Stop the node by the pid in its pidfile."""
+    from opensearch.node import stop
+
+    click.echo("stopped" if stop(_node_or_exit(settings), log=click.echo) else "was not running")
+
+
+@server.command("status")
+@click.pass_obj
+def server_status(settings: Settings) -> None:
+    """Installed? running? version, health and plugins."""
+    from opensearch.node import status
+
+    for key, value in status(_node_or_exit(settings)).items():
+        click.echo(f"{key}: {value}")
+
+
+# --------------------------------------------------------------------------------------------------- index
+dataset_option = click.option(
+    "--dataset",
+    default=DEFAULT_DATASET,
+    show_default=True,
+    help="'greekbar' (AUEB-NLP/greek-bar-bench@v2.0 from Hugging Face) or a BEIR folder path.",
+)
+corpus_option = click.option("--corpus-file", default="corpus.jsonl", show_default=True, help="Corpus file inside a BEIR folder.")
+
+
+def _load(settings: Settings, dataset: str, corpus_file: str):  # noqa: ANN202
+    from ingest.loader import load_dataset
+
+    return load_dataset(dataset, corpus_file=corpus_file, cache_dir=settings.cache_dir)
+
+
+@cli.command("index")
+@dataset_option
+@corpus_option
+@click.option("--k1", type=float, default=None, help="BM25 k1 (default 1.5, the paper's).")
+@click.option("--b", type=float, default=None, help="BM25 b (default 0.75).")
+@click.option("--shards", type=int, default=None, help="Primary shards (default 1).")
+@click.option("--replicas", type=int, default=None, help="Replicas (default 0).")
+@click.pass_obj
+@friendly_errors
+def index_cmd(settings: Settings, dataset: str, corpus_file: str, k1: float | None, b: float | None, shards: int | None, replicas: int | None) -> None:
+    """Validate a dataset and index its articles behind the alias (idempotent, resumable)."""
+    from tqdm import tqdm
+
+    from workflows import index_dataset
+
+    settings = settings.with_overrides(bm25_k1=k1, bm25_b=b, shards=shards, replicas=replicas)
+    data = _load(settings, dataset, corpus_file)
+    click.echo(f"dataset {data.name} ({data.revision}): {len(data.articles)} articles, {len(data.queries)} queries")
+    with tqdm(total=len(data.articles), unit="art", desc="indexing", disable=None) as bar:
+        report = index_dataset(settings, data, on_progress=bar.update)
+    click.echo(
+        f"{report.alias} -> {report.index}: {report.documents} documents "
+        f"({'created' if report.created else 'resumed'}, {report.seconds:.1f}s)"
+    )
+    if report.previous:
+        click.echo(f"alias moved from {', '.join(report.previous)}")
+    if report.deleted:
+        click.echo(f"deleted old versions: {', '.join(report.deleted)}")
+
+
+# --------------------------------------------------------------------------------------------------- search
+def analysis_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--analysis (stemmed: Snowball, the paper's; ntais: Lucene's Greek stemmer; folded: none) and --no-stem."""
+    fn = click.option("--no-stem", is_flag=True, help="Shortcut for --analysis folded (the stemming ablation).")(fn)
+    return click.option(
+        "--analysis",
+        type=click.Choice(["stemmed", "ntais", "folded"]),
+        default="stemmed",
+        show_default=True,
+        help="Analysis chain to search: Snowball Greek stems, Lucene's Greek stemmer, or unstemmed folded tokens.",
+    )(fn)
+
+
+def _analysis(analysis: str, no_stem: bool) -> str:
+    if no_stem and analysis not in ("stemmed", "folded"):
+        raise click.UsageError("--no-stem conflicts with --analysis " + analysis)
+    return "folded" if no_stem else analysis
+
+
+def _terminal_snippet(html: str) -> str:
+    import html as html_lib
+
+    parts = re.split(r"(<mark>.*?</mark>)", html)
+    out = []
+    for p in parts:
+        if p.startswith("<mark>"):
+            out.append(click.style(html_lib.unescape(p[6:-7]), bold=True, fg="yellow"))
+        else:
+            out.append(html_lib.unescape(p))
+    return " ".join("".join(out).split())
+
+
+@cli.command("search")
+@click.argument("query")
+@click.option("-k", "--top", "k", default=10, show_default=True, help="Number of articles.")
+@click.option("--method", default="bm25", show_default=True)
+@analysis_options
+@click.pass_obj
+@friendly_errors
+def search_cmd(settings: Settings, query: str, k: int, method: str, analysis: str, no_stem: bool) -> None:
+    """Top-k articles for a case description: id, title, score and highlighted snippets."""
+    from workflows import search
+
+    hits = search(settings, query, method=method, k=k, analysis=_analysis(analysis, no_stem))
+    if not hits:
+        click.echo("no articles matched (the query may hold only stop words or punctuation)")
+    for i, h in enumerate(hits, start=1):
+        click.echo(f"{i:>3}. {click.style(h.doc_id, bold=True)}  {h.score:.3f}  {h.title}  [{h.law}]")
+        for snippet in h.highlights:
+            click.echo(f"       … {_terminal_snippet(snippet)} …")
+
+
+# --------------------------------------------------------------------------------------------------- eval
+@cli.command("eval")
+@dataset_option
+@corpus_option
+@click.option("--method", default="bm25", show_default=True, help="Retrieval method.")
+@analysis_options
+@click.option("-k", "--depth", "k", default=100, show_default=True, help="Articles retrieved per query.")
+@click.option("--run-name", default=None, help="Results folder name under runs/<dataset>/ (default: the method).")
+@click.option("--runs-dir", type=click.Path(path_type=Path), default=None, help="Where results go (default runs/).")
+@click.pass_obj
+@friendly_errors
+def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, analysis: str, no_stem: bool, k: int, run_name: str | None, runs_dir: Path | None) -> None:
+    """Run every query, score with ranx (Recall@10/100, nDCG@10/100, MAP@100) and write the run files."""
+    from eval.results import format_table
+    from workflows import evaluate_method
+
+    settings = settings.with_overrides(runs_dir=runs_dir)
+    data = _load(settings, dataset, corpus_file)
+    outcome = evaluate_method(settings, data, method=method, analysis=_analysis(analysis, no_stem), k=k, run_name=run_name)
+    ev = outcome.evaluation
+    click.echo(format_table({outcome.run_name: ev.mean}, ev.metrics))
+    click.echo(f"{len(ev.queries)} queries, query phase {outcome.seconds:.2f}s ({1000 * outcome.seconds / len(ev.queries):.1f} ms/query)")
+    click.echo(f"results: {outcome.paths['manifest'].parent}")
+
+
+if __name__ == "__main__":
+    cli()

@@ -1,0 +1,1 @@
+"""Read and write run files and score them with ranx. Nothing here talks to OpenSearch."""

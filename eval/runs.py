@@ -1,0 +1,97 @@
+"""Run files in the standard formats: TREC (``qid Q0 docid rank score tag``) and ranx-compatible JSON.
+
+Every write goes to a temporary file in the same folder and is renamed into place, so a crash never leaves a
+half-written results file behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+Ranking = list[tuple[str, float]]
+Run = dict[str, Ranking]
+"""query id -> [(doc id, score)], already sorted by (score desc, doc id) and deduplicated."""
+
+
+class RunFormatError(ValueError):
+    """A run file that cannot be parsed; names the file and line."""
+
+
+def sort_ranking(pairs: Iterable[tuple[str, float]], k: int | None = None) -> Ranking:
+    """Deduplicate (best score wins) and sort by (score desc, doc id asc): the project's tie rule."""
+    best: dict[str, float] = {}
+    for doc, score in pairs:
+        if doc not in best or score > best[doc]:
+            best[doc] = float(score)
+    ordered = sorted(best.items(), key=lambda ds: (-ds[1], ds[0]))
+    return ordered if k is None else ordered[:k]
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file and ``os.replace``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    atomic_write_text(path, json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=False) + "\n")
+
+
+def format_trec(run: Mapping[str, Ranking], tag: str) -> str:
+    """TREC run text; query ids in sorted order, ranks from 1."""
+    if not tag or any(c.isspace() for c in tag):
+        raise ValueError(f"run tag must be a non-empty word, got {tag!r}")
+    lines = []
+    for qid in sorted(run):
+        for rank, (doc, score) in enumerate(run[qid], start=1):
+            lines.append(f"{qid} Q0 {doc} {rank} {score:.6f} {tag}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def write_trec(path: Path, run: Mapping[str, Ranking], tag: str) -> None:
+    atomic_write_text(path, format_trec(run, tag))
+
+
+def read_trec(path: Path) -> Run:
+    """Parse a TREC run, re-sorting each query by the project's tie rule."""
+    raw: dict[str, list[tuple[str, float]]] = {}
+    with Path(path).open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            cols = line.split()
+            if len(cols) != 6:
+                raise RunFormatError(f"{path}:{lineno}: expected 6 columns (qid Q0 docid rank score tag), got {len(cols)}")
+            try:
+                score = float(cols[4])
+            except ValueError:
+                raise RunFormatError(f"{path}:{lineno}: score {cols[4]!r} is not a number") from None
+            raw.setdefault(cols[0], []).append((cols[2], score))
+    return {q: sort_ranking(p) for q, p in raw.items()}
+
+
+def write_json_run(path: Path, run: Mapping[str, Ranking]) -> None:
+    """ranx's JSON layout: ``{qid: {doc: score}}`` with documents in rank order."""
+    atomic_write_json(path, {q: {d: s for d, s in run[q]} for q in sorted(run)})
+
+
+def read_json_run(path: Path) -> Run:
+    try:
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise RunFormatError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg})") from None
+    return {q: sort_ranking((d, float(s)) for d, s in docs.items()) for q, docs in obj.items()}

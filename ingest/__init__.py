@@ -1,0 +1,1 @@
+"""Turn a dataset into validated records and bulk requests for OpenSearch."""

@@ -1,0 +1,127 @@
+"""Create a versioned articles index behind an alias, fill it, verify it, and swap the alias atomically.
+
+The version name is a hash of (index body, dataset fingerprint): re-running the same command resumes into the
+same index (documents are overwritten by id), while a changed mapping or corpus gets a fresh index that only
+replaces the live one once it is complete and verified.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from opensearchpy import OpenSearch
+from opensearchpy.exceptions import NotFoundError, RequestError
+
+from ingest.bulk import load_articles
+from ingest.records import Dataset
+from mappings import MappingError, body_hash
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    """What ``index`` did, for the CLI to print and tests to check."""
+
+    alias: str
+    index: str
+    documents: int
+    created: bool
+    seconds: float
+    previous: tuple[str, ...]
+    deleted: tuple[str, ...]
+
+
+def versioned_name(alias: str, body: dict[str, Any], dataset: Dataset) -> str:
+    return f"{alias}-{body_hash(body, dataset.fingerprint)}"
+
+
+def alias_targets(client: OpenSearch, alias: str) -> list[str]:
+    """Indices the alias points at now (empty if the alias does not exist)."""
+    try:
+        return sorted(client.indices.get_alias(name=alias).keys())
+    except NotFoundError:
+        return []
+
+
+def index_meta(client: OpenSearch, alias: str) -> dict[str, Any]:
+    """The ``_meta`` block of the index behind ``alias`` (dataset, BM25 parameters, when built)."""
+    mapping = client.indices.get_mapping(index=alias)
+    (only,) = mapping.values() if len(mapping) == 1 else (next(iter(mapping.values())),)
+    return dict(only.get("mappings", {}).get("_meta", {}))
+
+
+def create_index(client: OpenSearch, name: str, body: dict[str, Any]) -> bool:
+    """Create ``name`` unless it exists; a body OpenSearch refuses raises MappingError with its reason."""
+    if client.indices.exists(index=name):
+        return False
+    try:
+        client.indices.create(index=name, body=body)
+    except RequestError as exc:
+        info = exc.info.get("error", {}) if isinstance(exc.info, dict) else {}
+        reason = info.get("reason") or exc.error
+        caused = info.get("caused_by", {}).get("reason") if isinstance(info.get("caused_by"), dict) else None
+        raise MappingError(
+            f"OpenSearch rejected the mapping for {name}: {reason}" + (f" (caused by: {caused})" if caused else "")
+        ) from None
+    return True
+
+
+def swap_alias(client: OpenSearch, alias: str, new_index: str) -> list[str]:
+    """Point ``alias`` at ``new_index`` only, in one atomic ``_aliases`` call; returns the indices it left."""
+    if client.indices.exists(index=alias) and not client.indices.exists_alias(name=alias):
+        raise MappingError(f"{alias!r} is a concrete index, not an alias: delete or rename it first")
+    old = [i for i in alias_targets(client, alias) if i != new_index]
+    actions: list[dict[str, Any]] = [{"remove": {"index": i, "alias": alias}} for i in old]
+    actions.append({"add": {"index": new_index, "alias": alias}})
+    client.indices.update_aliases(body={"actions": actions})
+    return old
+
+
+def build_index(
+    client: OpenSearch,
+    dataset: Dataset,
+    alias: str,
+    body: dict[str, Any],
+    meta: dict[str, Any],
+    keep_previous: int = 1,
+    on_progress: Callable[[int], None] | None = None,
+) -> IndexReport:
+    """The whole ``index`` stage: create (or resume), load, refresh, verify the count, swap, prune."""
+    started = time.perf_counter()
+    body = {**body, "mappings": {**body["mappings"], "_meta": {}}}
+    name = versioned_name(alias, body, dataset)
+    body["mappings"]["_meta"] = {
+        **meta,
+        "dataset": dataset.describe(),
+        "index_version": name,
+        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    created = create_index(client, name, body)
+    # Loading is much faster without periodic refreshes; restore the default afterwards.
+    client.indices.put_settings(index=name, body={"index": {"refresh_interval": "-1"}})
+    try:
+        load_articles(client, list(dataset.articles), name, on_progress=on_progress)
+    finally:
+        client.indices.put_settings(index=name, body={"index": {"refresh_interval": None}})
+    client.indices.refresh(index=name)
+    count = int(client.count(index=name)["count"])
+    if count != len(dataset.articles):
+        raise RuntimeError(
+            f"{name} holds {count} documents but the corpus has {len(dataset.articles)}: "
+            "the alias was left where it was; re-run `index` to finish"
+        )
+    previous = swap_alias(client, alias, name)
+    # Prune only when this run replaced something, so a re-run never deletes the rollback copy.
+    deleted = prune_versions(client, alias, keep=[name, *previous[:keep_previous]]) if previous else []
+    return IndexReport(alias, name, count, created, time.perf_counter() - started, tuple(previous), tuple(deleted))
+
+
+def prune_versions(client: OpenSearch, alias: str, keep: list[str]) -> list[str]:
+    """Delete older ``{alias}-*`` versions not in ``keep`` (the live one and the previous, for rollback)."""
+    existing = client.indices.get(index=f"{alias}-*", expand_wildcards="open,closed", ignore_unavailable=True)
+    doomed = sorted(set(existing) - set(keep))
+    for name in doomed:
+        client.indices.delete(index=name)
+    return doomed

@@ -1,0 +1,68 @@
+"""The validated records every other stage works on: articles, queries, judgments."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+
+class DatasetError(ValueError):
+    """Bad input, located: the message names the file (and line or field) at fault."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(f"{where}: {message}")
+        self.where = where
+        self.reason = message
+
+
+@dataclass(frozen=True)
+class Article:
+    """One statutory article; ``id`` follows the benchmark's ``SOURCE::ARTICLE`` convention."""
+
+    id: str
+    title: str
+    text: str
+    source: str = ""
+    law: str = ""
+
+    @property
+    def number(self) -> str:
+        """The article number after ``::`` (used to order neighbours of the same law)."""
+        return self.id.split("::", 1)[1] if "::" in self.id else self.id
+
+
+@dataclass(frozen=True)
+class Query:
+    """A case described in everyday language, with the question asked about it."""
+
+    id: str
+    text: str
+    area: str = ""
+    meta: Mapping[str, str] = field(default_factory=dict)
+
+
+Qrels = dict[str, dict[str, int]]
+"""query id -> article id -> relevance grade (binary in this benchmark)."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A corpus, its queries and judgments, plus where they came from (for manifests)."""
+
+    name: str
+    revision: str
+    fingerprint: str
+    articles: tuple[Article, ...]
+    queries: tuple[Query, ...]
+    qrels: Qrels
+
+    def describe(self) -> dict[str, object]:
+        """What a manifest records about the data a result was produced from."""
+        return {
+            "name": self.name,
+            "revision": self.revision,
+            "fingerprint": self.fingerprint,
+            "articles": len(self.articles),
+            "queries": len(self.queries),
+            "judgments": sum(len(v) for v in self.qrels.values()),
+        }

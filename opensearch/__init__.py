@@ -1,0 +1,1 @@
+"""The local OpenSearch node (install, start, stop, status) and the client factory."""

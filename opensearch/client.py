@@ -1,0 +1,36 @@
+"""The one place an OpenSearch client is built, so every stage talks to the cluster the same way."""
+
+from __future__ import annotations
+
+from opensearchpy import OpenSearch
+from opensearchpy.exceptions import ConnectionError as OSConnectionError
+
+from settings import Settings
+
+
+class ClusterUnavailable(RuntimeError):
+    """No cluster answers at the configured URL; the message says how to start one."""
+
+
+def make_client(settings: Settings) -> OpenSearch:
+    """A client for ``settings.url`` with retries on timeouts (bulk loads and long queries can be slow)."""
+    return OpenSearch(
+        hosts=[settings.url],
+        timeout=settings.request_timeout,
+        max_retries=3,
+        retry_on_timeout=True,
+        http_compress=True,
+    )
+
+
+def cluster_version(client: OpenSearch, settings: Settings) -> str:
+    """The server's version number; fails with a hint when nothing answers."""
+    try:
+        return str(client.info()["version"]["number"])
+    except OSConnectionError:
+        hint = (
+            "start the local node with `python cli.py server start`"
+            if settings.uses_local_node
+            else "check OPENSEARCH_URL"
+        )
+        raise ClusterUnavailable(f"no OpenSearch cluster answers at {settings.url}: {hint}") from None

@@ -1,0 +1,161 @@
+"""BM25 in OpenSearch over the Greek-analysed ``content`` field (title + text, as the paper scored them).
+
+Queries are case descriptions that can run to thousands of words. A ``match`` query turns every token into one
+boolean clause, and clusters cap clauses (``indices.query.bool.max_clause_count``, 1024 by default), so long
+queries are first analysed with the index's own analyzer and sent as one ``term`` clause per distinct stem with
+``boost`` = its count. BM25 sums over query tokens, so this scores exactly like the repeated tokens would.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping, Sequence
+
+from opensearchpy import OpenSearch
+
+from mappings import ANALYZERS, FIELDS
+from retrieval.base import Hit, rank
+
+ANALYZE_CHUNK_CHARS = 20_000  # stays well under index.analyze.max_token_count (10,000 tokens) per request
+
+
+class SearchError(RuntimeError):
+    """OpenSearch refused a query; names the query id and gives OpenSearch's reason."""
+
+
+def compact_terms(tokens: Sequence[str], max_clauses: int) -> tuple[list[tuple[str, int]], int]:
+    """Distinct tokens with their counts, most frequent first (ties: first occurrence), cut to ``max_clauses``.
+
+    Returns the kept (term, count) pairs and how many distinct terms were dropped to fit the clause limit.
+    """
+    counts = Counter(tokens)
+    first = {t: i for i, t in reversed(list(enumerate(tokens)))}
+    ordered = sorted(counts.items(), key=lambda tc: (-tc[1], first[tc[0]]))
+    return ordered[:max_clauses], max(0, len(ordered) - max_clauses)
+
+
+def chunks(text: str, size: int = ANALYZE_CHUNK_CHARS) -> Iterator[str]:
+    """Split text at whitespace into pieces of at most about ``size`` characters."""
+    start = 0
+    while start < len(text):
+        end = min(len(text), start + size)
+        if end < len(text):
+            cut = text.rfind(" ", start, end)
+            end = cut if cut > start else end
+        yield text[start:end]
+        start = end
+
+
+@dataclass
+class BM25Retriever:
+    """BM25 with the stemmed chain (``analysis="stemmed"``) or the unstemmed folded one (``"folded"``)."""
+
+    client: OpenSearch
+    index: str
+    analysis: str = "stemmed"
+    max_clauses: int = 1024
+    long_query_words: int = 256
+    batch_size: int = 32
+    highlight: bool = False
+    name: str = field(init=False, default="bm25")
+    last_notes: dict[str, dict[str, Any]] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.analysis not in FIELDS:
+            raise ValueError(f"analysis must be one of {sorted(FIELDS)}, got {self.analysis!r}")
+
+    @property
+    def field(self) -> str:
+        return FIELDS[self.analysis]
+
+    def analyze(self, text: str) -> list[str]:
+        """Tokens of ``text`` under the index's analyzer for this field (the same chain used at index time)."""
+        tokens: list[str] = []
+        for piece in chunks(text):
+            resp = self.client.indices.analyze(index=self.index, body={"analyzer": ANALYZERS[self.analysis], "text": piece})
+            tokens.extend(t["token"] for t in resp.get("tokens", []))
+        return tokens
+
+    def query_clause(self, text: str, note: dict[str, Any] | None = None) -> dict[str, Any]:
+        """A ``match`` for ordinary queries; a compact boosted ``term`` disjunction for long ones."""
+        if len(text.split()) <= self.long_query_words:
+            return {"match": {self.field: {"query": text}}}
+        terms, dropped = compact_terms(self.analyze(text), self.max_clauses)
+        if note is not None:
+            note.update({"compact": True, "distinct_terms": len(terms) + dropped, "dropped_terms": dropped})
+        if not terms:
+            return {"match_none": {}}
+        return {"bool": {"should": [{"term": {self.field: {"value": t, "boost": c}}} for t, c in terms]}}
+
+    def body(self, text: str, k: int, note: dict[str, Any] | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "size": k,
+            "query": self.query_clause(text, note),
+            "sort": [{"_score": "desc"}, {"article_id": "asc"}],
+            "track_scores": True,
+        }
+        if self.highlight:
+            body["_source"] = ["title", "law", "source"]
+        else:
+            # Evaluation needs only ids and scores, both in the sort values: skipping stored fields avoids
+            # decompressing every hit's _source and makes the query phase several times faster.
+            body["stored_fields"] = "_none_"
+        if self.highlight:
+            body["highlight"] = {
+                "pre_tags": ["<mark>"],
+                "post_tags": ["</mark>"],
+                "encoder": "html",
+                "fields": {"text": {"fragment_size": 180, "number_of_fragments": 2, "highlight_query": {"match": {"text": {"query": text[:5000]}}}}},
+            }
+        return body
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        return self.search_many({"q": query}, k)["q"]
+
+    def search_many(self, queries: Mapping[str, str], k: int) -> dict[str, list[Hit]]:
+        """All queries through ``_msearch`` in batches; results in the order given."""
+        out: dict[str, list[Hit]] = {}
+        self.last_notes = {}
+        items = list(queries.items())
+        for start in range(0, len(items), self.batch_size):
+            batch = items[start : start + self.batch_size]
+            lines: list[dict[str, Any]] = []
+            for qid, text in batch:
+                note: dict[str, Any] = {}
+                lines.extend([{"index": self.index}, self.body(text, k, note)])
+                if note:
+                    self.last_notes[qid] = note
+            resp = self.client.msearch(body=lines)
+            for (qid, _), r in zip(batch, resp["responses"], strict=True):
+                if "error" in r:
+                    err = r["error"]
+                    reason = err.get("root_cause", [{}])[0].get("reason") or err.get("reason") if isinstance(err, dict) else err
+                    raise SearchError(f"query {qid!r}: OpenSearch refused it: {reason}")
+                out[qid] = rank([_hit(h) for h in r["hits"]["hits"]], k)
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "method": self.name,
+            "index": self.index,
+            "field": self.field,
+            "analyzer": ANALYZERS[self.analysis],
+            "max_clauses": self.max_clauses,
+            "long_query_words": self.long_query_words,
+        }
+
+
+def _hit(h: dict[str, Any]) -> Hit:
+    src = h.get("_source") or {}
+    score = h.get("_score")
+    if score is None:
+        score = h["sort"][0]
+    return Hit(
+        doc_id=h.get("_id") or str(h["sort"][1]),
+        score=float(score),
+        title=src.get("title", ""),
+        law=src.get("law", ""),
+        source=src.get("source", ""),
+        highlights=tuple(h.get("highlight", {}).get("text", ())),
+    )

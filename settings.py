@@ -1,0 +1,90 @@
+"""One settings object for the whole project.
+
+Every command, test and the portal build a :class:`Settings` once (from the environment, then from command-line
+flags) and pass it down. Nothing reads the environment anywhere else, so a test can run two configurations side
+by side without touching globals.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Mapping
+
+DEFAULT_ALIAS = "nomos-articles"
+DEFAULT_PORT = 9200
+
+
+def _default_node_root() -> Path:
+    """Where the local node lives: outside /root when root (the service user must traverse it)."""
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        return Path("/opt/nomos")
+    return Path.home() / ".local" / "share" / "nomos"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Configuration shared by the CLI, the tests and the portal.
+
+    ``opensearch_url`` set means "use that cluster and install nothing"; unset means the project's own local node
+    on ``http_port``.
+    """
+
+    opensearch_url: str | None = None
+    http_port: int = DEFAULT_PORT
+    transport_port: int = 9300
+    node_root: Path = field(default_factory=_default_node_root)
+    node_name: str = "node-1"
+    heap: str = "1g"
+    index_alias: str = DEFAULT_ALIAS
+    bm25_k1: float = 1.5
+    bm25_b: float = 0.75
+    shards: int = 1
+    replicas: int = 0
+    runs_dir: Path = Path("runs")
+    cache_dir: Path = field(default_factory=lambda: Path.home() / ".cache" / "nomos")
+    request_timeout: float = 60.0
+
+    @property
+    def url(self) -> str:
+        """The cluster every command talks to."""
+        return self.opensearch_url or f"http://127.0.0.1:{self.http_port}"
+
+    @property
+    def uses_local_node(self) -> bool:
+        return self.opensearch_url is None
+
+    def with_overrides(self, **changes: object) -> Settings:
+        """A copy with the given fields changed; ``None`` values are ignored (unset CLI flags)."""
+        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Read ``OPENSEARCH_URL`` and the ``NOMOS_*`` variables; unknown values fail with the variable's name."""
+        env = os.environ if env is None else env
+        s = cls()
+        conv: dict[str, tuple[str, type]] = {
+            "NOMOS_HTTP_PORT": ("http_port", int),
+            "NOMOS_TRANSPORT_PORT": ("transport_port", int),
+            "NOMOS_NODE_ROOT": ("node_root", Path),
+            "NOMOS_HEAP": ("heap", str),
+            "NOMOS_INDEX": ("index_alias", str),
+            "NOMOS_BM25_K1": ("bm25_k1", float),
+            "NOMOS_BM25_B": ("bm25_b", float),
+            "NOMOS_RUNS_DIR": ("runs_dir", Path),
+            "NOMOS_CACHE_DIR": ("cache_dir", Path),
+        }
+        changes: dict[str, object] = {}
+        url = env.get("OPENSEARCH_URL", "").strip()
+        if url:
+            changes["opensearch_url"] = url.rstrip("/")
+        for var, (name, typ) in conv.items():
+            raw = env.get(var)
+            if raw is None or raw == "":
+                continue
+            try:
+                changes[name] = typ(raw)
+            except ValueError as exc:
+                raise ValueError(f"environment variable {var}={raw!r}: {exc}") from None
+        return replace(s, **changes)

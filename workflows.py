@@ -7,7 +7,7 @@ same way wherever it comes from.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -17,16 +17,42 @@ from eval.manifest import build_manifest
 from eval.metrics import METRICS, Evaluation, evaluate
 from eval.results import write_results
 from eval.runs import Run
-from ingest.indexer import IndexReport, build_index, index_meta
+from ingest.indexer import IndexReport, VectorPlan, build_index, index_meta
 from ingest.loader import load_dataset
 from ingest.records import Dataset
+from ingest.vector_cache import VectorCache
 from mappings import ANALYZERS, analyzer_chain, articles_index_body
 from opensearch.client import cluster_version, make_client
 from retrieval.base import Hit, Retriever
 from retrieval.bm25 import BM25Retriever
+from retrieval.encoders import Encoder, make_encoder
+from retrieval.fusion import FusionConfig, FusionRetriever
+from retrieval.knn import KnnRetriever
 from settings import Settings
 
-METHODS = ("bm25",)
+METHODS = ("bm25", "knn", "hybrid", "rrf")
+DENSE_METHODS = ("knn", "hybrid", "rrf")
+
+
+@dataclass(frozen=True)
+class MethodOptions:
+    """Everything besides the method name that changes a ranking (one object, so entry points agree)."""
+
+    analysis: str = "stemmed"
+    embedder: str | None = None  # None: settings.embedder
+    exact: bool = False
+    ef_search: int | None = None  # None: settings.knn_ef_search
+    fusion: FusionConfig = FusionConfig()
+    highlight: bool = False
+
+
+def encoder_for(settings: Settings, spec: str) -> Encoder:
+    """Build an encoder with the endpoint settings (only ``openai:`` specs use them)."""
+    return make_encoder(spec, base_url=settings.embed_base_url, api_key=settings.embed_api_key)
+
+
+def vector_cache(settings: Settings) -> VectorCache:
+    return VectorCache(settings.cache_dir / "embeddings.sqlite")
 
 
 class IndexMismatch(RuntimeError):
@@ -38,8 +64,11 @@ def index_dataset(
     dataset: Dataset,
     on_progress: Callable[[int], None] | None = None,
     client: OpenSearch | None = None,
+    embedders: tuple[str, ...] = (),
+    on_vector_progress: Callable[[int], None] | None = None,
 ) -> IndexReport:
-    """Build (or resume) the versioned articles index for ``dataset`` and point the alias at it."""
+    """Build (or resume) the versioned articles index for ``dataset``, add one vector field per embedder, and
+    point the alias at it."""
     client = client or make_client(settings)
     cluster_version(client, settings)
     body = articles_index_body(settings.bm25_k1, settings.bm25_b, settings.shards, settings.replicas)
@@ -47,21 +76,75 @@ def index_dataset(
         "bm25": {"k1": settings.bm25_k1, "b": settings.bm25_b},
         "analyzers": {name: analyzer_chain(body, a) for name, a in ANALYZERS.items()},
     }
-    return build_index(client, dataset, settings.index_alias, body, meta, on_progress=on_progress)
+    plan = VectorPlan(
+        encoders=tuple(encoder_for(settings, e) for e in embedders),
+        cache=vector_cache(settings) if embedders else None,
+        m=settings.hnsw_m,
+        ef_construction=settings.hnsw_ef_construction,
+    )
+    return build_index(
+        client, dataset, settings.index_alias, body, meta,
+        on_progress=on_progress, vectors=plan, on_vector_progress=on_vector_progress,
+    )
 
 
-def make_retriever(settings: Settings, method: str, client: OpenSearch, *, analysis: str = "stemmed", highlight: bool = False) -> Retriever:
-    """The retriever for a method name; every entry point builds retrievers here."""
+def make_retriever(settings: Settings, method: str, client: OpenSearch, options: MethodOptions = MethodOptions()) -> Retriever:
+    """The retriever for a method name; every entry point (CLI, portal, benchmarks) builds retrievers here."""
+    bm25 = BM25Retriever(client, settings.index_alias, analysis=options.analysis, highlight=options.highlight)
     if method == "bm25":
-        return BM25Retriever(client, settings.index_alias, analysis=analysis, highlight=highlight)
-    raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+        return bm25
+    if method not in DENSE_METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    knn = KnnRetriever(
+        client,
+        settings.index_alias,
+        encoder_for(settings, options.embedder or settings.embedder),
+        ef_search=options.ef_search or settings.knn_ef_search,
+        exact=options.exact,
+        cache=vector_cache(settings),
+    )
+    if method == "knn":
+        return knn
+    config = replace(options.fusion, kind="rrf" if method == "rrf" else "hybrid")
+    return FusionRetriever(client, settings.index_alias, bm25, knn, config)
 
 
-def search(settings: Settings, query: str, method: str = "bm25", k: int = 10, analysis: str = "stemmed") -> list[Hit]:
+def search(settings: Settings, query: str, method: str = "bm25", k: int = 10, options: MethodOptions = MethodOptions()) -> list[Hit]:
     """One query, with highlighted snippets: what ``cli.py search`` and the portal show."""
     client = make_client(settings)
     cluster_version(client, settings)
-    return make_retriever(settings, method, client, analysis=analysis, highlight=True).search(query, k)
+    retriever = make_retriever(settings, method, client, replace(options, highlight=True))
+    hits = retriever.search(query, k)
+    if method == "bm25":
+        return hits
+    # dense and fused rankings carry no titles or snippets: fetch them for the ranked ids
+    return _decorate(client, settings.index_alias, hits, query)
+
+
+def _decorate(client: OpenSearch, index: str, hits: list[Hit], query: str) -> list[Hit]:
+    if not hits:
+        return hits
+    resp = client.search(
+        index=index,
+        body={
+            "size": len(hits),
+            "query": {"ids": {"values": [h.doc_id for h in hits]}},
+            "_source": ["title", "law", "source"],
+            "highlight": {
+                "pre_tags": ["<mark>"], "post_tags": ["</mark>"], "encoder": "html",
+                "fields": {"text": {"fragment_size": 180, "number_of_fragments": 2, "no_match_size": 180,
+                                    "highlight_query": {"match": {"text": {"query": query[:5000]}}}}},
+            },
+        },
+    )
+    by_id = {h["_id"]: h for h in resp["hits"]["hits"]}
+    out = []
+    for h in hits:
+        src = by_id.get(h.doc_id, {})
+        s = src.get("_source", {})
+        out.append(replace(h, title=s.get("title", ""), law=s.get("law", ""), source=s.get("source", ""),
+                           highlights=tuple(src.get("highlight", {}).get("text", ()))))
+    return out
 
 
 @dataclass(frozen=True)
@@ -83,6 +166,20 @@ def check_index_matches(meta: dict[str, Any], dataset: Dataset, alias: str) -> N
         )
 
 
+def default_run_name(method: str, options: MethodOptions) -> str:
+    """A results folder name that says what differs from the defaults (bm25, knn-exact, rrf-client…)."""
+    parts = [method]
+    if options.analysis != "stemmed":
+        parts.append(options.analysis)
+    if method in DENSE_METHODS and options.embedder:
+        parts.append(options.embedder.replace(":", "_").replace("/", "_"))
+    if options.exact:
+        parts.append("exact")
+    if method in ("hybrid", "rrf") and options.fusion.where == "client":
+        parts.append("client")
+    return "-".join(parts)
+
+
 def evaluate_method(
     settings: Settings,
     dataset: Dataset,
@@ -91,19 +188,21 @@ def evaluate_method(
     k: int = 100,
     run_name: str | None = None,
     client: OpenSearch | None = None,
+    options: MethodOptions | None = None,
 ) -> EvalOutcome:
     """Run every query through ``method``, score with ranx, write the results folder under ``runs_dir``."""
     client = client or make_client(settings)
     version = cluster_version(client, settings)
     meta = index_meta(client, settings.index_alias)
     check_index_matches(meta, dataset, settings.index_alias)
-    retriever = make_retriever(settings, method, client, analysis=analysis)
+    options = options or MethodOptions(analysis=analysis)
+    retriever = make_retriever(settings, method, client, options)
     started = time.perf_counter()
     hits = retriever.search_many({q.id: q.text for q in dataset.queries}, k)
     seconds = time.perf_counter() - started
     run: Run = {qid: [(h.doc_id, h.score) for h in hs] for qid, hs in hits.items()}
     evaluation = evaluate(run, dataset.qrels, METRICS)
-    run_name = run_name or (method if analysis == "stemmed" else f"{method}-{analysis}")
+    run_name = run_name or default_run_name(method, options)
     manifest = build_manifest(
         dataset=dataset.describe(),
         method={**retriever.describe(), "k": k},
@@ -111,16 +210,22 @@ def evaluate_method(
             "alias": settings.index_alias,
             "version": meta.get("index_version"),
             "bm25": meta.get("bm25"),
-            "analyzer_chain": meta.get("analyzers", {}).get(analysis),
+            "analyzer_chain": meta.get("analyzers", {}).get(options.analysis),
+            "vectors": meta.get("vectors", {}),
         },
         opensearch_version=version,
         metrics=evaluation.mean,
         extra={"query_phase_seconds": seconds, "queries": len(dataset.queries)},
     )
-    details = {"query_notes": getattr(retriever, "last_notes", {})}
+    details = {
+        "query_notes": getattr(getattr(retriever, "bm25", retriever), "last_notes", {}),
+        "clauses": getattr(retriever, "last_details", {}),
+    }
     folder = settings.runs_dir / dataset.name / run_name
-    paths = write_results(folder, run, evaluation, manifest, tag=run_name, details=details if details["query_notes"] else None)
+    paths = write_results(folder, run, evaluation, manifest, tag=run_name, details=details if any(details.values()) else None)
     return EvalOutcome(evaluation, paths, seconds, run_name)
 
 
-__all__ = ["index_dataset", "evaluate_method", "search", "make_retriever", "load_dataset", "METHODS", "IndexMismatch"]
+__all__ = [
+    "index_dataset", "evaluate_method", "search", "make_retriever", "load_dataset", "METHODS", "MethodOptions", "IndexMismatch",
+]

@@ -61,6 +61,11 @@ def bulk_actions(articles: Iterable[Article], index: str) -> Iterator[dict[str, 
         yield {"_op_type": "index", "_index": index, "_id": a.id, "_source": article_document(a)}
 
 
+def item_failure(item: dict) -> BulkFailure:
+    """A bulk response item that failed, as a :class:`BulkFailure` (id, status, OpenSearch's reason)."""
+    return BulkFailure(*_reason(item))
+
+
 def _reason(item: dict) -> tuple[str, int, str]:
     (op,) = item.values()
     err = op.get("error", {})
@@ -93,7 +98,7 @@ def load_articles(
         initial_backoff=1,
     ):
         if not ok:
-            failures.append(BulkFailure(*_reason(item)))
+            failures.append(item_failure(item))
         if on_progress:
             on_progress(1)
     if failures:

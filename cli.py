@@ -244,7 +244,7 @@ def _terminal_snippet(html: str) -> str:
 @cli.command("search")
 @click.argument("query")
 @click.option("-k", "--top", "k", default=10, show_default=True, help="Number of articles.")
-@click.option("--method", type=click.Choice(["bm25", "knn", "hybrid", "rrf"]), default="bm25", show_default=True)
+@click.option("--method", type=click.Choice(["bm25", "bm25-prf", "knn", "knn-rocchio", "hybrid", "rrf"]), default="bm25", show_default=True)
 @analysis_options
 @method_options
 @click.pass_obj
@@ -266,7 +266,7 @@ def search_cmd(settings: Settings, query: str, k: int, method: str, analysis: st
 @cli.command("eval")
 @dataset_option
 @corpus_option
-@click.option("--method", type=click.Choice(["bm25", "knn", "hybrid", "rrf"]), default="bm25", show_default=True, help="Retrieval method.")
+@click.option("--method", type=click.Choice(["bm25", "bm25-prf", "knn", "knn-rocchio", "hybrid", "rrf"]), default="bm25", show_default=True, help="Retrieval method.")
 @analysis_options
 @method_options
 @click.option("-k", "--depth", "k", default=100, show_default=True, help="Articles retrieved per query.")

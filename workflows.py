@@ -28,10 +28,11 @@ from retrieval.bm25 import BM25Retriever
 from retrieval.encoders import Encoder, make_encoder
 from retrieval.fusion import FusionConfig, FusionRetriever
 from retrieval.knn import KnnRetriever
+from retrieval.prf import RocchioRetriever, TfidfPrfRetriever
 from settings import Settings
 
-METHODS = ("bm25", "knn", "hybrid", "rrf")
-DENSE_METHODS = ("knn", "hybrid", "rrf")
+METHODS = ("bm25", "bm25-prf", "knn", "knn-rocchio", "hybrid", "rrf")
+DENSE_METHODS = ("knn", "knn-rocchio", "hybrid", "rrf")
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,8 @@ def make_retriever(settings: Settings, method: str, client: OpenSearch, options:
     bm25 = BM25Retriever(client, settings.index_alias, analysis=options.analysis, highlight=options.highlight)
     if method == "bm25":
         return bm25
+    if method == "bm25-prf":
+        return TfidfPrfRetriever(bm25)
     if method not in DENSE_METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     knn = KnnRetriever(
@@ -105,6 +108,8 @@ def make_retriever(settings: Settings, method: str, client: OpenSearch, options:
     )
     if method == "knn":
         return knn
+    if method == "knn-rocchio":
+        return RocchioRetriever(knn)
     config = replace(options.fusion, kind="rrf" if method == "rrf" else "hybrid")
     return FusionRetriever(client, settings.index_alias, bm25, knn, config)
 
@@ -115,7 +120,7 @@ def search(settings: Settings, query: str, method: str = "bm25", k: int = 10, op
     cluster_version(client, settings)
     retriever = make_retriever(settings, method, client, replace(options, highlight=True))
     hits = retriever.search(query, k)
-    if method == "bm25":
+    if method in ("bm25",):
         return hits
     # dense and fused rankings carry no titles or snippets: fetch them for the ranked ids
     return _decorate(client, settings.index_alias, hits, query)
@@ -220,6 +225,7 @@ def evaluate_method(
     details = {
         "query_notes": getattr(getattr(retriever, "bm25", retriever), "last_notes", {}),
         "clauses": getattr(retriever, "last_details", {}),
+        "expansions": getattr(retriever, "last_expansions", {}),
     }
     folder = settings.runs_dir / dataset.name / run_name
     paths = write_results(folder, run, evaluation, manifest, tag=run_name, details=details if any(details.values()) else None)

@@ -13,6 +13,7 @@ import click
 from settings import Settings
 
 DEFAULT_DATASET = "greekbar"
+METHOD_CHOICES = ["bm25", "bm25-prf", "knn", "knn-rocchio", "hybrid", "rrf", "reform-bm25", "reform-knn", "reform-hybrid", "react"]
 
 
 def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -26,9 +27,10 @@ def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         from opensearch.client import ClusterUnavailable
         from retrieval.bm25 import SearchError
         from retrieval.encoders import EncoderError
+        from retrieval.llm import LLMError
         from workflows import IndexMismatch
 
-        known = (DatasetError, MappingError, ClusterUnavailable, BulkError, SearchError, IndexMismatch, EncoderError)
+        known = (DatasetError, MappingError, ClusterUnavailable, BulkError, SearchError, IndexMismatch, EncoderError, LLMError)
         try:
             return fn(*args, **kwargs)
         except known as exc:
@@ -206,6 +208,30 @@ def method_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+def llm_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Options of the LLM methods (reform-*, react); the key comes from NOMOS_LLM_API_KEY or OPENAI_API_KEY."""
+    opts = [
+        click.option("--llm-base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://host:8000/v1 (env NOMOS_LLM_BASE_URL)."),
+        click.option("--llm-model", default=None, help="Chat model name (env NOMOS_LLM_MODEL)."),
+        click.option("--temperature", type=float, default=None, help="Sampling temperature (default 0.2, the paper's)."),
+        click.option("--reasoning-effort", default=None, help="Sent as reasoning_effort when set (the paper: low, for gpt-oss-120b)."),
+        click.option("--max-tokens", type=int, default=None, help="max_tokens per completion (default: the server's)."),
+        click.option("--concurrency", type=int, default=None, help="LLM requests and queries in flight (default 16)."),
+        click.option("--rounds", type=int, default=None, help="react: rounds per query (default 10)."),
+    ]
+    for opt in reversed(opts):
+        fn = opt(fn)
+    return fn
+
+
+def _llm_settings(settings: Settings, kw: dict[str, Any]) -> Settings:
+    return settings.with_overrides(
+        llm_base_url=kw.pop("llm_base_url"), llm_model=kw.pop("llm_model"), llm_temperature=kw.pop("temperature"),
+        llm_reasoning_effort=kw.pop("reasoning_effort"), llm_max_tokens=kw.pop("max_tokens"),
+        llm_concurrency=kw.pop("concurrency"), react_rounds=kw.pop("rounds"),
+    )
+
+
 def _options(analysis: str, no_stem: bool, kw: dict[str, Any]):  # noqa: ANN202 - lazy import of MethodOptions
     from retrieval.fusion import FusionConfig
     from workflows import MethodOptions
@@ -244,14 +270,17 @@ def _terminal_snippet(html: str) -> str:
 @cli.command("search")
 @click.argument("query")
 @click.option("-k", "--top", "k", default=10, show_default=True, help="Number of articles.")
-@click.option("--method", type=click.Choice(["bm25", "bm25-prf", "knn", "knn-rocchio", "hybrid", "rrf"]), default="bm25", show_default=True)
+@click.option("--method", type=click.Choice(METHOD_CHOICES), default="bm25", show_default=True)
 @analysis_options
 @method_options
+@llm_options
 @click.pass_obj
 @friendly_errors
 def search_cmd(settings: Settings, query: str, k: int, method: str, analysis: str, no_stem: bool, **kw: Any) -> None:
     """Top-k articles for a case description: id, title, score and highlighted snippets."""
     from workflows import search
+
+    settings = _llm_settings(settings, kw)
 
     hits = search(settings, query, method=method, k=k, options=_options(analysis, no_stem, kw))
     if not hits:
@@ -266,24 +295,38 @@ def search_cmd(settings: Settings, query: str, k: int, method: str, analysis: st
 @cli.command("eval")
 @dataset_option
 @corpus_option
-@click.option("--method", type=click.Choice(["bm25", "bm25-prf", "knn", "knn-rocchio", "hybrid", "rrf"]), default="bm25", show_default=True, help="Retrieval method.")
+@click.option("--method", type=click.Choice(METHOD_CHOICES), default="bm25", show_default=True, help="Retrieval method.")
 @analysis_options
 @method_options
 @click.option("-k", "--depth", "k", default=100, show_default=True, help="Articles retrieved per query.")
 @click.option("--run-name", default=None, help="Results folder name under runs/<dataset>/ (default: the method).")
 @click.option("--runs-dir", type=click.Path(path_type=Path), default=None, help="Where results go (default runs/).")
+@llm_options
+@click.option("--resume", is_flag=True, help="LLM methods: keep the queries already checkpointed in the run folder.")
 @click.pass_obj
 @friendly_errors
-def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, analysis: str, no_stem: bool, k: int, run_name: str | None, runs_dir: Path | None, **kw: Any) -> None:
+def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, analysis: str, no_stem: bool, k: int, run_name: str | None, runs_dir: Path | None, resume: bool, **kw: Any) -> None:
     """Run every query, score with ranx (Recall@10/100, nDCG@10/100, MAP@100) and write the run files."""
     from eval.results import format_table
     from workflows import evaluate_method
 
-    settings = settings.with_overrides(runs_dir=runs_dir)
+    settings = _llm_settings(settings.with_overrides(runs_dir=runs_dir), kw)
     data = _load(settings, dataset, corpus_file)
-    outcome = evaluate_method(settings, data, method=method, k=k, run_name=run_name, options=_options(analysis, no_stem, kw))
+    outcome = evaluate_method(settings, data, method=method, k=k, run_name=run_name, options=_options(analysis, no_stem, kw), resume=resume)
     ev = outcome.evaluation
     click.echo(format_table({outcome.run_name: ev.mean}, ev.metrics))
+    extra = outcome.extra or {}
+    if extra.get("rounds"):
+        click.echo("\nafter round (the final ranking's snapshots; pool = every candidate seen so far):")
+        rows = {f"round {r}": {**row["metrics"], "pool_recall": row.get("pool_recall", 0.0)} for r, row in extra["rounds"].items()}
+        click.echo(format_table(rows, (*ev.metrics, "pool_recall")))
+    if extra.get("cost"):
+        c = extra["cost"]
+        m = c["mean_per_query"]
+        click.echo(f"\nLLM cost per query: {m['calls']:.1f} calls, {m['input_tokens']:.0f} input + {m['output_tokens']:.0f} output tokens, "
+                   f"{m['llm_seconds']:.2f}s LLM time, {m['seconds']:.2f}s wall; run wall {c['wall_seconds']:.1f}s, "
+                   f"{c.get('paid_calls_this_run', 0)} paid calls this run, {m['cached_calls'] * c['queries']:.0f} from cache, "
+                   f"{c.get('resumed_queries', 0)} queries resumed")
     click.echo(f"{len(ev.queries)} queries, query phase {outcome.seconds:.2f}s ({1000 * outcome.seconds / len(ev.queries):.1f} ms/query)")
     click.echo(f"results: {outcome.paths['manifest'].parent}")
 

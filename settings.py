@@ -51,6 +51,17 @@ class Settings:
     runs_dir: Path = Path("runs")
     cache_dir: Path = field(default_factory=lambda: Path.home() / ".cache" / "nomos")
     request_timeout: float = 60.0
+    # LLM methods (reform-*, react): any OpenAI-compatible chat endpoint; unset base URL/model = LLM methods refuse
+    llm_base_url: str | None = None
+    llm_api_key: str | None = None
+    llm_model: str | None = None
+    llm_temperature: float = 0.2  # the paper's
+    llm_reasoning_effort: str | None = None  # the paper ran gpt-oss-120b with "low"; sent only when set
+    llm_max_tokens: int | None = None  # sent only when set
+    llm_concurrency: int = 16  # LLM requests (and queries) in flight
+    llm_timeout: float = 120.0
+    llm_retries: int = 5
+    react_rounds: int = 10
 
     @property
     def url(self) -> str:
@@ -60,6 +71,11 @@ class Settings:
     @property
     def uses_local_node(self) -> bool:
         return self.opensearch_url is None
+
+    @property
+    def llm_cache(self) -> Path:
+        """Disk cache of LLM replies, keyed by (model, messages, parameters): a re-run costs nothing."""
+        return self.cache_dir / "llm.sqlite"
 
     def with_overrides(self, **changes: object) -> Settings:
         """A copy with the given fields changed; ``None`` values are ignored (unset CLI flags)."""
@@ -87,6 +103,15 @@ class Settings:
             "OPENAI_API_KEY": ("embed_api_key", str),
             "OPENAI_BASE_URL": ("embed_base_url", str),
             "NOMOS_EMBED_BASE_URL": ("embed_base_url", str),
+            "NOMOS_LLM_BASE_URL": ("llm_base_url", str),
+            "NOMOS_LLM_MODEL": ("llm_model", str),
+            "NOMOS_LLM_TEMPERATURE": ("llm_temperature", float),
+            "NOMOS_LLM_REASONING_EFFORT": ("llm_reasoning_effort", str),
+            "NOMOS_LLM_MAX_TOKENS": ("llm_max_tokens", int),
+            "NOMOS_LLM_CONCURRENCY": ("llm_concurrency", int),
+            "NOMOS_LLM_TIMEOUT": ("llm_timeout", float),
+            "NOMOS_LLM_RETRIES": ("llm_retries", int),
+            "NOMOS_REACT_ROUNDS": ("react_rounds", int),
         }
         changes: dict[str, object] = {}
         url = env.get("OPENSEARCH_URL", "").strip()
@@ -100,4 +125,7 @@ class Settings:
                 changes[name] = typ(raw)
             except ValueError as exc:
                 raise ValueError(f"environment variable {var}={raw!r}: {exc}") from None
+        key = env.get("NOMOS_LLM_API_KEY") or env.get("OPENAI_API_KEY")
+        if key:
+            changes["llm_api_key"] = key
         return replace(s, **changes)

@@ -6,6 +6,7 @@ same way wherever it comes from.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -16,7 +17,7 @@ from opensearchpy import OpenSearch
 from eval.manifest import build_manifest
 from eval.metrics import METRICS, Evaluation, evaluate
 from eval.results import write_results
-from eval.runs import Run
+from eval.runs import Run, atomic_write_json, atomic_write_text
 from ingest.indexer import IndexReport, VectorPlan, build_index, index_meta
 from ingest.loader import load_dataset
 from ingest.records import Dataset
@@ -28,10 +29,12 @@ from retrieval.bm25 import BM25Retriever
 from retrieval.encoders import Encoder, make_encoder
 from retrieval.fusion import FusionConfig, FusionRetriever
 from retrieval.knn import KnnRetriever
+from retrieval.llm import LLMNotConfigured, make_llm_client, not_configured_message
 from retrieval.prf import RocchioRetriever, TfidfPrfRetriever
 from settings import Settings
 
-METHODS = ("bm25", "bm25-prf", "knn", "knn-rocchio", "hybrid", "rrf")
+LLM_METHODS = ("reform-bm25", "reform-knn", "reform-hybrid", "react")
+METHODS = ("bm25", "bm25-prf", "knn", "knn-rocchio", "hybrid", "rrf", *LLM_METHODS)
 DENSE_METHODS = ("knn", "knn-rocchio", "hybrid", "rrf")
 
 
@@ -89,16 +92,14 @@ def index_dataset(
     )
 
 
-def make_retriever(settings: Settings, method: str, client: OpenSearch, options: MethodOptions = MethodOptions()) -> Retriever:
-    """The retriever for a method name; every entry point (CLI, portal, benchmarks) builds retrievers here."""
-    bm25 = BM25Retriever(client, settings.index_alias, analysis=options.analysis, highlight=options.highlight)
-    if method == "bm25":
-        return bm25
-    if method == "bm25-prf":
-        return TfidfPrfRetriever(bm25)
-    if method not in DENSE_METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    knn = KnnRetriever(
+def require_llm(settings: Settings, method: str) -> None:
+    """LLM methods fail at once, naming the settings, when no endpoint or model is configured."""
+    if method in LLM_METHODS and not (settings.llm_base_url and settings.llm_model):
+        raise LLMNotConfigured(not_configured_message(method))
+
+
+def _knn(settings: Settings, client: OpenSearch, options: MethodOptions) -> KnnRetriever:
+    return KnnRetriever(
         client,
         settings.index_alias,
         encoder_for(settings, options.embedder or settings.embedder),
@@ -106,6 +107,38 @@ def make_retriever(settings: Settings, method: str, client: OpenSearch, options:
         exact=options.exact,
         cache=vector_cache(settings),
     )
+
+
+def _llm_retriever(settings: Settings, method: str, client: OpenSearch, options: MethodOptions) -> Retriever:
+    from retrieval.react import ReActConfig, ReActRetriever
+    from retrieval.reformulate import ReformRetriever
+
+    llm = make_llm_client(settings, method)
+    # Queries run concurrently and search from threads: give them a connection pool that size (make_client's
+    # default pool keeps one connection, so every concurrent request would open and drop a new one).
+    client = make_client(settings, pool_maxsize=max(settings.llm_concurrency, 1) + 4)
+    # the loop searches for itself: no highlighting, ids and scores only
+    bm25 = BM25Retriever(client, settings.index_alias, analysis=options.analysis)
+    if method == "react":
+        config = ReActConfig(rounds=settings.react_rounds, concurrency=settings.llm_concurrency)
+        return ReActRetriever(bm25, llm, config)
+    knn = _knn(settings, client, options) if method in ("reform-knn", "reform-hybrid") else None
+    return ReformRetriever(method, llm, bm25=bm25, knn=knn, fusion=options.fusion, concurrency=settings.llm_concurrency)
+
+
+def make_retriever(settings: Settings, method: str, client: OpenSearch, options: MethodOptions = MethodOptions()) -> Retriever:
+    """The retriever for a method name; every entry point (CLI, portal, benchmarks) builds retrievers here."""
+    if method in LLM_METHODS:
+        require_llm(settings, method)
+        return _llm_retriever(settings, method, client, options)
+    bm25 = BM25Retriever(client, settings.index_alias, analysis=options.analysis, highlight=options.highlight)
+    if method == "bm25":
+        return bm25
+    if method == "bm25-prf":
+        return TfidfPrfRetriever(bm25)
+    if method not in DENSE_METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    knn = _knn(settings, client, options)
     if method == "knn":
         return knn
     if method == "knn-rocchio":
@@ -116,6 +149,7 @@ def make_retriever(settings: Settings, method: str, client: OpenSearch, options:
 
 def search(settings: Settings, query: str, method: str = "bm25", k: int = 10, options: MethodOptions = MethodOptions()) -> list[Hit]:
     """One query, with highlighted snippets: what ``cli.py search`` and the portal show."""
+    require_llm(settings, method)
     client = make_client(settings)
     cluster_version(client, settings)
     retriever = make_retriever(settings, method, client, replace(options, highlight=True))
@@ -158,6 +192,7 @@ class EvalOutcome:
     paths: dict[str, Path]
     seconds: float
     run_name: str
+    extra: dict[str, Any] | None = None  # LLM methods: per-round metrics ("rounds") and the cost table ("cost")
 
 
 def check_index_matches(meta: dict[str, Any], dataset: Dataset, alias: str) -> None:
@@ -194,20 +229,31 @@ def evaluate_method(
     run_name: str | None = None,
     client: OpenSearch | None = None,
     options: MethodOptions | None = None,
+    resume: bool = False,
 ) -> EvalOutcome:
-    """Run every query through ``method``, score with ranx, write the results folder under ``runs_dir``."""
+    """Run every query through ``method``, score with ranx, write the results folder under ``runs_dir``.
+
+    LLM methods also checkpoint each finished query in the folder (``resume=True`` skips those) and write their
+    traces, per-round metrics and cost table.
+    """
+    require_llm(settings, method)
     client = client or make_client(settings)
     version = cluster_version(client, settings)
     meta = index_meta(client, settings.index_alias)
     check_index_matches(meta, dataset, settings.index_alias)
     options = options or MethodOptions(analysis=analysis)
     retriever = make_retriever(settings, method, client, options)
+    run_name = run_name or default_run_name(method, options)
+    folder = settings.runs_dir / dataset.name / run_name
+    if hasattr(retriever, "checkpoint_path"):
+        retriever.checkpoint_path = folder / "checkpoint.jsonl"  # type: ignore[attr-defined]
+        retriever.resume = resume  # type: ignore[attr-defined]
     started = time.perf_counter()
     hits = retriever.search_many({q.id: q.text for q in dataset.queries}, k)
     seconds = time.perf_counter() - started
     run: Run = {qid: [(h.doc_id, h.score) for h in hs] for qid, hs in hits.items()}
     evaluation = evaluate(run, dataset.qrels, METRICS)
-    run_name = run_name or default_run_name(method, options)
+    llm_extra = llm_outputs(retriever, dataset.qrels)
     manifest = build_manifest(
         dataset=dataset.describe(),
         method={**retriever.describe(), "k": k},
@@ -220,16 +266,67 @@ def evaluate_method(
         },
         opensearch_version=version,
         metrics=evaluation.mean,
-        extra={"query_phase_seconds": seconds, "queries": len(dataset.queries)},
+        extra={"query_phase_seconds": seconds, "queries": len(dataset.queries),
+               **({"prompts_hash": retriever.describe().get("prompts", {}).get("hash"),
+                   "rounds": llm_extra.get("rounds"), "cost": {k: v for k, v in llm_extra["cost"].items() if k != "per_query"}}
+                  if llm_extra else {})},
     )
     details = {
         "query_notes": getattr(getattr(retriever, "bm25", retriever), "last_notes", {}),
         "clauses": getattr(retriever, "last_details", {}),
         "expansions": getattr(retriever, "last_expansions", {}),
     }
-    folder = settings.runs_dir / dataset.name / run_name
     paths = write_results(folder, run, evaluation, manifest, tag=run_name, details=details if any(details.values()) else None)
-    return EvalOutcome(evaluation, paths, seconds, run_name)
+    if llm_extra:
+        paths.update(write_llm_outputs(folder, retriever, llm_extra))
+    return EvalOutcome(evaluation, paths, seconds, run_name, llm_extra or None)
+
+
+def llm_outputs(retriever: Retriever, qrels: Any) -> dict[str, Any]:
+    """Per-round metrics (snapshots of the final ranking and of the candidate pool) and the cost table, for
+    retrievers that expose them; empty for the others."""
+    out: dict[str, Any] = {}
+    costs = getattr(retriever, "last_costs", None)
+    if costs:
+        out["cost"] = costs
+    snapshots: dict[int, Run] = getattr(retriever, "last_snapshots", None) or {}
+    pools: dict[int, Run] = getattr(retriever, "last_pools", None) or {}
+    if snapshots:
+        rounds: dict[str, Any] = {}
+        for r in sorted(snapshots):
+            ev = evaluate(snapshots[r], qrels, METRICS)
+            row: dict[str, Any] = {"metrics": ev.mean, "mean_kept": sum(len(v) for v in snapshots[r].values()) / max(len(snapshots[r]), 1)}
+            if r in pools:
+                depth = max((len(v) for v in pools[r].values()), default=1) or 1
+                pool_ev = evaluate(pools[r], qrels, (f"recall@{depth}",))
+                row["pool_recall"] = pool_ev.mean[f"recall@{depth}"]
+                row["mean_pool"] = sum(len(v) for v in pools[r].values()) / max(len(pools[r]), 1)
+            rounds[str(r)] = row
+        out["rounds"] = rounds
+    return out
+
+
+def write_llm_outputs(folder: Path, retriever: Retriever, extra: dict[str, Any]) -> dict[str, Path]:
+    """traces.jsonl (one JSON line per query), rounds.json / rounds.tsv (the curve), cost.json."""
+    paths: dict[str, Path] = {}
+    traces = getattr(retriever, "last_traces", None) or {}
+    if traces:
+        paths["traces"] = folder / "traces.jsonl"
+        atomic_write_text(paths["traces"], "".join(json.dumps(traces[q], ensure_ascii=False) + "\n" for q in sorted(traces)))
+    if "rounds" in extra:
+        paths["rounds"] = folder / "rounds.json"
+        atomic_write_json(paths["rounds"], extra["rounds"])
+        cols = list(METRICS) + ["pool_recall", "mean_kept", "mean_pool"]
+        lines = ["round\t" + "\t".join(cols)]
+        for r, row in extra["rounds"].items():
+            vals = [row["metrics"][m] for m in METRICS] + [row.get(c, float("nan")) for c in cols[len(METRICS):]]
+            lines.append(r + "\t" + "\t".join(f"{v:.6f}" for v in vals))
+        paths["rounds_tsv"] = folder / "rounds.tsv"
+        atomic_write_text(paths["rounds_tsv"], "\n".join(lines) + "\n")
+    if "cost" in extra:
+        paths["cost"] = folder / "cost.json"
+        atomic_write_json(paths["cost"], extra["cost"])
+    return paths
 
 
 __all__ = [

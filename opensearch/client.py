@@ -12,17 +12,20 @@ class ClusterUnavailable(RuntimeError):
     """No cluster answers at the configured URL; the message says how to start one."""
 
 
-def make_client(settings: Settings) -> OpenSearch:
+def make_client(settings: Settings, pool_maxsize: int | None = None) -> OpenSearch:
     """A client for ``settings.url`` with retries on timeouts (bulk loads and long queries can be slow).
 
     No HTTP compression: the default cluster is on loopback, where gzip costs more CPU than it saves.
+    ``pool_maxsize`` sizes the connection pool for callers that search from many threads at once.
     """
+    extra = {"pool_maxsize": pool_maxsize} if pool_maxsize else {}
     return OpenSearch(
         hosts=[settings.url],
         timeout=settings.request_timeout,
         max_retries=3,
         retry_on_timeout=True,
         http_compress=False,
+        **extra,
     )
 
 

@@ -1,0 +1,300 @@
+"""ReAct-BM25: the final-ranking rule and the observer batching against hand-worked examples, reply parsing and
+fallbacks, and whole loops against a real node and the scripted OpenAI-protocol server (normal runs, malformed
+replies, injected faults, cache hits, resume, dead and missing endpoints)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from dataclasses import replace
+
+import pytest
+from click.testing import CliRunner
+
+from ingest.beir import load_beir
+from retrieval.llm import LLMNotConfigured, LLMUnavailable
+from retrieval.prompts import prompts_info
+from retrieval.react import (
+    Candidate,
+    KeptStats,
+    ReActConfig,
+    batch_candidates,
+    candidate_block,
+    estimate_tokens,
+    fallback_query,
+    final_ranking,
+    normalize_query,
+    observer_overhead,
+    parse_observer,
+    parse_planner,
+)
+from tests.beir_files import QUERIES, write_beir
+from tests.llm_server import ScriptedLLM, from_beir
+from workflows import evaluate_method, index_dataset, make_retriever
+
+
+# --------------------------------------------------------------------------------------------------- units
+def test_final_ranking_hand_worked():
+    kept = {
+        "A": KeptStats([2], 1),        # 1 round
+        "B": KeptStats([1, 3], 40),    # 2 rounds, first 1
+        "C": KeptStats([2, 3], 5),     # 2 rounds, first 2
+        "D": KeptStats([1, 2], 7),     # 2 rounds, first 1, better rank than B
+        "E": KeptStats([1], 3),        # 1 round, first 1
+        "F": KeptStats([1], 3),        # ties E on everything: id decides
+        "G": KeptStats([1, 2, 3], 90),  # 3 rounds beats everything
+    }
+    ranked = final_ranking(kept, k=100)
+    assert [h.doc_id for h in ranked] == ["G", "D", "B", "C", "E", "F", "A"]
+    assert [h.score for h in ranked] == [7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0]
+    assert ranked[1].details == {"rounds_kept": 2, "first_round": 1, "best_rank": 7}
+    assert [h.doc_id for h in final_ranking(kept, k=3)] == ["G", "D", "B"]
+    assert final_ranking({}, 100) == []
+
+
+def test_kept_stats_track_rounds_and_best_rank():
+    s = KeptStats()
+    s.add(3, 12)
+    s.add(5, 4)
+    s.add(5, 9)
+    assert s.rounds == [3, 5] and s.best_rank == 4
+
+
+def test_observer_batching_hand_worked():
+    # with 1 character per token a block costs 16 + len(text): "\n=== [X] t ===\n" is 15 characters, then "\n"
+    assert estimate_tokens(candidate_block(Candidate("A", "t", "x" * 30, 1)), 1) == 46
+    cands = [Candidate("A", "t", "a" * 30, 1), Candidate("B", "t", "b" * 30, 2), Candidate("C", "t", "c" * 10, 3),
+             Candidate("D", "t", "d" * 100, 4), Candidate("E", "t", "e" * 64, 5)]
+    # budget 100 - overhead 20 = room 80: A (46) | B (46) + C (26) = 72 | D (116) cut to 80 alone | E (80) alone
+    batches, cut = batch_candidates(cands, budget=100, overhead=20, chars_per_token=1)
+    assert [[c.id for c in b] for b in batches] == [["A"], ["B", "C"], ["D"], ["E"]]
+    assert cut == ["D"] and len(batches[2][0].text) == 64 and batches[3][0].text == "e" * 64
+    assert [c.rank for b in batches for c in b] == [1, 2, 3, 4, 5]  # rank order is kept
+    one, _ = batch_candidates(cands[:3], budget=1000, overhead=20, chars_per_token=1)
+    assert [[c.id for c in b] for b in one] == [["A", "B", "C"]]
+    with pytest.raises(ValueError, match="no room"):
+        batch_candidates(cands, budget=20, overhead=20)
+
+
+def test_paper_budget_splits_a_round_of_long_articles():
+    # 100 articles of 2,200 characters (the stand-in's mean): a block is ~2,225 characters = 890-891 tokens at
+    # 2.5 characters a token, so the 83,000 tokens left by a 1,000-token prompt hold 93 of them
+    cands = [Candidate(f"X::{i}", "τίτλος", "λ" * 2200, i) for i in range(1, 101)]
+    batches, cut = batch_candidates(cands, budget=84_000, overhead=1_000, chars_per_token=2.5)
+    assert [len(b) for b in batches] == [93, 7] and not cut
+
+
+def test_parse_planner():
+    assert parse_planner('{"thought": "σκέψη", "query": "κλοπή  κινητού\\nπράγματος"}') == ("κλοπή κινητού πράγματος", "σκέψη", None)
+    assert parse_planner('Ορίστε:\n```json\n{"query": "απάτη"}\n```')[0] == "απάτη"
+    assert parse_planner('{"ερώτημα": "υπεξαίρεση"}')[0] == "υπεξαίρεση"
+    assert parse_planner("   ")[2] == {"kind": "planner_empty"}
+    assert parse_planner("κλοπή, απάτη")[2]["kind"] == "planner_format"
+    assert parse_planner('{"query": ""}')[2]["kind"] == "planner_format"
+    assert parse_planner('{"query": ["a"]}')[2]["kind"] == "planner_format"
+
+
+def test_parse_observer():
+    kept, issues = parse_observer('{"keep": [{"id": "PK::372", "reason": "κλοπή"}, "[PK::375]", {"id": "XX::9"}, {"id": 3}]}',
+                                  ["PK::372", "PK::375", "PK::386"])
+    assert kept == {"PK::372": "κλοπή", "PK::375": ""} and issues == [{"kind": "unknown_ids", "ids": ["XX::9"]}]
+    assert parse_observer('{"keep": []}', ["A"]) == ({}, [])
+    assert parse_observer("", ["A"]) == ({}, [{"kind": "observer_empty"}])
+    assert parse_observer("κράτα το Α", ["A"])[1][0]["kind"] == "observer_format"
+    assert parse_observer('{"keep": "A"}', ["A"])[1][0]["kind"] == "observer_format"
+
+
+def test_repeats_and_fallbacks():
+    assert normalize_query("Κλοπή, ΚΙΝΗΤΟΥ πράγματος!") == normalize_query("κλοπη κινητού  πράγματος")
+    case = "Ο Νίκος πήρε ένα ρολόι. Τι έκανε;"
+    assert fallback_query(case, [], []) == case
+    assert fallback_query(case, ["κλοπή"], ["Κλοπή", "Υπεξαίρεση", "Κλοπή"]) == case
+    assert fallback_query(case, [case], ["Κλοπή", "Υπεξαίρεση", "Κλοπή"]) == "Κλοπή Υπεξαίρεση"
+    assert fallback_query(case, [case, "κλοπή υπεξαίρεση"], ["Κλοπή", "Υπεξαίρεση"]) == f"{case} Κλοπή Υπεξαίρεση"
+    assert fallback_query(case, [case], []) == case  # nothing new to say: the case again (logged as a repeat)
+
+
+def test_snapshot_rounds():
+    assert ReActConfig(rounds=10).snapshot_rounds() == [1, 2, 3, 5, 10]
+    assert ReActConfig(rounds=4).snapshot_rounds() == [1, 2, 3, 4]
+    assert ReActConfig(rounds=1).snapshot_rounds() == [1]
+
+
+# --------------------------------------------------------------------------------------------------- loops
+
+
+@pytest.fixture
+def mini_folder(tmp_path):
+    return write_beir(tmp_path / "mini")
+
+
+@pytest.fixture
+def mini(mini_folder):
+    return load_beir(mini_folder)
+
+
+@pytest.fixture
+def llm(mini_folder):
+    with from_beir(mini_folder) as server:
+        yield server
+
+
+@pytest.fixture
+def react_settings(os_settings, mini, llm):
+    index_dataset(os_settings, mini)
+    return replace(os_settings, llm_base_url=llm.base_url, llm_model="scripted", react_rounds=3, llm_retries=2, llm_concurrency=2)
+
+
+@pytest.mark.integration
+def test_react_loop_end_to_end(react_settings, mini, llm):
+    out = evaluate_method(react_settings, mini, method="react")
+    assert out.evaluation.mean["recall@100"] == 1.0
+    assert list(out.extra["rounds"]) == ["1", "2", "3"]
+    folder = out.paths["manifest"].parent
+    for name in ("traces.jsonl", "rounds.json", "rounds.tsv", "cost.json", "checkpoint.jsonl", "run.trec"):
+        assert (folder / name).is_file(), name
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert manifest["prompts_hash"] == prompts_info()["hash"] == manifest["method"]["prompts"]["hash"]
+    assert manifest["method"]["llm"]["model"] == "scripted" and manifest["method"]["rounds"] == 3
+    traces = {t["query_id"]: t for t in map(json.loads, (folder / "traces.jsonl").read_text().splitlines())}
+    t = traces["q1"]
+    assert [r["round"] for r in t["rounds"]] == [1, 2, 3]
+    r1 = t["rounds"][0]
+    assert r1["query"] and r1["query_source"] == "planner" and "PK::372" in r1["candidates"]
+    assert "PK::372" in r1["kept"] and r1["reasons"]["PK::372"] and r1["calls"] == 2 and r1["input_tokens"] > 0
+    assert r1["batches"] == [len(r1["candidates"])] and r1["search_ms"] >= 0 and r1["fetch_ms"] >= 0
+    assert t["calls"] == 6 and llm.count("planner") == 6 and llm.count("observer") == 6
+    assert llm.max_in_flight <= 2
+    # the final ranking follows the rule over what the trace says was kept
+    kept: dict[str, KeptStats] = {}
+    for r in t["rounds"]:
+        for d in r["kept"]:
+            kept.setdefault(d, KeptStats()).add(r["round"], r["candidates"].index(d) + 1)
+    assert t["final"] == [h.doc_id for h in final_ranking(kept)]
+    cost = json.loads((folder / "cost.json").read_text())
+    assert cost["total"]["calls"] == 12 and cost["by_purpose"]["observer"]["calls"] == 6 and cost["paid_calls_this_run"] == 12
+    assert cost["mean_per_query"]["input_tokens"] > cost["mean_per_query"]["output_tokens"] > 0
+    rounds_tsv = (folder / "rounds.tsv").read_text().splitlines()
+    assert rounds_tsv[0].startswith("round\trecall@10") and len(rounds_tsv) == 4
+
+
+@pytest.mark.integration
+def test_bad_replies_are_logged_and_the_loop_goes_on(react_settings, mini, llm):
+    round1: dict[str, str] = {}
+
+    def planner(info):
+        r = info["round"]
+        if r == 1:
+            round1[info["case"]] = "κλοπή ξένου κινητού πράγματος"
+            return json.dumps({"query": round1[info["case"]]})
+        if r == 2:
+            return "Θα έψαχνα για κλοπή."  # not JSON
+        if r == 3:
+            return json.dumps({"query": "Κλοπή, ξένου ΚΙΝΗΤΟΥ πράγματος"})  # a repeat of round 1
+        return ""
+
+    calls = {"n": 0}
+
+    def observer(info):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            return '```json\n{"keep": [oops'
+        return json.dumps({"keep": [{"id": "ΧΧ::1", "reason": "επινοημένο"}] + [{"id": d, "reason": "ναι"} for d in info["candidates"][:1]]})
+
+    llm.script("planner", planner)
+    llm.script("observer", observer)
+    settings = replace(react_settings, react_rounds=4, llm_concurrency=1)
+    out = evaluate_method(settings, mini, method="react")
+    traces = [json.loads(x) for x in out.paths["traces"].read_text().splitlines()]
+    issues = [i["kind"] for t in traces for r in t["rounds"] for i in r["issues"]]
+    assert {"observer_format", "unknown_ids", "planner_format", "planner_repeat", "planner_empty"} <= set(issues)
+    for t in traces:
+        sources = [r["query_source"] for r in t["rounds"]]
+        assert sources == ["planner", "fallback", "fallback", "fallback"]
+        queries = [normalize_query(r["query"]) for r in t["rounds"]]
+        assert len(set(queries[:3])) == 3  # fallbacks avoid asking the same again while they can
+        assert all("ΧΧ::1" not in r["kept"] for r in t["rounds"])
+    assert out.evaluation.mean["recall@100"] > 0
+
+
+@pytest.mark.integration
+def test_small_observer_budget_splits_rounds_into_batches(react_settings, mini, llm):
+    from opensearch.client import make_client
+
+    retriever = make_retriever(react_settings, "react", make_client(react_settings))
+    budget = max(observer_overhead(q.text) for q in mini.queries) + 150  # room for about two short articles
+    retriever.config = replace(retriever.config, observer_budget=budget, rounds=1)
+    hits = retriever.search_many({q.id: q.text for q in mini.queries}, 100)
+    r1 = retriever.last_traces["q1"]["rounds"][0]
+    assert len(r1["batches"]) > 1 and sum(r1["batches"]) == len(r1["candidates"])
+    assert llm.count("observer") == sum(len(t["rounds"][0]["batches"]) for t in retriever.last_traces.values())
+    assert "PK::372" in [h.doc_id for h in hits["q1"]]
+
+
+@pytest.mark.integration
+def test_transient_faults_do_not_change_the_run(react_settings, mini, llm):
+    settings = replace(react_settings, llm_timeout=0.5, llm_retries=3)
+    llm.inject("429", "500", "timeout:1.5", "drop")
+    out = evaluate_method(settings, mini, method="react", run_name="faulty")
+    cost = json.loads(out.paths["cost"].read_text())
+    assert cost["retries_this_run"] == 4 and out.evaluation.mean["recall@100"] == 1.0
+
+
+@pytest.mark.integration
+def test_cache_and_resume_repeat_no_paid_call(react_settings, mini, llm):
+    q2 = next(q["text"] for q in QUERIES if q["_id"] == "q2")
+    llm.fault_for = lambda info: "500" if info["case"] == q2 and info["round"] == 2 else None
+    settings = replace(react_settings, llm_concurrency=1, llm_retries=1)
+    with pytest.raises(LLMUnavailable, match="failed 2 times"):
+        evaluate_method(settings, mini, method="react")
+    checkpoint = settings.runs_dir / mini.name / "react" / "checkpoint.jsonl"
+    assert [json.loads(x)["query_id"] for x in checkpoint.read_text().splitlines()] == ["q1"]
+    llm.fault_for = None
+    before = llm.count()
+    resumed = evaluate_method(settings, mini, method="react", resume=True)
+    cost = json.loads(resumed.paths["cost"].read_text())
+    # q1 came from the checkpoint; q2's round-1 calls from the cache; only q2's rounds 2 and 3 were paid
+    assert cost["resumed_queries"] == 1 and cost["paid_calls_this_run"] == 4 and llm.count() - before == 4
+    trec = resumed.paths["trec"].read_text()
+    before = llm.count()
+    again = evaluate_method(settings, mini, method="react")  # a fresh run: every reply from the cache
+    cost = json.loads(again.paths["cost"].read_text())
+    assert llm.count() == before and cost["paid_calls_this_run"] == 0 and cost["mean_per_query"]["cached_calls"] == 6
+    assert again.paths["trec"].read_text() == trec and cost["total"]["input_tokens"] > 0
+
+
+@pytest.mark.integration
+def test_dead_endpoint_stops_the_run_with_a_clear_message(os_settings, mini):
+    index_dataset(os_settings, mini)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings = replace(os_settings, llm_base_url=f"http://127.0.0.1:{port}/v1", llm_model="m", llm_retries=1)
+    with pytest.raises(LLMUnavailable, match=rf"LLM endpoint http://127.0.0.1:{port}/v1 \(model m\) failed 2 times"):
+        evaluate_method(settings, mini, method="react")
+
+
+@pytest.mark.parametrize("method", ["react", "reform-bm25", "reform-knn", "reform-hybrid"])
+def test_no_endpoint_fails_at_once_naming_the_settings(mini, tmp_path, method):
+    from settings import Settings
+
+    settings = Settings(opensearch_url="http://127.0.0.1:9", runs_dir=tmp_path / "runs", cache_dir=tmp_path / "cache")
+    started = time.perf_counter()
+    with pytest.raises(LLMNotConfigured, match="NOMOS_LLM_BASE_URL.*NOMOS_LLM_MODEL.*OPENAI_API_KEY"):
+        evaluate_method(settings, mini, method=method)
+    assert time.perf_counter() - started < 1  # before OpenSearch is ever asked
+
+
+def test_cli_without_endpoint_prints_the_settings(mini_folder, tmp_path):
+    from cli import cli
+
+    env = {"NOMOS_LLM_BASE_URL": "", "NOMOS_LLM_MODEL": "", "OPENSEARCH_URL": "http://127.0.0.1:9", "NOMOS_CACHE_DIR": str(tmp_path)}
+    result = CliRunner().invoke(cli, ["eval", "--method", "react", "--dataset", str(mini_folder)], env=env)
+    assert result.exit_code == 1 and "NOMOS_LLM_BASE_URL" in result.output and "Traceback" not in result.output
+    result = CliRunner().invoke(cli, ["search", "κλοπή", "--method", "reform-bm25"], env=env)
+    assert result.exit_code == 1 and "--llm-model" in result.output
+
+
+def test_scripted_server_sees_parameters(llm):
+    assert isinstance(llm, ScriptedLLM) and llm.base_url.startswith("http://127.0.0.1:")

@@ -159,7 +159,8 @@ class SentenceTransformerEncoder:
             self._st = SentenceTransformer(self.model, device=self.device, **kwargs)
         except OSError as exc:
             raise EncoderError(f"cannot load sentence-transformers model {self.model!r}: {exc}") from None
-        self.dim = int(self._st.get_sentence_embedding_dimension())
+        dim_of = getattr(self._st, "get_embedding_dimension", None) or self._st.get_sentence_embedding_dimension
+        self.dim = int(dim_of())
         q, p = prompts_for(self.model)
         self.query_prefix = q if self.query_prefix is None else self.query_prefix
         self.passage_prefix = p if self.passage_prefix is None else self.passage_prefix

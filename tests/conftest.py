@@ -16,6 +16,8 @@ from settings import Settings
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("NOMOS_SHARED_DATA", ROOT.parent / "shared" / "data" / "greek-statutes"))
 TEST_PORT = int(os.environ.get("NOMOS_TEST_PORT", "9250"))
+# One node folder per test port, so test sessions on different ports (parallel work trees) never share a node.
+TEST_NODE = "pytest" if TEST_PORT == 9250 else f"pytest-{TEST_PORT}"
 
 
 @pytest.fixture(scope="session")
@@ -27,7 +29,7 @@ def cluster() -> Iterator[Settings]:
         return
     from opensearch.node import NodeConfig, install, start, stop
 
-    cfg = NodeConfig(root=base.node_root, name="pytest", http_port=TEST_PORT, transport_port=TEST_PORT + 100, heap="1g")
+    cfg = NodeConfig(root=base.node_root, name=TEST_NODE, http_port=TEST_PORT, transport_port=TEST_PORT + 100, heap="1g")
     install(cfg, log=lambda m: None)
     start(cfg, timeout=240, log=lambda m: None)
     try:

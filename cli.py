@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import click
 
-from settings import Settings
+from settings import Settings, parse_weights
 
 DEFAULT_DATASET = "greekbar"
 METHOD_CHOICES = ["bm25", "bm25-prf", "knn", "knn-rocchio", "hybrid", "rrf", "reform-bm25", "reform-knn", "reform-hybrid", "react"]
@@ -200,7 +200,7 @@ def method_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="hybrid/rrf: fuse in OpenSearch (neural-search pipeline) or in Python (ranx)."),
         click.option("--normalization", type=click.Choice(["min_max", "l2", "z_score"]), default="min_max", show_default=True),
         click.option("--combination", type=click.Choice(["arithmetic_mean", "geometric_mean", "harmonic_mean"]), default="arithmetic_mean", show_default=True),
-        click.option("--weights", default="0.5,0.5", show_default=True, help="hybrid: BM25,kNN weights."),
+        click.option("--weights", default=None, help="hybrid: BM25,kNN weights (default 0.1,0.9; env NOMOS_FUSION_WEIGHTS)."),
         click.option("--rank-constant", type=int, default=60, show_default=True, help="rrf: rank constant."),
     ]
     for opt in reversed(opts):
@@ -232,16 +232,14 @@ def _llm_settings(settings: Settings, kw: dict[str, Any]) -> Settings:
     )
 
 
-def _options(analysis: str, no_stem: bool, kw: dict[str, Any]):  # noqa: ANN202 - lazy import of MethodOptions
+def _options(analysis: str, no_stem: bool, kw: dict[str, Any], settings: Settings):  # noqa: ANN202 - lazy import
     from retrieval.fusion import FusionConfig
     from workflows import MethodOptions
 
     try:
-        w = tuple(float(x) for x in kw["weights"].split(","))
-    except ValueError:
-        raise click.BadParameter(f"--weights must be two numbers like 0.5,0.5, got {kw['weights']!r}") from None
-    if len(w) != 2:
-        raise click.BadParameter(f"--weights needs exactly two numbers (BM25,kNN), got {kw['weights']!r}")
+        w = parse_weights(kw["weights"]) if kw["weights"] else settings.fusion_weights
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--weights") from None
     fusion = FusionConfig(where=kw["fusion"], normalization=kw["normalization"], combination=kw["combination"],
                           weights=w, rank_constant=kw["rank_constant"])
     return MethodOptions(analysis=_analysis(analysis, no_stem), embedder=kw["embedder"], exact=kw["exact"],
@@ -282,7 +280,7 @@ def search_cmd(settings: Settings, query: str, k: int, method: str, analysis: st
 
     settings = _llm_settings(settings, kw)
 
-    hits = search(settings, query, method=method, k=k, options=_options(analysis, no_stem, kw))
+    hits = search(settings, query, method=method, k=k, options=_options(analysis, no_stem, kw, settings))
     if not hits:
         click.echo("no articles matched (the query may hold only stop words or punctuation)")
     for i, h in enumerate(hits, start=1):
@@ -312,7 +310,7 @@ def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, an
 
     settings = _llm_settings(settings.with_overrides(runs_dir=runs_dir), kw)
     data = _load(settings, dataset, corpus_file)
-    outcome = evaluate_method(settings, data, method=method, k=k, run_name=run_name, options=_options(analysis, no_stem, kw), resume=resume)
+    outcome = evaluate_method(settings, data, method=method, k=k, run_name=run_name, options=_options(analysis, no_stem, kw, settings), resume=resume)
     ev = outcome.evaluation
     click.echo(format_table({outcome.run_name: ev.mean}, ev.metrics))
     extra = outcome.extra or {}
@@ -327,8 +325,24 @@ def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, an
                    f"{m['llm_seconds']:.2f}s LLM time, {m['seconds']:.2f}s wall; run wall {c['wall_seconds']:.1f}s, "
                    f"{c.get('paid_calls_this_run', 0)} paid calls this run, {m['cached_calls'] * c['queries']:.0f} from cache, "
                    f"{c.get('resumed_queries', 0)} queries resumed")
+    if extra.get("fusion_diagnosis"):
+        click.echo("\n" + fusion_summary(extra["fusion_diagnosis"], ev.mean.get(f"recall@{k}")))
     click.echo(f"{len(ev.queries)} queries, query phase {outcome.seconds:.2f}s ({1000 * outcome.seconds / len(ev.queries):.1f} ms/query)")
     click.echo(f"results: {outcome.paths['manifest'].parent}")
+
+
+def fusion_summary(d: dict[str, Any], fused_recall: float | None) -> str:
+    """Where the relevant articles went, and a plain warning when the fusion scores below its better clause."""
+    k = d["k"]
+    best = max(("bm25", "knn"), key=lambda c: d.get(f"{c}_recall@{k}", 0.0))
+    line = (f"fusion: of {d['relevant']} relevant articles, BM25's top {k} found {d['bm25_only'] + d['both']}, "
+            f"kNN's {d['knn_only'] + d['both']} ({d['both']} by both); the fused top {k} keeps {d['fused']}, "
+            f"losing {d['lost_from_knn']} of kNN's and {d['lost_from_bm25']} of BM25's")
+    if fused_recall is not None and fused_recall < d.get(f"{best}_recall@{k}", 0.0) - 1e-9:
+        line += (f"\nfusion falls short of {best} alone (Recall@{k} {fused_recall:.4f} vs {d[f'{best}_recall@{k}']:.4f}): "
+                 f"the weaker clause's candidates displace the stronger one's; weight {best} up (--weights) or use {best}. "
+                 "Per query: details.json, fusion_diagnosis")
+    return line
 
 
 if __name__ == "__main__":

@@ -16,6 +16,21 @@ DEFAULT_ALIAS = "nomos-articles"
 DEFAULT_PORT = 9200
 
 
+# hybrid fusion's (bm25, knn) weights; why these: the comment on retrieval/fusion.py DEFAULT_WEIGHTS
+DEFAULT_FUSION_WEIGHTS: tuple[float, float] = (0.1, 0.9)
+
+
+def parse_weights(raw: str) -> tuple[float, float]:
+    """"0.1,0.9" -> (0.1, 0.9): the BM25 and kNN weights of hybrid fusion (non-negative, not both zero)."""
+    try:
+        w = tuple(float(x) for x in raw.split(","))
+    except ValueError:
+        raise ValueError(f"weights must be two numbers like 0.1,0.9 (BM25,kNN), got {raw!r}") from None
+    if len(w) != 2 or min(w) < 0 or sum(w) <= 0:
+        raise ValueError(f"weights must be two non-negative numbers, not both zero (BM25,kNN), got {raw!r}")
+    return (w[0], w[1])
+
+
 def _default_node_root() -> Path:
     """Where the local node lives: outside /root when root (the service user must traverse it)."""
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -62,6 +77,7 @@ class Settings:
     llm_timeout: float = 120.0
     llm_retries: int = 5
     react_rounds: int = 10
+    fusion_weights: tuple[float, float] = DEFAULT_FUSION_WEIGHTS
 
     @property
     def url(self) -> str:
@@ -112,6 +128,7 @@ class Settings:
             "NOMOS_LLM_TIMEOUT": ("llm_timeout", float),
             "NOMOS_LLM_RETRIES": ("llm_retries", int),
             "NOMOS_REACT_ROUNDS": ("react_rounds", int),
+            "NOMOS_FUSION_WEIGHTS": ("fusion_weights", parse_weights),
         }
         changes: dict[str, object] = {}
         url = env.get("OPENSEARCH_URL", "").strip()

@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from opensearchpy import OpenSearch
 
+from eval.fusion_diagnosis import diagnose
 from eval.manifest import build_manifest
 from eval.metrics import METRICS, Evaluation, evaluate
 from eval.results import write_results
@@ -271,15 +272,30 @@ def evaluate_method(
                    "rounds": llm_extra.get("rounds"), "cost": {k: v for k, v in llm_extra["cost"].items() if k != "per_query"}}
                   if llm_extra else {})},
     )
+    clauses = getattr(retriever, "last_clauses", None)
+    fusion_diag = diagnose(clauses["bm25"], clauses["knn"], hits, dataset.qrels, k) if clauses else None
+    if fusion_diag:
+        manifest["fusion_diagnosis"] = {**fusion_diag["total"], "k": k, **clause_recall(clauses, dataset.qrels, k)}
     details = {
         "query_notes": getattr(getattr(retriever, "bm25", retriever), "last_notes", {}),
         "clauses": getattr(retriever, "last_details", {}),
         "expansions": getattr(retriever, "last_expansions", {}),
+        "fusion_diagnosis": fusion_diag or {},
     }
     paths = write_results(folder, run, evaluation, manifest, tag=run_name, details=details if any(details.values()) else None)
     if llm_extra:
         paths.update(write_llm_outputs(folder, retriever, llm_extra))
-    return EvalOutcome(evaluation, paths, seconds, run_name, llm_extra or None)
+    extra = {**llm_extra, **({"fusion_diagnosis": manifest["fusion_diagnosis"]} if fusion_diag else {})}
+    return EvalOutcome(evaluation, paths, seconds, run_name, extra or None)
+
+
+def clause_recall(clauses: dict[str, dict[str, list[Hit]]], qrels: Any, k: int) -> dict[str, float]:
+    """Recall@k of each clause alone, beside the fused run's: the yardstick a fusion must reach."""
+    out = {}
+    for name, hits in clauses.items():
+        run: Run = {q: [(h.doc_id, h.score) for h in hs[:k]] for q, hs in hits.items()}
+        out[f"{name}_recall@{k}"] = evaluate(run, qrels, (f"recall@{k}",)).mean[f"recall@{k}"]
+    return out
 
 
 def llm_outputs(retriever: Retriever, qrels: Any) -> dict[str, Any]:

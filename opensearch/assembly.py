@@ -12,7 +12,6 @@ import os
 import re
 import shutil
 import stat
-import subprocess
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterable
@@ -22,6 +21,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from opensearch.maven import Artifact, copy_artifact, copy_runtime_dependencies
+from opensearch.tool import run_tool
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 TEMPLATES_DIR = PACKAGE_DIR / "templates"
@@ -198,18 +198,8 @@ def plugin_cli(home: Path, java_home: Path, *args: str) -> str:
         "OPENSEARCH_JAVA_HOME": str(java_home),
         "OPENSEARCH_PATH_CONF": str(home / "config"),
     }
-    proc = subprocess.run(
-        [str(home / "bin" / "opensearch-plugin"), *args],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-30:])
-        raise AssemblyError(f"opensearch-plugin {' '.join(args)} failed (exit {proc.returncode}):\n{tail}")
-    return proc.stdout
+    return run_tool([str(home / "bin" / "opensearch-plugin"), *args], env=env, error=AssemblyError,
+                    what=f"opensearch-plugin {' '.join(args)} failed")
 
 
 def make_world_readable(home: Path) -> None:

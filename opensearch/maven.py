@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from opensearch.tool import run_tool
+
 DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
-_OUTPUT_TAIL_LINES = 30
 
 
 class MavenError(RuntimeError):
@@ -117,16 +117,4 @@ def _run_mvn(args: list[str], java_home: Path, what: str) -> None:
     """Run ``mvn -B`` in an empty temporary folder; on failure raise MavenError with the tail of Maven's output."""
     env = {**os.environ, "JAVA_HOME": str(java_home)}
     with tempfile.TemporaryDirectory(prefix="nomos-mvn-") as cwd:
-        proc = subprocess.run(
-            [mvn_executable(), "-B", "-q", *args],
-            cwd=cwd,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    if proc.returncode != 0:
-        output = (proc.stdout + proc.stderr).strip().splitlines()
-        tail = "\n".join(output[-_OUTPUT_TAIL_LINES:])
-        raise MavenError(f"mvn could not fetch {what} (exit {proc.returncode}):\n{tail}")
+        run_tool([mvn_executable(), "-B", "-q", *args], env=env, cwd=cwd, error=MavenError, what=f"mvn could not fetch {what}")

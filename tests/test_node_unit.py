@@ -382,3 +382,17 @@ def test_timeout_stops_only_a_node_this_call_launched(cfg: NodeConfig, launched:
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_run_tool_returns_stdout_or_raises_with_the_tail(tmp_path) -> None:
+    import os
+
+    from opensearch.tool import TAIL_LINES, run_tool
+
+    assert run_tool(["sh", "-c", "echo fine"], env=os.environ, error=RuntimeError, what="x") == "fine\n"
+    script = "for i in $(seq 1 100); do echo line$i; done; echo boom >&2; exit 3"
+    with pytest.raises(ValueError) as err:
+        run_tool(["sh", "-c", script], env=os.environ, error=ValueError, what="tool failed", cwd=tmp_path)
+    msg = str(err.value)
+    assert msg.startswith("tool failed (exit 3):") and "boom" in msg and "line100" in msg
+    assert "line1\n" not in msg and len(msg.splitlines()) == TAIL_LINES + 1

@@ -21,6 +21,7 @@ def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from eval.compare import RunNotFound
         from ingest.bulk import BulkError
         from ingest.records import DatasetError
         from mappings import MappingError
@@ -30,7 +31,7 @@ def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         from retrieval.llm import LLMError
         from workflows import IndexMismatch
 
-        known = (DatasetError, MappingError, ClusterUnavailable, BulkError, SearchError, IndexMismatch, EncoderError, LLMError)
+        known = (DatasetError, MappingError, ClusterUnavailable, BulkError, SearchError, IndexMismatch, EncoderError, LLMError, RunNotFound)
         try:
             return fn(*args, **kwargs)
         except known as exc:
@@ -329,6 +330,63 @@ def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, an
                    f"{c.get('resumed_queries', 0)} queries resumed")
     click.echo(f"{len(ev.queries)} queries, query phase {outcome.seconds:.2f}s ({1000 * outcome.seconds / len(ev.queries):.1f} ms/query)")
     click.echo(f"results: {outcome.paths['manifest'].parent}")
+
+
+# --------------------------------------------------------------------------------------------------- compare
+def _compare_inputs(settings: Settings, runs: tuple[str, ...], dataset: str | None, corpus_file: str) -> dict[str, Any]:
+    from workflows import comparison_inputs
+
+    data = _load(settings, dataset, corpus_file) if dataset else None
+    return comparison_inputs(list(runs), settings.runs_dir, data)
+
+
+def compare_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Options shared by compare and report."""
+    opts = [
+        click.option("--dataset", default=None, help="The runs' dataset (greekbar or a BEIR folder): areas from query metadata, gold sources, qrels."),
+        corpus_option,
+        click.option("--baseline", default=None, help="Run the others are tested against (default: the first)."),
+        click.option("--permutations", type=int, default=100_000, show_default=True, help="Randomization-test permutations."),
+        click.option("--seed", type=int, default=42, show_default=True),
+        click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level after Holm's correction."),
+        click.option("--family", type=click.Choice(["all", "metric"]), default="all", show_default=True,
+                     help="Holm over every run x metric comparison, or over the runs per metric."),
+        click.option("--runs-dir", type=click.Path(path_type=Path), default=None, help="Where run names are looked up (default runs/)."),
+    ]
+    for opt in reversed(opts):
+        fn = opt(fn)
+    return fn
+
+
+def _comparison(settings: Settings, runs: tuple[str, ...], kw: dict[str, Any]):  # noqa: ANN202
+    from eval.compare import compare
+
+    settings = settings.with_overrides(runs_dir=kw["runs_dir"])
+    inputs = _compare_inputs(settings, runs, kw["dataset"], kw["corpus_file"])
+    try:
+        return compare(inputs["runs"], baseline=kw["baseline"], areas=inputs["areas"], sources=inputs["sources"],
+                       n_permutations=kw["permutations"], seed=kw["seed"], alpha=kw["alpha"], family=kw["family"]), inputs
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@cli.command("compare")
+@click.argument("runs", nargs=-1, required=True)
+@compare_options
+@click.option("--json", "json_out", type=click.Path(path_type=Path), default=None, help="Also write the comparison as JSON here.")
+@click.pass_obj
+@friendly_errors
+def compare_cmd(settings: Settings, runs: tuple[str, ...], json_out: Path | None, **kw: Any) -> None:
+    """Runs side by side with paired randomization tests against a baseline (Holm-corrected), per-query
+    wins/ties/losses, and breakdowns by legal area and gold-article source. RUN: a results folder or a run name."""
+    from eval.compare import format_comparison
+    from eval.runs import atomic_write_json
+
+    comparison, _ = _comparison(settings, runs, kw)
+    click.echo(format_comparison(comparison))
+    if json_out:
+        atomic_write_json(json_out, comparison.to_dict())
+        click.echo(f"written: {json_out}")
 
 
 if __name__ == "__main__":

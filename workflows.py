@@ -332,3 +332,18 @@ def write_llm_outputs(folder: Path, retriever: Retriever, extra: dict[str, Any])
 __all__ = [
     "index_dataset", "evaluate_method", "search", "make_retriever", "load_dataset", "METHODS", "MethodOptions", "IndexMismatch",
 ]
+
+
+# --------------------------------------------------------------------------------------------------- compare / report
+def comparison_inputs(runs: list[str], runs_dir: Path, dataset: Dataset | None) -> dict[str, Any]:
+    """Load the runs named on the command line and, from the dataset when given, each query's legal area and the
+    sources of its gold articles (without it: id prefixes)."""
+    from eval.compare import gold_sources, load_run, resolve_run
+
+    name = dataset.name if dataset else None
+    loaded = [load_run(resolve_run(r, runs_dir, name)) for r in runs]
+    areas = {q.id: q.area or q.meta.get("area", "") for q in dataset.queries} if dataset else {}
+    sources = gold_sources(dataset.qrels, {a.id: a.source for a in dataset.articles}) if dataset else {}
+    if not dataset:  # no qrels to hand: no gold-source breakdown
+        sources = {}
+    return {"runs": loaded, "areas": areas, "sources": sources}

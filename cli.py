@@ -304,15 +304,23 @@ def search_cmd(settings: Settings, query: str, k: int, method: str, analysis: st
 @click.option("--runs-dir", type=click.Path(path_type=Path), default=None, help="Where results go (default runs/).")
 @llm_options
 @click.option("--resume", is_flag=True, help="LLM methods: keep the queries already checkpointed in the run folder.")
+@click.option("--to-opensearch", is_flag=True, help="Also write per-query metrics, the run summary, ReAct rounds and traces to the result indices (for Dashboards).")
+@click.option("--results-prefix", default=None, help="Result index prefix (default nomos-results, env NOMOS_RESULTS_PREFIX).")
+@click.option("--repeat", type=int, default=1, show_default=True, help="Run N times (LLM methods: a different --seed each time) and report mean and spread.")
+@click.option("--seed", type=int, default=None, help="LLM seed (sent as the OpenAI `seed`); with --repeat, repetition i uses seed + i.")
 @click.pass_obj
 @friendly_errors
-def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, analysis: str, no_stem: bool, k: int, run_name: str | None, runs_dir: Path | None, resume: bool, **kw: Any) -> None:
+def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, analysis: str, no_stem: bool, k: int, run_name: str | None, runs_dir: Path | None, resume: bool,
+             to_opensearch: bool, results_prefix: str | None, repeat: int, seed: int | None, **kw: Any) -> None:
     """Run every query, score with ranx (Recall@10/100, nDCG@10/100, MAP@100) and write the run files."""
     from eval.results import format_table
     from workflows import evaluate_method
 
-    settings = _llm_settings(settings.with_overrides(runs_dir=runs_dir), kw)
+    settings = _llm_settings(settings.with_overrides(runs_dir=runs_dir, results_prefix=results_prefix, llm_seed=seed), kw)
     data = _load(settings, dataset, corpus_file)
+    if repeat > 1:
+        _eval_repeated(settings, data, method, k, run_name, _options(analysis, no_stem, kw), repeat, seed, to_opensearch)
+        return
     outcome = evaluate_method(settings, data, method=method, k=k, run_name=run_name, options=_options(analysis, no_stem, kw), resume=resume)
     ev = outcome.evaluation
     click.echo(format_table({outcome.run_name: ev.mean}, ev.metrics))
@@ -330,6 +338,34 @@ def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, an
                    f"{c.get('resumed_queries', 0)} queries resumed")
     click.echo(f"{len(ev.queries)} queries, query phase {outcome.seconds:.2f}s ({1000 * outcome.seconds / len(ev.queries):.1f} ms/query)")
     click.echo(f"results: {outcome.paths['manifest'].parent}")
+    if to_opensearch:
+        _push(settings, outcome.paths["manifest"].parent, data)
+
+
+def _push(settings: Settings, folder: Path, data: Any) -> None:
+    from opensearch.results_store import index_name
+    from workflows import store_results
+
+    counts = store_results(settings, folder, data)
+    click.echo("result indices: " + ", ".join(f"{index_name(settings.results_prefix, k)} {n}" for k, n in counts.items()))
+
+
+def _eval_repeated(settings: Settings, data: Any, method: str, k: int, run_name: str | None, options: Any, repeat: int,
+                   seed: int | None, to_opensearch: bool) -> None:
+    from eval.results import format_table
+    from workflows import evaluate_repeated
+
+    summary, outcomes = evaluate_repeated(settings, data, method=method, k=k, run_name=run_name, options=options,
+                                          repeat=repeat, seed=seed if seed is not None else 0)
+    click.echo(format_table({o.run_name: o.evaluation.mean for o in outcomes}, outcomes[0].evaluation.metrics))
+    click.echo("")
+    rows = {stat: {m: summary["metrics"][m][stat] for m in summary["metrics"]} for stat in ("mean", "std", "min", "max")}
+    click.echo(format_table(rows, tuple(summary["metrics"])))
+    click.echo(f"{repeat} repetitions (seeds {summary['seeds']}); std is the sample standard deviation (ddof=1)")
+    click.echo(f"summary: {summary['path']}")
+    if to_opensearch:
+        for o in outcomes:
+            _push(settings, o.paths["manifest"].parent, data)
 
 
 # --------------------------------------------------------------------------------------------------- compare
@@ -337,7 +373,7 @@ def _compare_inputs(settings: Settings, runs: tuple[str, ...], dataset: str | No
     from workflows import comparison_inputs
 
     data = _load(settings, dataset, corpus_file) if dataset else None
-    return comparison_inputs(list(runs), settings.runs_dir, data)
+    return {**comparison_inputs(list(runs), settings.runs_dir, data), "dataset": data}
 
 
 def compare_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -387,6 +423,45 @@ def compare_cmd(settings: Settings, runs: tuple[str, ...], json_out: Path | None
     if json_out:
         atomic_write_json(json_out, comparison.to_dict())
         click.echo(f"written: {json_out}")
+
+
+@cli.command("report")
+@click.argument("runs", nargs=-1, required=True)
+@compare_options
+@click.option("--out", type=click.Path(path_type=Path), default=Path("report.html"), show_default=True, help="The HTML file to write.")
+@click.pass_obj
+@friendly_errors
+def report_cmd(settings: Settings, runs: tuple[str, ...], out: Path, **kw: Any) -> None:
+    """One self-contained HTML report: comparison table with significance, Recall@k curves, ReAct rounds,
+    cost against quality, breakdowns and a per-query drill-down. Needs --dataset (the judgments)."""
+    from workflows import write_report
+
+    if not kw["dataset"]:
+        raise click.UsageError("report needs --dataset (greekbar or the BEIR folder the runs were made on): it reads the judgments")
+    comparison, inputs = _comparison(settings, runs, kw)
+    path = write_report(comparison, inputs["dataset"], out, command="python cli.py report " + " ".join(sys.argv[2:]))
+    click.echo(f"written: {path} ({path.stat().st_size / 1024:.0f} KiB)")
+
+
+# --------------------------------------------------------------------------------------------------- dashboards
+@cli.group()
+def dashboards() -> None:
+    """OpenSearch Dashboards: load the index patterns and visualisations of the result indices."""
+
+
+@dashboards.command("import")
+@click.option("--dashboards-url", envvar="NOMOS_DASHBOARDS_URL", default="http://localhost:5601", show_default=True)
+@click.option("--results-prefix", default=None, help="Result index prefix the index patterns should name (default nomos-results).")
+@click.pass_obj
+def dashboards_import(settings: Settings, dashboards_url: str, results_prefix: str | None) -> None:
+    """Import opensearch/dashboards/nomos-results.ndjson into a running Dashboards (overwrites same ids)."""
+    from opensearch.dashboards_import import DashboardsError, import_saved_objects
+
+    try:
+        answer = import_saved_objects(dashboards_url, results_prefix or settings.results_prefix)
+    except DashboardsError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"imported {answer.get('successCount', 0)} saved objects into {dashboards_url} (dashboard: 'nomos: evaluation results')")
 
 
 if __name__ == "__main__":

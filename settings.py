@@ -62,6 +62,8 @@ class Settings:
     llm_timeout: float = 120.0
     llm_retries: int = 5
     react_rounds: int = 10
+    llm_seed: int | None = None  # sent as the OpenAI `seed` when set (eval --repeat varies it per repetition)
+    results_prefix: str = "nomos-results"  # eval --to-opensearch writes <prefix>-per-query, -runs, -react-rounds, -traces
 
     @property
     def url(self) -> str:
@@ -112,6 +114,8 @@ class Settings:
             "NOMOS_LLM_TIMEOUT": ("llm_timeout", float),
             "NOMOS_LLM_RETRIES": ("llm_retries", int),
             "NOMOS_REACT_ROUNDS": ("react_rounds", int),
+            "NOMOS_LLM_SEED": ("llm_seed", int),
+            "NOMOS_RESULTS_PREFIX": ("results_prefix", str),
         }
         changes: dict[str, object] = {}
         url = env.get("OPENSEARCH_URL", "").strip()

@@ -347,3 +347,71 @@ def comparison_inputs(runs: list[str], runs_dir: Path, dataset: Dataset | None) 
     if not dataset:  # no qrels to hand: no gold-source breakdown
         sources = {}
     return {"runs": loaded, "areas": areas, "sources": sources}
+
+
+def write_report(comparison: Any, dataset: Dataset, out: Path, command: str = "") -> Path:
+    """Render the HTML report of ``comparison`` with the dataset's judgments, query texts and gold titles."""
+    from eval.report import render_report
+
+    gold = {d for docs in dataset.qrels.values() for d in docs}
+    titles = {a.id: a.title for a in dataset.articles if a.id in gold}
+    html = render_report(comparison, dataset.qrels, dataset.describe(), {q.id: q.text for q in dataset.queries}, titles, command)
+    atomic_write_text(out, html)
+    return out
+
+
+def store_results(settings: Settings, folder: Path, dataset: Dataset, client: OpenSearch | None = None) -> dict[str, int]:
+    """Push one results folder into the result indices (``<results_prefix>-per-query`` …) for Dashboards."""
+    from eval.compare import load_run
+    from opensearch.results_store import documents, read_traces, store
+
+    client = client or make_client(settings)
+    run = load_run(folder)
+    areas = {q.id: q.area or q.meta.get("area", "") for q in dataset.queries}
+    docs = documents(run, dataset.qrels, areas, {a.id: a.source for a in dataset.articles}, read_traces(folder))
+    return store(client, settings.results_prefix, docs)
+
+
+def evaluate_repeated(
+    settings: Settings,
+    dataset: Dataset,
+    method: str,
+    repeat: int,
+    seed: int = 0,
+    k: int = 100,
+    run_name: str | None = None,
+    options: MethodOptions | None = None,
+) -> tuple[dict[str, Any], list[EvalOutcome]]:
+    """Run ``method`` ``repeat`` times, repetition i with LLM seed ``seed + i`` (a new cache key, so new
+    samples), into ``<run>-seed<S>`` folders, and write ``<run>-repeat/summary.json`` with mean, sample std, min
+    and max of each metric. The paper ran each LLM method once; this shows how much one run can be trusted."""
+    import statistics
+
+    if repeat < 1:
+        raise ValueError("repeat must be at least 1")
+    options = options or MethodOptions()
+    base = run_name or default_run_name(method, options)
+    outcomes = []
+    seeds = [seed + i for i in range(repeat)]
+    for s in seeds:
+        outcomes.append(evaluate_method(replace(settings, llm_seed=s), dataset, method=method, k=k, run_name=f"{base}-seed{s}",
+                                        options=options))
+    metrics = outcomes[0].evaluation.metrics
+    summary: dict[str, Any] = {
+        "method": method, "run": base, "repeat": repeat, "seeds": seeds, "runs": [o.run_name for o in outcomes],
+        "stochastic": method in LLM_METHODS,
+        "metrics": {},
+        "note": "std is the sample standard deviation (ddof=1); methods without an LLM are deterministic, so their spread is 0",
+    }
+    for m in metrics:
+        vals = [o.evaluation.mean[m] for o in outcomes]
+        summary["metrics"][m] = {"mean": statistics.fmean(vals), "std": statistics.stdev(vals) if len(vals) > 1 else 0.0,
+                                 "min": min(vals), "max": max(vals), "values": vals}
+    folder = settings.runs_dir / dataset.name / f"{base}-repeat"
+    first = json.loads(outcomes[0].paths["manifest"].read_text(encoding="utf-8"))
+    summary["provenance"] = {k: first.get(k) for k in ("dataset", "code", "opensearch_version", "index") if k in first}
+    summary["provenance"]["llm"] = first.get("method", {}).get("llm")
+    path = folder / "summary.json"
+    atomic_write_json(path, summary)
+    summary["path"] = str(path)
+    return summary, outcomes

@@ -151,7 +151,7 @@ class Comparison:
             "by_area": self.by_area, "area_counts": self.area_counts,
             "by_source": self.by_source, "source_counts": self.source_counts,
             "runs": {r.name: {"folder": str(r.folder), "method": r.method, "scripted_llm": r.scripted,
-                              "dataset": r.manifest.get("dataset"), "git": r.manifest.get("git"),
+                              "dataset": r.manifest.get("dataset"), "code": r.manifest.get("code"),
                               "created_at": r.manifest.get("created_at")} for r in self.runs},
             "notes": self.notes,
         }

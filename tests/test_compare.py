@@ -66,7 +66,7 @@ QRELS.update({f"civ{i:02d}": {f"AK::{100 + i}": 1} for i in range(10)})
 
 def _write(folder, run, name):
     ev = evaluate(run, QRELS, METRICS)
-    manifest = {"dataset": {"name": "toy", "revision": "t"}, "method": {"method": name}, "git": {"commit": "abc"}}
+    manifest = {"dataset": {"name": "toy", "revision": "t"}, "method": {"method": name}, "code": {"commit": "abc", "dirty": False}}
     write_results(folder / name, run, ev, manifest, tag=name)
     return folder / name
 
@@ -135,6 +135,6 @@ def test_cli_compare(run_folders, tmp_path):
     assert res.exit_code == 0, res.output
     assert WIN in res.output and "win/tie/loss" in res.output
     data = json.loads(out.read_text())
-    assert data["test"]["permutations"] == 2000 and data["runs"]["good"]["git"] == {"commit": "abc"}
+    assert data["test"]["permutations"] == 2000 and data["runs"]["good"]["code"]["commit"] == "abc"
     res = CliRunner().invoke(cli, ["compare", "missing", "--runs-dir", str(tmp_path / "runs")])
     assert res.exit_code == 1 and "no results folder" in res.output

@@ -443,6 +443,56 @@ def report_cmd(settings: Settings, runs: tuple[str, ...], out: Path, **kw: Any) 
     click.echo(f"written: {path} ({path.stat().st_size / 1024:.0f} KiB)")
 
 
+# --------------------------------------------------------------------------------------------------- tune
+def _floats(text: str, name: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise click.BadParameter(f"{name} must be comma-separated numbers, got {text!r}") from None
+
+
+@cli.command("tune")
+@dataset_option
+@corpus_option
+@click.option("--metric", default="recall@100", show_default=True, help="What to maximise (any metric ranx knows, e.g. ndcg@10).")
+@click.option("--k1", "k1s", default="0.6,0.9,1.2,1.5,1.8,2.1", show_default=True, help="k1 grid.")
+@click.option("--b", "bs", default="0.3,0.4,0.5,0.6,0.7,0.75,0.8,0.9,1.0", show_default=True, help="b grid.")
+@click.option("--folds", type=int, default=4, show_default=True, help="Cross-validation folds over the queries.")
+@click.option("--seed", type=int, default=42, show_default=True, help="Seed of the query shuffle.")
+@click.option("--analysis", type=click.Choice(["stemmed", "ntais", "folded"]), default="stemmed", show_default=True)
+@click.option("--runs-dir", type=click.Path(path_type=Path), default=None, help="Where the JSON goes (default runs/).")
+@click.pass_obj
+@friendly_errors
+def tune_cmd(settings: Settings, dataset: str, corpus_file: str, metric: str, k1s: str, bs: str, folds: int, seed: int,
+             analysis: str, runs_dir: Path | None) -> None:
+    """Sweep BM25 k1 and b with k-fold cross-validation over the queries; print the cross-validated choice and
+    score beside the oracle (best on all queries, what a test-set sweep reports)."""
+    from tqdm import tqdm
+
+    from workflows import tune_bm25
+
+    settings = settings.with_overrides(runs_dir=runs_dir)
+    data = _load(settings, dataset, corpus_file)
+    grid_k1, grid_b = _floats(k1s, "--k1"), _floats(bs, "--b")
+    with tqdm(total=len(grid_k1) * len(grid_b), unit="setting", desc="sweep", disable=None) as bar:
+        try:
+            out = tune_bm25(settings, data, metric=metric, k1s=grid_k1, bs=grid_b, folds=folds, seed=seed, analysis=analysis,
+                            on_progress=bar.update)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+    click.echo(f"{metric}, {out['queries']} queries, {folds}-fold cross-validation (seed {seed}), {len(out['grid'])} settings")
+    click.echo(f"{'fold':<6}{'k1':>6}{'b':>7}{'train':>10}{'held-out':>10}")
+    for f in out["cross_validated"]["folds"]:
+        click.echo(f"{f['fold']:<6}{f['k1']:>6}{f['b']:>7}{f['train']:>10.4f}{f['test']:>10.4f}")
+    cv, o, d = out["cross_validated"], out["oracle"], out["default"]
+    click.echo(f"cross-validated {metric}: {cv['score']:.4f} (fold std {cv['fold_std']:.4f})")
+    click.echo(f"oracle (best on all queries): k1={o['k1']} b={o['b']} {metric} {o['score']:.4f}")
+    if d:
+        click.echo(f"default: k1={d['k1']} b={d['b']} {metric} {d['score']:.4f}")
+    click.echo("note: " + out["note"])
+    click.echo(f"written: {out['path']}")
+
+
 # --------------------------------------------------------------------------------------------------- dashboards
 @cli.group()
 def dashboards() -> None:

@@ -230,6 +230,11 @@ def compare(
     )
 
 
+def fmt_p(p: float) -> str:
+    """p-values: 4 decimals, or scientific below 0.0001 (a sampled test's floor is 1/(permutations + 1), never 0)."""
+    return f"{p:.4f}" if p >= 1e-4 else f"{p:.1e}"
+
+
 def _table(header: list[str], rows: list[list[str]]) -> str:
     widths = [max(len(header[i]), *(len(r[i]) for r in rows)) if rows else len(header[i]) for i in range(len(header))]
     line = "  ".join(h.ljust(w) if i == 0 else h.rjust(w) for i, (h, w) in enumerate(zip(header, widths, strict=True)))
@@ -256,7 +261,7 @@ def format_comparison(c: Comparison) -> str:
         f"{'all ' + str(len(c.tests)) + ' comparisons' if c.family == 'all' else 'the runs per metric'}); {len(c.queries)} queries"
     )
     if c.tests:
-        rows = [[t.run, t.metric, f"{t.diff:+.4f}", f"{t.p:.4f}", f"{t.p_holm:.4f}", f"{t.wins}/{t.ties}/{t.losses}", t.mark(c.alpha)]
+        rows = [[t.run, t.metric, f"{t.diff:+.4f}", fmt_p(t.p), fmt_p(t.p_holm), f"{t.wins}/{t.ties}/{t.losses}", t.mark(c.alpha)]
                 for t in c.tests]
         parts.append("\n" + _table(["run", "metric", "diff", "p", "p (Holm)", "win/tie/loss", ""], rows))
     for title, groups, counts in (("legal area", c.by_area, c.area_counts), ("source of the gold articles", c.by_source, c.source_counts)):

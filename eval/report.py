@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from eval.compare import LOSS, WIN, Comparison, RunData
+from eval.compare import LOSS, WIN, Comparison, RunData, fmt_p
 
 TEMPLATES = Path(__file__).parent / "templates"
 MAX_K = 100
@@ -71,7 +71,7 @@ def recall_chart(curves: Mapping[str, list[float]]) -> str:
 
 def _top(values: Any) -> float:
     """A y-axis top that leaves low scores readable (the stand-in's BM25 never reaches 0.2)."""
-    return min(1.0, max(0.1, 1.15 * max(values, default=0.0)))
+    return min(1.03, max(0.1, 1.15 * max(values, default=0.0)))
 
 
 def rounds_chart(rounds: Mapping[str, Mapping[str, Any]]) -> str:
@@ -86,7 +86,7 @@ def rounds_chart(rounds: Mapping[str, Mapping[str, Any]]) -> str:
         ax.set_xlabel("round")
         ax.set_ylabel(metric)
         ax.grid(alpha=0.3)
-        ax.set_ylim(0, 1.05)
+        ax.set_ylim(0, 1.03)
     axes[0].legend(fontsize=8)
     return _png(fig)
 
@@ -120,7 +120,7 @@ def cost_chart(c: Comparison) -> str:
         ax.ticklabel_format(axis="x", style="plain", useOffset=False)
     axes[0].set_ylabel("● nDCG@10   ▲ Recall@100")
     axes[0].set_ylim(0, _top(v for name in c.means for v in (c.means[name]["ndcg@10"], c.means[name]["recall@100"])))
-    fig.legend(loc="lower center", ncol=min(len(c.runs), 5), fontsize=8, bbox_to_anchor=(0.5, -0.08))
+    fig.legend(loc="center left", fontsize=8, bbox_to_anchor=(1.0, 0.5), title="run (colour)")
     return _png(fig)
 
 
@@ -152,6 +152,7 @@ def render_report(
 
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(["html", "j2"]),
                       trim_blocks=True, lstrip_blocks=True)
+    env.filters["p"] = fmt_p
     curves = {r.name: recall_curve(r.run, qrels, c.queries) for r in c.runs}
     rounds = {r.name: r.rounds for r in c.runs if r.rounds}
     charts = {"recall": recall_chart(curves), "cost": cost_chart(c), "rounds": rounds_chart(rounds) if rounds else None}

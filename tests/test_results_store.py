@@ -174,3 +174,17 @@ def test_react_run_fills_rounds_and_traces(os_settings, client, tmp_path):
     trace = client.get(index=index_name(settings.results_prefix, "traces"), id="mini/react/q1/round-01")["_source"]
     assert trace["candidates"] > 0 and trace["kept_gold"] == 1 and trace["calls"] >= 2
     client.indices.delete(index=f"{settings.results_prefix}-*")
+
+
+def test_docker_compose_imports_the_saved_objects():
+    import yaml
+
+    from tests.conftest import ROOT
+
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    svc = compose["services"]["dashboards-import"]
+    src, dst = svc["volumes"][0].split(":")[:2]
+    assert (ROOT / src).resolve() == SAVED_OBJECTS
+    cmd = " ".join(svc["command"])
+    assert "/api/saved_objects/_import?overwrite=true" in cmd and "osd-xsrf: true" in cmd and f"file=@{dst}" in cmd
+    assert svc["depends_on"]["dashboards"]["condition"] == "service_healthy" and "healthcheck" in compose["services"]["dashboards"]

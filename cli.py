@@ -514,5 +514,27 @@ def dashboards_import(settings: Settings, dashboards_url: str, results_prefix: s
     click.echo(f"imported {answer.get('successCount', 0)} saved objects into {dashboards_url} (dashboard: 'nomos: evaluation results')")
 
 
+
+@dashboards.command("push")
+@click.argument("runs", nargs=-1, required=True)
+@dataset_option
+@corpus_option
+@click.option("--runs-dir", type=click.Path(path_type=Path), default=None, help="Where run names are looked up (default runs/).")
+@click.option("--results-prefix", default=None, help="Result index prefix (default nomos-results).")
+@click.pass_obj
+@friendly_errors
+def dashboards_push(settings: Settings, runs: tuple[str, ...], dataset: str, corpus_file: str, runs_dir: Path | None,
+                    results_prefix: str | None) -> None:
+    """Write existing results folders to the result indices (what eval --to-opensearch does for a new run)."""
+    from eval.compare import resolve_run
+
+    settings = settings.with_overrides(runs_dir=runs_dir, results_prefix=results_prefix)
+    data = _load(settings, dataset, corpus_file)
+    for r in runs:
+        folder = resolve_run(r, settings.runs_dir, data.name)
+        click.echo(f"{folder}: ", nl=False)
+        _push(settings, folder, data)
+
+
 if __name__ == "__main__":
     cli()

@@ -138,8 +138,12 @@ def test_eval_to_opensearch_fills_the_indices(os_settings, client, tmp_path):
     assert docs[0]["run"] == "bm25" and docs[0]["dataset"] == "mini" and docs[0]["commit"] is not None
     run_doc = client.get(index=index_name(settings.results_prefix, "runs"), id="mini/bm25")["_source"]
     assert run_doc["ndcg_10"] == pytest.approx(out.evaluation.mean["ndcg@10"]) and run_doc["bm25_k1"] == 1.5
-    # a second write replaces, never duplicates
-    store_results(settings, folder, data)
+    # a second write (here through `dashboards push`, for existing folders) replaces, never duplicates
+    from cli import cli
+
+    res = CliRunner().invoke(cli, ["--port", str(settings.http_port), "dashboards", "push", "bm25", "--dataset", str(tmp_path / "mini"),
+                                   "--runs-dir", str(settings.runs_dir), "--results-prefix", settings.results_prefix])
+    assert res.exit_code == 0 and "per-query 2" in res.output, res.output
     assert client.count(index=pq)["count"] == 2
     # a rewrite with fewer queries drops the ones it lacks
     metrics = json.loads((folder / "metrics.json").read_text())

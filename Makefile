@@ -12,6 +12,8 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	touch $@
 
 install: $(VENV)/.installed
+	# headless Chromium: the report test renders the HTML report and checks the screenshot (skips without it)
+	-command -v chromium >/dev/null 2>&1 || apt-get install -y chromium chromium-driver
 
 # The main job: start the local node unless OPENSEARCH_URL names a cluster, index, evaluate BM25.
 run: install

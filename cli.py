@@ -21,6 +21,7 @@ def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from eval.compare import RunNotFound
         from ingest.bulk import BulkError
         from ingest.records import DatasetError
         from mappings import MappingError
@@ -30,7 +31,7 @@ def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         from retrieval.llm import LLMError
         from workflows import IndexMismatch
 
-        known = (DatasetError, MappingError, ClusterUnavailable, BulkError, SearchError, IndexMismatch, EncoderError, LLMError)
+        known = (DatasetError, MappingError, ClusterUnavailable, BulkError, SearchError, IndexMismatch, EncoderError, LLMError, RunNotFound)
         try:
             return fn(*args, **kwargs)
         except known as exc:
@@ -301,15 +302,23 @@ def search_cmd(settings: Settings, query: str, k: int, method: str, analysis: st
 @click.option("--runs-dir", type=click.Path(path_type=Path), default=None, help="Where results go (default runs/).")
 @llm_options
 @click.option("--resume", is_flag=True, help="LLM methods: keep the queries already checkpointed in the run folder.")
+@click.option("--to-opensearch", is_flag=True, help="Also write per-query metrics, the run summary, ReAct rounds and traces to the result indices (for Dashboards).")
+@click.option("--results-prefix", default=None, help="Result index prefix (default nomos-results, env NOMOS_RESULTS_PREFIX).")
+@click.option("--repeat", type=int, default=1, show_default=True, help="Run N times (LLM methods: a different --seed each time) and report mean and spread.")
+@click.option("--seed", type=int, default=None, help="LLM seed (sent as the OpenAI `seed`); with --repeat, repetition i uses seed + i.")
 @click.pass_obj
 @friendly_errors
-def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, analysis: str, no_stem: bool, k: int, run_name: str | None, runs_dir: Path | None, resume: bool, **kw: Any) -> None:
+def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, analysis: str, no_stem: bool, k: int, run_name: str | None, runs_dir: Path | None, resume: bool,
+             to_opensearch: bool, results_prefix: str | None, repeat: int, seed: int | None, **kw: Any) -> None:
     """Run every query, score with ranx (Recall@10/100, nDCG@10/100, MAP@100) and write the run files."""
     from eval.results import format_table
     from workflows import evaluate_method
 
-    settings = _llm_settings(settings.with_overrides(runs_dir=runs_dir), kw)
+    settings = _llm_settings(settings.with_overrides(runs_dir=runs_dir, results_prefix=results_prefix, llm_seed=seed), kw)
     data = _load(settings, dataset, corpus_file)
+    if repeat > 1:
+        _eval_repeated(settings, data, method, k, run_name, _options(analysis, no_stem, kw, settings), repeat, seed, to_opensearch)
+        return
     outcome = evaluate_method(settings, data, method=method, k=k, run_name=run_name, options=_options(analysis, no_stem, kw, settings), resume=resume)
     ev = outcome.evaluation
     click.echo(format_table({outcome.run_name: ev.mean}, ev.metrics))
@@ -329,6 +338,202 @@ def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, an
         click.echo("\n" + fusion_summary(extra["fusion_diagnosis"], ev.mean.get(f"recall@{k}")))
     click.echo(f"{len(ev.queries)} queries, query phase {outcome.seconds:.2f}s ({1000 * outcome.seconds / len(ev.queries):.1f} ms/query)")
     click.echo(f"results: {outcome.paths['manifest'].parent}")
+    if to_opensearch:
+        _push(settings, outcome.paths["manifest"].parent, data)
+
+
+def _push(settings: Settings, folder: Path, data: Any) -> None:
+    from opensearch.results_store import index_name
+    from workflows import store_results
+
+    counts = store_results(settings, folder, data)
+    click.echo("result indices: " + ", ".join(f"{index_name(settings.results_prefix, k)} {n}" for k, n in counts.items()))
+
+
+def _eval_repeated(settings: Settings, data: Any, method: str, k: int, run_name: str | None, options: Any, repeat: int,
+                   seed: int | None, to_opensearch: bool) -> None:
+    from eval.results import format_table
+    from workflows import evaluate_repeated
+
+    summary, outcomes = evaluate_repeated(settings, data, method=method, k=k, run_name=run_name, options=options,
+                                          repeat=repeat, seed=seed if seed is not None else 0)
+    click.echo(format_table({o.run_name: o.evaluation.mean for o in outcomes}, outcomes[0].evaluation.metrics))
+    click.echo("")
+    rows = {stat: {m: summary["metrics"][m][stat] for m in summary["metrics"]} for stat in ("mean", "std", "min", "max")}
+    click.echo(format_table(rows, tuple(summary["metrics"])))
+    click.echo(f"{repeat} repetitions (seeds {summary['seeds']}); std is the sample standard deviation (ddof=1)")
+    click.echo(f"summary: {summary['path']}")
+    if to_opensearch:
+        for o in outcomes:
+            _push(settings, o.paths["manifest"].parent, data)
+
+
+# --------------------------------------------------------------------------------------------------- compare
+def _compare_inputs(settings: Settings, runs: tuple[str, ...], dataset: str | None, corpus_file: str) -> dict[str, Any]:
+    from workflows import comparison_inputs
+
+    data = _load(settings, dataset, corpus_file) if dataset else None
+    return {**comparison_inputs(list(runs), settings.runs_dir, data), "dataset": data}
+
+
+def compare_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Options shared by compare and report."""
+    opts = [
+        click.option("--dataset", default=None, help="The runs' dataset (greekbar or a BEIR folder): areas from query metadata, gold sources, qrels."),
+        corpus_option,
+        click.option("--baseline", default=None, help="Run the others are tested against (default: the first)."),
+        click.option("--permutations", type=int, default=100_000, show_default=True, help="Randomization-test permutations."),
+        click.option("--seed", type=int, default=42, show_default=True),
+        click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level after Holm's correction."),
+        click.option("--family", type=click.Choice(["all", "metric"]), default="all", show_default=True,
+                     help="Holm over every run x metric comparison, or over the runs per metric."),
+        click.option("--runs-dir", type=click.Path(path_type=Path), default=None, help="Where run names are looked up (default runs/)."),
+    ]
+    for opt in reversed(opts):
+        fn = opt(fn)
+    return fn
+
+
+def _comparison(settings: Settings, runs: tuple[str, ...], kw: dict[str, Any]):  # noqa: ANN202
+    from eval.compare import compare
+
+    settings = settings.with_overrides(runs_dir=kw["runs_dir"])
+    inputs = _compare_inputs(settings, runs, kw["dataset"], kw["corpus_file"])
+    try:
+        return compare(inputs["runs"], baseline=kw["baseline"], areas=inputs["areas"], sources=inputs["sources"],
+                       n_permutations=kw["permutations"], seed=kw["seed"], alpha=kw["alpha"], family=kw["family"]), inputs
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@cli.command("compare")
+@click.argument("runs", nargs=-1, required=True)
+@compare_options
+@click.option("--json", "json_out", type=click.Path(path_type=Path), default=None, help="Also write the comparison as JSON here.")
+@click.pass_obj
+@friendly_errors
+def compare_cmd(settings: Settings, runs: tuple[str, ...], json_out: Path | None, **kw: Any) -> None:
+    """Runs side by side with paired randomization tests against a baseline (Holm-corrected), per-query
+    wins/ties/losses, and breakdowns by legal area and gold-article source. RUN: a results folder or a run name."""
+    from eval.compare import format_comparison
+    from eval.runs import atomic_write_json
+
+    comparison, _ = _comparison(settings, runs, kw)
+    click.echo(format_comparison(comparison))
+    if json_out:
+        atomic_write_json(json_out, comparison.to_dict())
+        click.echo(f"written: {json_out}")
+
+
+@cli.command("report")
+@click.argument("runs", nargs=-1, required=True)
+@compare_options
+@click.option("--out", type=click.Path(path_type=Path), default=Path("report.html"), show_default=True, help="The HTML file to write.")
+@click.pass_obj
+@friendly_errors
+def report_cmd(settings: Settings, runs: tuple[str, ...], out: Path, **kw: Any) -> None:
+    """One self-contained HTML report: comparison table with significance, Recall@k curves, ReAct rounds,
+    cost against quality, breakdowns and a per-query drill-down. Needs --dataset (the judgments)."""
+    from workflows import write_report
+
+    if not kw["dataset"]:
+        raise click.UsageError("report needs --dataset (greekbar or the BEIR folder the runs were made on): it reads the judgments")
+    comparison, inputs = _comparison(settings, runs, kw)
+    path = write_report(comparison, inputs["dataset"], out, command="python cli.py report " + " ".join(sys.argv[2:]))
+    click.echo(f"written: {path} ({path.stat().st_size / 1024:.0f} KiB)")
+
+
+# --------------------------------------------------------------------------------------------------- tune
+def _floats(text: str, name: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise click.BadParameter(f"{name} must be comma-separated numbers, got {text!r}") from None
+
+
+@cli.command("tune")
+@dataset_option
+@corpus_option
+@click.option("--metric", default="recall@100", show_default=True, help="What to maximise (any metric ranx knows, e.g. ndcg@10).")
+@click.option("--k1", "k1s", default="0.6,0.9,1.2,1.5,1.8,2.1", show_default=True, help="k1 grid.")
+@click.option("--b", "bs", default="0.3,0.4,0.5,0.6,0.7,0.75,0.8,0.9,1.0", show_default=True, help="b grid.")
+@click.option("--folds", type=int, default=4, show_default=True, help="Cross-validation folds over the queries.")
+@click.option("--seed", type=int, default=42, show_default=True, help="Seed of the query shuffle.")
+@click.option("--analysis", type=click.Choice(["stemmed", "ntais", "folded"]), default="stemmed", show_default=True)
+@click.option("--runs-dir", type=click.Path(path_type=Path), default=None, help="Where the JSON goes (default runs/).")
+@click.pass_obj
+@friendly_errors
+def tune_cmd(settings: Settings, dataset: str, corpus_file: str, metric: str, k1s: str, bs: str, folds: int, seed: int,
+             analysis: str, runs_dir: Path | None) -> None:
+    """Sweep BM25 k1 and b with k-fold cross-validation over the queries; print the cross-validated choice and
+    score beside the oracle (best on all queries, what a test-set sweep reports)."""
+    from tqdm import tqdm
+
+    from workflows import tune_bm25
+
+    settings = settings.with_overrides(runs_dir=runs_dir)
+    data = _load(settings, dataset, corpus_file)
+    grid_k1, grid_b = _floats(k1s, "--k1"), _floats(bs, "--b")
+    with tqdm(total=len(grid_k1) * len(grid_b), unit="setting", desc="sweep", disable=None) as bar:
+        try:
+            out = tune_bm25(settings, data, metric=metric, k1s=grid_k1, bs=grid_b, folds=folds, seed=seed, analysis=analysis,
+                            on_progress=bar.update)
+        except ValueError as exc:
+            raise click.ClickException(str(exc)) from None
+    click.echo(f"{metric}, {out['queries']} queries, {folds}-fold cross-validation (seed {seed}), {len(out['grid'])} settings")
+    click.echo(f"{'fold':<6}{'k1':>6}{'b':>7}{'train':>10}{'held-out':>10}")
+    for f in out["cross_validated"]["folds"]:
+        click.echo(f"{f['fold']:<6}{f['k1']:>6}{f['b']:>7}{f['train']:>10.4f}{f['test']:>10.4f}")
+    cv, o, d = out["cross_validated"], out["oracle"], out["default"]
+    click.echo(f"cross-validated {metric}: {cv['score']:.4f} (fold std {cv['fold_std']:.4f})")
+    click.echo(f"oracle (best on all queries): k1={o['k1']} b={o['b']} {metric} {o['score']:.4f}")
+    if d:
+        click.echo(f"default: k1={d['k1']} b={d['b']} {metric} {d['score']:.4f}")
+    click.echo("note: " + out["note"])
+    click.echo(f"written: {out['path']}")
+
+
+# --------------------------------------------------------------------------------------------------- dashboards
+@cli.group()
+def dashboards() -> None:
+    """OpenSearch Dashboards: load the index patterns and visualisations of the result indices."""
+
+
+@dashboards.command("import")
+@click.option("--dashboards-url", envvar="NOMOS_DASHBOARDS_URL", default="http://localhost:5601", show_default=True)
+@click.option("--results-prefix", default=None, help="Result index prefix the index patterns should name (default nomos-results).")
+@click.pass_obj
+def dashboards_import(settings: Settings, dashboards_url: str, results_prefix: str | None) -> None:
+    """Import opensearch/dashboards/nomos-results.ndjson into a running Dashboards (overwrites same ids)."""
+    from opensearch.dashboards_import import DashboardsError, import_saved_objects
+
+    try:
+        answer = import_saved_objects(dashboards_url, results_prefix or settings.results_prefix)
+    except DashboardsError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"imported {answer.get('successCount', 0)} saved objects into {dashboards_url} (dashboard: 'nomos: evaluation results')")
+
+
+
+@dashboards.command("push")
+@click.argument("runs", nargs=-1, required=True)
+@dataset_option
+@corpus_option
+@click.option("--runs-dir", type=click.Path(path_type=Path), default=None, help="Where run names are looked up (default runs/).")
+@click.option("--results-prefix", default=None, help="Result index prefix (default nomos-results).")
+@click.pass_obj
+@friendly_errors
+def dashboards_push(settings: Settings, runs: tuple[str, ...], dataset: str, corpus_file: str, runs_dir: Path | None,
+                    results_prefix: str | None) -> None:
+    """Write existing results folders to the result indices (what eval --to-opensearch does for a new run)."""
+    from eval.compare import resolve_run
+
+    settings = settings.with_overrides(runs_dir=runs_dir, results_prefix=results_prefix)
+    data = _load(settings, dataset, corpus_file)
+    for r in runs:
+        folder = resolve_run(r, settings.runs_dir, data.name)
+        click.echo(f"{folder}: ", nl=False)
+        _push(settings, folder, data)
 
 
 def fusion_summary(d: dict[str, Any], fused_recall: float | None) -> str:

@@ -78,6 +78,8 @@ class Settings:
     llm_retries: int = 5
     react_rounds: int = 10
     fusion_weights: tuple[float, float] = DEFAULT_FUSION_WEIGHTS
+    llm_seed: int | None = None  # sent as the OpenAI `seed` when set (eval --repeat varies it per repetition)
+    results_prefix: str = "nomos-results"  # eval --to-opensearch writes <prefix>-per-query, -runs, -react-rounds, -traces
 
     @property
     def url(self) -> str:
@@ -129,6 +131,8 @@ class Settings:
             "NOMOS_LLM_RETRIES": ("llm_retries", int),
             "NOMOS_REACT_ROUNDS": ("react_rounds", int),
             "NOMOS_FUSION_WEIGHTS": ("fusion_weights", parse_weights),
+            "NOMOS_LLM_SEED": ("llm_seed", int),
+            "NOMOS_RESULTS_PREFIX": ("results_prefix", str),
         }
         changes: dict[str, object] = {}
         url = env.get("OPENSEARCH_URL", "").strip()

@@ -15,7 +15,7 @@ from typing import Any, Callable
 from opensearchpy import OpenSearch
 
 from eval.fusion_diagnosis import diagnose
-from eval.manifest import build_manifest
+from eval.manifest import build_manifest, code_commit
 from eval.metrics import METRICS, Evaluation, evaluate
 from eval.results import write_results
 from eval.runs import Run, atomic_write_json, atomic_write_text
@@ -348,3 +348,172 @@ def write_llm_outputs(folder: Path, retriever: Retriever, extra: dict[str, Any])
 __all__ = [
     "index_dataset", "evaluate_method", "search", "make_retriever", "load_dataset", "METHODS", "MethodOptions", "IndexMismatch",
 ]
+
+
+# --------------------------------------------------------------------------------------------------- compare / report
+def comparison_inputs(runs: list[str], runs_dir: Path, dataset: Dataset | None) -> dict[str, Any]:
+    """Load the runs named on the command line and, from the dataset when given, each query's legal area and the
+    sources of its gold articles (without it: id prefixes)."""
+    from eval.compare import gold_sources, load_run, resolve_run
+
+    name = dataset.name if dataset else None
+    loaded = [load_run(resolve_run(r, runs_dir, name)) for r in runs]
+    areas = {q.id: q.area or q.meta.get("area", "") for q in dataset.queries} if dataset else {}
+    sources = gold_sources(dataset.qrels, {a.id: a.source for a in dataset.articles}) if dataset else {}
+    if not dataset:  # no qrels to hand: no gold-source breakdown
+        sources = {}
+    return {"runs": loaded, "areas": areas, "sources": sources}
+
+
+def write_report(comparison: Any, dataset: Dataset, out: Path, command: str = "") -> Path:
+    """Render the HTML report of ``comparison`` with the dataset's judgments, query texts and gold titles."""
+    from eval.report import render_report
+
+    gold = {d for docs in dataset.qrels.values() for d in docs}
+    titles = {a.id: a.title for a in dataset.articles if a.id in gold}
+    html = render_report(comparison, dataset.qrels, dataset.describe(), {q.id: q.text for q in dataset.queries}, titles, command)
+    atomic_write_text(out, html)
+    return out
+
+
+def store_results(settings: Settings, folder: Path, dataset: Dataset, client: OpenSearch | None = None) -> dict[str, int]:
+    """Push one results folder into the result indices (``<results_prefix>-per-query`` …) for Dashboards."""
+    from eval.compare import load_run
+    from opensearch.results_store import documents, read_traces, store
+
+    client = client or make_client(settings)
+    run = load_run(folder)
+    areas = {q.id: q.area or q.meta.get("area", "") for q in dataset.queries}
+    docs = documents(run, dataset.qrels, areas, {a.id: a.source for a in dataset.articles}, read_traces(folder))
+    return store(client, settings.results_prefix, docs)
+
+
+def evaluate_repeated(
+    settings: Settings,
+    dataset: Dataset,
+    method: str,
+    repeat: int,
+    seed: int = 0,
+    k: int = 100,
+    run_name: str | None = None,
+    options: MethodOptions | None = None,
+) -> tuple[dict[str, Any], list[EvalOutcome]]:
+    """Run ``method`` ``repeat`` times, repetition i with LLM seed ``seed + i`` (a new cache key, so new
+    samples), into ``<run>-seed<S>`` folders, and write ``<run>-repeat/summary.json`` with mean, sample std, min
+    and max of each metric. The paper ran each LLM method once; this shows how much one run can be trusted."""
+    import statistics
+
+    if repeat < 1:
+        raise ValueError("repeat must be at least 1")
+    options = options or MethodOptions()
+    base = run_name or default_run_name(method, options)
+    outcomes = []
+    seeds = [seed + i for i in range(repeat)]
+    for s in seeds:
+        outcomes.append(evaluate_method(replace(settings, llm_seed=s), dataset, method=method, k=k, run_name=f"{base}-seed{s}",
+                                        options=options))
+    metrics = outcomes[0].evaluation.metrics
+    summary: dict[str, Any] = {
+        "method": method, "run": base, "repeat": repeat, "seeds": seeds, "runs": [o.run_name for o in outcomes],
+        "stochastic": method in LLM_METHODS,
+        "metrics": {},
+        "note": "std is the sample standard deviation (ddof=1); methods without an LLM are deterministic, so their spread is 0",
+    }
+    for m in metrics:
+        vals = [o.evaluation.mean[m] for o in outcomes]
+        summary["metrics"][m] = {"mean": statistics.fmean(vals), "std": statistics.stdev(vals) if len(vals) > 1 else 0.0,
+                                 "min": min(vals), "max": max(vals), "values": vals}
+    folder = settings.runs_dir / dataset.name / f"{base}-repeat"
+    first = json.loads(outcomes[0].paths["manifest"].read_text(encoding="utf-8"))
+    summary["provenance"] = {k: first.get(k) for k in ("dataset", "code", "opensearch_version", "index") if k in first}
+    summary["provenance"]["llm"] = first.get("method", {}).get("llm")
+    path = folder / "summary.json"
+    atomic_write_json(path, summary)
+    summary["path"] = str(path)
+    return summary, outcomes
+
+
+# --------------------------------------------------------------------------------------------------- tune
+K1_GRID = (0.6, 0.9, 1.2, 1.5, 1.8, 2.1)
+B_GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 1.0)
+
+
+def _set_bm25(client: OpenSearch, index: str, k1: float, b: float) -> None:
+    """BM25's k1 and b are read at search time (Lucene stores only term frequencies and length norms), so a new
+    setting needs no reindexing: close the index, update its similarity, open it, wait until it is searchable."""
+    from mappings import SIMILARITY
+
+    client.indices.close(index=index)
+    try:
+        client.indices.put_settings(index=index, body={"index": {"similarity": {SIMILARITY: {"type": "BM25", "k1": k1, "b": b}}}})
+    finally:
+        client.indices.open(index=index)
+        client.cluster.health(index=index, wait_for_status="yellow")
+
+
+def tune_bm25(
+    settings: Settings,
+    dataset: Dataset,
+    metric: str = "recall@100",
+    k1s: tuple[float, ...] = K1_GRID,
+    bs: tuple[float, ...] = B_GRID,
+    folds: int = 4,
+    seed: int = 42,
+    analysis: str = "stemmed",
+    client: OpenSearch | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> dict[str, Any]:
+    """Sweep k1 × b on a clone of the live index (the alias and its index are never closed or changed), score
+    every query at every setting, then cross-validate the choice over the queries (``eval.tuning``).
+
+    A clone is hard links to the same segments: cheaper than reindexing the corpus per setting, and each grid
+    point then costs one close/update/open plus one ``_msearch`` of all queries. Writes
+    ``<runs_dir>/<dataset>/tune-bm25-<metric>.json`` with provenance and returns its content.
+    """
+    import uuid
+
+    from eval.tuning import cross_validate
+
+    client = client or make_client(settings)
+    version = cluster_version(client, settings)
+    meta = index_meta(client, settings.index_alias)
+    check_index_matches(meta, dataset, settings.index_alias)
+    source = next(iter(client.indices.get_alias(index=settings.index_alias)))
+    tmp = f"{settings.index_alias}-tune-{uuid.uuid4().hex[:8]}"
+    client.indices.put_settings(index=source, body={"index.blocks.write": True})  # _clone requires it, briefly
+    try:
+        client.indices.clone(index=source, target=tmp, body={"settings": {"index.blocks.write": None}}, params={"wait_for_active_shards": "1"})
+    finally:
+        client.indices.put_settings(index=source, body={"index.blocks.write": None})
+    queries = {q.id: q.text for q in dataset.queries}
+    scores: dict[tuple[float, float], dict[str, float]] = {}
+    started = time.perf_counter()
+    try:
+        client.cluster.health(index=tmp, wait_for_status="yellow")
+        bm25 = BM25Retriever(client, tmp, analysis=analysis)
+        for k1 in k1s:
+            for b in bs:
+                _set_bm25(client, tmp, k1, b)
+                hits = bm25.search_many(queries, 100)
+                run: Run = {q: [(h.doc_id, h.score) for h in hs] for q, hs in hits.items()}
+                scores[(k1, b)] = evaluate(run, dataset.qrels, (metric,)).per_query
+                scores[(k1, b)] = {q: v[metric] for q, v in scores[(k1, b)].items()}
+                if on_progress:
+                    on_progress(1)
+    finally:
+        client.indices.delete(index=tmp, ignore_unavailable=True)
+    result = cross_validate(scores, metric, k=folds, seed=seed, default=(settings.bm25_k1, settings.bm25_b))
+    out = {
+        **result.to_dict(),
+        "folds": folds, "seed": seed, "queries": len(queries), "analysis": analysis,
+        "note": ("k-fold cross-validation over queries; on small query sets the folds are tiny and the cross-validated "
+                 "score is noisy. The oracle is the best setting on all queries (a sweep on the test set)."),
+        "per_query": {f"{k1}/{b}": s for (k1, b), s in sorted(scores.items())},
+        "provenance": {"dataset": dataset.describe(), "index": {"alias": settings.index_alias, "version": meta.get("index_version")},
+                       "opensearch_version": version, "code": code_commit(), "seconds": round(time.perf_counter() - started, 2),
+                       "method": "clone of the live index; per setting: close, update index.similarity, open"},
+    }
+    path = settings.runs_dir / dataset.name / f"tune-bm25-{analysis}-{metric.replace('@', '')}.json"
+    atomic_write_json(path, out)
+    out["path"] = str(path)
+    return out

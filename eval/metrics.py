@@ -43,6 +43,8 @@ def evaluate(run: Run, qrels: Mapping[str, Mapping[str, int]], metrics: Sequence
     if not qids:
         raise ValueError("no query has a relevant judgment: nothing to evaluate")
     rank_scores = {q: {d: float(len(run.get(q, [])) - i) for i, (d, _) in enumerate(run.get(q, []))} for q in qids}
+    if not any(rank_scores.values()):  # every ranking empty (ranx cannot build such a run): all zeros
+        return Evaluation(tuple(metrics), qids, {q: {m: 0.0 for m in metrics} for q in qids})
     rq = RQrels({q: {d: int(g) for d, g in qrels[q].items()} for q in qids})
     rr = RRun(rank_scores)
     scores = ranx_evaluate(rq, rr, list(metrics), return_mean=False, make_comparable=True)

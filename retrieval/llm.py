@@ -73,6 +73,7 @@ class LLMConfig:
     backoff: float = 0.5  # first wait; doubles per retry
     backoff_cap: float = 30.0
     cache_path: Path | None = None
+    seed: int | None = None  # OpenAI `seed`; part of the cache key, so repetitions with other seeds are fresh calls
 
     def params(self) -> dict[str, Any]:
         """The sampling parameters sent with every request (and hashed into the cache key)."""
@@ -81,6 +82,8 @@ class LLMConfig:
             p["reasoning_effort"] = self.reasoning_effort
         if self.max_tokens:
             p["max_tokens"] = self.max_tokens
+        if self.seed is not None:
+            p["seed"] = self.seed
         return p
 
     def describe(self) -> dict[str, Any]:
@@ -320,6 +323,7 @@ def make_llm_client(settings: Any, method: str) -> LLMClient:
         timeout=settings.llm_timeout,
         retries=settings.llm_retries,
         cache_path=settings.llm_cache,
+        seed=getattr(settings, "llm_seed", None),
     ))
 
 

@@ -195,6 +195,7 @@ class _Handler(BaseHTTPRequestHandler):
         llm = self.llm
         messages = payload.get("messages", [])
         info = llm.info(messages)
+        info["params"] = {k: v for k, v in payload.items() if k != "messages"}  # temperature, seed…: scripts may vary by them
         with llm._lock:
             fault = llm.faults.popleft() if llm.faults else None
             if fault is None and llm.fault_for is not None:

@@ -30,6 +30,7 @@ from markupsafe import Markup, escape
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import NotFoundError, RequestError, TransportError
 from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from opensearch.client import make_client
 from portal.service import METHOD_LABELS, MethodUnavailable, Portal, SearchOutcome
@@ -184,7 +185,7 @@ def _classify(exc: BaseException) -> PortalError | None:
     if isinstance(exc, PortalError):
         return exc
     if isinstance(exc, MethodUnavailable):
-        return PortalError(400, str(exc).capitalize())
+        return PortalError(400, str(exc)[:1].upper() + str(exc)[1:])
     if isinstance(exc, OSConnectionError):
         return PortalError(503, "Η μηχανή αναζήτησης δεν είναι διαθέσιμη αυτή τη στιγμή. Δοκιμάστε ξανά σε λίγο.")
     if isinstance(exc, NotFoundError) or (isinstance(exc, SearchError) and "no such index" in str(exc)):
@@ -285,6 +286,14 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
             if err.status >= 500:
                 log.warning("%s %s: %s: %s", request.method, request.url.path, type(exc).__name__, exc)
             return error_response(request, err)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        messages = {404: "Δεν βρέθηκε η σελίδα.", 405: "Η μέθοδος HTTP δεν υποστηρίζεται."}
+        err = PortalError(exc.status_code, messages.get(exc.status_code, str(exc.detail)))
+        if request.url.path.startswith("/api"):
+            return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=getattr(exc, "headers", None))
+        return page(request, "error.html", status=exc.status_code, error=err)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> Response:

@@ -59,3 +59,31 @@ def live_portal(app, timeout: float = 30.0) -> Iterator[str]:  # noqa: ANN001 - 
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+CHROMIUM_FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--lang=el-GR",
+)
+
+
+@contextmanager
+def chromium(profile: Path, width: int = 1280, height: int = 1000) -> Iterator:
+    """Headless Chromium from Debian's packages, driven by Debian's chromedriver (selenium), with a fresh profile."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in CHROMIUM_FLAGS:
+        opts.add_argument(flag)
+    opts.add_argument(f"--user-data-dir={profile}")
+    opts.add_argument(f"--window-size={width},{height}")
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()

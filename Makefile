@@ -4,14 +4,22 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 DATASET ?= greekbar
 
-.PHONY: install run test lint bench
+.PHONY: install run test lint bench browser serve bench-portal
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PY) -m venv $(VENV)
 	$(PYTHON) -m pip install --disable-pip-version-check -q -r requirements-dev.txt
 	touch $@
 
-install: $(VENV)/.installed
+install: $(VENV)/.installed browser
+
+# The portal's browser test drives Debian's chromium through chromedriver (no browser download from a CDN).
+browser:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	  if [ "$$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	  else echo "browser test needs: sudo apt-get install chromium chromium-driver (it skips without them)"; fi; \
+	fi
 
 # The main job: start the local node unless OPENSEARCH_URL names a cluster, index, evaluate BM25.
 run: install
@@ -28,3 +36,11 @@ test: lint
 
 bench: install
 	$(PYTHON) bench/bm25_vs_paper.py --dataset $(or $(filter-out greekbar,$(DATASET)),../shared/data/greek-statutes)
+
+# The legal search portal on http://127.0.0.1:8000/ against the local node (after `make run`).
+serve: install
+	$(PYTHON) cli.py serve
+
+# Load test of the portal's BM25 search page (8 and 32 connections, wrk from Debian) and its screenshot.
+bench-portal: install
+	$(PYTHON) bench/portal_load.py --dataset $(or $(filter-out greekbar,$(DATASET)),../shared/data/greek-statutes)

@@ -338,15 +338,18 @@ def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, an
 @click.option("--workers", default=1, show_default=True, help="uvicorn worker processes.")
 @click.option("--llm-deadline", default=90.0, show_default=True, help="Seconds an LLM method may take before the page gives up (504).")
 @click.option("--os-timeout", default=10.0, show_default=True, help="Seconds per OpenSearch request.")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True,
+              help="uvicorn's log level (warning: no access log).")
 @llm_options
 @click.pass_obj
-def serve_cmd(settings: Settings, host: str, http_port: int, workers: int, llm_deadline: float, os_timeout: float, **kw: Any) -> None:
+def serve_cmd(settings: Settings, host: str, http_port: int, workers: int, llm_deadline: float, os_timeout: float,
+              log_level: str, **kw: Any) -> None:
     """The legal search portal: a Greek web page and a JSON API (/api/search, /api/articles/{id}, /api/openapi.json)."""
     from portal import serve
 
     settings = _llm_settings(settings.with_overrides(request_timeout=os_timeout), kw)
     click.echo(f"portal on http://{host}:{http_port}/ (index {settings.index_alias} at {settings.url})")
-    serve(settings, host=host, port=http_port, workers=workers, llm_deadline=llm_deadline)
+    serve(settings, host=host, port=http_port, workers=workers, llm_deadline=llm_deadline, log_level=log_level)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ BM25 query of its own.
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,6 +60,7 @@ class Portal:
     llm_deadline: float = 90.0
     _methods: tuple[float, dict[str, bool]] | None = field(default=None, repr=False)
     _local: threading.local = field(default_factory=threading.local, repr=False)
+    _pool: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(8, thread_name_prefix="facets"), repr=False)
 
     @property
     def llm_configured(self) -> bool:
@@ -109,8 +111,10 @@ class Portal:
         trace = None
         if method == "bm25":
             filters = ({"term": {"source": source}},) if source else ()
+            # the facet aggregation runs alongside the ranking (two requests in flight, not one after the other)
+            facet_job = self._pool.submit(query_facets, make_retriever(self.settings, "bm25", self.client), query)
             hits = search_with(self.settings, self.client, query, "bm25", k, MethodOptions(filters=filters))
-            facets, total = query_facets(make_retriever(self.settings, "bm25", self.client), query)
+            facets, total = facet_job.result()
         else:
             if method in LLM_METHODS:
                 retriever = make_retriever(self.settings, method, self.client)

@@ -8,8 +8,8 @@ BM25 query of its own.
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 

@@ -61,7 +61,7 @@ def test_slow_llm_does_not_block_bm25_and_has_a_deadline(mini, tmp_path):
     settings, folder = mini
     settings = replace(settings, cache_dir=tmp_path / "cache")  # no cached LLM replies from the other test
     with from_beir(folder, delay=2.5) as llm:
-        app = create_app(llm_settings(settings, llm), llm_deadline=4.0)
+        app = create_app(llm_settings(settings, llm), llm_deadline=6.0)
         with TestClient(app) as web:
             web.get("/api/search", params={"q": "κλοπή"})  # warm up
             slow: dict = {}
@@ -88,7 +88,8 @@ def test_slow_llm_does_not_block_bm25_and_has_a_deadline(mini, tmp_path):
                 t.join(timeout=30)
             assert slow["resp"].status_code == 504
             assert "BM25" in slow["resp"].json()["detail"]
-            assert 3.5 < slow["s"] < 7
+            assert 5.5 < slow["s"] < 9
             assert fast_done < time.perf_counter()
-            page = web.get("/search", params={"q": CASE, "method": "react"})
+            # another case (the abandoned runs above have cached their replies by now): the page also gives up
+            page = web.get("/search", params={"q": QUERIES[1]["text"], "method": "react"})
             assert page.status_code == 504 and "504" in page.text

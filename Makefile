@@ -41,6 +41,8 @@ bench: install
 serve: install
 	$(PYTHON) cli.py serve
 
-# Load test of the portal's BM25 search page (8 and 32 connections, wrk from Debian) and its screenshot.
+# Load test of the portal's BM25 search page (8 and 32 connections, wrk from Debian: apt-get install wrk), then the
+# docs' screenshots (docs/portal*.png) from the same index.
 bench-portal: install
 	$(PYTHON) bench/portal_load.py --dataset $(or $(filter-out greekbar,$(DATASET)),../shared/data/greek-statutes)
+	$(PYTHON) bench/portal_screenshot.py

@@ -4,16 +4,22 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 DATASET ?= greekbar
 
-.PHONY: install run test lint bench
+.PHONY: install run test lint bench browser serve bench-portal
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PY) -m venv $(VENV)
 	$(PYTHON) -m pip install --disable-pip-version-check -q -r requirements-dev.txt
 	touch $@
 
-install: $(VENV)/.installed
-	# headless Chromium: the report test renders the HTML report and checks the screenshot (skips without it)
-	-command -v chromium >/dev/null 2>&1 || apt-get install -y chromium chromium-driver
+install: $(VENV)/.installed browser
+
+# The portal's browser test (chromedriver) and the report's render test use Debian's chromium (no CDN download).
+browser:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	  if [ "$$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; \
+	  else echo "browser test needs: sudo apt-get install chromium chromium-driver (it skips without them)"; fi; \
+	fi
 
 # The main job: start the local node unless OPENSEARCH_URL names a cluster, index, evaluate BM25.
 run: install
@@ -30,3 +36,13 @@ test: lint
 
 bench: install
 	$(PYTHON) bench/bm25_vs_paper.py --dataset $(or $(filter-out greekbar,$(DATASET)),../shared/data/greek-statutes)
+
+# The legal search portal on http://127.0.0.1:8000/ against the local node (after `make run`).
+serve: install
+	$(PYTHON) cli.py serve
+
+# Load test of the portal's BM25 search page (8 and 32 connections, wrk from Debian: apt-get install wrk), then the
+# docs' screenshots (docs/portal*.png) from the same index.
+bench-portal: install
+	$(PYTHON) bench/portal_load.py --dataset $(or $(filter-out greekbar,$(DATASET)),../shared/data/greek-statutes)
+	$(PYTHON) bench/portal_screenshot.py

@@ -233,12 +233,12 @@ def _llm_settings(settings: Settings, kw: dict[str, Any]) -> Settings:
     )
 
 
-def _options(analysis: str, no_stem: bool, kw: dict[str, Any], settings: Settings):  # noqa: ANN202 - lazy import
+def _options(analysis: str, no_stem: bool, kw: dict[str, Any]):  # noqa: ANN202 - lazy import
     from retrieval.fusion import FusionConfig
     from workflows import MethodOptions
 
     try:
-        w = parse_weights(kw["weights"]) if kw["weights"] else settings.fusion_weights
+        w = parse_weights(kw["weights"]) if kw["weights"] else None  # None: settings.fusion_weights
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--weights") from None
     fusion = FusionConfig(where=kw["fusion"], normalization=kw["normalization"], combination=kw["combination"],
@@ -281,7 +281,7 @@ def search_cmd(settings: Settings, query: str, k: int, method: str, analysis: st
 
     settings = _llm_settings(settings, kw)
 
-    hits = search(settings, query, method=method, k=k, options=_options(analysis, no_stem, kw, settings))
+    hits = search(settings, query, method=method, k=k, options=_options(analysis, no_stem, kw))
     if not hits:
         click.echo("no articles matched (the query may hold only stop words or punctuation)")
     for i, h in enumerate(hits, start=1):
@@ -317,9 +317,9 @@ def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, an
     settings = _llm_settings(settings.with_overrides(runs_dir=runs_dir, results_prefix=results_prefix, llm_seed=seed), kw)
     data = _load(settings, dataset, corpus_file)
     if repeat > 1:
-        _eval_repeated(settings, data, method, k, run_name, _options(analysis, no_stem, kw, settings), repeat, seed, to_opensearch)
+        _eval_repeated(settings, data, method, k, run_name, _options(analysis, no_stem, kw), repeat, seed, to_opensearch)
         return
-    outcome = evaluate_method(settings, data, method=method, k=k, run_name=run_name, options=_options(analysis, no_stem, kw, settings), resume=resume)
+    outcome = evaluate_method(settings, data, method=method, k=k, run_name=run_name, options=_options(analysis, no_stem, kw), resume=resume)
     ev = outcome.evaluation
     click.echo(format_table({outcome.run_name: ev.mean}, ev.metrics))
     extra = outcome.extra or {}
@@ -548,6 +548,27 @@ def fusion_summary(d: dict[str, Any], fused_recall: float | None) -> str:
                  f"the weaker clause's candidates displace the stronger one's; weight {best} up (--weights) or use {best}. "
                  "Per query: details.json, fusion_diagnosis")
     return line
+
+
+# --------------------------------------------------------------------------------------------------- serve
+@cli.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (loopback by default).")
+@click.option("--portal-port", "http_port", default=8000, show_default=True, help="Port of the portal (--port is the OpenSearch node's).")
+@click.option("--workers", default=1, show_default=True, help="uvicorn worker processes.")
+@click.option("--llm-deadline", default=90.0, show_default=True, help="Seconds an LLM method may take before the page gives up (504).")
+@click.option("--os-timeout", default=10.0, show_default=True, help="Seconds per OpenSearch request.")
+@click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True,
+              help="uvicorn's log level (warning: no access log).")
+@llm_options
+@click.pass_obj
+def serve_cmd(settings: Settings, host: str, http_port: int, workers: int, llm_deadline: float, os_timeout: float,
+              log_level: str, **kw: Any) -> None:
+    """The legal search portal: a Greek web page and a JSON API (/api/search, /api/articles/{id}, /api/openapi.json)."""
+    from portal import serve
+
+    settings = _llm_settings(settings.with_overrides(request_timeout=os_timeout), kw)
+    click.echo(f"portal on http://{host}:{http_port}/ (index {settings.index_alias} at {settings.url})")
+    serve(settings, host=host, port=http_port, workers=workers, llm_deadline=llm_deadline, log_level=log_level)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,7 @@ class MethodOptions:
     ef_search: int | None = None  # None: settings.knn_ef_search
     fusion: FusionConfig = FusionConfig()
     highlight: bool = False
+    filters: tuple[dict[str, Any], ...] = ()  # bm25 only: filter clauses (no scoring), e.g. one legal source
 
 
 def encoder_for(settings: Settings, spec: str) -> Encoder:
@@ -124,7 +125,12 @@ def _llm_retriever(settings: Settings, method: str, client: OpenSearch, options:
         config = ReActConfig(rounds=settings.react_rounds, concurrency=settings.llm_concurrency)
         return ReActRetriever(bm25, llm, config)
     knn = _knn(settings, client, options) if method in ("reform-knn", "reform-hybrid") else None
-    return ReformRetriever(method, llm, bm25=bm25, knn=knn, fusion=options.fusion, concurrency=settings.llm_concurrency)
+    return ReformRetriever(method, llm, bm25=bm25, knn=knn, fusion=_fusion(settings, options.fusion), concurrency=settings.llm_concurrency)
+
+
+def _fusion(settings: Settings, fusion: FusionConfig) -> FusionConfig:
+    """Weights left unset take the settings' (NOMOS_FUSION_WEIGHTS), so CLI, portal and benchmarks agree."""
+    return fusion if fusion.weights is not None else replace(fusion, weights=settings.fusion_weights)
 
 
 def make_retriever(settings: Settings, method: str, client: OpenSearch, options: MethodOptions = MethodOptions()) -> Retriever:
@@ -132,7 +138,8 @@ def make_retriever(settings: Settings, method: str, client: OpenSearch, options:
     if method in LLM_METHODS:
         require_llm(settings, method)
         return _llm_retriever(settings, method, client, options)
-    bm25 = BM25Retriever(client, settings.index_alias, analysis=options.analysis, highlight=options.highlight)
+    bm25 = BM25Retriever(client, settings.index_alias, analysis=options.analysis, highlight=options.highlight,
+                         filters=options.filters)
     if method == "bm25":
         return bm25
     if method == "bm25-prf":
@@ -144,7 +151,7 @@ def make_retriever(settings: Settings, method: str, client: OpenSearch, options:
         return knn
     if method == "knn-rocchio":
         return RocchioRetriever(knn)
-    config = replace(options.fusion, kind="rrf" if method == "rrf" else "hybrid")
+    config = replace(_fusion(settings, options.fusion), kind="rrf" if method == "rrf" else "hybrid")
     return FusionRetriever(client, settings.index_alias, bm25, knn, config)
 
 
@@ -153,15 +160,23 @@ def search(settings: Settings, query: str, method: str = "bm25", k: int = 10, op
     require_llm(settings, method)
     client = make_client(settings)
     cluster_version(client, settings)
-    retriever = make_retriever(settings, method, client, replace(options, highlight=True))
+    return search_with(settings, client, query, method, k, options)
+
+
+def search_with(settings: Settings, client: OpenSearch, query: str, method: str = "bm25", k: int = 10,
+                options: MethodOptions = MethodOptions(), retriever: Retriever | None = None) -> list[Hit]:
+    """``search`` on a client the caller keeps (the portal: one per app); ``retriever`` may be prebuilt (the
+    portal keeps one to read a react trace afterwards)."""
+    retriever = retriever or make_retriever(settings, method, client, replace(options, highlight=True))
     hits = retriever.search(query, k)
     if method in ("bm25",):
         return hits
     # dense and fused rankings carry no titles or snippets: fetch them for the ranked ids
-    return _decorate(client, settings.index_alias, hits, query)
+    return decorate(client, settings.index_alias, hits, query)
 
 
-def _decorate(client: OpenSearch, index: str, hits: list[Hit], query: str) -> list[Hit]:
+def decorate(client: OpenSearch, index: str, hits: list[Hit], query: str) -> list[Hit]:
+    """Titles, laws and highlighted snippets for a ranked list that carries only ids and scores."""
     if not hits:
         return hits
     resp = client.search(
@@ -346,7 +361,7 @@ def write_llm_outputs(folder: Path, retriever: Retriever, extra: dict[str, Any])
 
 
 __all__ = [
-    "index_dataset", "evaluate_method", "search", "make_retriever", "load_dataset", "METHODS", "MethodOptions", "IndexMismatch",
+    "index_dataset", "evaluate_method", "search", "search_with", "make_retriever", "load_dataset", "METHODS", "MethodOptions", "IndexMismatch",
 ]
 
 

@@ -63,6 +63,8 @@ class BM25Retriever:
     long_query_words: int = 256
     batch_size: int = 32
     highlight: bool = False
+    # Filter clauses (e.g. ``{"term": {"source": "PK"}}``) that restrict which articles rank, without scoring.
+    filters: tuple[dict[str, Any], ...] = ()
     name: str = field(init=False, default="bm25")
     last_notes: dict[str, dict[str, Any]] = field(init=False, default_factory=dict)
 
@@ -94,9 +96,12 @@ class BM25Retriever:
         return {"bool": {"should": [{"term": {self.field: {"value": t, "boost": c}}} for t, c in terms]}}
 
     def body(self, text: str, k: int, note: dict[str, Any] | None = None) -> dict[str, Any]:
+        query = self.query_clause(text, note)
+        if self.filters:
+            query = {"bool": {"must": [query], "filter": list(self.filters)}}
         body: dict[str, Any] = {
             "size": k,
-            "query": self.query_clause(text, note),
+            "query": query,
             "sort": [{"_score": "desc"}, {"article_id": "asc"}],
             "track_scores": True,
         }

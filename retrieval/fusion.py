@@ -39,12 +39,16 @@ class FusionConfig:
     where: str = "server"
     normalization: str = "min_max"
     combination: str = "arithmetic_mean"
-    weights: tuple[float, float] = DEFAULT_WEIGHTS  # (bm25, knn)
+    weights: tuple[float, float] | None = None  # (bm25, knn); None: the settings' (default DEFAULT_WEIGHTS)
     rank_constant: int = 60
     depth: int = 100  # how many each clause contributes
 
+    @property
+    def bm25_knn_weights(self) -> tuple[float, float]:
+        return self.weights if self.weights is not None else DEFAULT_WEIGHTS
+
     def pipeline(self) -> tuple[str, dict[str, Any]]:
-        body = rrf_pipeline(self.rank_constant) if self.kind == "rrf" else normalization_pipeline(self.normalization, self.combination, self.weights)
+        body = rrf_pipeline(self.rank_constant) if self.kind == "rrf" else normalization_pipeline(self.normalization, self.combination, self.bm25_knn_weights)
         return pipeline_name(self.kind, body), body
 
 
@@ -78,8 +82,8 @@ def client_fuse(bm25: Mapping[str, list[Hit]], knn: Mapping[str, list[Hit]], cfg
     if cfg.kind == "rrf":
         fused = fuse(runs, norm=None, method="rrf", params={"k": cfg.rank_constant})
     else:
-        total = sum(cfg.weights)
-        fused = fuse(runs, norm=RANX_NORMS[cfg.normalization], method="wsum", params={"weights": [w / total for w in cfg.weights]})
+        weights = cfg.bm25_knn_weights
+        fused = fuse(runs, norm=RANX_NORMS[cfg.normalization], method="wsum", params={"weights": [w / sum(weights) for w in weights]})
     out: dict[str, list[Hit]] = {}
     for q in qids:
         scores = fused.to_dict().get(q, {})
@@ -148,7 +152,7 @@ class FusionRetriever:
         if c.kind == "rrf":
             fusion["rank_constant"] = c.rank_constant
         else:
-            fusion.update({"normalization": c.normalization, "combination": c.combination, "weights": list(c.weights)})
+            fusion.update({"normalization": c.normalization, "combination": c.combination, "weights": list(c.bm25_knn_weights)})
         if c.where == "server":
             fusion["pipeline"] = c.pipeline()[1]
         return {"method": self.name, "index": self.index, "bm25": self.bm25.describe(), "knn": self.knn.describe(), "fusion": fusion}

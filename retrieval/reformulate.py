@@ -107,7 +107,7 @@ class ReformRetriever:
             cfg = self._fusion()
             d["fusion"] = {"kind": cfg.kind, "where": "client", "depth": cfg.depth, **(
                 {"rank_constant": cfg.rank_constant} if cfg.kind == "rrf" else
-                {"normalization": cfg.normalization, "combination": cfg.combination, "weights": list(cfg.weights)})}
+                {"normalization": cfg.normalization, "combination": cfg.combination, "weights": list(cfg.bm25_knn_weights)})}
         return d
 
     def _fusion(self) -> FusionConfig:

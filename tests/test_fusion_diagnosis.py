@@ -48,3 +48,19 @@ def test_weights_from_env_and_default() -> None:
     assert Settings.from_env({}).fusion_weights == DEFAULT_FUSION_WEIGHTS == (0.1, 0.9)
     assert Settings.from_env({"NOMOS_FUSION_WEIGHTS": "0.3, 0.7"}).fusion_weights == (0.3, 0.7)
     assert parse_weights("1,1") == (1.0, 1.0)
+
+
+def test_unset_weights_take_the_settings_everywhere() -> None:
+    """CLI (no --weights), portal and benchmarks leave FusionConfig.weights unset; make_retriever fills in the
+    settings' weights, so NOMOS_FUSION_WEIGHTS reaches the pipeline body every entry point sends."""
+    from dataclasses import replace
+
+    from retrieval.fusion import FusionConfig
+    from workflows import _fusion
+
+    settings = replace(Settings.from_env({}), fusion_weights=(0.3, 0.7))
+    assert _fusion(settings, FusionConfig()).weights == (0.3, 0.7)
+    assert _fusion(settings, FusionConfig(weights=(0.5, 0.5))).weights == (0.5, 0.5)  # an explicit choice wins
+    body = _fusion(settings, FusionConfig()).pipeline()[1]
+    assert "0.3" in str(body) and "0.7" in str(body)
+    assert FusionConfig().bm25_knn_weights == DEFAULT_FUSION_WEIGHTS

@@ -1,0 +1,147 @@
+"""Load test of the portal's BM25 search page on loopback, with wrk (Debian's package).
+
+It makes sure the stand-in is indexed behind the alias on the dev node (indexing only when the alias is missing or
+holds other data), starts ``cli.py serve`` with N uvicorn workers and no access log, warms up, then runs wrk for a
+bounded time at 8 and at 32 connections over the stand-in's real queries (a Lua script rotates the URLs) and prints
+p50 / p95 / p99 latency and throughput. The portal is stopped at the end (by its own pid).
+
+    .venv/bin/python bench/portal_load.py --dataset ../shared/data/greek-statutes [--duration 20] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ingest.indexer import index_meta  # noqa: E402
+from ingest.loader import load_dataset  # noqa: E402
+from opensearch.client import cluster_version, make_client  # noqa: E402
+from settings import Settings  # noqa: E402
+from workflows import index_dataset  # noqa: E402
+
+LUA = r"""
+local paths = {%(paths)s}
+local counter = 0
+request = function()
+  counter = counter + 1
+  return wrk.format("GET", paths[(counter %% #paths) + 1])
+end
+done = function(summary, latency, requests)
+  local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
+  io.write(string.format('RESULT {"requests": %%d, "seconds": %%.3f, "errors": %%d, "p50_ms": %%.2f, "p95_ms": %%.2f, "p99_ms": %%.2f, "max_ms": %%.2f, "mean_ms": %%.2f}\n',
+    summary.requests, summary.duration / 1e6, errors, latency:percentile(50) / 1000, latency:percentile(95) / 1000,
+    latency:percentile(99) / 1000, latency.max / 1000, latency.mean / 1000))
+end
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def ensure_indexed(settings: Settings, dataset: str) -> None:
+    client = make_client(settings)
+    cluster_version(client, settings)
+    data = load_dataset(dataset)
+    try:
+        same = index_meta(client, settings.index_alias).get("dataset", {}).get("fingerprint") == data.fingerprint
+    except Exception:  # noqa: BLE001 - no alias yet
+        same = False
+    if not same:
+        print(f"indexing {dataset} behind {settings.index_alias} …", flush=True)
+        index_dataset(settings, data, client=client)
+    return None
+
+
+def wait_up(base: str, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(base + "/api/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise SystemExit("the portal did not come up")
+
+
+def run_wrk(base: str, script: Path, connections: int, duration: int, threads: int) -> dict:
+    cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--timeout", "5s", "-s", str(script), base]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 60, check=True).stdout
+    line = next(ln for ln in out.splitlines() if ln.startswith("RESULT "))
+    r = json.loads(line[len("RESULT "):])
+    r["rps"] = r["requests"] / r["seconds"]
+    r["connections"] = connections
+    r["command"] = " ".join(cmd[:-3] + ["<rotating stand-in queries>", base])
+    return r
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dataset", default=str(ROOT.parent / "shared" / "data" / "greek-statutes"))
+    ap.add_argument("--duration", type=int, default=20, help="seconds per wrk run")
+    ap.add_argument("--workers", type=int, default=2, help="uvicorn workers")
+    ap.add_argument("--threads", type=int, default=1, help="wrk threads (one keeps 32 connections busy and leaves the cores to the portal)")
+    ap.add_argument("--connections", default="8,32")
+    ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "portal_load.json"))
+    args = ap.parse_args()
+    if not shutil.which("wrk"):
+        raise SystemExit("wrk not found: apt-get install -y wrk")
+
+    settings = Settings.from_env()
+    ensure_indexed(settings, args.dataset)
+    queries = [json.loads(line)["text"] for line in Path(args.dataset, "queries.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    paths = [f"/search?q={quote(q)}" + (f"&k={args.k}" if args.k != 10 else "") for q in queries]
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    portal = subprocess.Popen(
+        [sys.executable, "cli.py", "serve", "--portal-port", str(port), "--workers", str(args.workers), "--log-level", "warning"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )
+    results = []
+    print(f"load average before: {os.getloadavg()}", flush=True)
+    try:
+        wait_up(base)
+        for p in paths * 3:  # warm up every worker's connections and caches
+            urllib.request.urlopen(base + p, timeout=10).read()
+        with tempfile.TemporaryDirectory() as tmp:
+            script = Path(tmp) / "rotate.lua"
+            script.write_text(LUA % {"paths": ", ".join(json.dumps(p) for p in paths)}, encoding="utf-8")
+            for c in (int(x) for x in args.connections.split(",")):
+                r = run_wrk(base, script, c, args.duration, args.threads)
+                results.append(r)
+                print(f"{c:>3} connections: p50 {r['p50_ms']:.1f} ms  p95 {r['p95_ms']:.1f} ms  p99 {r['p99_ms']:.1f} ms  "
+                      f"{r['rps']:.0f} req/s  ({r['requests']} requests, {r['errors']} errors)", flush=True)
+    finally:
+        os.killpg(portal.pid, signal.SIGTERM)
+        portal.wait(timeout=30)
+    info = {"load_average_after": os.getloadavg(), "queries": len(paths), "workers": args.workers, "duration_s": args.duration, "k": args.k,
+            "cpus": os.cpu_count(), "index": settings.index_alias, "results": results}
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(info, indent=2), encoding="utf-8")
+    print("| connections | p50 ms | p95 ms | p99 ms | req/s | errors |\n| --- | --- | --- | --- | --- | --- |")
+    for r in results:
+        print(f"| {r['connections']} | {r['p50_ms']:.1f} | {r['p95_ms']:.1f} | {r['p99_ms']:.1f} | {r['rps']:.0f} | {r['errors']} |")
+
+
+if __name__ == "__main__":
+    main()

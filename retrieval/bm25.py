@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Sequence
 
 from opensearchpy import OpenSearch
+from opensearchpy.exceptions import TransportError
 
 from mappings import ANALYZERS, FIELDS
-from opensearch.client import retrying
+from opensearch.client import RETRY_STATUSES, retrying
 from retrieval.base import Hit, rank
 
 # Only what a ranking needs comes back: less JSON to build, send and parse per query.
@@ -139,7 +140,7 @@ class BM25Retriever:
                 lines.extend([{"index": self.index, "search_type": self.effective_search_type()}, self.body(text, k, note)])
                 if note:
                     self.last_notes[qid] = note
-            resp = self._retry(lambda lines=lines: self.client.msearch(body=lines, params={"filter_path": MSEARCH_FILTER}))
+            resp = self._retry(lambda lines=lines: self._msearch(lines))
             for (qid, _), r in zip(batch, resp["responses"], strict=True):
                 if "error" in r:
                     err = r["error"]
@@ -147,6 +148,15 @@ class BM25Retriever:
                     raise SearchError(f"query {qid!r}: OpenSearch refused it: {reason}")
                 out[qid] = rank([_hit(h) for h in r.get("hits", {}).get("hits", [])], k)
         return out
+
+    def _msearch(self, lines: list[dict[str, Any]]) -> dict[str, Any]:
+        """One ``_msearch``; an item that failed for a transient reason (shards still recovering after a restart:
+        503, or 429/502/504) fails the whole batch so that ``_retry`` sends it again."""
+        resp = self.client.msearch(body=lines, params={"filter_path": MSEARCH_FILTER})
+        for r in resp["responses"]:
+            if "error" in r and r.get("status") in RETRY_STATUSES:
+                raise TransportError(r["status"], "msearch item failed", r["error"])
+        return resp
 
     def _retry(self, call: Any) -> Any:
         def count(_attempt: int, _exc: Exception) -> None:

@@ -104,6 +104,7 @@ class Settings:
             "NOMOS_REPLICAS": ("replicas", int),
             "NOMOS_SEARCH_TYPE": ("search_type", str),
             "NOMOS_NODES": ("nodes", int),
+            "NOMOS_NODE_NAME": ("node_name", str),
             "NOMOS_RETRY_SECONDS": ("retry_seconds", float),
             "NOMOS_RUNS_DIR": ("runs_dir", Path),
             "NOMOS_CACHE_DIR": ("cache_dir", Path),

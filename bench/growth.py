@@ -204,7 +204,7 @@ def main() -> None:
     def sizes_of(spec: str) -> list[int]:
         return [len(base) if s.strip().lower() in ("18k", "all") else parse_size(s) for s in spec.split(",") if s.strip()]
 
-    plan = [(kind, n) for kind, spec in (("bm25", args.sizes), ("knn", args.knn_sizes or args.sizes)) for n in sizes_of(spec)]
+    plan = [(kind, n) for kind, spec in (("bm25", args.sizes), ("knn", args.sizes if args.knn_sizes is None else args.knn_sizes)) for n in sizes_of(spec)]
     if args.order == "size":
         plan.sort(key=lambda kn: kn[1])
     print(f"{len(base)} base articles, {len(queries)} queries, plan {plan}", flush=True)

@@ -85,6 +85,18 @@ def test_two_processes_one_cluster(two_nodes):
     assert sorted(n["name"] for n in nodes) == [c.name for c in cfgs]
     assert all(status(c)["running"] for c in cfgs)
 
+    # the command line sees the same cluster: start is idempotent, status reports every node
+    from click.testing import CliRunner
+
+    from cli import cli
+
+    env = {"NOMOS_NODE_NAME": cfgs[0].name, "NOMOS_HTTP_PORT": str(cfgs[0].http_port),
+           "NOMOS_TRANSPORT_PORT": str(cfgs[0].transport_port), "NOMOS_NODE_ROOT": str(cfgs[0].root), "OPENSEARCH_URL": ""}
+    res = CliRunner().invoke(cli, ["server", "start", "--nodes", "2"], env=env)
+    assert res.exit_code == 0 and "already running" in res.output and f"running: {cfgs[1].name}" in res.output, res.output
+    res = CliRunner().invoke(cli, ["server", "status", "--nodes", "2"], env=env)
+    assert res.exit_code == 0 and res.output.count("running: True") == 2 and f"[{cfgs[1].name}]" in res.output, res.output
+
 
 def test_rankings_do_not_depend_on_the_shard_layout_with_dfs(two_nodes, dataset):
     cfgs, base = two_nodes

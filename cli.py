@@ -88,39 +88,72 @@ def server_install(settings: Settings) -> None:
     click.echo(f"installed: {home}")
 
 
+def _cluster(settings: Settings, nodes: int | None) -> list:
+    """The node configs of the local cluster: ``--nodes``, else NOMOS_NODES, else as many as the last start ran."""
+    from opensearch.node import cluster_configs
+
+    base = _node_or_exit(settings)
+    remembered = base.root / "nodes" / f".{base.name}.cluster-size"
+    if nodes is None and settings.nodes == 1 and remembered.is_file():
+        nodes = int(remembered.read_text().strip() or 1)
+    try:
+        return cluster_configs(base, nodes or settings.nodes)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+nodes_option = click.option("--nodes", type=int, default=None,
+                            help="Nodes of a loopback cluster on consecutive ports (default 1, env NOMOS_NODES; "
+                                 "stop/status default to what start ran).")
+
+
 @server.command("start")
 @click.option("--timeout", default=180.0, show_default=True, help="Seconds to wait for a yellow cluster.")
+@nodes_option
 @click.pass_obj
-def server_start(settings: Settings, timeout: float) -> None:
-    """Install if needed, start the node detached, and wait until it answers (idempotent)."""
-    from opensearch.node import NodeError, install, start
+def server_start(settings: Settings, timeout: float, nodes: int | None) -> None:
+    """Install if needed, start the node (or --nodes N of a cluster) detached, and wait until it answers (idempotent)."""
+    from opensearch.node import NodeError, install, start_cluster
 
-    cfg = _node_or_exit(settings)
+    cfgs = _cluster(settings, nodes or settings.nodes)
     try:
-        install(cfg, log=click.echo)
-        pid = start(cfg, timeout=timeout, log=click.echo)
+        install(cfgs[0], log=click.echo)
+        pids = start_cluster(cfgs, timeout=timeout, log=click.echo)
     except NodeError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"running: pid {pid} at {cfg.url}")
+    remembered = cfgs[0].root / "nodes" / f".{_node_or_exit(settings).name}.cluster-size"
+    if len(cfgs) > 1:
+        remembered.write_text(f"{len(cfgs)}\n")
+    else:
+        remembered.unlink(missing_ok=True)
+    for cfg, pid in zip(cfgs, pids, strict=True):
+        click.echo(f"running: {cfg.name} pid {pid} at {cfg.url}")
 
 
 @server.command("stop")
+@nodes_option
 @click.pass_obj
-def server_stop(settings: Settings) -> None:
-    """Stop the node by the pid in its pidfile."""
+def server_stop(settings: Settings, nodes: int | None) -> None:
+    """Stop the node(s) by the pid in each pidfile."""
     from opensearch.node import stop
 
-    click.echo("stopped" if stop(_node_or_exit(settings), log=click.echo) else "was not running")
+    for cfg in _cluster(settings, nodes):
+        click.echo(f"{cfg.name}: " + ("stopped" if stop(cfg, log=click.echo) else "was not running"))
 
 
 @server.command("status")
+@nodes_option
 @click.pass_obj
-def server_status(settings: Settings) -> None:
-    """Installed? running? version, health and plugins."""
+def server_status(settings: Settings, nodes: int | None) -> None:
+    """Installed? running? version, health and plugins (per node)."""
     from opensearch.node import status
 
-    for key, value in status(_node_or_exit(settings)).items():
-        click.echo(f"{key}: {value}")
+    cfgs = _cluster(settings, nodes)
+    for cfg in cfgs:
+        if len(cfgs) > 1:
+            click.echo(f"[{cfg.name}]")
+        for key, value in status(cfg).items():
+            click.echo(f"{key}: {value}")
 
 
 # --------------------------------------------------------------------------------------------------- index

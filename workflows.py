@@ -120,7 +120,8 @@ def _llm_retriever(settings: Settings, method: str, client: OpenSearch, options:
     # default pool keeps one connection, so every concurrent request would open and drop a new one).
     client = make_client(settings, pool_maxsize=max(settings.llm_concurrency, 1) + 4)
     # the loop searches for itself: no highlighting, ids and scores only
-    bm25 = BM25Retriever(client, settings.index_alias, analysis=options.analysis)
+    bm25 = BM25Retriever(client, settings.index_alias, analysis=options.analysis, search_type=settings.search_type,
+                         retry_seconds=settings.retry_seconds)
     if method == "react":
         config = ReActConfig(rounds=settings.react_rounds, concurrency=settings.llm_concurrency)
         return ReActRetriever(bm25, llm, config)
@@ -139,7 +140,7 @@ def make_retriever(settings: Settings, method: str, client: OpenSearch, options:
         require_llm(settings, method)
         return _llm_retriever(settings, method, client, options)
     bm25 = BM25Retriever(client, settings.index_alias, analysis=options.analysis, highlight=options.highlight,
-                         filters=options.filters)
+                         filters=options.filters, search_type=settings.search_type, retry_seconds=settings.retry_seconds)
     if method == "bm25":
         return bm25
     if method == "bm25-prf":

@@ -13,14 +13,20 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from opensearchpy import OpenSearch
-from opensearchpy.exceptions import NotFoundError, RequestError
+from opensearchpy.exceptions import ConnectionError as OSConnectionError
+from opensearchpy.exceptions import ConnectionTimeout, NotFoundError, RequestError
 
 from ingest.bulk import content_sha, load_articles
 from ingest.records import Dataset
 from ingest.vector_cache import VectorCache
 from ingest.vectors import VectorReport, fill_vectors
 from mappings import MappingError, body_hash
+from opensearch.client import ClusterUnavailable
 from retrieval.encoders import Encoder
+
+
+class IndexInterrupted(ClusterUnavailable):
+    """The cluster went away mid-load (a node died); the message says the alias is untouched and how to resume."""
 
 
 @dataclass(frozen=True)
@@ -142,13 +148,25 @@ def build_index(
     # Loading is much faster without periodic refreshes; restore the default afterwards.
     client.indices.put_settings(index=name, body={"index": {"refresh_interval": "-1"}})
     reports: list[VectorReport] = []
+    lost: Exception | None = None
     try:
         load_articles(client, todo, name, on_progress=on_progress)
         plan = vectors or VectorPlan()
         for encoder in plan.encoders:
             reports.append(fill_vectors(client, name, list(dataset.articles), encoder, plan.cache, plan.m, plan.ef_construction, on_vector_progress))
+    except (OSConnectionError, ConnectionTimeout) as exc:
+        lost = exc
     finally:
-        client.indices.put_settings(index=name, body={"index": {"refresh_interval": None}})
+        try:
+            client.indices.put_settings(index=name, body={"index": {"refresh_interval": None}})
+        except (OSConnectionError, ConnectionTimeout) as exc:
+            lost = lost or exc  # the next run restores it
+    if lost is not None:
+        raise IndexInterrupted(
+            f"lost the cluster while loading {name} ({type(lost).__name__}: {lost}). Nothing was published: the alias "
+            f"{alias!r} still points where it did. Start the cluster again and re-run `index`: it resumes into "
+            f"{name}, re-sends only what is missing or changed, and checks the count before moving the alias."
+        ) from None
     client.indices.refresh(index=name)
     if reports:
         live_meta = index_meta(client, name)

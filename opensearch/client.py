@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import time
+from typing import Callable, TypeVar
+
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
+from opensearchpy.exceptions import ConnectionTimeout, TransportError
 
 from settings import Settings
+
+T = TypeVar("T")
 
 
 class ClusterUnavailable(RuntimeError):
@@ -40,3 +46,32 @@ def cluster_version(client: OpenSearch, settings: Settings) -> str:
             else "check OPENSEARCH_URL"
         )
         raise ClusterUnavailable(f"no OpenSearch cluster answers at {settings.url}: {hint}") from None
+
+
+RETRY_STATUSES = (429, 502, 503, 504)
+
+
+def retrying(call: Callable[[], T], seconds: float = 120.0, first_wait: float = 0.5, max_wait: float = 8.0,
+             on_retry: Callable[[int, Exception], None] | None = None) -> T:
+    """Run ``call``; on a lost connection, a timeout or a 429/502/503/504 (a node restarting, a cluster that has
+    not recovered its shards yet) wait with exponential backoff and try again, for at most ``seconds``.
+
+    Requests that are safe to repeat only (searches, analysis): a retried search gives the same answer.
+    Other errors (a 400 for a bad query) are raised at once.
+    """
+    deadline = time.monotonic() + seconds
+    wait = first_wait
+    attempt = 0
+    while True:
+        try:
+            return call()
+        except (OSConnectionError, ConnectionTimeout, TransportError) as exc:
+            status = getattr(exc, "status_code", None)
+            transient = isinstance(exc, (OSConnectionError, ConnectionTimeout)) or status in RETRY_STATUSES
+            if not transient or time.monotonic() + wait > deadline:
+                raise
+            attempt += 1
+            if on_retry:
+                on_retry(attempt, exc)
+            time.sleep(wait)
+            wait = min(max_wait, wait * 2)

@@ -29,7 +29,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from types import MappingProxyType
@@ -82,6 +82,8 @@ class NodeConfig:
     cluster_name: str = "nomos"
     java_home: Path = Path("/usr/lib/jvm/java-17-openjdk-amd64")  # 2.19 needs the Security Manager: Java 17, not 25
     service_user: str = "opensearch"  # used only when running as root
+    # Members of a loopback cluster as (node name, transport port), this node included; empty = a single-node cluster.
+    cluster_nodes: tuple[tuple[str, int], ...] = ()
     # Extra opensearch.yml keys; they override the defaults. Frozen into a read-only mapping, left out of the hash.
     extra_settings: Mapping[str, object] = field(default_factory=dict, hash=False)
 
@@ -91,6 +93,7 @@ class NodeConfig:
         object.__setattr__(self, "root", Path(self.root).absolute())
         object.__setattr__(self, "java_home", Path(self.java_home))
         object.__setattr__(self, "extra_settings", MappingProxyType(dict(self.extra_settings)))
+        object.__setattr__(self, "cluster_nodes", tuple((str(n), int(p)) for n, p in self.cluster_nodes))
 
     @property
     def home(self) -> Path:
@@ -147,12 +150,17 @@ def node_settings(cfg: NodeConfig) -> dict[str, object]:
         "network.host": "127.0.0.1",
         "http.port": cfg.http_port,
         "transport.port": cfg.transport_port,
-        "discovery.type": "single-node",
         "bootstrap.memory_lock": False,
         "bootstrap.system_call_filter": False,
         "cluster.routing.allocation.disk.threshold_enabled": False,
         "indices.query.bool.max_clause_count": 16384,
     }
+    if cfg.cluster_nodes:
+        # A loopback cluster: every node knows every transport port and the first election needs them all.
+        settings["discovery.seed_hosts"] = [f"127.0.0.1:{port}" for _, port in cfg.cluster_nodes]
+        settings["cluster.initial_cluster_manager_nodes"] = [name for name, _ in cfg.cluster_nodes]
+    else:
+        settings["discovery.type"] = "single-node"
     settings.update(cfg.extra_settings)
     return settings
 
@@ -186,6 +194,70 @@ def node_env(cfg: NodeConfig) -> dict[str, str]:
         HOME=str(cfg.node_dir),
     )
     return env
+
+
+def cluster_configs(base: NodeConfig, nodes: int) -> list[NodeConfig]:
+    """``nodes`` configs for a loopback cluster built from ``base``: one shared cluster name, distinct node names
+    (``node-1``, ``node-2``… from a base named ``node-1``; else ``<name>-1``, ``<name>-2``…), consecutive HTTP and
+    transport ports from the base's, and per-node data, log and config folders. ``nodes == 1`` is ``[base]``."""
+    if nodes < 1:
+        raise ValueError(f"nodes must be at least 1, got {nodes}")
+    if nodes == 1:
+        return [base]
+    stem = base.name[:-2] if base.name.endswith("-1") else base.name
+    names = [f"{stem}-{i + 1}" for i in range(nodes)]
+    members = tuple((names[i], base.transport_port + i) for i in range(nodes))
+    if set(range(base.http_port, base.http_port + nodes)) & {p for _, p in members}:
+        raise ValueError(f"HTTP ports {base.http_port}+ and transport ports {base.transport_port}+ overlap")
+    return [
+        replace(base, name=names[i], http_port=base.http_port + i, transport_port=base.transport_port + i, cluster_nodes=members)
+        for i in range(nodes)
+    ]
+
+
+def start_cluster(cfgs: list[NodeConfig], timeout: float = 240, log: Log = print) -> list[int]:
+    """Launch every node of a loopback cluster, then wait until each answers yellow (a node of a new cluster
+    cannot answer before the others have joined, so they must all be launched first). Idempotent per node."""
+    if len(cfgs) == 1:
+        return [start(cfgs[0], timeout=timeout, log=log)]
+    deadline = time.monotonic() + timeout
+    launched: list[tuple[NodeConfig, subprocess.Popen[bytes] | None, int]] = []
+    for cfg in cfgs:
+        _check_java(cfg)
+        if not is_installed(cfg):
+            raise NodeError(f"OpenSearch {cfg.version} is not installed under {cfg.root}: run install first")
+        with _locked(cfg.node_dir / ".lock"):
+            offset = cfg.console_log.stat().st_size if cfg.console_log.exists() else 0
+            if running_pid(cfg) is not None:
+                log(f"node {cfg.name} is already running (pid {running_pid(cfg)}) at {cfg.url}")
+                launched.append((cfg, None, offset))
+                continue
+            _clean_stale_pidfile(cfg, log)
+            for port in (cfg.http_port, cfg.transport_port):
+                if port_in_use(port):
+                    raise NodeError(f"port {port} is taken by another process (not node {cfg.name}, per {cfg.pid_file})")
+            account = _service_account(cfg, log)
+            _prepare_node_dirs(cfg, account)
+            _write_config(cfg, account)
+            log(f"starting node {cfg.name} ({cfg.url}, transport {cfg.transport_port}, heap {cfg.heap})")
+            launched.append((cfg, _launch(cfg, account), offset))
+    pids = []
+    for cfg, launcher, offset in launched:
+        pids.append(_wait_until_up(cfg, launcher, deadline, timeout, console_offset=offset, stop_on_timeout=launcher is not None))
+    log(f"cluster {cfgs[0].cluster_name} is up: {', '.join(f'{c.name} (pid {p}, {c.url})' for c, p in zip(cfgs, pids, strict=True))}, "
+        f"health {cluster_health(cfgs[0])}")
+    return pids
+
+
+def kill(cfg: NodeConfig) -> int | None:
+    """SIGKILL this node's OpenSearch (a crash, for fault tests); the pid killed, or None when it was not running."""
+    pid = running_pid(cfg)
+    if pid is None:
+        return None
+    _signal(pid, signal.SIGKILL)
+    if not _wait_exit(pid, 15):
+        raise NodeError(f"pid {pid} survived SIGKILL")
+    return pid
 
 
 # ----------------------------------------------------------------------------------------------------- install

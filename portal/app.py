@@ -13,7 +13,7 @@ import json
 import logging
 import os
 import re
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 from typing import Annotated, Any, Callable
 
@@ -224,8 +224,15 @@ class SecurityHeaders:
 
 
 # ------------------------------------------------------------------------------------------------ the app
+PORTAL_RETRY_SECONDS = 1.0
+
+
 def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 4) -> FastAPI:
-    """The portal for ``settings`` (its cluster and index alias, LLM endpoint if any)."""
+    """The portal for ``settings`` (its cluster and index alias, LLM endpoint if any).
+
+    Searches do not wait out a restarting node as ``eval`` does (``retry_seconds``): a person at the page gets a
+    503 at once and retries, so the portal keeps at most ``PORTAL_RETRY_SECONDS`` of backoff."""
+    settings = replace(settings, retry_seconds=min(settings.retry_seconds, PORTAL_RETRY_SECONDS))
     app = FastAPI(
         title="nomos — πύλη νομοθεσίας",
         description="Αναζήτηση άρθρων της ελληνικής νομοθεσίας (BM25, kNN, υβριδική, LLM). JSON API of the nomos portal.",

@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Sequence
 
 from opensearchpy import OpenSearch
+from opensearchpy.exceptions import TransportError
 
 from mappings import ANALYZERS, FIELDS
+from opensearch.client import RETRY_STATUSES, retrying
 from retrieval.base import Hit, rank
 
 # Only what a ranking needs comes back: less JSON to build, send and parse per query.
@@ -65,7 +67,13 @@ class BM25Retriever:
     highlight: bool = False
     # Filter clauses (e.g. ``{"term": {"source": "PK"}}``) that restrict which articles rank, without scoring.
     filters: tuple[dict[str, Any], ...] = ()
+    # "auto": dfs_query_then_fetch when the index has 2+ shards (scores then use index-wide term statistics and do
+    # not depend on how documents fall into shards), else query_then_fetch (the same thing on one shard, cheaper).
+    search_type: str = "auto"
+    retry_seconds: float = 120.0  # a node restarting mid-evaluation is waited for, not fatal
     name: str = field(init=False, default="bm25")
+    retries: int = field(init=False, default=0)
+    _resolved_search_type: str | None = field(init=False, default=None)
     last_notes: dict[str, dict[str, Any]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -80,7 +88,8 @@ class BM25Retriever:
         """Tokens of ``text`` under the index's analyzer for this field (the same chain used at index time)."""
         tokens: list[str] = []
         for piece in chunks(text):
-            resp = self.client.indices.analyze(index=self.index, body={"analyzer": ANALYZERS[self.analysis], "text": piece})
+            resp = self._retry(lambda piece=piece: self.client.indices.analyze(
+                index=self.index, body={"analyzer": ANALYZERS[self.analysis], "text": piece}))
             tokens.extend(t["token"] for t in resp.get("tokens", []))
         return tokens
 
@@ -133,10 +142,10 @@ class BM25Retriever:
             lines: list[dict[str, Any]] = []
             for qid, text in batch:
                 note: dict[str, Any] = {}
-                lines.extend([{"index": self.index}, self.body(text, k, note)])
+                lines.extend([{"index": self.index, "search_type": self.effective_search_type()}, self.body(text, k, note)])
                 if note:
                     self.last_notes[qid] = note
-            resp = self.client.msearch(body=lines, params={"filter_path": MSEARCH_FILTER})
+            resp = self._retry(lambda lines=lines: self._msearch(lines))
             for (qid, _), r in zip(batch, resp["responses"], strict=True):
                 if "error" in r:
                     err = r["error"]
@@ -145,9 +154,36 @@ class BM25Retriever:
                 out[qid] = rank([_hit(h) for h in r.get("hits", {}).get("hits", [])], k)
         return out
 
+    def _msearch(self, lines: list[dict[str, Any]]) -> dict[str, Any]:
+        """One ``_msearch``; an item that failed for a transient reason (shards still recovering after a restart:
+        503, or 429/502/504) fails the whole batch so that ``_retry`` sends it again."""
+        resp = self.client.msearch(body=lines, params={"filter_path": MSEARCH_FILTER})
+        for r in resp["responses"]:
+            if "error" in r and r.get("status") in RETRY_STATUSES:
+                raise TransportError(r["status"], "msearch item failed", r["error"])
+        return resp
+
+    def _retry(self, call: Any) -> Any:
+        def count(_attempt: int, _exc: Exception) -> None:
+            self.retries += 1
+
+        return retrying(call, seconds=self.retry_seconds, on_retry=count)
+
+    def effective_search_type(self) -> str:
+        """The search type sent with every query; "auto" looks up the index's shard count once."""
+        if self._resolved_search_type is None:
+            if self.search_type != "auto":
+                self._resolved_search_type = self.search_type
+            else:
+                got = self._retry(lambda: self.client.indices.get_settings(index=self.index, name="index.number_of_shards"))
+                shards = max(int(v["settings"]["index"]["number_of_shards"]) for v in got.values())
+                self._resolved_search_type = "dfs_query_then_fetch" if shards > 1 else "query_then_fetch"
+        return self._resolved_search_type
+
     def describe(self) -> dict[str, Any]:
         return {
             "method": self.name,
+            "search_type": self.effective_search_type(),
             "index": self.index,
             "field": self.field,
             "analyzer": ANALYZERS[self.analysis],

@@ -78,7 +78,8 @@ class TfidfPrfRetriever:
             body = {"size": k, "query": {"bool": {"should": should}}, "sort": [{"_score": "desc"}, {"article_id": "asc"}],
                     "track_scores": True, "stored_fields": "_none_"}
             try:
-                hits = client.search(index=self.bm25.index, body=body)["hits"]["hits"]
+                hits = client.search(index=self.bm25.index, body=body,
+                                     params={"search_type": self.bm25.effective_search_type()})["hits"]["hits"]
             except Exception as exc:
                 raise SearchError(f"query {qid!r}: PRF search failed: {exc}") from None
             out[qid] = rank([Hit(str(h["sort"][1]), float(h["sort"][0])) for h in hits], k)

@@ -396,3 +396,26 @@ def test_run_tool_returns_stdout_or_raises_with_the_tail(tmp_path) -> None:
     msg = str(err.value)
     assert msg.startswith("tool failed (exit 3):") and "boom" in msg and "line100" in msg
     assert "line1\n" not in msg and len(msg.splitlines()) == TAIL_LINES + 1
+
+
+def test_cluster_configs_share_a_cluster_and_split_everything_else(tmp_path: Path) -> None:
+    yaml = pytest.importorskip("yaml")
+    base = NodeConfig(root=tmp_path, name="node-1", http_port=9200, transport_port=9300)
+    assert node.cluster_configs(base, 1) == [base]
+    cfgs = node.cluster_configs(base, 2)
+    assert [c.name for c in cfgs] == ["node-1", "node-2"]
+    assert [(c.http_port, c.transport_port) for c in cfgs] == [(9200, 9300), (9201, 9301)]
+    assert len({c.data_dir for c in cfgs}) == len({c.logs_dir for c in cfgs}) == len({c.conf_dir for c in cfgs}) == 2
+    for c in cfgs:
+        parsed = yaml.safe_load(node.render_opensearch_yml(c))
+        assert parsed["cluster.name"] == "nomos" and parsed["node.name"] == c.name
+        assert "discovery.type" not in parsed
+        assert parsed["discovery.seed_hosts"] == ["127.0.0.1:9300", "127.0.0.1:9301"]
+        assert parsed["cluster.initial_cluster_manager_nodes"] == ["node-1", "node-2"]
+        assert (parsed["http.port"], parsed["transport.port"]) == (c.http_port, c.transport_port)
+        assert parsed["path.data"] == str(c.data_dir)
+    assert [c.name for c in node.cluster_configs(NodeConfig(root=tmp_path, name="fault"), 3)] == ["fault-1", "fault-2", "fault-3"]
+    with pytest.raises(ValueError, match="overlap"):
+        node.cluster_configs(NodeConfig(root=tmp_path, http_port=9300, transport_port=9301), 2)
+    with pytest.raises(ValueError, match="at least 1"):
+        node.cluster_configs(base, 0)

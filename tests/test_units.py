@@ -82,3 +82,23 @@ def test_docker_compose_structure():
     volume = os_svc["volumes"][0].split(":")[0]
     assert volume in compose["volumes"]  # a named volume, not a bind mount
     assert dash["depends_on"]["opensearch"]["condition"] == "service_healthy"
+
+
+def test_docker_compose_cluster_profile():
+    """Profile "cluster": two nodes of one cluster that find each other, each with its own volume and port."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    nodes = {name: svc for name, svc in compose["services"].items() if "cluster" in svc.get("profiles", [])}
+    assert sorted(nodes) == ["opensearch-c1", "opensearch-c2"]
+    envs = {name: dict(e.split("=", 1) for e in svc["environment"]) for name, svc in nodes.items()}
+    names = {env["node.name"] for env in envs.values()}
+    assert names == {"nomos-c1", "nomos-c2"} and {svc["container_name"] for svc in nodes.values()} == names
+    for name, env in envs.items():
+        assert env["cluster.name"] == "nomos-cluster" and "discovery.type" not in env
+        assert set(env["discovery.seed_hosts"].split(",")) == names
+        assert set(env["cluster.initial_cluster_manager_nodes"].split(",")) == names
+        assert nodes[name]["image"] == "opensearchproject/opensearch:2.19.1"
+        assert nodes[name]["volumes"][0].split(":")[0] in compose["volumes"]
+    assert len({svc["volumes"][0] for svc in nodes.values()}) == 2  # a data volume each
+    ports = [svc["ports"][0] for svc in nodes.values()] + compose["services"]["opensearch"]["ports"]
+    assert len({p.split(":")[1] for p in ports}) == 3  # no host port shared with the single node
+    assert "profiles" not in compose["services"]["opensearch"]  # plain `docker compose up` is unchanged

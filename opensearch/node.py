@@ -232,13 +232,7 @@ def start_cluster(cfgs: list[NodeConfig], timeout: float = 240, log: Log = print
                 log(f"node {cfg.name} is already running (pid {running_pid(cfg)}) at {cfg.url}")
                 launched.append((cfg, None, offset))
                 continue
-            _clean_stale_pidfile(cfg, log)
-            for port in (cfg.http_port, cfg.transport_port):
-                if port_in_use(port):
-                    raise NodeError(f"port {port} is taken by another process (not node {cfg.name}, per {cfg.pid_file})")
-            account = _service_account(cfg, log)
-            _prepare_node_dirs(cfg, account)
-            _write_config(cfg, account)
+            account = _prepare_launch(cfg, log)
             log(f"starting node {cfg.name} ({cfg.url}, transport {cfg.transport_port}, heap {cfg.heap})")
             launched.append((cfg, _launch(cfg, account), offset))
     pids = []
@@ -449,6 +443,19 @@ def running_pid(cfg: NodeConfig) -> int | None:
     return None
 
 
+def _prepare_launch(cfg: NodeConfig, log: Log) -> _Account | None:
+    """Everything before launching a node that is not running: drop a stale pid file, refuse taken ports, make the
+    folders for the service account and write the config. Runs under the node's lock."""
+    _clean_stale_pidfile(cfg, log)
+    for port in (cfg.http_port, cfg.transport_port):
+        if port_in_use(port):
+            raise NodeError(f"port {port} is taken by another process (not node {cfg.name}, per {cfg.pid_file})")
+    account = _service_account(cfg, log)
+    _prepare_node_dirs(cfg, account)
+    _write_config(cfg, account)
+    return account
+
+
 def _clean_stale_pidfile(cfg: NodeConfig, log: Log) -> None:
     if cfg.pid_file.exists() and running_pid(cfg) is None:
         log(f"removing stale pidfile {cfg.pid_file} (pid {read_pid(cfg.pid_file)} is not this node running)")
@@ -542,13 +549,7 @@ def start(cfg: NodeConfig, timeout: float = 180, log: Log = print) -> int:
             log(f"node {cfg.name} (pid {pid}) is running but not ready yet: waiting")
             offset = cfg.console_log.stat().st_size if cfg.console_log.exists() else 0
             return _wait_until_up(cfg, None, deadline, timeout, console_offset=offset, stop_on_timeout=False)
-        _clean_stale_pidfile(cfg, log)
-        for port in (cfg.http_port, cfg.transport_port):
-            if port_in_use(port):
-                raise NodeError(f"port {port} is taken by another process (not node {cfg.name}, per {cfg.pid_file})")
-        account = _service_account(cfg, log)
-        _prepare_node_dirs(cfg, account)
-        _write_config(cfg, account)
+        account = _prepare_launch(cfg, log)
         offset = cfg.console_log.stat().st_size if cfg.console_log.exists() else 0
         started = time.monotonic()
         log(f"starting node {cfg.name} ({cfg.url}, heap {cfg.heap}" + (f", user {account.name})" if account else ")"))

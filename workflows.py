@@ -26,7 +26,7 @@ from ingest.vector_cache import VectorCache
 from mappings import ANALYZERS, analyzer_chain, articles_index_body
 from opensearch.client import cluster_version, make_client
 from retrieval.base import Hit, Retriever
-from retrieval.bm25 import BM25Retriever
+from retrieval.bm25 import BM25Retriever, snippet_highlight
 from retrieval.encoders import Encoder, make_encoder
 from retrieval.fusion import FusionConfig, FusionRetriever
 from retrieval.knn import KnnRetriever
@@ -186,11 +186,7 @@ def decorate(client: OpenSearch, index: str, hits: list[Hit], query: str) -> lis
             "size": len(hits),
             "query": {"ids": {"values": [h.doc_id for h in hits]}},
             "_source": ["title", "law", "source"],
-            "highlight": {
-                "pre_tags": ["<mark>"], "post_tags": ["</mark>"], "encoder": "html",
-                "fields": {"text": {"fragment_size": 180, "number_of_fragments": 2, "no_match_size": 180,
-                                    "highlight_query": {"match": {"text": {"query": query[:5000]}}}}},
-            },
+            "highlight": snippet_highlight(query, no_match_size=180),
         },
     )
     by_id = {h["_id"]: h for h in resp["hits"]["hits"]}

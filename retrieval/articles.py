@@ -15,9 +15,8 @@ from typing import Any, Sequence
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError
 
-from retrieval.bm25 import BM25Retriever
+from retrieval.bm25 import HIGHLIGHT_TAGS, BM25Retriever
 
-HIGHLIGHT_TAGS = {"pre_tags": ["<mark>"], "post_tags": ["</mark>"], "encoder": "html"}
 MAX_LAW_ARTICLES = 2000  # neighbours: every article of one law is listed (the largest stand-in law has 492)
 
 

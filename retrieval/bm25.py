@@ -27,6 +27,18 @@ MSEARCH_FILTER = ",".join(
 ANALYZE_CHUNK_CHARS = 20_000  # stays well under index.analyze.max_token_count (10,000 tokens) per request
 
 
+HIGHLIGHT_TAGS = {"pre_tags": ["<mark>"], "post_tags": ["</mark>"], "encoder": "html"}
+
+
+def snippet_highlight(query: str, no_match_size: int = 0) -> dict[str, Any]:
+    """The result lists' snippets: two ~180-character fragments of ``text`` with the case's words in <mark>
+    (html-escaped); ``no_match_size`` > 0 shows the text's start where no word matched."""
+    field = {"fragment_size": 180, "number_of_fragments": 2, "highlight_query": {"match": {"text": {"query": query[:5000]}}}}
+    if no_match_size:
+        field["no_match_size"] = no_match_size
+    return {**HIGHLIGHT_TAGS, "fields": {"text": field}}
+
+
 class SearchError(RuntimeError):
     """OpenSearch refused a query; names the query id and gives OpenSearch's reason."""
 
@@ -121,12 +133,7 @@ class BM25Retriever:
             # decompressing every hit's _source and makes the query phase several times faster.
             body["stored_fields"] = "_none_"
         if self.highlight:
-            body["highlight"] = {
-                "pre_tags": ["<mark>"],
-                "post_tags": ["</mark>"],
-                "encoder": "html",
-                "fields": {"text": {"fragment_size": 180, "number_of_fragments": 2, "highlight_query": {"match": {"text": {"query": text[:5000]}}}}},
-            }
+            body["highlight"] = snippet_highlight(text)
         return body
 
     def search(self, query: str, k: int) -> list[Hit]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -30,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 from ingest.indexer import index_meta  # noqa: E402
 from ingest.loader import load_dataset  # noqa: E402
 from opensearch.client import cluster_version, make_client  # noqa: E402
+from opensearch.node import NodeConfig, running_pid  # noqa: E402
 from settings import Settings  # noqa: E402
 from workflows import index_dataset  # noqa: E402
 
@@ -81,15 +83,54 @@ def wait_up(base: str, timeout: float = 120) -> None:
     raise SystemExit("the portal did not come up")
 
 
-def run_wrk(base: str, script: Path, connections: int, duration: int, threads: int) -> dict:
+def cpu_ms(pid: int | None) -> float:
+    """CPU time (user + system) used so far by a process and its live descendants (uvicorn's workers), in ms;
+    0 when it is unknown or gone."""
+    if pid is None:
+        return 0.0
+    try:
+        f = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return 0.0
+    return (int(f[11]) + int(f[12])) * 1000 / os.sysconf("SC_CLK_TCK") + sum(cpu_ms(int(c)) for c in children)
+
+
+def node_pid(settings: Settings) -> int | None:
+    """The local node's JVM (to account its CPU per page); None for a remote cluster."""
+    if not settings.uses_local_node:
+        return None
+    return running_pid(NodeConfig(root=settings.node_root, name=settings.node_name, http_port=settings.http_port,
+                                  transport_port=settings.transport_port))
+
+
+def run_wrk(base: str, script: Path, connections: int, duration: int, threads: int, pids: dict[str, int | None]) -> dict:
     cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--timeout", "5s", "-s", str(script), base]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 60, check=True).stdout
+    before = {name: cpu_ms(pid) for name, pid in pids.items()}
+    wrk = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
+    out, _ = wrk.communicate(timeout=duration + 60)
+    # wrk's own CPU: its rusage as a reaped child (it has exited by now)
+    wrk_cpu = 0.0
+    try:
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wrk_cpu = 1000 * (usage.ru_utime + usage.ru_stime)
+    except OSError:
+        pass
+    if wrk.returncode:
+        raise SystemExit(f"wrk failed (exit {wrk.returncode})")
     line = next(ln for ln in out.splitlines() if ln.startswith("RESULT "))
     r = json.loads(line[len("RESULT "):])
     r["rps"] = r["requests"] / r["seconds"]
+    # CPU per request by process: where the 2 cores go (the budget that bounds throughput)
+    r["cpu_ms_per_request"] = {name: round((cpu_ms(pid) - before[name]) / max(r["requests"], 1), 2) for name, pid in pids.items()}
+    r["cpu_ms_per_request"]["wrk"] = round((wrk_cpu - run_wrk.children_cpu) / max(r["requests"], 1), 2)
+    run_wrk.children_cpu = wrk_cpu
     r["connections"] = connections
     r["command"] = " ".join(cmd[:-3] + ["<rotating stand-in queries>", base])
     return r
+
+
+run_wrk.children_cpu = 0.0  # RUSAGE_CHILDREN is cumulative: each run subtracts what the earlier ones used
 
 
 def main() -> None:
@@ -121,16 +162,18 @@ def main() -> None:
     print(f"load average before: {os.getloadavg()}", flush=True)
     try:
         wait_up(base)
+        pids = {"portal": portal.pid, "opensearch": node_pid(settings)}  # portal.pid: uvicorn, with its workers
         for p in paths * 3:  # warm up every worker's connections and caches
             urllib.request.urlopen(base + p, timeout=10).read()
         with tempfile.TemporaryDirectory() as tmp:
             script = Path(tmp) / "rotate.lua"
             script.write_text(LUA % {"paths": ", ".join(json.dumps(p) for p in paths)}, encoding="utf-8")
             for c in (int(x) for x in args.connections.split(",")):
-                r = run_wrk(base, script, c, args.duration, args.threads)
+                r = run_wrk(base, script, c, args.duration, args.threads, pids)
                 results.append(r)
+                cpu = ", ".join(f"{k} {v:.1f}" for k, v in r["cpu_ms_per_request"].items())
                 print(f"{c:>3} connections: p50 {r['p50_ms']:.1f} ms  p95 {r['p95_ms']:.1f} ms  p99 {r['p99_ms']:.1f} ms  "
-                      f"{r['rps']:.0f} req/s  ({r['requests']} requests, {r['errors']} errors)", flush=True)
+                      f"{r['rps']:.0f} req/s  ({r['requests']} requests, {r['errors']} errors); CPU ms/request: {cpu}", flush=True)
     finally:
         os.killpg(portal.pid, signal.SIGTERM)
         portal.wait(timeout=30)
@@ -138,9 +181,12 @@ def main() -> None:
             "cpus": os.cpu_count(), "index": settings.index_alias, "results": results}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(info, indent=2), encoding="utf-8")
-    print("| connections | p50 ms | p95 ms | p99 ms | req/s | errors |\n| --- | --- | --- | --- | --- | --- |")
+    print("| connections | p50 ms | p95 ms | p99 ms | req/s | errors | CPU ms/request (portal / OpenSearch / wrk) |\n"
+          "| --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
-        print(f"| {r['connections']} | {r['p50_ms']:.1f} | {r['p95_ms']:.1f} | {r['p99_ms']:.1f} | {r['rps']:.0f} | {r['errors']} |")
+        c = r["cpu_ms_per_request"]
+        print(f"| {r['connections']} | {r['p50_ms']:.1f} | {r['p95_ms']:.1f} | {r['p99_ms']:.1f} | {r['rps']:.0f} | {r['errors']} | "
+              f"{c['portal']:.1f} / {c['opensearch']:.1f} / {c['wrk']:.1f} |")
 
 
 if __name__ == "__main__":

@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from opensearchpy import OpenSearch
 
 from mappings import vector_field_name
-from retrieval.articles import Article, Facet, article_page, ids_facets, query_facets, sources_of
+from retrieval.articles import Article, Facet, article_page, faceted_search, ids_facets, sources_of
 from retrieval.base import Hit, Retriever
+from retrieval.bm25 import BM25Retriever
 from retrieval.encoders import slug
 from settings import Settings
-from workflows import LLM_METHODS, MethodOptions, decorate, make_retriever, search_with
+from workflows import LLM_METHODS, MethodOptions, decorate, make_retriever
 
 # The methods a person can choose, in the order the page lists them, with their Greek labels.
 METHOD_LABELS: dict[str, str] = {
@@ -32,6 +32,7 @@ METHOD_LABELS: dict[str, str] = {
 }
 DENSE = ("knn", "hybrid")
 FILTER_DEPTH = 100  # methods that cannot filter inside OpenSearch: filter this many candidates, keep k
+RETRIEVER_TTL_S = 60.0  # the BM25 retriever (and the search type it looked up for the index) is rebuilt this often
 
 
 class MethodUnavailable(ValueError):
@@ -60,7 +61,7 @@ class Portal:
     llm_deadline: float = 90.0
     _methods: tuple[float, dict[str, bool]] | None = field(default=None, repr=False)
     _local: threading.local = field(default_factory=threading.local, repr=False)
-    _pool: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(8, thread_name_prefix="facets"), repr=False)
+    _bm25: tuple[float, BM25Retriever] | None = field(default=None, repr=False)
 
     @property
     def llm_configured(self) -> bool:
@@ -97,6 +98,15 @@ class Portal:
         if method in DENSE and not self.methods().get(method):
             raise MethodUnavailable(f"η μέθοδος {method} χρειάζεται διανύσματα ({self.settings.embedder}) στο ευρετήριο")
 
+    def bm25(self) -> BM25Retriever:
+        """The page's BM25 retriever, built by :func:`make_retriever` as the CLI's ``search`` builds it, kept for
+        ``RETRIEVER_TTL_S``: a new one per page would look up the index's shard count (its search type) on every
+        search. Searching keeps no per-call state on it, so worker threads share it."""
+        now = time.monotonic()
+        if self._bm25 is None or now - self._bm25[0] > RETRIEVER_TTL_S:
+            self._bm25 = (now, cast(BM25Retriever, make_retriever(self.settings, "bm25", self.client, MethodOptions(highlight=True))))
+        return self._bm25[1]
+
     def _dense(self, method: str) -> Retriever:
         """One dense retriever per worker thread (the encoder loads once; its vector cache is per thread)."""
         cache = self._local.__dict__.setdefault("retrievers", {})
@@ -110,11 +120,8 @@ class Portal:
         started = time.perf_counter()
         trace = None
         if method == "bm25":
-            filters = ({"term": {"source": source}},) if source else ()
-            # the facet aggregation runs alongside the ranking (two requests in flight, not one after the other)
-            facet_job = self._pool.submit(query_facets, make_retriever(self.settings, "bm25", self.client), query)
-            hits = search_with(self.settings, self.client, query, "bm25", k, MethodOptions(filters=filters))
-            facets, total = facet_job.result()
+            # ranking, snippets and facets in one request (the source filter restricts the hits, not the facets)
+            hits, facets, total = faceted_search(self.bm25(), query, k, source)
         else:
             if method in LLM_METHODS:
                 retriever = make_retriever(self.settings, method, self.client)

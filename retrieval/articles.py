@@ -15,6 +15,7 @@ from typing import Any, Sequence
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError
 
+from retrieval.base import Hit
 from retrieval.bm25 import HIGHLIGHT_TAGS, BM25Retriever
 
 MAX_LAW_ARTICLES = 2000  # neighbours: every article of one law is listed (the largest stand-in law has 492)
@@ -167,14 +168,13 @@ def _facet_aggs(size: int) -> dict[str, Any]:
     return {"sources": {"terms": {"field": "source", "size": size}, "aggs": {"law": {"terms": {"field": "law", "size": 1}}}}}
 
 
-def query_facets(bm25: BM25Retriever, query: str, size: int = 15) -> tuple[list[Facet], int]:
-    """Legal sources of the articles that match ``query`` lexically (the BM25 retriever's own clause, unfiltered),
-    with counts, and the number of matching articles."""
-    resp = bm25.client.search(
-        index=bm25.index,
-        body={"size": 0, "track_total_hits": True, "query": bm25.query_clause(query), "aggs": _facet_aggs(size)},
-    )
-    return _facets(resp["aggregations"]), int(resp["hits"]["total"]["value"])
+def faceted_search(bm25: BM25Retriever, query: str, k: int, source: str | None = None,
+                   size: int = 15) -> tuple[list[Hit], list[Facet], int]:
+    """A BM25 results page in one request: the top ``k`` (of ``source`` only, when given), the legal sources of
+    every article the query matches with their counts (unfiltered, so a person can switch source), and how many
+    articles match."""
+    page = bm25.search_faceted(query, k, _facet_aggs(size), post_filter={"term": {"source": source}} if source else None)
+    return page.hits, _facets(page.aggregations), page.matching
 
 
 def ids_facets(client: OpenSearch, index: str, ids: Sequence[str], size: int = 15) -> list[Facet]:

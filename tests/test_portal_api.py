@@ -167,6 +167,59 @@ def test_portal_reads_only_its_alias_and_sends_no_query_string(web, app, mini_se
             assert url.startswith(f"/{alias}/"), url
 
 
+def _recording(app):
+    """Record every request the portal sends to OpenSearch (the transport is real; this only watches it)."""
+    transport = app.state.portal.client.transport
+    seen: list[tuple[str, str, object]] = []
+    original = transport.perform_request
+
+    def spy(method, url, headers=None, params=None, body=None):
+        seen.append((method, url, body))
+        return original(method, url, headers=headers, params=params, body=body)
+
+    return transport, original, spy, seen
+
+
+def test_a_bm25_page_is_one_request_with_the_retrievers_ranking(web, app, mini_settings):
+    """Ranking, snippets and facets come back in one search request per page (after the first page, which looks up
+    the index's methods and shard count), and the post-filtered ranking is exactly the retriever's filtered one."""
+    query = "φυλάκιση αποζημίωση βλάβη"
+    assert web.get("/search", params={"q": query}).status_code == 200  # warms the method and retriever caches
+    transport, original, spy, seen = _recording(app)
+    transport.perform_request = spy
+    try:
+        page = web.get("/search", params={"q": query, "source": "AK"})
+        api = web.get("/api/search", params={"q": query, "source": "AK", "k": 6}).json()
+    finally:
+        transport.perform_request = original
+    assert page.status_code == 200
+    assert [(m, u.split("?")[0]) for m, u, _ in seen] == [("POST", f"/{mini_settings.index_alias}/_search")] * 2, seen
+
+    client = app.state.portal.client
+    filtered = BM25Retriever(client, mini_settings.index_alias, filters=({"term": {"source": "AK"}},)).search(query, 6)
+    assert [(h["id"], round(h["score"], 5)) for h in api["hits"]] == [(h.doc_id, round(h.score, 5)) for h in filtered]
+    matching = client.count(index=mini_settings.index_alias,
+                            body={"query": BM25Retriever(client, mini_settings.index_alias).query_clause(query)})["count"]
+    assert api["total"] == matching > len(filtered)  # every matching article, not only the filtered page
+
+
+def test_page_links_carry_the_case_as_readable_iris_that_round_trip():
+    """Links inside pages keep Greek letters as they are (2 bytes each instead of 6); what a browser sends when
+    it follows one decodes to exactly the case, special characters included. The API's urls stay ASCII."""
+    from urllib.parse import parse_qs, quote, urlsplit
+
+    from portal.app import article_url, search_url
+
+    case = 'Ο Νίκος & η "Μαρία" <b> 100%+1 #2; é\u0085'
+    iri = search_url(case, "knn", 20, "PK", iri=True)
+    assert iri.startswith("/search?q=Ο+Νίκος+%26+η+%22Μαρία%22+%3Cb%3E+100%25%2B1+%232%3B+é%C2%85&")
+    wire = quote(iri, safe="".join(chr(c) for c in range(33, 127)))  # a browser percent-encodes the rest as UTF-8
+    assert parse_qs(urlsplit(wire).query) == {"q": [case], "method": ["knn"], "k": ["20"], "source": ["PK"]}
+    assert search_url(case, "knn", 20, "PK").isascii()
+    assert search_url(case, "knn", 20, "PK") == quote(iri, safe="".join(chr(c) for c in range(33, 127)))
+    assert article_url("PK::372", case, iri=True).startswith("/articles/PK%3A%3A372?q=Ο+Νίκος")
+
+
 # ------------------------------------------------------------------------------------------------ pages
 def test_search_page_in_greek_with_results_facets_and_shareable_url(web):
     r = web.get("/search", params={"q": THEFT + " και ζητά αποζημίωση", "k": 10})
@@ -174,7 +227,7 @@ def test_search_page_in_greek_with_results_facets_and_shareable_url(web):
     assert_secure(r)
     html = r.text
     assert '<html lang="el">' in html
-    assert 'href="/articles/PK%3A%3A372?q=' in html and "<mark>" in html
+    assert 'href="/articles/PK%3A%3A372?q=Ο+Νίκος+αφαίρεσε' in html and "<mark>" in html  # readable links
     assert "Ποινικός Κώδικας" in html and "Αστικός Κώδικας" in html  # facets
     assert 'href="/search?q=' in html and "source=PK" in html  # facet links keep the query in the address
     assert THEFT in html  # the form is filled from the address

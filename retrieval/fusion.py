@@ -126,6 +126,11 @@ class FusionRetriever:
                 "query": {"hybrid": {"queries": [self.bm25.query_clause(text), self.knn.clause(vectors[i], depth)]}},
                 "_source": False,
             }
+            # Never dfs_query_then_fetch here, even on multi-shard indices: neural-search 2.19 runs the normalization
+            # processor only after a QUERY phase, and DFS_QUERY skips it, returning unnormalised sub-query scores
+            # without an error (opensearch-project/neural-search#1490; later versions reject the combination).
+            # So the server-side hybrid's BM25 clause scores with per-shard statistics; `--fusion client` fuses the
+            # BM25 list that was fetched with dfs instead.
             try:
                 resp = self.client.search(index=self.index, body=request, params={"search_pipeline": name})
             except Exception as exc:  # opensearch-py raises TransportError subclasses with the server's reason

@@ -6,6 +6,7 @@ half-written results file behind.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import tempfile
@@ -32,10 +33,14 @@ def sort_ranking(pairs: Iterable[tuple[str, float]], k: int | None = None) -> Ra
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and ``os.replace``."""
+    """Write ``text`` to ``path`` via a temporary file and ``os.replace``.
+
+    The temporary file is named after the writer's pid (``.<name>.<pid>.<random>.tmp``): a writer killed before its
+    rename leaves one behind, and the next write of the same file removes those whose writer is gone (never one that
+    a live process may still rename)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
@@ -45,6 +50,25 @@ def atomic_write_text(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    _remove_orphans(path)
+
+
+def _remove_orphans(path: Path) -> None:
+    """Delete temporary files of ``path`` left by writers that died before renaming them."""
+    for leftover in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        pid = leftover.name[len(path.name) + 2 :].split(".", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            leftover.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
 
 
 def atomic_write_json(path: Path, obj: Any) -> None:

@@ -178,3 +178,7 @@ def test_a_crash_mid_write_leaves_the_old_results_file(tmp_path):
     target.unlink()
     proc = subprocess.run([sys.executable, "-c", CRASH_WRITER, str(ROOT), str(target)], capture_output=True, check=False)
     assert proc.returncode == -9 and not target.exists()  # no file rather than a partial one
+    orphans = [p for p in tmp_path.iterdir() if p.suffix == ".tmp"]
+    assert orphans  # the killed writers' temporary files
+    write_trec(target, {"q1": [("NEXT", 2.0)]}, "next")  # the next write of the file removes them
+    assert read_trec(target) == {"q1": [("NEXT", 2.0)]} and [p.name for p in tmp_path.iterdir()] == ["run.trec"]

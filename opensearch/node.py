@@ -215,6 +215,29 @@ def cluster_configs(base: NodeConfig, nodes: int) -> list[NodeConfig]:
     ]
 
 
+LAYOUT_KEYS = ("cluster.name", "discovery.type", "discovery.seed_hosts", "cluster.initial_cluster_manager_nodes")
+
+
+def running_layout_mismatch(cfg: NodeConfig) -> str | None:
+    """Why the running node ``cfg`` names cannot serve as asked, or None: a node started as a single node cannot
+    join a cluster (nor a cluster member become single) without a restart. Compared: the cluster-forming lines of
+    the opensearch.yml it was started with against the ones ``cfg`` would write."""
+    try:
+        running = cfg.conf_dir.joinpath("opensearch.yml").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+
+    def layout(lines: list[str]) -> list[str]:
+        return [ln for ln in lines if ln.split(":", 1)[0].strip() in LAYOUT_KEYS]
+
+    have, want = layout(running), layout(render_opensearch_yml(cfg).splitlines())
+    if have == want:
+        return None
+    as_what = "a single node" if any(ln.startswith("discovery.type") for ln in have) else "a member of another cluster layout"
+    wanted = "a single node" if any(ln.startswith("discovery.type") for ln in want) else f"a member of a {len(cfg.cluster_nodes)}-node cluster"
+    return f"node {cfg.name} is running at {cfg.url} as {as_what}, not as {wanted}: stop it first (cli.py server stop), then start again"
+
+
 def start_cluster(cfgs: list[NodeConfig], timeout: float = 240, log: Log = print) -> list[int]:
     """Launch every node of a loopback cluster, then wait until each answers yellow (a node of a new cluster
     cannot answer before the others have joined, so they must all be launched first). Idempotent per node."""
@@ -229,6 +252,8 @@ def start_cluster(cfgs: list[NodeConfig], timeout: float = 240, log: Log = print
         with _locked(cfg.node_dir / ".lock"):
             offset = cfg.console_log.stat().st_size if cfg.console_log.exists() else 0
             if running_pid(cfg) is not None:
+                if (why := running_layout_mismatch(cfg)) is not None:
+                    raise NodeError(why)
                 log(f"node {cfg.name} is already running (pid {running_pid(cfg)}) at {cfg.url}")
                 launched.append((cfg, None, offset))
                 continue
@@ -543,6 +568,8 @@ def start(cfg: NodeConfig, timeout: float = 180, log: Log = print) -> int:
     with _locked(cfg.node_dir / ".lock"):
         pid = running_pid(cfg)
         if pid is not None:
+            if (why := running_layout_mismatch(cfg)) is not None:
+                raise NodeError(why)
             if _healthy(cfg):
                 log(f"node {cfg.name} is already running (pid {pid}) at {cfg.url}: nothing to do")
                 return pid

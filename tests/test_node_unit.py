@@ -419,3 +419,30 @@ def test_cluster_configs_share_a_cluster_and_split_everything_else(tmp_path: Pat
         node.cluster_configs(NodeConfig(root=tmp_path, http_port=9300, transport_port=9301), 2)
     with pytest.raises(ValueError, match="at least 1"):
         node.cluster_configs(base, 0)
+
+
+def test_a_running_single_node_is_not_taken_for_a_cluster_member(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`server start --nodes 2` while node-1 runs alone (or `server start` while it runs in a cluster) is refused
+    with what to do, instead of waiting for a node that can never join."""
+    single = NodeConfig(root=tmp_path, name="node-1", http_port=9200, transport_port=9300)
+    member = node.cluster_configs(single, 2)[0]
+    single.conf_dir.mkdir(parents=True)
+    single.conf_dir.joinpath("opensearch.yml").write_text(node.render_opensearch_yml(single), encoding="utf-8")
+    assert node.running_layout_mismatch(single) is None
+    why = node.running_layout_mismatch(member)
+    assert why is not None and "node-1" in why and "single node" in why and "2-node cluster" in why and "server stop" in why
+
+    member.conf_dir.joinpath("opensearch.yml").write_text(node.render_opensearch_yml(member), encoding="utf-8")
+    assert node.running_layout_mismatch(member) is None
+    assert "a single node" in (node.running_layout_mismatch(single) or "")
+
+    # start_cluster refuses before launching anything when node-1 is up with the other layout
+    single.conf_dir.joinpath("opensearch.yml").write_text(node.render_opensearch_yml(single), encoding="utf-8")
+    monkeypatch.setattr(node, "_check_java", lambda cfg: None)
+    monkeypatch.setattr(node, "is_installed", lambda cfg: True)
+    monkeypatch.setattr(node, "running_pid", lambda cfg: 4242 if cfg.name == "node-1" else None)
+    launched: list[str] = []
+    monkeypatch.setattr(node, "_launch", lambda cfg, account: launched.append(cfg.name))
+    with pytest.raises(NodeError, match="single node"):
+        node.start_cluster(node.cluster_configs(single, 2), timeout=5, log=lambda _m: None)
+    assert launched == []

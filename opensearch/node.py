@@ -215,7 +215,7 @@ def cluster_configs(base: NodeConfig, nodes: int) -> list[NodeConfig]:
     ]
 
 
-LAYOUT_KEYS = ("cluster.name", "discovery.type", "discovery.seed_hosts", "cluster.initial_cluster_manager_nodes")
+LAYOUT_KEYS = ("discovery.type", "discovery.seed_hosts", "cluster.initial_cluster_manager_nodes")
 
 
 def running_layout_mismatch(cfg: NodeConfig) -> str | None:

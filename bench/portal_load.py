@@ -106,16 +106,14 @@ def node_pid(settings: Settings) -> int | None:
 
 def run_wrk(base: str, script: Path, connections: int, duration: int, threads: int, pids: dict[str, int | None]) -> dict:
     cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--timeout", "5s", "-s", str(script), base]
+    def children_ms() -> float:  # CPU of reaped children so far: wrk's own once it has exited
+        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return 1000 * (usage.ru_utime + usage.ru_stime)
+
     before = {name: cpu_ms(pid) for name, pid in pids.items()}
+    children_before = children_ms()
     wrk = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True)
     out, _ = wrk.communicate(timeout=duration + 60)
-    # wrk's own CPU: its rusage as a reaped child (it has exited by now)
-    wrk_cpu = 0.0
-    try:
-        usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-        wrk_cpu = 1000 * (usage.ru_utime + usage.ru_stime)
-    except OSError:
-        pass
     if wrk.returncode:
         raise SystemExit(f"wrk failed (exit {wrk.returncode})")
     line = next(ln for ln in out.splitlines() if ln.startswith("RESULT "))
@@ -123,14 +121,10 @@ def run_wrk(base: str, script: Path, connections: int, duration: int, threads: i
     r["rps"] = r["requests"] / r["seconds"]
     # CPU per request by process: where the 2 cores go (the budget that bounds throughput)
     r["cpu_ms_per_request"] = {name: round((cpu_ms(pid) - before[name]) / max(r["requests"], 1), 2) for name, pid in pids.items()}
-    r["cpu_ms_per_request"]["wrk"] = round((wrk_cpu - run_wrk.children_cpu) / max(r["requests"], 1), 2)
-    run_wrk.children_cpu = wrk_cpu
+    r["cpu_ms_per_request"]["wrk"] = round((children_ms() - children_before) / max(r["requests"], 1), 2)
     r["connections"] = connections
     r["command"] = " ".join(cmd[:-3] + ["<rotating stand-in queries>", base])
     return r
-
-
-run_wrk.children_cpu = 0.0  # RUSAGE_CHILDREN is cumulative: each run subtracts what the earlier ones used
 
 
 def main() -> None:

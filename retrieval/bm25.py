@@ -20,14 +20,10 @@ from opensearch.client import RETRY_STATUSES, retrying
 from retrieval.base import Hit, rank
 
 # Only what a ranking needs comes back: less JSON to build, send and parse per query.
-MSEARCH_FILTER = ",".join(
-    ["responses.error", "responses.status"]
-    + [f"responses.hits.hits.{f}" for f in ("_id", "_score", "sort", "_source", "highlight")]
-)
+HIT_FIELDS = ("_id", "_score", "sort", "_source", "highlight")
+MSEARCH_FILTER = ",".join(["responses.error", "responses.status"] + [f"responses.hits.hits.{f}" for f in HIT_FIELDS])
 # A results page (hits with their snippets, the facet aggregations, the count of matching articles) in one response.
-PAGE_FILTER = ",".join(
-    ["hits.total", "aggregations"] + [f"hits.hits.{f}" for f in ("_id", "_score", "sort", "_source", "highlight")]
-)
+PAGE_FILTER = ",".join(["hits.total", "aggregations"] + [f"hits.hits.{f}" for f in HIT_FIELDS])
 ANALYZE_CHUNK_CHARS = 20_000  # stays well under index.analyze.max_token_count (10,000 tokens) per request
 
 

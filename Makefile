@@ -6,12 +6,21 @@ DATASET ?= greekbar
 
 .PHONY: install run test lint bench browser serve bench-portal
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+PIP := $(PYTHON) -m pip install --disable-pip-version-check -q
+
+# The main job's dependencies only (requirements.txt, pinned) and nomos itself, editable (the `nomos` script).
+$(VENV)/.installed-run: requirements.txt pyproject.toml
 	$(PY) -m venv $(VENV)
-	$(PYTHON) -m pip install --disable-pip-version-check -q -r requirements-dev.txt
+	$(PIP) -r requirements.txt
+	$(PIP) --no-deps -e .
 	touch $@
 
-install: $(VENV)/.installed browser
+# Tests, lint, benchmarks and the browser the portal's browser test drives.
+$(VENV)/.installed-dev: $(VENV)/.installed-run requirements-dev.txt requirements-st.txt
+	$(PIP) -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed-dev browser
 
 # The portal's browser test (chromedriver) and the report's render test use Debian's chromium (no CDN download).
 browser:
@@ -22,16 +31,16 @@ browser:
 	fi
 
 # The main job: start the local node unless OPENSEARCH_URL names a cluster, index, evaluate BM25.
-run: install
+run: $(VENV)/.installed-run
 	$(PYTHON) cli.py server start
 	$(PYTHON) cli.py index --dataset $(DATASET)
 	$(PYTHON) cli.py eval --method bm25 --dataset $(DATASET)
 
-lint: install
+lint: $(VENV)/.installed-dev
 	$(PYTHON) -m ruff check .
 
 # Tests start a real node of their own (port 9250) once per session and stop it at the end.
-test: lint
+test: lint browser
 	$(PYTHON) -m pytest -q -ra
 
 bench: install

@@ -40,13 +40,14 @@ from opensearchpy import OpenSearch  # noqa: E402
 from opensearchpy.exceptions import ConnectionError as OSConnectionError  # noqa: E402
 
 from bench.paper_bm25 import PaperBM25, PaperTokenizer  # noqa: E402
-from eval.metrics import METRICS, evaluate  # noqa: E402
-from eval.runs import Run  # noqa: E402
-from ingest.loader import load_dataset  # noqa: E402
-from ingest.records import Dataset, Qrels  # noqa: E402
-from opensearch.client import ClusterUnavailable, cluster_version, make_client  # noqa: E402
-from settings import DEFAULT_ALIAS, Settings  # noqa: E402
-from workflows import MethodOptions, index_dataset, make_retriever  # noqa: E402
+from nomos.eval.metrics import METRICS, evaluate  # noqa: E402
+from nomos.eval.runs import Run  # noqa: E402
+from nomos.ingest.loader import load_dataset  # noqa: E402
+from nomos.ingest.records import Dataset, Qrels  # noqa: E402
+from nomos.opensearch.client import ClusterUnavailable, cluster_version, make_client  # noqa: E402
+from nomos.retrieval.registry import MethodOptions, make_retriever  # noqa: E402
+from nomos.settings import DEFAULT_ALIAS, Settings  # noqa: E402
+from nomos.stages.indexing import index_dataset  # noqa: E402
 
 K = 100
 ANALYSES = ("stemmed", "ntais", "folded")

@@ -23,13 +23,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from eval.metrics import METRICS, evaluate  # noqa: E402
-from ingest.loader import load_dataset  # noqa: E402
-from ingest.vector_cache import VectorCache, encode_cached  # noqa: E402
-from opensearch.client import cluster_version, make_client  # noqa: E402
-from retrieval.fusion import FusionConfig  # noqa: E402
-from settings import Settings  # noqa: E402
-from workflows import MethodOptions, encoder_for, index_dataset, make_retriever  # noqa: E402
+from nomos.eval.metrics import METRICS, evaluate  # noqa: E402
+from nomos.ingest.loader import load_dataset  # noqa: E402
+from nomos.opensearch.client import cluster_version, make_client  # noqa: E402
+from nomos.retrieval.fusion import FusionConfig  # noqa: E402
+from nomos.retrieval.registry import MethodOptions, encoder_for, make_retriever  # noqa: E402
+from nomos.settings import Settings  # noqa: E402
+from nomos.stages.indexing import index_dataset  # noqa: E402
+from nomos.vectors.cache import VectorCache, encode_cached  # noqa: E402
 
 
 def main() -> None:

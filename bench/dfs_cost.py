@@ -15,12 +15,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ingest.loader import load_dataset  # noqa: E402
-from opensearch.client import make_client  # noqa: E402
-from opensearch.node import NodeConfig, install, start, stop  # noqa: E402
-from retrieval.bm25 import BM25Retriever  # noqa: E402
-from settings import Settings  # noqa: E402
-from workflows import index_dataset  # noqa: E402
+from nomos.ingest.loader import load_dataset  # noqa: E402
+from nomos.opensearch.client import make_client  # noqa: E402
+from nomos.opensearch.node import NodeConfig, install, start, stop  # noqa: E402
+from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
+from nomos.settings import Settings  # noqa: E402
+from nomos.stages.indexing import index_dataset  # noqa: E402
 
 
 def main() -> None:

@@ -14,10 +14,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ingest.loader import load_dataset  # noqa: E402
-from ingest.vector_cache import VectorCache, encode_cached  # noqa: E402
-from retrieval.encoders import make_encoder  # noqa: E402
-from settings import Settings  # noqa: E402
+from nomos.ingest.loader import load_dataset  # noqa: E402
+from nomos.settings import Settings  # noqa: E402
+from nomos.vectors.cache import VectorCache, encode_cached  # noqa: E402
+from nomos.vectors.encoders import make_encoder  # noqa: E402
 
 
 def main() -> None:

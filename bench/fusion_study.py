@@ -22,13 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from eval.fusion_diagnosis import diagnose  # noqa: E402
-from eval.metrics import METRICS, evaluate  # noqa: E402
-from ingest.loader import load_dataset  # noqa: E402
-from opensearch.client import make_client  # noqa: E402
-from retrieval.fusion import FusionConfig, client_fuse  # noqa: E402
-from settings import Settings  # noqa: E402
-from workflows import MethodOptions, make_retriever  # noqa: E402
+from nomos.eval.fusion_diagnosis import diagnose  # noqa: E402
+from nomos.eval.metrics import METRICS, evaluate  # noqa: E402
+from nomos.ingest.loader import load_dataset  # noqa: E402
+from nomos.opensearch.client import make_client  # noqa: E402
+from nomos.retrieval.fusion import FusionConfig, client_fuse  # noqa: E402
+from nomos.retrieval.registry import MethodOptions, make_retriever  # noqa: E402
+from nomos.settings import Settings  # noqa: E402
 
 
 def configs() -> dict[str, FusionConfig]:

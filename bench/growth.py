@@ -38,14 +38,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ingest.beir import _json_lines, parse_article, parse_query  # noqa: E402
-from ingest.bulk import article_document  # noqa: E402
-from ingest.records import Article  # noqa: E402
-from mappings import articles_index_body, knn_vector_mapping  # noqa: E402
-from opensearch.client import make_client  # noqa: E402
-from opensearch.node import NodeConfig, install, start, stop  # noqa: E402
-from retrieval.bm25 import BM25Retriever  # noqa: E402
-from settings import Settings  # noqa: E402
+from nomos.ingest.beir import _json_lines, parse_article, parse_query  # noqa: E402
+from nomos.ingest.bulk import article_document  # noqa: E402
+from nomos.ingest.records import Article  # noqa: E402
+from nomos.mappings import articles_index_body, knn_vector_mapping  # noqa: E402
+from nomos.opensearch.client import make_client  # noqa: E402
+from nomos.opensearch.node import NodeConfig, install, start, stop  # noqa: E402
+from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
+from nomos.settings import Settings  # noqa: E402
 
 DIM = 384
 VEC = "vec_random"

@@ -38,7 +38,7 @@ import numpy as np
 import Stemmer
 from rank_bm25 import BM25Okapi
 
-from ingest.records import Article
+from nomos.ingest.records import Article
 
 K1 = 1.5
 B = 0.75

@@ -28,12 +28,12 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ingest.indexer import index_meta  # noqa: E402
-from ingest.loader import load_dataset  # noqa: E402
-from opensearch.client import cluster_version, make_client  # noqa: E402
-from opensearch.node import NodeConfig, running_pid  # noqa: E402
-from settings import Settings  # noqa: E402
-from workflows import index_dataset  # noqa: E402
+from nomos.ingest.indexer import index_meta  # noqa: E402
+from nomos.ingest.loader import load_dataset  # noqa: E402
+from nomos.opensearch.client import cluster_version, make_client  # noqa: E402
+from nomos.opensearch.node import NodeConfig, running_pid  # noqa: E402
+from nomos.settings import Settings  # noqa: E402
+from nomos.stages.indexing import index_dataset  # noqa: E402
 
 LUA = r"""
 local paths = {%(paths)s}

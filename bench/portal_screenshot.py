@@ -15,8 +15,8 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from portal import create_app  # noqa: E402
-from settings import Settings  # noqa: E402
+from nomos.portal import create_app  # noqa: E402
+from nomos.settings import Settings  # noqa: E402
 from tests.portal_support import chromium, live_portal  # noqa: E402
 
 CASE = "Ο Νίκος αφαίρεσε από κατάστημα ένα ρολόι για να το ιδιοποιηθεί παράνομα, χωρίς να πληρώσει"

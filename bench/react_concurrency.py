@@ -26,9 +26,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ingest.loader import load_dataset  # noqa: E402
-from settings import Settings  # noqa: E402
-from workflows import evaluate_method  # noqa: E402
+from nomos.ingest.loader import load_dataset  # noqa: E402
+from nomos.settings import Settings  # noqa: E402
+from nomos.stages.evaluation import evaluate_method  # noqa: E402
 
 
 def pct(values: list[float], q: float) -> float:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from settings import Settings
+from nomos.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("NOMOS_SHARED_DATA", ROOT.parent / "shared" / "data" / "greek-statutes"))
@@ -27,7 +27,7 @@ def cluster() -> Iterator[Settings]:
     if not base.uses_local_node:
         yield base
         return
-    from opensearch.node import NodeConfig, install, start, stop
+    from nomos.opensearch.node import NodeConfig, install, start, stop
 
     cfg = NodeConfig(root=base.node_root, name=TEST_NODE, http_port=TEST_PORT, transport_port=TEST_PORT + 100, heap="1g")
     install(cfg, log=lambda m: None)
@@ -41,7 +41,7 @@ def cluster() -> Iterator[Settings]:
 @pytest.fixture
 def os_settings(cluster: Settings, tmp_path: Path) -> Iterator[Settings]:
     """A unique alias and runs folder per test; every index the test made is deleted afterwards."""
-    from opensearch.client import make_client
+    from nomos.opensearch.client import make_client
 
     alias = f"pytest-{uuid.uuid4().hex[:8]}"
     settings = replace(cluster, index_alias=alias, runs_dir=tmp_path / "runs", cache_dir=tmp_path / "cache")
@@ -51,7 +51,7 @@ def os_settings(cluster: Settings, tmp_path: Path) -> Iterator[Settings]:
 
 @pytest.fixture
 def client(os_settings: Settings):
-    from opensearch.client import make_client
+    from nomos.opensearch.client import make_client
 
     return make_client(os_settings)
 

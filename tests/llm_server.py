@@ -34,7 +34,7 @@ from pathlib import Path
 from socketserver import ForkingMixIn
 from typing import Any
 
-from retrieval.prompts import prompt_kind
+from nomos.retrieval.prompts import prompt_kind
 
 CASE = re.compile(r'"""\n(.*?)\n"""', re.S)
 CANDIDATE = re.compile(r"^=== \[([^\]]+)\]", re.M)

@@ -13,11 +13,11 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from ingest.beir import load_beir
-from opensearch.client import make_client
-from settings import Settings
+from nomos.ingest.beir import load_beir
+from nomos.opensearch.client import make_client
+from nomos.settings import Settings
+from nomos.stages.indexing import index_dataset
 from tests.beir_files import write_beir
-from workflows import index_dataset
 
 
 @contextmanager

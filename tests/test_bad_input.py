@@ -8,14 +8,15 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from cli import cli
-from ingest.beir import load_beir
-from ingest.indexer import create_index
-from mappings import ARTICLES as ARTICLES_MAPPING
-from mappings import MappingError, articles_index_body
-from retrieval.bm25 import BM25Retriever
+from nomos.cli import cli
+from nomos.ingest.beir import load_beir
+from nomos.ingest.indexer import create_index
+from nomos.mappings import ARTICLES as ARTICLES_MAPPING
+from nomos.mappings import MappingError, articles_index_body
+from nomos.retrieval.bm25 import BM25Retriever
+from nomos.stages.indexing import index_dataset
+from nomos.stages.searching import search
 from tests.beir_files import ARTICLES, QUERIES, write_beir
-from workflows import index_dataset, search
 
 
 @pytest.fixture
@@ -50,7 +51,7 @@ def test_cli_rejects_non_utf8_and_unknown_qrels(tmp_path):
 
 
 def test_duplicate_query_ids(tmp_path):
-    from ingest.records import DatasetError
+    from nomos.ingest.records import DatasetError
 
     with pytest.raises(DatasetError, match=r"queries.jsonl:3: duplicate query id 'q1' \(first seen at .*queries.jsonl:1\)"):
         load_beir(write_beir(tmp_path, queries=QUERIES + [QUERIES[0]]))

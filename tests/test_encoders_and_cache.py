@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from ingest.vector_cache import VectorCache, encode_cached, encoder_key
-from retrieval.encoders import EncoderError, Prepared, cut_to_tokens, make_encoder, prompts_for, slug
+from nomos.vectors.cache import VectorCache, encode_cached, encoder_key
+from nomos.vectors.encoders import EncoderError, Prepared, cut_to_tokens, make_encoder, prompts_for, slug
 
 
 @dataclass

@@ -15,13 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from ingest.beir import load_beir
-from ingest.bulk import content_sha
-from ingest.indexer import IndexInterrupted, alias_targets, existing_shas
-from opensearch.client import ClusterUnavailable, make_client
+from nomos.ingest.beir import load_beir
+from nomos.ingest.bulk import content_sha
+from nomos.ingest.indexer import IndexInterrupted, alias_targets, existing_shas
+from nomos.opensearch.client import ClusterUnavailable, make_client
+from nomos.retrieval.registry import make_retriever
+from nomos.stages.evaluation import evaluate_method
+from nomos.stages.indexing import index_dataset
 from tests.beir_files import ARTICLES, QRELS, QUERIES, write_beir
 from tests.conftest import ROOT, TEST_PORT
-from workflows import evaluate_method, index_dataset, make_retriever
 
 pytestmark = pytest.mark.integration
 
@@ -32,8 +34,8 @@ SYNTHETIC_ARTICLES = 3000
 @pytest.fixture(scope="module")
 def fault_node():
     """A node of its own, installed and started here, stopped at the end whatever happens."""
-    from opensearch.node import NodeConfig, install, start, stop
-    from settings import Settings
+    from nomos.opensearch.node import NodeConfig, install, start, stop
+    from nomos.settings import Settings
 
     base = Settings.from_env()
     if not base.uses_local_node:
@@ -55,7 +57,7 @@ def fault_settings(fault_node, tmp_path):
     alias = f"fault-{uuid.uuid4().hex[:8]}"
     s = replace(settings, index_alias=alias, runs_dir=tmp_path / "runs", cache_dir=tmp_path / "cache")
     yield cfg, s
-    from opensearch.node import running_pid
+    from nomos.opensearch.node import running_pid
 
     if running_pid(cfg) is not None:
         make_client(s).indices.delete(index=f"{alias}*", ignore_unavailable=True)
@@ -75,7 +77,7 @@ def synthetic_corpus(folder: Path, n: int) -> Path:
 
 
 def test_sigkill_during_index_then_rerun_is_complete_and_identical(fault_settings, tmp_path):
-    from opensearch.node import kill, start
+    from nomos.opensearch.node import kill, start
 
     cfg, settings = fault_settings
     ds = load_beir(synthetic_corpus(tmp_path / "big", SYNTHETIC_ARTICLES))
@@ -117,7 +119,7 @@ def test_sigkill_during_index_then_rerun_is_complete_and_identical(fault_setting
 
 
 def test_node_restart_during_evaluation_is_waited_for(fault_settings, tmp_path):
-    from opensearch.node import start, stop
+    from nomos.opensearch.node import start, stop
 
     cfg, settings = fault_settings
     ds = load_beir(write_beir(tmp_path / "mini"))
@@ -157,7 +159,7 @@ def test_node_restart_during_evaluation_is_waited_for(fault_settings, tmp_path):
 CRASH_WRITER = """
 import os, signal, sys
 sys.path.insert(0, sys.argv[1])
-from eval import runs
+from nomos.eval import runs
 def die(fd):  # the process is killed after the bytes are written, before the rename
     os.kill(os.getpid(), signal.SIGKILL)
 os.fsync = die
@@ -166,7 +168,7 @@ runs.write_trec(sys.argv[2], {"q1": [("NEW", 9.0)] * 1 + [(f"D{i}", 1.0) for i i
 
 
 def test_a_crash_mid_write_leaves_the_old_results_file(tmp_path):
-    from eval.runs import read_trec, write_trec
+    from nomos.eval.runs import read_trec, write_trec
 
     target = tmp_path / "run.trec"
     write_trec(target, {"q1": [("OLD", 1.0)]}, "old")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from cli import fusion_summary
-from eval.fusion_diagnosis import diagnose
-from settings import DEFAULT_FUSION_WEIGHTS, Settings, parse_weights
+from nomos.cli import fusion_summary
+from nomos.eval.fusion_diagnosis import diagnose
+from nomos.settings import DEFAULT_FUSION_WEIGHTS, Settings, parse_weights
 
 QRELS = {"q1": {"a": 1, "b": 1, "c": 1}, "q2": {"z": 1}, "q3": {"x": 0}}
 BM25 = {"q1": [("a", 9.0), ("n1", 8.0), ("n2", 7.0)], "q2": [("n3", 3.0)]}
@@ -55,8 +55,8 @@ def test_unset_weights_take_the_settings_everywhere() -> None:
     settings' weights, so NOMOS_FUSION_WEIGHTS reaches the pipeline body every entry point sends."""
     from dataclasses import replace
 
-    from retrieval.fusion import FusionConfig
-    from workflows import _fusion
+    from nomos.retrieval.fusion import FusionConfig
+    from nomos.retrieval.registry import _fusion
 
     settings = replace(Settings.from_env({}), fusion_weights=(0.3, 0.7))
     assert _fusion(settings, FusionConfig()).weights == (0.3, 0.7)

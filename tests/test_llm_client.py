@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from retrieval.llm import (
+from nomos.retrieval.llm import (
     Checkpoint,
     Cost,
     LLMClient,
@@ -26,8 +26,8 @@ from retrieval.llm import (
     make_llm_client,
     run_bounded,
 )
-from retrieval.prompts import NAMES, prompt_kind, prompts_info, render
-from settings import Settings
+from nomos.retrieval.prompts import NAMES, prompt_kind, prompts_info, render
+from nomos.settings import Settings
 from tests.llm_server import ScriptedLLM
 
 PLANNER = render("planner_first", query="Ο Νίκος πήρε ένα ρολόι.\n\nΤι έκανε;", rounds=10)

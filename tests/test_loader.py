@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from ingest.beir import load_beir
-from ingest.huggingface import load_greekbar, rows_to_dataset
-from ingest.loader import load_dataset
-from ingest.records import DatasetError
+from nomos.ingest.beir import load_beir
+from nomos.ingest.huggingface import load_greekbar, rows_to_dataset
+from nomos.ingest.loader import load_dataset
+from nomos.ingest.records import DatasetError
 from tests.beir_files import ARTICLES, QRELS, QUERIES, write_beir
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from eval.metrics import evaluate
-from eval.runs import (
+from nomos.eval.metrics import evaluate
+from nomos.eval.runs import (
     RunFormatError,
     atomic_write_text,
     format_trec,

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from opensearch import node
-from opensearch.assembly import AssemblyError, bundle_jars, find_plugin_class, jar_base, render_descriptor
-from opensearch.maven import Artifact, MavenError, render_pom
-from opensearch.node import NodeConfig, NodeError
+from nomos.opensearch import node
+from nomos.opensearch.assembly import AssemblyError, bundle_jars, find_plugin_class, jar_base, render_descriptor
+from nomos.opensearch.maven import Artifact, MavenError, render_pom
+from nomos.opensearch.node import NodeConfig, NodeError
 
 
 @pytest.fixture()
@@ -387,7 +387,7 @@ def test_timeout_stops_only_a_node_this_call_launched(cfg: NodeConfig, launched:
 def test_run_tool_returns_stdout_or_raises_with_the_tail(tmp_path) -> None:
     import os
 
-    from opensearch.tool import TAIL_LINES, run_tool
+    from nomos.opensearch.tool import TAIL_LINES, run_tool
 
     assert run_tool(["sh", "-c", "echo fine"], env=os.environ, error=RuntimeError, what="x") == "fine\n"
     script = "for i in $(seq 1 100); do echo line$i; done; echo boom >&2; exit 3"

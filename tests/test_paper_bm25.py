@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from bench.paper_bm25 import GREEK_STOPWORDS, PaperBM25, PaperTokenizer, article_text, strip_diacritics
-from ingest.records import Article
+from nomos.ingest.records import Article
 
 
 @pytest.fixture(scope="module")

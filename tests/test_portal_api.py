@@ -9,8 +9,8 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
-from portal import create_app
-from retrieval.bm25 import BM25Retriever
+from nomos.portal import create_app
+from nomos.retrieval.bm25 import BM25Retriever
 from tests.portal_support import indexed_mini
 
 pytestmark = pytest.mark.integration
@@ -132,7 +132,7 @@ def test_query_string_syntax_is_plain_text(web, app, mini_settings):
 
 
 def test_portal_reads_only_its_alias_and_sends_no_query_string(web, app, mini_settings, cluster):
-    from opensearch.client import make_client
+    from nomos.opensearch.client import make_client
 
     other = make_client(cluster)
     other_index = mini_settings.index_alias + "-other"  # removed with the alias' indices
@@ -208,7 +208,7 @@ def test_page_links_carry_the_case_as_readable_iris_that_round_trip():
     it follows one decodes to exactly the case, special characters included. The API's urls stay ASCII."""
     from urllib.parse import parse_qs, quote, urlsplit
 
-    from portal.app import article_url, search_url
+    from nomos.portal.app import article_url, search_url
 
     case = 'Ο Νίκος & η "Μαρία" <b> 100%+1 #2; é\u0085'
     iri = search_url(case, "knn", 20, "PK", iri=True)

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from portal import create_app
+from nomos.portal import create_app
 from tests.portal_support import CHROMEDRIVER, CHROMIUM, chromium, indexed_mini, live_portal
 
 pytestmark = pytest.mark.integration

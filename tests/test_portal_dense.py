@@ -9,11 +9,12 @@ from dataclasses import replace
 import pytest
 from fastapi.testclient import TestClient
 
-from ingest.beir import load_beir
-from opensearch.client import make_client
-from portal import create_app
+from nomos.ingest.beir import load_beir
+from nomos.opensearch.client import make_client
+from nomos.portal import create_app
+from nomos.retrieval.registry import make_retriever
+from nomos.stages.indexing import index_dataset
 from tests.beir_files import QUERIES, write_beir
-from workflows import index_dataset, make_retriever
 
 pytestmark = pytest.mark.integration
 

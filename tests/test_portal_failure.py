@@ -10,9 +10,9 @@ from dataclasses import replace
 import pytest
 from fastapi.testclient import TestClient
 
-from opensearch.node import NodeConfig, install, start, stop
-from portal import create_app
-from settings import Settings
+from nomos.opensearch.node import NodeConfig, install, start, stop
+from nomos.portal import create_app
+from nomos.settings import Settings
 from tests.conftest import TEST_PORT
 from tests.portal_support import indexed_mini
 

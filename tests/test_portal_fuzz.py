@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.generation import GenerationMode
 
-from portal import create_app
+from nomos.portal import create_app
 from tests.portal_support import indexed_mini
 
 pytestmark = pytest.mark.integration

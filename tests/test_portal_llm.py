@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 from fastapi.testclient import TestClient
 
-from portal import create_app
+from nomos.portal import create_app
 from tests.beir_files import QUERIES, write_beir
 from tests.llm_server import from_beir
 from tests.portal_support import indexed_mini

@@ -7,10 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from ingest.beir import load_beir
-from retrieval.prf import rocchio, tfidf_terms
+from nomos.ingest.beir import load_beir
+from nomos.retrieval.prf import rocchio, tfidf_terms
+from nomos.retrieval.registry import make_retriever
+from nomos.stages.evaluation import evaluate_method
+from nomos.stages.indexing import index_dataset
 from tests.beir_files import write_beir
-from workflows import evaluate_method, index_dataset, make_retriever
 
 
 def test_tfidf_terms_hand_worked():

@@ -12,10 +12,10 @@ from dataclasses import replace
 import pytest
 from click.testing import CliRunner
 
-from ingest.beir import load_beir
-from retrieval.llm import LLMNotConfigured, LLMUnavailable
-from retrieval.prompts import prompts_info
-from retrieval.react import (
+from nomos.ingest.beir import load_beir
+from nomos.retrieval.llm import LLMNotConfigured, LLMUnavailable
+from nomos.retrieval.prompts import prompts_info
+from nomos.retrieval.react import (
     Candidate,
     KeptStats,
     ReActConfig,
@@ -29,9 +29,15 @@ from retrieval.react import (
     parse_observer,
     parse_planner,
 )
+from nomos.retrieval.registry import make_retriever
+
+# --------------------------------------------------------------------------------------------------- units
+from nomos.stages.evaluation import evaluate_method
+
+# --------------------------------------------------------------------------------------------------- units
+from nomos.stages.indexing import index_dataset
 from tests.beir_files import QUERIES, write_beir
 from tests.llm_server import ScriptedLLM, from_beir
-from workflows import evaluate_method, index_dataset, make_retriever
 
 
 # --------------------------------------------------------------------------------------------------- units
@@ -220,7 +226,7 @@ def test_bad_replies_are_logged_and_the_loop_goes_on(react_settings, mini, llm):
 
 @pytest.mark.integration
 def test_small_observer_budget_splits_rounds_into_batches(react_settings, mini, llm):
-    from opensearch.client import make_client
+    from nomos.opensearch.client import make_client
 
     retriever = make_retriever(react_settings, "react", make_client(react_settings))
     budget = max(observer_overhead(q.text) for q in mini.queries) + 150  # room for about two short articles
@@ -277,7 +283,7 @@ def test_dead_endpoint_stops_the_run_with_a_clear_message(os_settings, mini):
 
 @pytest.mark.parametrize("method", ["react", "reform-bm25", "reform-knn", "reform-hybrid"])
 def test_no_endpoint_fails_at_once_naming_the_settings(mini, tmp_path, method):
-    from settings import Settings
+    from nomos.settings import Settings
 
     settings = Settings(opensearch_url="http://127.0.0.1:9", runs_dir=tmp_path / "runs", cache_dir=tmp_path / "cache")
     started = time.perf_counter()
@@ -287,7 +293,7 @@ def test_no_endpoint_fails_at_once_naming_the_settings(mini, tmp_path, method):
 
 
 def test_cli_without_endpoint_prints_the_settings(mini_folder, tmp_path):
-    from cli import cli
+    from nomos.cli import cli
 
     env = {"NOMOS_LLM_BASE_URL": "", "NOMOS_LLM_MODEL": "", "OPENSEARCH_URL": "http://127.0.0.1:9", "NOMOS_CACHE_DIR": str(tmp_path)}
     result = CliRunner().invoke(cli, ["eval", "--method", "react", "--dataset", str(mini_folder)], env=env)

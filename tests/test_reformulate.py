@@ -8,11 +8,12 @@ from dataclasses import replace
 
 import pytest
 
-from ingest.beir import load_beir
-from retrieval.reformulate import clean_reply, parse_dense, parse_sparse
+from nomos.ingest.beir import load_beir
+from nomos.retrieval.reformulate import clean_reply, parse_dense, parse_sparse
+from nomos.stages.evaluation import evaluate_method
+from nomos.stages.indexing import index_dataset
 from tests.beir_files import write_beir
 from tests.llm_server import from_beir
-from workflows import evaluate_method, index_dataset
 
 
 def test_parse_sparse():

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from ingest.loader import load_dataset
-from workflows import evaluate_method, index_dataset
+from nomos.ingest.loader import load_dataset
+from nomos.stages.evaluation import evaluate_method
+from nomos.stages.indexing import index_dataset
 
 pytestmark = pytest.mark.integration
 CONFIG = Path(__file__).parent / "regressions" / "greek-statutes-bm25.json"

@@ -12,10 +12,10 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
-from eval.compare import compare, gold_sources, load_run
-from eval.metrics import METRICS, evaluate
-from eval.report import recall_curve, render_report
-from eval.results import write_results
+from nomos.eval.compare import compare, gold_sources, load_run
+from nomos.eval.metrics import METRICS, evaluate
+from nomos.eval.report import recall_curve, render_report
+from nomos.eval.results import write_results
 from tests.beir_files import write_beir
 
 QRELS = {"q1": {"PK::372": 1}, "q2": {"AK::914": 1, "AK::932": 1}}
@@ -65,7 +65,7 @@ def test_report_is_self_contained_and_escaped(tmp_path):
 
 
 def test_cli_report(tmp_path):
-    from cli import cli
+    from nomos.cli import cli
 
     _runs(tmp_path)
     folder = write_beir(tmp_path / "data")

@@ -16,11 +16,17 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from click.testing import CliRunner
 
-from ingest.beir import load_beir
-from opensearch.dashboards_import import SAVED_OBJECTS, DashboardsError, import_saved_objects, saved_objects
-from opensearch.results_store import KINDS, index_name, mapping
+from nomos.ingest.beir import load_beir
+from nomos.opensearch.dashboards_import import SAVED_OBJECTS, DashboardsError, import_saved_objects, saved_objects
+from nomos.opensearch.results_store import KINDS, index_name, mapping
+from nomos.stages.evaluation import evaluate_method
+
+# --------------------------------------------------------------------------------------------------- saved objects
+from nomos.stages.indexing import index_dataset
+
+# --------------------------------------------------------------------------------------------------- saved objects
+from nomos.stages.reporting import store_results
 from tests.beir_files import write_beir
-from workflows import evaluate_method, index_dataset, store_results
 
 
 # --------------------------------------------------------------------------------------------------- saved objects
@@ -108,7 +114,7 @@ def test_import_posts_the_multipart_file(fake_dashboards):
     n = len([x for x in SAVED_OBJECTS.read_text().splitlines() if x.strip()])
     answer = import_saved_objects(fake_dashboards)
     assert answer == {"success": True, "successCount": n} and _FakeDashboards.seen == [{"ok": True, "objects": n}]
-    from cli import cli
+    from nomos.cli import cli
 
     res = CliRunner().invoke(cli, ["dashboards", "import", "--dashboards-url", fake_dashboards])
     assert res.exit_code == 0 and f"imported {n} saved objects" in res.output
@@ -139,7 +145,7 @@ def test_eval_to_opensearch_fills_the_indices(os_settings, client, tmp_path):
     run_doc = client.get(index=index_name(settings.results_prefix, "runs"), id="mini/bm25")["_source"]
     assert run_doc["ndcg_10"] == pytest.approx(out.evaluation.mean["ndcg@10"]) and run_doc["bm25_k1"] == 1.5
     # a second write (here through `dashboards push`, for existing folders) replaces, never duplicates
-    from cli import cli
+    from nomos.cli import cli
 
     res = CliRunner().invoke(cli, ["--port", str(settings.http_port), "dashboards", "push", "bm25", "--dataset", str(tmp_path / "mini"),
                                    "--runs-dir", str(settings.runs_dir), "--results-prefix", settings.results_prefix])
@@ -164,7 +170,7 @@ def test_react_run_fills_rounds_and_traces(os_settings, client, tmp_path):
         settings = replace(os_settings, results_prefix=f"{os_settings.index_alias}-results", llm_base_url=llm.base_url,
                            llm_model="scripted", react_rounds=3, llm_concurrency=2)
         index_dataset(settings, data)
-        from cli import cli
+        from nomos.cli import cli
 
         res = CliRunner().invoke(cli, ["--port", str(settings.http_port), "--index", settings.index_alias, "eval", "--method", "react",
                                        "--dataset", str(folder), "--runs-dir", str(settings.runs_dir), "--llm-base-url", llm.base_url,

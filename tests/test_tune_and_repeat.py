@@ -10,11 +10,17 @@ from dataclasses import replace
 import pytest
 from click.testing import CliRunner
 
-from eval.tuning import best, cross_validate, folds
-from ingest.beir import load_beir
+from nomos.eval.tuning import best, cross_validate, folds
+from nomos.ingest.beir import load_beir
+from nomos.stages.evaluation import evaluate_repeated
+
+# --------------------------------------------------------------------------------------------------- CV by hand
+from nomos.stages.indexing import index_dataset
+
+# --------------------------------------------------------------------------------------------------- CV by hand
+from nomos.stages.tuning import tune_bm25
 from tests.beir_files import write_beir
 from tests.llm_server import from_beir
-from workflows import evaluate_repeated, index_dataset, tune_bm25
 
 
 # --------------------------------------------------------------------------------------------------- CV by hand
@@ -56,8 +62,8 @@ def test_tune_sweeps_a_clone_and_leaves_the_index_alone(os_settings, client, tmp
     assert after["similarity"] == before["similarity"] and "blocks" not in after  # untouched, writable
     assert set(client.indices.get(index=f"{os_settings.index_alias}*")) == {live}  # the clone is gone
     # the setting really changes the scores: check with the similarity applied the way the sweep applies it
-    from retrieval.bm25 import BM25Retriever
-    from workflows import _set_bm25
+    from nomos.opensearch.admin import set_bm25 as _set_bm25
+    from nomos.retrieval.bm25 import BM25Retriever
 
     clone = f"{os_settings.index_alias}-probe"
     client.indices.put_settings(index=live, body={"index.blocks.write": True})
@@ -96,7 +102,7 @@ def test_repeat_reports_mean_and_spread(os_settings, tmp_path):
 
 @pytest.mark.integration
 def test_cli_repeat_and_tune(os_settings, tmp_path):
-    from cli import cli
+    from nomos.cli import cli
 
     folder = write_beir(tmp_path / "mini")
     index_dataset(os_settings, load_beir(folder))

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from mappings import ANALYZERS, ARTICLES, FIELDS, MappingError, analyzer_chain, articles_index_body, body_hash
-from retrieval.base import Hit, rank
-from retrieval.bm25 import chunks, compact_terms
-from settings import Settings
+from nomos.mappings import ANALYZERS, ARTICLES, FIELDS, MappingError, analyzer_chain, articles_index_body, body_hash
+from nomos.retrieval.base import Hit, rank
+from nomos.retrieval.bm25 import chunks, compact_terms
+from nomos.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 

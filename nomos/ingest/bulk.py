@@ -1,0 +1,106 @@
+"""Bulk requests for articles: one action per article, the article id as the document id.
+
+Using the article id as ``_id`` makes loading idempotent: a re-run or a resumed run overwrites, never duplicates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Callable, Iterable, Iterator
+
+from opensearchpy import OpenSearch, helpers
+
+from nomos.ingest.records import Article
+
+
+@dataclass(frozen=True)
+class BulkFailure:
+    """One document OpenSearch refused, with its reason as OpenSearch gave it."""
+
+    article_id: str
+    status: int
+    reason: str
+
+
+class BulkError(RuntimeError):
+    """Some documents were not indexed; lists each article id and OpenSearch's reason."""
+
+    def __init__(self, failures: list[BulkFailure], total: int) -> None:
+        shown = "\n".join(f"  {f.article_id}: [{f.status}] {f.reason}" for f in failures[:20])
+        more = f"\n  … and {len(failures) - 20} more" if len(failures) > 20 else ""
+        super().__init__(f"{len(failures)} of {total} articles were not indexed:\n{shown}{more}")
+        self.failures = failures
+
+
+def content_sha(article: Article) -> str:
+    """A hash of what is indexed about an article, to verify content after a crash and re-run."""
+    h = hashlib.sha256()
+    for part in (article.id, article.title, article.text, article.source, article.law):
+        h.update(part.encode("utf-8"))
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+def article_document(article: Article) -> dict[str, str]:
+    """The ``_source`` of an article document (``content`` is filled by ``copy_to``)."""
+    return {
+        "article_id": article.id,
+        "title": article.title,
+        "text": article.text,
+        "source": article.source,
+        "law": article.law,
+        "number": article.number,
+        "content_sha": content_sha(article),
+    }
+
+
+def bulk_actions(articles: Iterable[Article], index: str) -> Iterator[dict[str, object]]:
+    """Index actions (not ``create``): overwriting by id is what makes re-runs safe."""
+    for a in articles:
+        yield {"_op_type": "index", "_index": index, "_id": a.id, "_source": article_document(a)}
+
+
+def item_failure(item: dict) -> BulkFailure:
+    """A bulk response item that failed, as a :class:`BulkFailure` (id, status, OpenSearch's reason)."""
+    return BulkFailure(*_reason(item))
+
+
+def _reason(item: dict) -> tuple[str, int, str]:
+    (op,) = item.values()
+    err = op.get("error", {})
+    if isinstance(err, dict):
+        reason = f"{err.get('type', 'error')}: {err.get('reason', '')}"
+        if isinstance(err.get("caused_by"), dict):
+            reason += f" (caused by {err['caused_by'].get('type')}: {err['caused_by'].get('reason')})"
+    else:
+        reason = str(err)
+    return str(op.get("_id")), int(op.get("status", 0)), reason
+
+
+def load_articles(
+    client: OpenSearch,
+    articles: list[Article],
+    index: str,
+    chunk_size: int = 500,
+    on_progress: Callable[[int], None] | None = None,
+) -> int:
+    """Bulk-index articles; raises :class:`BulkError` naming every refused article. Returns the count sent."""
+    failures: list[BulkFailure] = []
+    for ok, item in helpers.streaming_bulk(
+        client,
+        bulk_actions(articles, index),
+        chunk_size=chunk_size,
+        max_chunk_bytes=20 * 1024 * 1024,
+        raise_on_error=False,
+        raise_on_exception=True,
+        max_retries=5,
+        initial_backoff=1,
+    ):
+        if not ok:
+            failures.append(item_failure(item))
+        if on_progress:
+            on_progress(1)
+    if failures:
+        raise BulkError(failures, len(articles))
+    return len(articles)

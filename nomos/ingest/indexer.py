@@ -1,0 +1,199 @@
+"""Create a versioned articles index behind an alias, fill it, verify it, and swap the alias atomically.
+
+The version name is a hash of (index body, dataset fingerprint): re-running the same command resumes into the
+same index (documents are overwritten by id), while a changed mapping or corpus gets a fresh index that only
+replaces the live one once it is complete and verified.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable
+
+from opensearchpy import OpenSearch
+from opensearchpy.exceptions import ConnectionError as OSConnectionError
+from opensearchpy.exceptions import ConnectionTimeout, NotFoundError, RequestError
+
+from nomos.ingest.bulk import content_sha, load_articles
+from nomos.ingest.records import Dataset
+from nomos.ingest.vectors import VectorReport, fill_vectors
+from nomos.mappings import MappingError, body_hash
+from nomos.opensearch.client import ClusterUnavailable
+from nomos.vectors.cache import VectorCache
+from nomos.vectors.encoders import Encoder
+
+
+class IndexInterrupted(ClusterUnavailable):
+    """The cluster went away mid-load (a node died); the message says the alias is untouched and how to resume."""
+
+
+@dataclass(frozen=True)
+class IndexReport:
+    """What ``index`` did, for the CLI to print and tests to check."""
+
+    alias: str
+    index: str
+    documents: int
+    created: bool
+    seconds: float
+    previous: tuple[str, ...]
+    deleted: tuple[str, ...]
+    sent: int = 0
+    vectors: tuple[VectorReport, ...] = ()
+
+
+def versioned_name(alias: str, body: dict[str, Any], dataset: Dataset) -> str:
+    return f"{alias}-{body_hash(body, dataset.fingerprint)}"
+
+
+def alias_targets(client: OpenSearch, alias: str) -> list[str]:
+    """Indices the alias points at now (empty if the alias does not exist)."""
+    try:
+        return sorted(client.indices.get_alias(name=alias).keys())
+    except NotFoundError:
+        return []
+
+
+def index_meta(client: OpenSearch, alias: str) -> dict[str, Any]:
+    """The ``_meta`` block of the index behind ``alias`` (dataset, BM25 parameters, when built)."""
+    only = next(iter(client.indices.get_mapping(index=alias).values()))
+    return dict(only.get("mappings", {}).get("_meta", {}))
+
+
+def create_index(client: OpenSearch, name: str, body: dict[str, Any]) -> bool:
+    """Create ``name`` unless it exists; a body OpenSearch refuses raises MappingError with its reason."""
+    if client.indices.exists(index=name):
+        return False
+    try:
+        client.indices.create(index=name, body=body)
+    except RequestError as exc:
+        info = exc.info.get("error", {}) if isinstance(exc.info, dict) else {}
+        reason = info.get("reason") or exc.error
+        caused = info.get("caused_by", {}).get("reason") if isinstance(info.get("caused_by"), dict) else None
+        raise MappingError(
+            f"OpenSearch rejected the mapping for {name}: {reason}" + (f" (caused by: {caused})" if caused else "")
+        ) from None
+    return True
+
+
+def swap_alias(client: OpenSearch, alias: str, new_index: str) -> list[str]:
+    """Point ``alias`` at ``new_index`` only, in one atomic ``_aliases`` call; returns the indices it left."""
+    if client.indices.exists(index=alias) and not client.indices.exists_alias(name=alias):
+        raise MappingError(f"{alias!r} is a concrete index, not an alias: delete or rename it first")
+    old = [i for i in alias_targets(client, alias) if i != new_index]
+    actions: list[dict[str, Any]] = [{"remove": {"index": i, "alias": alias}} for i in old]
+    actions.append({"add": {"index": new_index, "alias": alias}})
+    client.indices.update_aliases(body={"actions": actions})
+    return old
+
+
+def existing_shas(client: OpenSearch, index: str) -> dict[str, str]:
+    """article id -> content hash of what the index holds now (to skip unchanged articles on a re-run)."""
+    out: dict[str, str] = {}
+    after: list[Any] | None = None
+    while True:
+        body: dict[str, Any] = {
+            "size": 2000, "sort": [{"article_id": "asc"}], "_source": False,
+            "docvalue_fields": ["content_sha"], "track_total_hits": False,
+        }
+        if after:
+            body["search_after"] = after
+        hits = client.search(index=index, body=body)["hits"]["hits"]
+        if not hits:
+            return out
+        for h in hits:
+            out[str(h["sort"][0])] = (h.get("fields", {}).get("content_sha") or [""])[0]
+        after = hits[-1]["sort"]
+
+
+@dataclass(frozen=True)
+class VectorPlan:
+    """Which encoders to add to the index, with their HNSW parameters and the cache to encode through."""
+
+    encoders: tuple[Encoder, ...] = ()
+    cache: VectorCache | None = None
+    m: int = 16
+    ef_construction: int = 128
+
+
+def build_index(
+    client: OpenSearch,
+    dataset: Dataset,
+    alias: str,
+    body: dict[str, Any],
+    meta: dict[str, Any],
+    keep_previous: int = 1,
+    on_progress: Callable[[int], None] | None = None,
+    vectors: VectorPlan | None = None,
+    on_vector_progress: Callable[[int], None] | None = None,
+) -> IndexReport:
+    """The whole ``index`` stage: create (or resume), load what is new or changed, add vectors, refresh, verify
+    the count, swap the alias, prune old versions. The alias moves only once everything is complete."""
+    started = time.perf_counter()
+    body = {**body, "mappings": {**body["mappings"], "_meta": {}}}
+    name = versioned_name(alias, body, dataset)
+    body["mappings"]["_meta"] = {
+        **meta,
+        "dataset": dataset.describe(),
+        "index_version": name,
+        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    created = create_index(client, name, body)
+    have = {} if created else existing_shas(client, name)
+    todo = [a for a in dataset.articles if have.get(a.id) != content_sha(a)]
+    if on_progress and len(todo) < len(dataset.articles):
+        on_progress(len(dataset.articles) - len(todo))  # unchanged articles count as done
+    # Loading is much faster without periodic refreshes; restore the default afterwards.
+    client.indices.put_settings(index=name, body={"index": {"refresh_interval": "-1"}})
+    reports: list[VectorReport] = []
+    lost: Exception | None = None
+    try:
+        load_articles(client, todo, name, on_progress=on_progress)
+        plan = vectors or VectorPlan()
+        for encoder in plan.encoders:
+            reports.append(fill_vectors(client, name, list(dataset.articles), encoder, plan.cache, plan.m, plan.ef_construction, on_vector_progress))
+    except (OSConnectionError, ConnectionTimeout) as exc:
+        lost = exc
+    finally:
+        try:
+            client.indices.put_settings(index=name, body={"index": {"refresh_interval": None}})
+        except (OSConnectionError, ConnectionTimeout) as exc:
+            lost = lost or exc  # the next run restores it
+    if lost is not None:
+        raise IndexInterrupted(
+            f"lost the cluster while loading {name} ({type(lost).__name__}: {lost}). Nothing was published: the alias "
+            f"{alias!r} still points where it did. Start the cluster again and re-run `index`: it resumes into "
+            f"{name}, re-sends only what is missing or changed, and checks the count before moving the alias."
+        ) from None
+    client.indices.refresh(index=name)
+    if reports:
+        live_meta = index_meta(client, name)
+        live_meta.setdefault("vectors", {}).update({r.field: r.encoder for r in reports})
+        client.indices.put_mapping(index=name, body={"_meta": live_meta})
+    count = int(client.count(index=name)["count"])
+    if count != len(dataset.articles):
+        raise RuntimeError(
+            f"{name} holds {count} documents but the corpus has {len(dataset.articles)}: "
+            "the alias was left where it was; re-run `index` to finish"
+        )
+    for r in reports:
+        with_field = int(client.count(index=name, body={"query": {"exists": {"field": r.field}}})["count"])
+        if with_field != len(dataset.articles):
+            raise RuntimeError(f"{name}: {with_field} of {len(dataset.articles)} articles have {r.field}; re-run `index` to finish")
+    previous = swap_alias(client, alias, name)
+    # Prune only when this run replaced something, so a re-run never deletes the rollback copy.
+    deleted = prune_versions(client, alias, keep=[name, *previous[:keep_previous]]) if previous else []
+    return IndexReport(
+        alias, name, count, created, time.perf_counter() - started, tuple(previous), tuple(deleted), len(todo), tuple(reports)
+    )
+
+
+def prune_versions(client: OpenSearch, alias: str, keep: list[str]) -> list[str]:
+    """Delete older ``{alias}-*`` versions not in ``keep`` (the live one and the previous, for rollback)."""
+    existing = client.indices.get(index=f"{alias}-*", expand_wildcards="open,closed", ignore_unavailable=True)
+    doomed = sorted(set(existing) - set(keep))
+    for name in doomed:
+        client.indices.delete(index=name)
+    return doomed

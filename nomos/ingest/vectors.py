@@ -1,0 +1,105 @@
+"""The vector stage of indexing: one ``knn_vector`` field per encoder, filled only where it is missing.
+
+Documents are updated in place (partial updates), so adding a second encoder never touches the first one's
+vectors, and a stage interrupted half-way resumes with the documents still lacking the field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+from opensearchpy import OpenSearch, helpers
+
+from nomos.ingest.bulk import BulkError, BulkFailure, item_failure
+from nomos.ingest.records import Article
+from nomos.mappings import MappingError, knn_vector_mapping, vector_field_name
+from nomos.vectors.cache import EncodeStats, VectorCache, encode_cached
+from nomos.vectors.encoders import Encoder, slug
+
+
+@dataclass(frozen=True)
+class VectorReport:
+    field: str
+    encoder: dict[str, Any]
+    filled: int
+    stats: EncodeStats | None
+
+
+def ids_missing_field(client: OpenSearch, index: str, field: str) -> set[str]:
+    """Article ids whose document lacks ``field`` (paged with search_after on the article id)."""
+    missing: set[str] = set()
+    after: list[Any] | None = None
+    while True:
+        body: dict[str, Any] = {
+            "size": 1000,
+            "query": {"bool": {"must_not": {"exists": {"field": field}}}},
+            "sort": [{"article_id": "asc"}],
+            "_source": False,
+            "track_total_hits": False,
+        }
+        if after:
+            body["search_after"] = after
+        hits = client.search(index=index, body=body)["hits"]["hits"]
+        if not hits:
+            return missing
+        missing.update(str(h["sort"][0]) for h in hits)
+        after = hits[-1]["sort"]
+
+
+def ensure_vector_field(client: OpenSearch, index: str, encoder: Encoder, m: int, ef_construction: int) -> str:
+    """Add the encoder's field to the mapping, or check that an existing one has the same shape."""
+    field = vector_field_name(slug(encoder.spec))
+    wanted = knn_vector_mapping(encoder.dim, m=m, ef_construction=ef_construction)
+    props = next(iter(client.indices.get_mapping(index=index).values()))["mappings"].get("properties", {})
+    if field in props:
+        have = props[field]
+        if int(have.get("dimension", -1)) != encoder.dim or have.get("method", {}).get("parameters") != wanted["method"]["parameters"]:
+            raise MappingError(
+                f"{index} already has {field} with dimension {have.get('dimension')} and {have.get('method', {}).get('parameters')}; "
+                f"asked for {encoder.dim} and {wanted['method']['parameters']}: re-index under a new version (--rebuild)"
+            )
+        return field
+    client.indices.put_mapping(index=index, body={"properties": {field: wanted}})
+    return field
+
+
+def _updates(index: str, field: str, ids: list[str], vectors: Any) -> Iterator[dict[str, Any]]:
+    for doc_id, vec in zip(ids, vectors, strict=True):
+        yield {"_op_type": "update", "_index": index, "_id": doc_id, "doc": {field: [round(float(x), 7) for x in vec]}}
+
+
+def fill_vectors(
+    client: OpenSearch,
+    index: str,
+    articles: list[Article],
+    encoder: Encoder,
+    cache: VectorCache | None,
+    m: int = 16,
+    ef_construction: int = 128,
+    on_progress: Callable[[int], None] | None = None,
+) -> VectorReport:
+    """Encode (through the cache) the articles whose document lacks this encoder's field, and add the vectors."""
+    field = ensure_vector_field(client, index, encoder, m, ef_construction)
+    client.indices.refresh(index=index)
+    missing = ids_missing_field(client, index, field)
+    todo = [a for a in articles if a.id in missing]
+    if not todo:
+        return VectorReport(field, encoder.describe(), 0, None)
+    stats: EncodeStats | None = None
+    failures: list[BulkFailure] = []
+    for start in range(0, len(todo), 256):  # encode and send in slices: a crash loses at most one slice of updates
+        part = todo[start : start + 256]
+        vectors, part_stats = encode_cached(encoder, [a.passage for a in part], "passage", cache, on_progress=on_progress)
+        stats = part_stats if stats is None else EncodeStats(
+            stats.texts + part_stats.texts, stats.from_cache + part_stats.from_cache, stats.encoded + part_stats.encoded,
+            stats.cut + part_stats.cut, stats.seconds + part_stats.seconds,
+        )
+        for ok, item in helpers.streaming_bulk(
+            client, _updates(index, field, [a.id for a in part], vectors), chunk_size=200, raise_on_error=False, max_retries=5
+        ):
+            if not ok:
+                failures.append(item_failure(item))
+    if failures:
+        raise BulkError(failures, len(todo))
+    return VectorReport(field, encoder.describe(), len(todo), stats)

@@ -1,0 +1,151 @@
+"""What the portal's pages and API ask of the retrieval packages: a search with facets (and a react trace), an
+article page. Plain synchronous functions; the app runs them in worker threads.
+
+Retrievers come from :func:`nomos.retrieval.registry.make_retriever`, exactly as the CLI builds them; nothing here writes a
+BM25 query of its own.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from opensearchpy import OpenSearch
+
+from nomos.mappings import vector_field_name
+from nomos.retrieval.articles import Article, Facet, article_page, faceted_search, ids_facets, sources_of
+from nomos.retrieval.base import Hit, Retriever
+from nomos.retrieval.bm25 import BM25Retriever
+from nomos.retrieval.decorate import decorate
+
+# The methods a person can choose, in the order the page lists them, with their Greek labels.
+from nomos.retrieval.registry import LLM_METHODS, MethodOptions, make_retriever
+from nomos.settings import Settings
+from nomos.vectors.encoders import slug
+
+# The methods a person can choose, in the order the page lists them, with their Greek labels.
+METHOD_LABELS: dict[str, str] = {
+    "bm25": "BM25 — λέξεις του κειμένου",
+    "knn": "Σημασιολογική (kNN)",
+    "hybrid": "Υβριδική (BM25 + kNN)",
+    "reform-bm25": "Αναδιατύπωση από LLM + BM25",
+    "react": "ReAct — LLM σε διαδοχικούς γύρους",
+}
+DENSE = ("knn", "hybrid")
+FILTER_DEPTH = 100  # methods that cannot filter inside OpenSearch: filter this many candidates, keep k
+RETRIEVER_TTL_S = 60.0  # the BM25 retriever (and the search type it looked up for the index) is rebuilt this often
+
+
+class MethodUnavailable(ValueError):
+    """The method exists but this portal cannot run it (no LLM endpoint, or no vectors in the index)."""
+
+
+@dataclass
+class SearchOutcome:
+    query: str
+    method: str
+    k: int
+    source: str | None
+    hits: list[Hit]
+    facets: list[Facet]
+    total: int  # articles matching (bm25) or candidates ranked (other methods)
+    took_ms: float
+    trace: list[dict[str, Any]] | None = None
+
+
+@dataclass
+class Portal:
+    """The portal's state, kept on ``app.state.portal``: settings, the one OpenSearch client, and caches."""
+
+    settings: Settings
+    client: OpenSearch
+    llm_deadline: float = 90.0
+    _methods: tuple[float, dict[str, bool]] | None = field(default=None, repr=False)
+    _local: threading.local = field(default_factory=threading.local, repr=False)
+    _bm25: tuple[float, BM25Retriever] | None = field(default=None, repr=False)
+
+    @property
+    def llm_configured(self) -> bool:
+        return bool(self.settings.llm_base_url and self.settings.llm_model)
+
+    @property
+    def index(self) -> str:
+        return self.settings.index_alias
+
+    def has_vectors(self) -> bool:
+        field_name = vector_field_name(slug(self.settings.embedder))
+        mapping = self.client.indices.get_mapping(index=self.index)
+        return any(field_name in m.get("mappings", {}).get("properties", {}) for m in mapping.values())
+
+    def methods(self) -> dict[str, bool]:
+        """Which methods this portal can run now (cached for a minute; unknown while the node is down)."""
+        now = time.monotonic()
+        if self._methods and now - self._methods[0] < 60:
+            return self._methods[1]
+        try:
+            vectors = self.has_vectors()
+            cache = True
+        except Exception:  # noqa: BLE001 - the node may be down; the page still renders and says so elsewhere
+            vectors, cache = False, False
+        avail = {m: (m == "bm25") or (m in DENSE and vectors) or (m in LLM_METHODS and self.llm_configured) for m in METHOD_LABELS}
+        if cache:
+            self._methods = (now, avail)
+        return avail
+
+    def check_method(self, method: str) -> None:
+        if method in LLM_METHODS and not self.llm_configured:
+            raise MethodUnavailable(
+                f"η μέθοδος {method} χρειάζεται LLM: ο διαχειριστής ορίζει NOMOS_LLM_BASE_URL και NOMOS_LLM_MODEL")
+        if method in DENSE and not self.methods().get(method):
+            raise MethodUnavailable(f"η μέθοδος {method} χρειάζεται διανύσματα ({self.settings.embedder}) στο ευρετήριο")
+
+    def bm25(self) -> BM25Retriever:
+        """The page's BM25 retriever, built by :func:`make_retriever` as the CLI's ``search`` builds it, kept for
+        ``RETRIEVER_TTL_S``: a new one per page would look up the index's shard count (its search type) on every
+        search. Searching keeps no per-call state on it, so worker threads share it."""
+        now = time.monotonic()
+        if self._bm25 is None or now - self._bm25[0] > RETRIEVER_TTL_S:
+            self._bm25 = (now, cast(BM25Retriever, make_retriever(self.settings, "bm25", self.client, MethodOptions(highlight=True))))
+        return self._bm25[1]
+
+    def _dense(self, method: str) -> Retriever:
+        """One dense retriever per worker thread (the encoder loads once; its vector cache is per thread)."""
+        cache = self._local.__dict__.setdefault("retrievers", {})
+        if method not in cache:
+            cache[method] = make_retriever(self.settings, method, self.client, MethodOptions())
+        return cache[method]
+
+    # --------------------------------------------------------------------------------------------- search
+    def search(self, query: str, method: str = "bm25", k: int = 10, source: str | None = None) -> SearchOutcome:
+        self.check_method(method)
+        started = time.perf_counter()
+        trace = None
+        if method == "bm25":
+            # ranking, snippets and facets in one request (the source filter restricts the hits, not the facets)
+            hits, facets, total = faceted_search(self.bm25(), query, k, source)
+        else:
+            if method in LLM_METHODS:
+                retriever = make_retriever(self.settings, method, self.client)
+            else:
+                retriever = self._dense(method)
+            ranked = retriever.search(query, max(k, FILTER_DEPTH) if source else k)
+            if method == "react":
+                trace = list(getattr(retriever, "last_traces", {}).get("q", {}).get("rounds", []))
+            facets = ids_facets(self.client, self.index, [h.doc_id for h in ranked])
+            total = len(ranked)
+            if source:
+                of = sources_of(self.client, self.index, [h.doc_id for h in ranked])
+                ranked = [h for h in ranked if of.get(h.doc_id) == source]
+            hits = decorate(self.client, self.index, ranked[:k], query)
+        took = 1000 * (time.perf_counter() - started)
+        return SearchOutcome(query, method, k, source, hits, facets, total, took, trace)
+
+    def article(self, article_id: str, query: str | None = None) -> Article | None:
+        return article_page(self.client, self.index, article_id, query=query or None)
+
+    def health(self) -> dict[str, Any]:
+        count = self.client.count(index=self.index)["count"]
+        return {"status": "ok", "index": self.index, "articles": int(count), "methods": self.methods()}
+

@@ -1,0 +1,193 @@
+"""Reading articles for people (the portal): one article with its law's neighbours, similar articles, and the
+legal sources a query's matches fall into.
+
+Every function reads only the index (alias) it is given. User text reaches OpenSearch only inside ``match``
+clauses (through :meth:`BM25Retriever.query_clause` or a ``highlight_query``); ids go into ``ids`` and ``term``
+clauses as values, never into query syntax.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from opensearchpy import OpenSearch
+from opensearchpy.exceptions import NotFoundError
+
+from nomos.retrieval.base import Hit
+from nomos.retrieval.bm25 import HIGHLIGHT_TAGS, BM25Retriever
+
+MAX_LAW_ARTICLES = 2000  # neighbours: every article of one law is listed (the largest stand-in law has 492)
+
+
+@dataclass(frozen=True)
+class ArticleRef:
+    """An article as a link: id, number within its law, title."""
+
+    id: str
+    number: str
+    title: str
+    law: str = ""
+    score: float | None = None
+
+
+@dataclass(frozen=True)
+class Article:
+    id: str
+    title: str
+    text: str
+    law: str
+    source: str
+    number: str
+    highlighted_text: str | None = None  # the full text with the query's terms in <mark> (html-escaped)
+    previous: ArticleRef | None = None
+    next: ArticleRef | None = None
+    neighbours: tuple[ArticleRef, ...] = ()  # a window of the same law around this article, in order
+    law_size: int = 0
+    similar: tuple[ArticleRef, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True)
+class Facet:
+    source: str
+    law: str
+    count: int
+
+
+def natural_key(number: str) -> tuple[Any, ...]:
+    """Order article numbers as a reader does: 2 < 10 < 10A < 11."""
+    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.findall(r"\d+|\D+", number) if p.strip())
+
+
+def get_article(client: OpenSearch, index: str, article_id: str, query: str | None = None) -> dict[str, Any] | None:
+    """The stored article (with its full text highlighted for ``query`` when given), or None."""
+    body: dict[str, Any] = {
+        "size": 1,
+        "query": {"ids": {"values": [article_id]}},
+        "_source": ["article_id", "title", "text", "law", "source", "number"],
+    }
+    if query:
+        body["highlight"] = {
+            **HIGHLIGHT_TAGS,
+            "fields": {"text": {"number_of_fragments": 0, "highlight_query": {"match": {"text": {"query": query}}}}},
+        }
+    try:
+        hits = client.search(index=index, body=body)["hits"]["hits"]
+    except NotFoundError:
+        return None
+    if not hits:
+        return None
+    src = dict(hits[0]["_source"])
+    src["id"] = hits[0]["_id"]
+    hl = hits[0].get("highlight", {}).get("text")
+    src["highlighted_text"] = hl[0] if hl else None
+    return src
+
+
+def law_articles(client: OpenSearch, index: str, source: str) -> list[ArticleRef]:
+    """Every article of one legal source, in reading order."""
+    resp = client.search(
+        index=index,
+        body={
+            "size": MAX_LAW_ARTICLES,
+            "query": {"term": {"source": source}},
+            "_source": ["number", "title"],
+        },
+    )
+    refs = [ArticleRef(h["_id"], h["_source"].get("number", ""), h["_source"].get("title", "")) for h in resp["hits"]["hits"]]
+    return sorted(refs, key=lambda r: (natural_key(r.number), r.id))
+
+
+def similar_articles(client: OpenSearch, index: str, article_id: str, k: int = 8) -> list[ArticleRef]:
+    """Articles that share the most distinctive terms with this one (``more_like_this`` on the stored article;
+    no user text involved)."""
+    resp = client.search(
+        index=index,
+        body={
+            "size": k,
+            "query": {
+                "more_like_this": {
+                    "fields": ["title", "text"],
+                    "like": [{"_index": index, "_id": article_id}],
+                    "min_term_freq": 1,
+                    "min_doc_freq": 1,
+                    "max_query_terms": 40,
+                    "minimum_should_match": "10%",
+                }
+            },
+            "_source": ["number", "title", "law"],
+        },
+    )
+    return [
+        ArticleRef(h["_id"], h["_source"].get("number", ""), h["_source"].get("title", ""), h["_source"].get("law", ""), h["_score"])
+        for h in resp["hits"]["hits"]
+    ]
+
+
+def article_page(client: OpenSearch, index: str, article_id: str, query: str | None = None, window: int = 3,
+                 similar: int = 8) -> Article | None:
+    """Everything an article page shows, or None when the id is unknown."""
+    src = get_article(client, index, article_id, query)
+    if src is None:
+        return None
+    source = src.get("source") or ""
+    law = law_articles(client, index, source) if source else []
+    pos = next((i for i, r in enumerate(law) if r.id == article_id), None)
+    prev = nxt = None
+    neighbours: tuple[ArticleRef, ...] = ()
+    if pos is not None:
+        prev = law[pos - 1] if pos > 0 else None
+        nxt = law[pos + 1] if pos + 1 < len(law) else None
+        neighbours = tuple(law[max(0, pos - window) : pos + window + 1])
+    return Article(
+        id=src["id"],
+        title=src.get("title", ""),
+        text=src.get("text", ""),
+        law=src.get("law", ""),
+        source=source,
+        number=src.get("number", ""),
+        highlighted_text=src.get("highlighted_text"),
+        previous=prev,
+        next=nxt,
+        neighbours=neighbours,
+        law_size=len(law),
+        similar=tuple(similar_articles(client, index, article_id, similar)),
+    )
+
+
+def _facets(aggs: dict[str, Any]) -> list[Facet]:
+    out = []
+    for b in aggs["sources"]["buckets"]:
+        laws = b.get("law", {}).get("buckets", [])
+        out.append(Facet(b["key"], laws[0]["key"] if laws else b["key"], int(b["doc_count"])))
+    return out
+
+
+def _facet_aggs(size: int) -> dict[str, Any]:
+    return {"sources": {"terms": {"field": "source", "size": size}, "aggs": {"law": {"terms": {"field": "law", "size": 1}}}}}
+
+
+def faceted_search(bm25: BM25Retriever, query: str, k: int, source: str | None = None,
+                   size: int = 15) -> tuple[list[Hit], list[Facet], int]:
+    """A BM25 results page in one request: the top ``k`` (of ``source`` only, when given), the legal sources of
+    every article the query matches with their counts (unfiltered, so a person can switch source), and how many
+    articles match."""
+    page = bm25.search_faceted(query, k, _facet_aggs(size), post_filter={"term": {"source": source}} if source else None)
+    return page.hits, _facets(page.aggregations), page.matching
+
+
+def ids_facets(client: OpenSearch, index: str, ids: Sequence[str], size: int = 15) -> list[Facet]:
+    """Legal sources of a ranked list (dense, fused and LLM methods), with counts."""
+    if not ids:
+        return []
+    resp = client.search(index=index, body={"size": 0, "query": {"ids": {"values": list(ids)}}, "aggs": _facet_aggs(size)})
+    return _facets(resp["aggregations"])
+
+
+def sources_of(client: OpenSearch, index: str, ids: Sequence[str]) -> dict[str, str]:
+    """id -> legal source, for filtering a ranked list of a method that cannot filter inside OpenSearch."""
+    if not ids:
+        return {}
+    resp = client.mget(index=index, body={"ids": list(ids)}, _source_includes="source")
+    return {d["_id"]: (d.get("_source") or {}).get("source", "") for d in resp["docs"] if d.get("found")}

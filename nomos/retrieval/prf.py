@@ -1,0 +1,129 @@
+"""Pseudo-relevance feedback baselines from the paper: TF-IDF expansion for BM25, Rocchio for dense vectors.
+
+Both take the top documents of a first pass as if they were relevant. The paper found they add little (≤ 0.05
+Recall@100); they are here so that claim can be checked on any dataset.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+from opensearchpy import OpenSearch
+
+from nomos.retrieval.base import Hit, rank
+from nomos.retrieval.bm25 import BM25Retriever, SearchError
+from nomos.retrieval.knn import KnnRetriever
+
+# Fields whose term vectors feed the expansion, per analysis chain (generated on the fly from _source).
+PRF_FIELDS = {"stemmed": ("title", "text"), "folded": ("title.folded", "text.folded")}
+
+
+def tfidf_terms(term_vectors: list[dict[str, Any]], n_docs: int, top_terms: int, exclude: set[str]) -> list[tuple[str, float]]:
+    """Terms of the feedback documents ranked by summed tf·idf (idf = ln(1 + N/df)), ties by term."""
+    weights: dict[str, float] = defaultdict(float)
+    for doc in term_vectors:
+        for fields in (doc.get("term_vectors") or {}).values():
+            for term, stats in fields.get("terms", {}).items():
+                df = max(int(stats.get("doc_freq", 1)), 1)
+                weights[term] += float(stats.get("term_freq", 1)) * math.log(1 + n_docs / df)
+    ranked = sorted(((t, w) for t, w in weights.items() if t not in exclude and not t.isdigit()), key=lambda tw: (-tw[1], tw[0]))
+    return ranked[:top_terms]
+
+
+@dataclass
+class TfidfPrfRetriever:
+    """BM25, then the original query plus the top TF-IDF terms of the first ``feedback_docs`` results."""
+
+    bm25: BM25Retriever
+    feedback_docs: int = 10
+    expansion_terms: int = 20
+    expansion_weight: float = 0.5
+    name: str = field(init=False, default="bm25-prf")
+    last_expansions: dict[str, list[tuple[str, float]]] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.bm25.analysis not in PRF_FIELDS:
+            raise ValueError(f"PRF supports the analysis chains {sorted(PRF_FIELDS)}, not {self.bm25.analysis!r}")
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        return self.search_many({"q": query}, k)["q"]
+
+    def search_many(self, queries: Mapping[str, str], k: int) -> dict[str, list[Hit]]:
+        client: OpenSearch = self.bm25.client
+        first = self.bm25.search_many(queries, self.feedback_docs)
+        n_docs = int(client.count(index=self.bm25.index)["count"])
+        out: dict[str, list[Hit]] = {}
+        self.last_expansions = {}
+        for qid, text in queries.items():
+            ids = [h.doc_id for h in first.get(qid, [])]
+            own = set(self.bm25.analyze(text)) if ids else set()
+            terms: list[tuple[str, float]] = []
+            if ids:
+                resp = client.mtermvectors(
+                    index=self.bm25.index,
+                    body={"ids": ids},
+                    params={"fields": ",".join(PRF_FIELDS[self.bm25.analysis]), "term_statistics": "true",
+                            "field_statistics": "false", "positions": "false", "offsets": "false"},
+                )
+                terms = tfidf_terms(resp.get("docs", []), n_docs, self.expansion_terms, own)
+            self.last_expansions[qid] = terms
+            top = terms[0][1] if terms else 1.0
+            should = [self.bm25.query_clause(text)] + [
+                {"term": {self.bm25.field: {"value": t, "boost": self.expansion_weight * w / top}}} for t, w in terms
+            ]
+            body = {"size": k, "query": {"bool": {"should": should}}, "sort": [{"_score": "desc"}, {"article_id": "asc"}],
+                    "track_scores": True, "stored_fields": "_none_"}
+            try:
+                hits = client.search(index=self.bm25.index, body=body,
+                                     params={"search_type": self.bm25.effective_search_type()})["hits"]["hits"]
+            except Exception as exc:
+                raise SearchError(f"query {qid!r}: PRF search failed: {exc}") from None
+            out[qid] = rank([Hit(str(h["sort"][1]), float(h["sort"][0])) for h in hits], k)
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return {"method": self.name, "bm25": self.bm25.describe(), "feedback_docs": self.feedback_docs,
+                "expansion_terms": self.expansion_terms, "expansion_weight": self.expansion_weight, "idf": "ln(1 + N/df)"}
+
+
+def rocchio(query: np.ndarray, feedback: np.ndarray, alpha: float, beta: float) -> np.ndarray:
+    """alpha·q + beta·mean(feedback), L2-normalised (no negative feedback: none is known)."""
+    v = alpha * query + (beta * feedback.mean(axis=0) if len(feedback) else 0.0)
+    norm = float(np.linalg.norm(v))
+    return v / norm if norm else v
+
+
+@dataclass
+class RocchioRetriever:
+    """k-NN, then k-NN again from the query vector moved towards the top ``feedback_docs`` article vectors."""
+
+    knn: KnnRetriever
+    feedback_docs: int = 10
+    alpha: float = 1.0
+    beta: float = 0.5
+    name: str = field(init=False, default="knn-rocchio")
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        return self.search_many({"q": query}, k)["q"]
+
+    def search_many(self, queries: Mapping[str, str], k: int) -> dict[str, list[Hit]]:
+        client: OpenSearch = self.knn.client
+        items = list(queries.items())
+        vectors = self.knn.query_vectors([t for _, t in items])
+        first = self.knn.search_many(queries, self.feedback_docs)
+        out: dict[str, list[Hit]] = {}
+        for i, (qid, _) in enumerate(items):
+            ids = [h.doc_id for h in first.get(qid, [])]
+            docs = client.mget(index=self.knn.index, body={"ids": ids}, params={"_source_includes": self.knn.field})["docs"] if ids else []
+            fb = np.array([d["_source"][self.knn.field] for d in docs if d.get("found")], dtype=np.float32).reshape(-1, vectors.shape[1])
+            moved = rocchio(vectors[i], fb, self.alpha, self.beta)
+            hits = client.search(index=self.knn.index, body=self.knn.body(moved, k))["hits"]["hits"]
+            out[qid] = rank([Hit(str(h["sort"][1]), float(h["sort"][0])) for h in hits], k)
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return {"method": self.name, "knn": self.knn.describe(), "feedback_docs": self.feedback_docs, "alpha": self.alpha, "beta": self.beta}

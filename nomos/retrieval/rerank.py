@@ -1,0 +1,212 @@
+"""A second stage over any method's ranked list: re-order its top ``depth`` by a stronger, slower judge.
+
+First-stage methods (BM25, kNN, fusion) score query and article independently; a re-ranker reads them together.
+Two judges sit behind one small :class:`Reranker` interface:
+
+* :class:`CrossEncoderReranker`: a sentence-transformers ``CrossEncoder`` (a model id or a local folder), batched,
+  on CUDA in fp16 where there is a GPU, else on the CPU.
+* :class:`LLMListwiseReranker`: one listwise prompt per query (``prompts/rerank.j2``) over the same
+  OpenAI-protocol client as the LLM methods (bounded, retried, cached, accounted), so a re-ranked run costs one
+  LLM call per query, whatever the depth.
+
+:class:`RerankRetriever` wraps the first stage. Only the top ``depth`` are re-ordered and the rest keep their
+places below them, so Recall@k for k ≥ depth is exactly the first stage's: re-ranking can only move relevant
+articles up or down inside the window, never lose them. Scores become rank-derived (strictly descending, no ties)
+and every hit keeps its first-stage rank and score and the judge's score in ``details``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from opensearchpy import OpenSearch
+
+from nomos.retrieval.base import Hit, Retriever
+from nomos.retrieval.llm import Cost, LLMClient, cost_table, run_bounded
+from nomos.retrieval.prompts import prompts_info, render
+from nomos.retrieval.react import parse_json_object
+
+Texts = Mapping[str, tuple[str, str]]  # article id -> (title, text)
+
+
+class Reranker(Protocol):
+    """Scores (query, article) pairs; higher is more relevant. ``order`` returns the window's new order."""
+
+    name: str
+
+    def order(self, queries: Mapping[str, str], windows: Mapping[str, Sequence[str]], texts: Texts) -> dict[str, list[tuple[str, float]]]:
+        """For each query id, its window's ids re-ordered best first, each with the judge's score."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        ...
+
+
+def fetch_texts(client: OpenSearch, index: str, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """Title and text of each article by one ``mget`` (ids that no longer exist are left out)."""
+    if not ids:
+        return {}
+    resp = client.mget(index=index, body={"ids": list(dict.fromkeys(ids))}, _source_includes="title,text")
+    return {d["_id"]: (d["_source"].get("title", ""), d["_source"].get("text", ""))
+            for d in resp["docs"] if d.get("found")}
+
+
+def clip(text: str, chars: int) -> str:
+    """At most ``chars`` characters, cut at a word boundary (LLM prompts: bounded tokens per candidate)."""
+    text = " ".join(text.split())
+    if len(text) <= chars:
+        return text
+    cut = text[:chars].rsplit(" ", 1)[0]
+    return cut + " …"
+
+
+# --------------------------------------------------------------------------------------------------- cross-encoder
+@dataclass
+class CrossEncoderReranker:
+    """A sentence-transformers cross-encoder over "title. text" passages (truncated to the model's window)."""
+
+    model: str
+    batch_size: int = 32
+    max_length: int = 512
+    name: str = "cross-encoder"
+    _model: Any = field(init=False, default=None, repr=False)
+
+    def _load(self) -> Any:
+        if self._model is None:
+            import torch
+            from sentence_transformers import CrossEncoder
+
+            cuda = torch.cuda.is_available()
+            self._model = CrossEncoder(self.model, max_length=self.max_length, device="cuda" if cuda else "cpu",
+                                       model_kwargs={"torch_dtype": torch.float16} if cuda else None)
+        return self._model
+
+    def order(self, queries: Mapping[str, str], windows: Mapping[str, Sequence[str]], texts: Texts) -> dict[str, list[tuple[str, float]]]:
+        model = self._load()
+        pairs: list[tuple[str, str]] = []
+        owners: list[tuple[str, str]] = []
+        for qid, ids in windows.items():
+            for d in ids:
+                if d in texts:
+                    title, text = texts[d]
+                    pairs.append((queries[qid], f"{title}. {text}"))
+                    owners.append((qid, d))
+        scores = model.predict(pairs, batch_size=self.batch_size, show_progress_bar=False) if pairs else []
+        out: dict[str, list[tuple[str, float]]] = {q: [] for q in windows}
+        for (qid, d), s in zip(owners, scores, strict=True):
+            out[qid].append((d, float(s)))
+        return {q: sorted(v, key=lambda x: (-x[1], x[0])) for q, v in out.items()}
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "cross-encoder", "model": self.model, "max_length": self.max_length}
+
+
+# --------------------------------------------------------------------------------------------------- LLM listwise
+def parse_ranking(text: str, window: Sequence[str]) -> list[str]:
+    """The ids of ``window`` in the order the model gave; ids it invented are dropped, ids it left out follow in
+    their first-stage order (so a bad reply degrades to the first stage, never to a shorter list)."""
+    obj = parse_json_object(text) or {}
+    given = obj.get("ranking") if isinstance(obj, dict) else None
+    allowed = set(window)
+    seen: list[str] = []
+    for item in given if isinstance(given, list) else []:
+        d = item.get("id") if isinstance(item, dict) else item
+        if isinstance(d, str) and d in allowed and d not in seen:
+            seen.append(d)
+    return seen + [d for d in window if d not in seen]
+
+
+@dataclass
+class LLMListwiseReranker:
+    """One listwise prompt per query: the window's articles (titles and clipped texts), answer a JSON ranking."""
+
+    llm: LLMClient
+    chars_per_article: int = 700
+    concurrency: int = 16
+    name: str = "llm-listwise"
+    last_cost: dict[str, Any] = field(init=False, default_factory=dict)
+
+    def order(self, queries: Mapping[str, str], windows: Mapping[str, Sequence[str]], texts: Texts) -> dict[str, list[tuple[str, float]]]:
+        out: dict[str, list[tuple[str, float]]] = {}
+        costs: dict[str, Cost] = {}
+        started = time.perf_counter()
+
+        async def one(qid: str) -> None:
+            window = [d for d in windows[qid] if d in texts]
+            cost = costs.setdefault(qid, Cost())
+            if not window:
+                out[qid] = []
+                return
+            cands = [{"id": d, "title": texts[d][0], "text": clip(texts[d][1], self.chars_per_article)} for d in window]
+            reply = await self.llm.chat(render("rerank", query=queries[qid], candidates=cands), purpose="rerank")
+            cost.add(reply, "rerank")
+            ranking = parse_ranking(reply.text, window)
+            out[qid] = [(d, float(len(ranking) - i)) for i, d in enumerate(ranking)]
+
+        async def run_all() -> None:
+            try:
+                await run_bounded(sorted(windows), one, self.concurrency)
+            finally:
+                await self.llm.aclose()
+
+        asyncio.run(run_all())
+        self.last_cost = cost_table({q: c.to_dict() for q, c in costs.items()}, time.perf_counter() - started)
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "llm-listwise", "llm": self.llm.config.describe(), "chars_per_article": self.chars_per_article,
+                "prompts": prompts_info()}
+
+
+# --------------------------------------------------------------------------------------------------- the stage
+@dataclass
+class RerankRetriever:
+    """Any retriever, then a re-ranker over its top ``depth`` (texts fetched by ``mget``)."""
+
+    first: Retriever
+    reranker: Reranker
+    fetch: Callable[[Sequence[str]], Texts]
+    depth: int = 20
+    name: str = field(init=False, default="")
+    last_seconds: float = field(init=False, default=0.0)
+
+    def __post_init__(self) -> None:
+        self.name = f"{self.first.name}+rerank"
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        return self.search_many({"q": query}, k)["q"]
+
+    def search_many(self, queries: Mapping[str, str], k: int) -> dict[str, list[Hit]]:
+        firsts = self.first.search_many(queries, max(k, self.depth))
+        return self.rerank(queries, firsts, k)
+
+    def rerank(self, queries: Mapping[str, str], firsts: Mapping[str, Sequence[Hit]], k: int) -> dict[str, list[Hit]]:
+        """Re-order each list's top ``depth``; the rest follows unchanged. Scores: ``len - position`` (descending)."""
+        started = time.perf_counter()
+        windows = {q: [h.doc_id for h in hs[: self.depth]] for q, hs in firsts.items()}
+        texts = self.fetch(sorted({d for ids in windows.values() for d in ids}))
+        ordered = self.reranker.order({q: queries[q] for q in windows}, windows, texts)
+        out: dict[str, list[Hit]] = {}
+        for q, hs in firsts.items():
+            by_id = {h.doc_id: (i, h) for i, h in enumerate(hs)}
+            judged = [(d, s) for d, s in ordered.get(q, []) if d in by_id]
+            in_window = {d for d, _ in judged}
+            # window articles the judge could not read (no text) keep their first-stage order after the judged ones
+            rest_window = [h.doc_id for h in hs[: self.depth] if h.doc_id not in in_window]
+            order = [d for d, _ in judged] + rest_window + [h.doc_id for h in hs[self.depth:]]
+            judge = dict(judged)
+            n = len(order)
+            out[q] = [replace(by_id[d][1], score=float(n - i),
+                              details={**by_id[d][1].details, "first_rank": by_id[d][0] + 1,
+                                       "first_score": by_id[d][1].score,
+                                       **({"rerank_score": judge[d]} if d in judge else {})})
+                      for i, d in enumerate(order)][:k]
+        self.last_seconds = time.perf_counter() - started
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.first.describe(), "rerank": {**self.reranker.describe(), "depth": self.depth}}

@@ -90,12 +90,11 @@ def server_install(settings: Settings) -> None:
 
 def _cluster(settings: Settings, nodes: int | None) -> list:
     """The node configs of the local cluster: ``--nodes``, else NOMOS_NODES, else as many as the last start ran."""
-    from nomos.opensearch.node import cluster_configs
+    from nomos.opensearch.node import cluster_configs, remembered_cluster_size
 
     base = _node_or_exit(settings)
-    remembered = base.root / "nodes" / f".{base.name}.cluster-size"
-    if nodes is None and settings.nodes == 1 and remembered.is_file():
-        nodes = int(remembered.read_text().strip() or 1)
+    if nodes is None and settings.nodes == 1:
+        nodes = remembered_cluster_size(base)
     try:
         return cluster_configs(base, nodes or settings.nodes)
     except ValueError as exc:
@@ -113,7 +112,7 @@ nodes_option = click.option("--nodes", type=int, default=None,
 @click.pass_obj
 def server_start(settings: Settings, timeout: float, nodes: int | None) -> None:
     """Install if needed, start the node (or --nodes N of a cluster) detached, and wait until it answers (idempotent)."""
-    from nomos.opensearch.node import NodeError, install, start_cluster
+    from nomos.opensearch.node import NodeError, install, remember_cluster_size, start_cluster
 
     cfgs = _cluster(settings, nodes or settings.nodes)
     try:
@@ -121,11 +120,7 @@ def server_start(settings: Settings, timeout: float, nodes: int | None) -> None:
         pids = start_cluster(cfgs, timeout=timeout, log=click.echo)
     except NodeError as exc:
         raise click.ClickException(str(exc)) from None
-    remembered = cfgs[0].root / "nodes" / f".{_node_or_exit(settings).name}.cluster-size"
-    if len(cfgs) > 1:
-        remembered.write_text(f"{len(cfgs)}\n")
-    else:
-        remembered.unlink(missing_ok=True)
+    remember_cluster_size(_node_or_exit(settings), len(cfgs))
     for cfg, pid in zip(cfgs, pids, strict=True):
         click.echo(f"running: {cfg.name} pid {pid} at {cfg.url}")
 

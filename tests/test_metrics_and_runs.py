@@ -65,6 +65,18 @@ def test_trec_and_json_round_trip(tmp_path: Path):
         format_trec(run, "two words")
 
 
+def test_our_run_files_read_into_ranx_unchanged(tmp_path: Path):
+    """runs.py keeps its own TREC/JSON IO (its docstring says why); the files still load into ranx's Run as they are."""
+    from ranx import Run
+
+    run = {"q2": [("AK::914", 2.5), ("PK::1", 2.5), ("PK::7", 1.0)], "q1": [("PK::372", 7.25)]}
+    write_trec(tmp_path / "run.trec", run, "bm25")
+    write_json_run(tmp_path / "run.json", run)
+    want = {q: dict(pairs) for q, pairs in run.items()}
+    assert Run.from_file(str(tmp_path / "run.trec"), kind="trec").to_dict() == want
+    assert Run.from_file(str(tmp_path / "run.json"), kind="json").to_dict() == want
+
+
 def test_bad_trec_line_is_located(tmp_path: Path):
     (tmp_path / "bad.trec").write_text("q1 Q0 d1 1 1.0 tag\nq1 Q0 d2 2 x tag\n")
     with pytest.raises(RunFormatError, match=r"bad.trec:2: score 'x'"):

@@ -1,4 +1,4 @@
-"""Fast tests of the local-node manager (opensearch/node.py, assembly.py, maven.py): no network, no OpenSearch.
+"""Fast tests of the local-node manager (opensearch/node*.py, assembly.py, maven.py): no network, no OpenSearch.
 
 Real installs and starts are covered by the integration tests; here a fake home, fake JDK and stand-in processes
 exercise config rendering, path derivation, install idempotence and pidfile handling.
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from nomos.opensearch import node
+from nomos.opensearch import node, node_cluster, node_install
 from nomos.opensearch.assembly import AssemblyError, bundle_jars, find_plugin_class, jar_base, render_descriptor
 from nomos.opensearch.maven import Artifact, MavenError, render_pom
 from nomos.opensearch.node import NodeConfig, NodeError
@@ -208,7 +208,7 @@ def test_render_pom_lists_dependencies_and_exclusions() -> None:
 # ------------------------------------------------------------------------------------------------ install
 def test_install_is_a_noop_when_marker_and_tree_are_complete(cfg: NodeConfig, monkeypatch: pytest.MonkeyPatch) -> None:
     make_fake_home(cfg.home, cfg)
-    monkeypatch.setattr(node, "assemble_home", lambda *a, **k: pytest.fail("must not reassemble"))
+    monkeypatch.setattr(node_install, "assemble_home", lambda *a, **k: pytest.fail("must not reassemble"))
     messages: list[str] = []
     assert node.install(cfg, log=messages.append) == cfg.home
     assert "nothing to do" in messages[-1]
@@ -223,7 +223,7 @@ def test_half_finished_install_is_redone(cfg: NodeConfig, monkeypatch: pytest.Mo
         calls.append(staging)
         make_fake_home(staging, cfg, marker=False)
 
-    monkeypatch.setattr(node, "assemble_home", fake_assemble)
+    monkeypatch.setattr(node_install, "assemble_home", fake_assemble)
     messages: list[str] = []
     node.install(cfg, log=messages.append)
     assert len(calls) == 1 and not calls[0].exists()  # staging was renamed into place
@@ -239,7 +239,7 @@ def test_failed_install_leaves_no_home_and_raises(cfg: NodeConfig, monkeypatch: 
         staging.mkdir()
         raise MavenError("mvn could not fetch x:y:1")
 
-    monkeypatch.setattr(node, "assemble_home", failing)
+    monkeypatch.setattr(node_install, "assemble_home", failing)
     with pytest.raises(NodeError, match="mvn could not fetch"):
         node.install(cfg, log=lambda _: None)
     assert not cfg.home.exists()
@@ -359,7 +359,7 @@ def test_early_death_reports_the_log_tail(cfg: NodeConfig) -> None:
     cfg.pid_file.parent.mkdir(parents=True)
     cfg.pid_file.write_text(str(dead_pid()))
     with pytest.raises(NodeError) as err:
-        node._wait_until_up(cfg, None, time.monotonic() + 30, 30, console_offset=0)
+        node.wait_until_up(cfg, None, time.monotonic() + 30, 30, console_offset=0)
     text = str(err.value)
     assert "died during startup" in text
     assert "line 99" in text and "line 60" in text and "line 59\n" not in text
@@ -377,7 +377,7 @@ def test_timeout_stops_only_a_node_this_call_launched(cfg: NodeConfig, launched:
     proc = stand_in_node(cfg)  # nothing answers HTTP on cfg.http_port, so it never turns yellow
     try:
         with pytest.raises(NodeError, match="not yellow within"):
-            node._wait_until_up(cfg, None, time.monotonic() + 1.5, 1.5, console_offset=0, stop_on_timeout=launched)
+            node.wait_until_up(cfg, None, time.monotonic() + 1.5, 1.5, console_offset=0, stop_on_timeout=launched)
         assert node.pid_alive(proc.pid) is not launched
     finally:
         proc.kill()
@@ -438,11 +438,26 @@ def test_a_running_single_node_is_not_taken_for_a_cluster_member(tmp_path: Path,
 
     # start_cluster refuses before launching anything when node-1 is up with the other layout
     single.conf_dir.joinpath("opensearch.yml").write_text(node.render_opensearch_yml(single), encoding="utf-8")
-    monkeypatch.setattr(node, "_check_java", lambda cfg: None)
-    monkeypatch.setattr(node, "is_installed", lambda cfg: True)
-    monkeypatch.setattr(node, "running_pid", lambda cfg: 4242 if cfg.name == "node-1" else None)
+    monkeypatch.setattr(node_cluster, "check_java", lambda cfg: None)
+    monkeypatch.setattr(node_cluster, "is_installed", lambda cfg: True)
+    monkeypatch.setattr(node_cluster, "running_pid", lambda cfg: 4242 if cfg.name == "node-1" else None)
     launched: list[str] = []
-    monkeypatch.setattr(node, "_launch", lambda cfg, account: launched.append(cfg.name))
+    monkeypatch.setattr(node_cluster, "launch", lambda cfg, account: launched.append(cfg.name))
     with pytest.raises(NodeError, match="single node"):
         node.start_cluster(node.cluster_configs(single, 2), timeout=5, log=lambda _m: None)
     assert launched == []
+
+
+def test_the_cluster_size_is_remembered_per_base_node(tmp_path: Path) -> None:
+    """`server start --nodes 3` notes 3 so that `stop`/`status` reach every member; a single node leaves no note."""
+    base = NodeConfig(root=tmp_path, name="node-1")
+    other = NodeConfig(root=tmp_path, name="fault")
+    assert node.remembered_cluster_size(base) is None
+    node.remember_cluster_size(base, 3)
+    assert node.remembered_cluster_size(base) == 3 and node.remembered_cluster_size(other) is None
+    assert node.cluster_size_file(base) == tmp_path / "nodes" / ".node-1.cluster-size"  # the file earlier CLIs wrote
+    assert node.cluster_size_file(base).read_text() == "3\n"
+    node.remember_cluster_size(base, 1)
+    assert node.remembered_cluster_size(base) is None and not node.cluster_size_file(base).exists()
+    node.cluster_size_file(base).write_text("garbage")
+    assert node.remembered_cluster_size(base) is None

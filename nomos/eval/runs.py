@@ -2,6 +2,14 @@
 
 Every write goes to a temporary file in the same folder and is renamed into place, so a crash never leaves a
 half-written results file behind.
+
+Why not ranx's ``Run.save`` / ``Run.from_file`` (ranx 0.3.21) for TREC files, though ranx computes the metrics: its
+files would not be byte-identical to the ones already written, which ``compare``, the regression files and other
+TREC tools read. ``Run.save`` writes the score as Python prints the float (``7.25``, not ``7.250000``), leaves out
+the final newline, writes in place (a crash leaves half a file; here :func:`atomic_write_text`), and orders ties as
+its numba sort leaves them (here: score desc, then doc id). ``Run.from_file`` reports a malformed line as a pandas
+or numba error without the file and line (:class:`RunFormatError` names both). The files written here do read into
+ranx unchanged (``Run.from_file(path, kind="trec")``; tests/test_metrics_and_runs.py checks it).
 """
 
 from __future__ import annotations

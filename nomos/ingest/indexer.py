@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from opensearchpy import OpenSearch
+from opensearchpy import OpenSearch, helpers
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import ConnectionTimeout, NotFoundError, RequestError
 
@@ -90,22 +90,11 @@ def swap_alias(client: OpenSearch, alias: str, new_index: str) -> list[str]:
 
 
 def existing_shas(client: OpenSearch, index: str) -> dict[str, str]:
-    """article id -> content hash of what the index holds now (to skip unchanged articles on a re-run)."""
-    out: dict[str, str] = {}
-    after: list[Any] | None = None
-    while True:
-        body: dict[str, Any] = {
-            "size": 2000, "sort": [{"article_id": "asc"}], "_source": False,
-            "docvalue_fields": ["content_sha"], "track_total_hits": False,
-        }
-        if after:
-            body["search_after"] = after
-        hits = client.search(index=index, body=body)["hits"]["hits"]
-        if not hits:
-            return out
-        for h in hits:
-            out[str(h["sort"][0])] = (h.get("fields", {}).get("content_sha") or [""])[0]
-        after = hits[-1]["sort"]
+    """article id (``_id``) -> content hash of what the index holds now (to skip unchanged articles on a re-run);
+    read with ``helpers.scan`` (a mapping: no order needed)."""
+    query = {"_source": False, "docvalue_fields": ["content_sha"]}
+    return {str(h["_id"]): (h.get("fields", {}).get("content_sha") or [""])[0]
+            for h in helpers.scan(client, query=query, index=index, size=2000)}
 
 
 @dataclass(frozen=True)

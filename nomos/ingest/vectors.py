@@ -27,24 +27,9 @@ class VectorReport:
 
 
 def ids_missing_field(client: OpenSearch, index: str, field: str) -> set[str]:
-    """Article ids whose document lacks ``field`` (paged with search_after on the article id)."""
-    missing: set[str] = set()
-    after: list[Any] | None = None
-    while True:
-        body: dict[str, Any] = {
-            "size": 1000,
-            "query": {"bool": {"must_not": {"exists": {"field": field}}}},
-            "sort": [{"article_id": "asc"}],
-            "_source": False,
-            "track_total_hits": False,
-        }
-        if after:
-            body["search_after"] = after
-        hits = client.search(index=index, body=body)["hits"]["hits"]
-        if not hits:
-            return missing
-        missing.update(str(h["sort"][0]) for h in hits)
-        after = hits[-1]["sort"]
+    """Article ids (``_id``) whose document lacks ``field``, read with ``helpers.scan`` (a set: no order needed)."""
+    query = {"query": {"bool": {"must_not": {"exists": {"field": field}}}}, "_source": False}
+    return {str(h["_id"]) for h in helpers.scan(client, query=query, index=index, size=1000)}
 
 
 def ensure_vector_field(client: OpenSearch, index: str, encoder: Encoder, m: int, ef_construction: int) -> str:

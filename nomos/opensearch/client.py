@@ -8,6 +8,7 @@ from typing import Callable, TypeVar
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import ConnectionTimeout, TransportError
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_before_delay, wait_exponential
 
 from nomos.settings import Settings
 
@@ -51,27 +52,35 @@ def cluster_version(client: OpenSearch, settings: Settings) -> str:
 RETRY_STATUSES = (429, 502, 503, 504)
 
 
+def is_transient(exc: BaseException) -> bool:
+    """A lost connection, a timeout, or a 429/502/503/504 (a node restarting, a cluster that has not recovered its
+    shards yet, a full queue): worth waiting for. Anything else (a 400 for a bad query) is not."""
+    if isinstance(exc, (OSConnectionError, ConnectionTimeout)):
+        return True
+    return isinstance(exc, TransportError) and getattr(exc, "status_code", None) in RETRY_STATUSES
+
+
 def retrying(call: Callable[[], T], seconds: float = 120.0, first_wait: float = 0.5, max_wait: float = 8.0,
              on_retry: Callable[[int, Exception], None] | None = None) -> T:
-    """Run ``call``; on a lost connection, a timeout or a 429/502/503/504 (a node restarting, a cluster that has
-    not recovered its shards yet) wait with exponential backoff and try again, for at most ``seconds``.
+    """Run ``call``; on a transient error (:func:`is_transient`) wait with exponential backoff (``first_wait``,
+    doubling, at most ``max_wait``) and try again, for at most ``seconds`` (``Settings.retry_seconds``): a retry whose
+    wait would end past the deadline is not made, and the last error is raised as it is.
 
+    ``on_retry(n, exc)`` is called before the n-th retry's wait (the retrievers count retries with it).
     Requests that are safe to repeat only (searches, analysis): a retried search gives the same answer.
-    Other errors (a 400 for a bad query) are raised at once.
+    Other errors are raised at once.
     """
-    deadline = time.monotonic() + seconds
-    wait = first_wait
-    attempt = 0
-    while True:
-        try:
-            return call()
-        except (OSConnectionError, ConnectionTimeout, TransportError) as exc:
-            status = getattr(exc, "status_code", None)
-            transient = isinstance(exc, (OSConnectionError, ConnectionTimeout)) or status in RETRY_STATUSES
-            if not transient or time.monotonic() + wait > deadline:
-                raise
-            attempt += 1
-            if on_retry:
-                on_retry(attempt, exc)
-            time.sleep(wait)
-            wait = min(max_wait, wait * 2)
+
+    def before_sleep(state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        if on_retry and isinstance(exc, Exception):
+            on_retry(state.attempt_number, exc)
+
+    return Retrying(
+        retry=retry_if_exception(is_transient),
+        wait=wait_exponential(multiplier=first_wait, max=max_wait),
+        stop=stop_before_delay(seconds),
+        before_sleep=before_sleep,
+        reraise=True,
+        sleep=time.sleep,
+    )(call)

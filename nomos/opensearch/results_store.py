@@ -1,8 +1,10 @@
 """Evaluation results in OpenSearch, for Dashboards: per-query metrics, run summaries, ReAct rounds and traces,
 each in an index of its own (mappings in ``mappings/results/``).
 
-Documents are built from a results folder (what ``eval`` wrote), never from in-memory state, so a folder can be
-pushed again later. Every document carries the run's provenance; ``_id`` is deterministic
+Documents are built from plain data (:class:`StoredRun`, which ``stages/reporting.py`` loads from a results folder
+that ``eval`` wrote), never from a live evaluation, so a folder can be pushed again later. This module never
+imports ``nomos.eval``: the node layer and the evaluation layer stay apart. Every document carries the run's
+provenance; ``_id`` is deterministic
 (``dataset/run/query/round``) so re-running ``eval --to-opensearch`` replaces documents instead of adding
 copies, and documents of an earlier write of the same run that the new one lacks (fewer queries, fewer rounds)
 are deleted afterwards.
@@ -10,16 +12,15 @@ are deleted afterwards.
 
 from __future__ import annotations
 
-import json
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from opensearchpy import OpenSearch, helpers
 
-from nomos.eval.compare import RunData, query_area
 from nomos.mappings import load_json
 
 MAPPINGS = Path(__file__).resolve().parent.parent / "mappings" / "results"
@@ -41,33 +42,42 @@ def flat_metrics(metrics: Mapping[str, float]) -> dict[str, float]:
     return {m.replace("@", "_"): float(v) for m, v in metrics.items()}
 
 
-def _provenance(r: RunData, write_id: str, written_at: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class StoredRun:
+    """One results folder as plain data: what the result indices hold about a run."""
+
+    name: str
+    dataset: str  # the manifest's dataset name, else the folder the run lies in
+    method: str
+    scripted_llm: bool  # the LLM was the test suite's scripted server: the numbers measure machinery, not a model
+    manifest: Mapping[str, Any]
+    per_query: Mapping[str, Mapping[str, float]]  # query id -> metric -> value
+    ranking: Mapping[str, Sequence[tuple[str, float]]]  # query id -> [(doc id, score)] in rank order
+    rounds: Mapping[str, Any] | None = None
+    cost: Mapping[str, Any] | None = None
+
+
+def _provenance(r: StoredRun, write_id: str, written_at: str) -> dict[str, Any]:
     ds = r.manifest.get("dataset", {})
     code = r.manifest.get("code") or {}
     return {
-        "run": r.name, "method": r.method, "dataset": ds.get("name", r.folder.parent.name),
+        "run": r.name, "method": r.method, "dataset": r.dataset,
         "dataset_revision": ds.get("revision"), "dataset_fingerprint": ds.get("fingerprint"),
         "commit": code.get("commit"), "dirty": code.get("dirty"), "created_at": r.manifest.get("created_at"),
-        "written_at": written_at, "write_id": write_id, "scripted_llm": r.scripted,
+        "written_at": written_at, "write_id": write_id, "scripted_llm": r.scripted_llm,
     }
 
 
-def read_traces(folder: Path) -> list[dict[str, Any]]:
-    path = Path(folder) / "traces.jsonl"
-    if not path.is_file():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
 def documents(
-    r: RunData,
+    r: StoredRun,
     qrels: Mapping[str, Mapping[str, int]],
     areas: Mapping[str, str] | None = None,
     article_source: Mapping[str, str] | None = None,
     traces: Sequence[Mapping[str, Any]] = (),
     write_id: str | None = None,
 ) -> dict[str, list[tuple[str, dict[str, Any]]]]:
-    """Per index kind, ``(_id, document)`` pairs for one results folder."""
+    """Per index kind, ``(_id, document)`` pairs for one run; ``areas`` gives each query's legal area (``"?"`` when
+    absent), ``article_source`` each gold article's source (else its id prefix)."""
     write_id = write_id or uuid.uuid4().hex
     now = datetime.now(timezone.utc).isoformat(timespec="seconds")
     prov = _provenance(r, write_id, now)
@@ -75,9 +85,9 @@ def documents(
     out: dict[str, list[tuple[str, dict[str, Any]]]] = {k: [] for k in KINDS}
     for q in sorted(r.per_query):
         gold = {d for d, g in qrels.get(q, {}).items() if g > 0}
-        ranks = [i for i, (d, _) in enumerate(r.run.get(q, []), start=1) if d in gold]
+        ranks = [i for i, (d, _) in enumerate(r.ranking.get(q, []), start=1) if d in gold]
         out["per_query"].append((f"{key}/{q}", {
-            **prov, **flat_metrics(r.per_query[q]), "query_id": q, "area": query_area(q, (areas or {}).get(q, "")),
+            **prov, **flat_metrics(r.per_query[q]), "query_id": q, "area": (areas or {}).get(q) or "?",
             "gold_sources": sorted({(article_source or {}).get(d) or d.split("::")[0] for d in gold}),
             "n_gold": len(gold), "first_gold_rank": min(ranks) if ranks else None,
             "gold_found_100": sum(1 for x in ranks if x <= 100),

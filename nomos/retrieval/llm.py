@@ -2,8 +2,8 @@
 
 * Bounded: at most ``concurrency`` requests in flight (one semaphore per event loop), so a full evaluation runs
   at the endpoint's throughput without flooding it.
-* Patient: 429, 5xx, timeouts and dropped connections are retried with exponential backoff (``Retry-After`` is
-  honoured); what still fails after the last retry, and every refusal that retrying cannot fix (401, 404, 400…),
+* Patient: 429, 5xx, timeouts and dropped connections are retried with exponential backoff by tenacity
+  (``Retry-After`` is honoured); what still fails after the last retry, and every refusal that retrying cannot fix (401, 404, 400…),
   raises :class:`LLMUnavailable` with the endpoint and the server's reason, which stops the run.
 * Reproducible: every reply is stored in a SQLite cache keyed by (model, messages, parameters). A re-run, or a
   ``--resume`` after a crash, replays the stored replies and pays for nothing; the stored tokens and latency are
@@ -23,13 +23,16 @@ import hashlib
 import json
 import logging
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
+
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+
+from nomos.sqlite_cache import SQLiteCache, Table
 
 log = logging.getLogger(__name__)
 
@@ -119,25 +122,22 @@ def cache_key(model: str, messages: Sequence[Message], params: Mapping[str, Any]
     return h.hexdigest()
 
 
+REPLIES = Table("replies", "key TEXT PRIMARY KEY, reply TEXT NOT NULL", key=("key",), value=("reply",))
+"""The table of every reply cache written so far (a JSON reply per :func:`cache_key`); unchanged, so old caches
+still replay."""
+
+
 class ReplyCache:
-    """SQLite store of replies by :func:`cache_key`; safe to share between threads and runs."""
+    """SQLite store of replies by :func:`cache_key` (:mod:`nomos.sqlite_cache`); safe to share between threads and
+    runs. Commits do not wait for fsync (WAL + NORMAL: a crash may lose the last replies, never corrupt the file), so
+    storing a reply costs microseconds instead of blocking the event loop for milliseconds."""
 
     def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
-        with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # WAL + NORMAL: a commit does not wait for fsync (a crash may lose the last replies, never corrupt the
-            # file), so storing a reply costs microseconds instead of blocking the event loop for milliseconds
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, reply TEXT NOT NULL)")
-            self._db.commit()
+        self._store = SQLiteCache(path, REPLIES, timeout=30, synchronous="NORMAL")
+        self.path = self._store.path
 
     def get(self, key: str) -> Reply | None:
-        with self._lock:
-            row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
+        row = self._store.get((key,))
         if row is None:
             return None
         data = json.loads(row[0])
@@ -146,13 +146,10 @@ class ReplyCache:
     def put(self, key: str, reply: Reply) -> None:
         data = asdict(reply)
         data.pop("cached")
-        with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO replies (key, reply) VALUES (?, ?)", (key, json.dumps(data, ensure_ascii=False)))
-            self._db.commit()
+        self._store.put_many([(key, json.dumps(data, ensure_ascii=False))])
 
     def __len__(self) -> int:
-        with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0])
+        return self._store.count()
 
 
 # --------------------------------------------------------------------------------------------------- accounting
@@ -253,42 +250,66 @@ class LLMClient:
         return reply
 
     async def _call(self, messages: list[Message], params: dict[str, Any], purpose: str) -> Reply:
+        """One paid completion, retried by tenacity on 429, 5xx, timeouts and dropped connections.
+
+        The SDK's own ``max_retries`` stays 0: its backoff is fixed (0.5 s doubling to 8 s, with jitter) whatever
+        ``backoff`` and ``backoff_cap`` say, and it reports neither attempts nor retries, which the cost tables show
+        (``Reply.attempts``, ``retried``).
+        """
         import openai
 
+        transient = (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError)
         attempts = self.config.retries + 1
-        for attempt in range(1, attempts + 1):
+        tries = 0
+
+        async def once() -> tuple[Any, float]:
+            nonlocal tries
+            tries += 1
             started = time.perf_counter()
-            try:
-                resp = await self._client.chat.completions.create(model=self.config.model, messages=messages, **params)
-            except (openai.RateLimitError, openai.InternalServerError, openai.APITimeoutError, openai.APIConnectionError) as exc:
-                wait = self._wait(attempt, exc)
-                if attempt == attempts:
-                    raise LLMUnavailable(
-                        f"LLM endpoint {self.config.base_url} (model {self.config.model}) failed {attempts} times "
-                        f"on a {purpose} call; last error: {_describe(exc)}"
-                    ) from None
-                self.retried += 1
-                log.warning("LLM %s call: %s; retry %d/%d in %.1fs", purpose, _describe(exc), attempt, attempts - 1, wait)
-                await asyncio.sleep(wait)
-                continue
-            except openai.APIStatusError as exc:
-                raise LLMUnavailable(
-                    f"LLM endpoint {self.config.base_url} refused a {purpose} call for model {self.config.model}: {_describe(exc)}"
-                ) from None
-            seconds = time.perf_counter() - started
-            self.paid_calls += 1
-            choice = resp.choices[0] if resp.choices else None
-            text = (choice.message.content if choice and choice.message else None) or ""
-            usage = resp.usage
-            return Reply(
-                text=text,
-                input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-                output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-                seconds=round(seconds, 4),
-                attempts=attempt,
-                finish_reason=getattr(choice, "finish_reason", None),
-            )
-        raise AssertionError("unreachable")
+            resp = await self._client.chat.completions.create(model=self.config.model, messages=messages, **params)
+            return resp, time.perf_counter() - started
+
+        def before_sleep(state: RetryCallState) -> None:
+            self.retried += 1
+            exc = state.outcome.exception() if state.outcome else None
+            log.warning("LLM %s call: %s; retry %d/%d in %.1fs", purpose, _describe(exc) if exc else "?",
+                        state.attempt_number, attempts - 1, state.upcoming_sleep)
+
+        retrying = AsyncRetrying(
+            retry=retry_if_exception_type(transient),
+            stop=stop_after_attempt(attempts),
+            wait=self._wait_before_retry,
+            before_sleep=before_sleep,
+            reraise=True,
+        )
+        try:
+            resp, seconds = await retrying(once)
+        except transient as exc:
+            raise LLMUnavailable(
+                f"LLM endpoint {self.config.base_url} (model {self.config.model}) failed {attempts} times "
+                f"on a {purpose} call; last error: {_describe(exc)}"
+            ) from None
+        except openai.APIStatusError as exc:
+            raise LLMUnavailable(
+                f"LLM endpoint {self.config.base_url} refused a {purpose} call for model {self.config.model}: {_describe(exc)}"
+            ) from None
+        self.paid_calls += 1
+        choice = resp.choices[0] if resp.choices else None
+        text = (choice.message.content if choice and choice.message else None) or ""
+        usage = resp.usage
+        return Reply(
+            text=text,
+            input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+            seconds=round(seconds, 4),
+            attempts=tries,
+            finish_reason=getattr(choice, "finish_reason", None),
+        )
+
+    def _wait_before_retry(self, state: RetryCallState) -> float:
+        """tenacity's wait: the backoff of the attempt that just failed, stretched to its ``Retry-After``."""
+        exc = state.outcome.exception() if state.outcome else None
+        return self._wait(state.attempt_number, exc if isinstance(exc, Exception) else Exception())
 
     def _wait(self, attempt: int, exc: Exception) -> float:
         wait = min(self.config.backoff * 2 ** (attempt - 1), self.config.backoff_cap)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +12,7 @@ from opensearchpy import OpenSearch
 from nomos.eval.runs import atomic_write_text
 from nomos.ingest.records import Dataset
 from nomos.opensearch.client import make_client
+from nomos.opensearch.results_store import StoredRun, documents, store
 from nomos.settings import Settings
 
 
@@ -38,13 +41,31 @@ def write_report(comparison: Any, dataset: Dataset, out: Path, command: str = ""
     return out
 
 
+def stored_run(folder: Path, areas: Mapping[str, str] | None = None) -> tuple[StoredRun, dict[str, str]]:
+    """Load a results folder into the plain :class:`StoredRun` the result indices
+    take, with each of its queries' legal area (the dataset's metadata, else the id's letters): the evaluation layer
+    reads the folder, the node layer only writes what it is given."""
+    from nomos.eval.compare import load_run, query_area
+
+    r = load_run(folder)
+    run = StoredRun(
+        name=r.name, dataset=str(r.manifest.get("dataset", {}).get("name", r.folder.parent.name)), method=r.method,
+        scripted_llm=r.scripted, manifest=r.manifest, per_query=r.per_query, ranking=r.run, rounds=r.rounds, cost=r.cost,
+    )
+    return run, {q: query_area(q, (areas or {}).get(q, "")) for q in r.per_query}
+
+
+def read_traces(folder: Path) -> list[dict[str, Any]]:
+    """The ReAct traces of a results folder (``traces.jsonl``, one query per line); none for other methods."""
+    path = Path(folder) / "traces.jsonl"
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def store_results(settings: Settings, folder: Path, dataset: Dataset, client: OpenSearch | None = None) -> dict[str, int]:
     """Push one results folder into the result indices (``<results_prefix>-per-query`` …) for Dashboards."""
-    from nomos.eval.compare import load_run
-    from nomos.opensearch.results_store import documents, read_traces, store
-
     client = client or make_client(settings)
-    run = load_run(folder)
-    areas = {q.id: q.area or q.meta.get("area", "") for q in dataset.queries}
+    run, areas = stored_run(folder, {q.id: q.area or q.meta.get("area", "") for q in dataset.queries})
     docs = documents(run, dataset.qrels, areas, {a.id: a.source for a in dataset.articles}, read_traces(folder))
     return store(client, settings.results_prefix, docs)

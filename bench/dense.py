@@ -81,7 +81,7 @@ def main() -> None:
         samples = []
         for _ in range(args.repeats):
             t = time.perf_counter()
-            hits = retriever.search_many(queries, 100)
+            hits = retriever.search_many(queries, 100).hits
             samples.append((time.perf_counter() - t) / len(queries) * 1000)
         timings[label] = statistics.median(samples)
         runs[label] = {q: [(h.doc_id, h.score) for h in hs] for q, hs in hits.items()}

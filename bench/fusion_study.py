@@ -53,8 +53,8 @@ def main() -> None:
     client = make_client(settings)
     data = load_dataset(args.dataset)
     queries = {q.id: q.text for q in data.queries}
-    bm25 = make_retriever(settings, "bm25", client, MethodOptions()).search_many(queries, args.depth)
-    knn = make_retriever(settings, "knn", client, MethodOptions(embedder=args.embedder)).search_many(queries, args.depth)
+    bm25 = make_retriever(settings, "bm25", client, MethodOptions()).search_many(queries, args.depth).hits
+    knn = make_retriever(settings, "knn", client, MethodOptions(embedder=args.embedder)).search_many(queries, args.depth).hits
 
     grid = configs()
     runs = {name: client_fuse(bm25, knn, cfg, 100) for name, cfg in grid.items()}

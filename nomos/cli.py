@@ -10,10 +10,11 @@ from typing import Any, Callable
 
 import click
 
+from nomos.retrieval.registry import method_names
 from nomos.settings import Settings, parse_weights
 
 DEFAULT_DATASET = "greekbar"
-METHOD_CHOICES = ["bm25", "bm25-prf", "knn", "knn-rocchio", "hybrid", "rrf", "reform-bm25", "reform-knn", "reform-hybrid", "react"]
+METHOD_CHOICES = list(method_names())  # the registry's names (nomos.retrieval.registry)
 
 
 def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -347,7 +348,11 @@ def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, an
     if repeat > 1:
         _eval_repeated(settings, data, method, k, run_name, _options(analysis, no_stem, kw), repeat, seed, to_opensearch)
         return
-    outcome = evaluate_method(settings, data, method=method, k=k, run_name=run_name, options=_options(analysis, no_stem, kw), resume=resume)
+    from tqdm import tqdm
+
+    with tqdm(total=len(data.queries), unit="query", desc=f"eval {method}", disable=None) as bar:
+        outcome = evaluate_method(settings, data, method=method, k=k, run_name=run_name, options=_options(analysis, no_stem, kw),
+                                  resume=resume, on_progress=bar.update)
     ev = outcome.evaluation
     click.echo(format_table({outcome.run_name: ev.mean}, ev.metrics))
     extra = outcome.extra or {}
@@ -380,11 +385,14 @@ def _push(settings: Settings, folder: Path, data: Any) -> None:
 
 def _eval_repeated(settings: Settings, data: Any, method: str, k: int, run_name: str | None, options: Any, repeat: int,
                    seed: int | None, to_opensearch: bool) -> None:
+    from tqdm import tqdm
+
     from nomos.eval.results import format_table
     from nomos.stages.evaluation import evaluate_repeated
 
-    summary, outcomes = evaluate_repeated(settings, data, method=method, k=k, run_name=run_name, options=options,
-                                          repeat=repeat, seed=seed if seed is not None else 0)
+    with tqdm(total=len(data.queries) * repeat, unit="query", desc=f"eval {method} ×{repeat}", disable=None) as bar:
+        summary, outcomes = evaluate_repeated(settings, data, method=method, k=k, run_name=run_name, options=options,
+                                              repeat=repeat, seed=seed if seed is not None else 0, on_progress=bar.update)
     click.echo(format_table({o.run_name: o.evaluation.mean for o in outcomes}, outcomes[0].evaluation.metrics))
     click.echo("")
     rows = {stat: {m: summary["metrics"][m][stat] for m in summary["metrics"]} for stat in ("mean", "std", "min", "max")}

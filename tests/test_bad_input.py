@@ -70,8 +70,8 @@ def test_a_50000_character_query_is_answered(os_settings, client, mini):
     query = " ".join(words)[:50_000]
     assert len(query) == 50_000
     retriever = BM25Retriever(client, os_settings.index_alias)
-    hits = retriever.search_many({"long": query}, 10)["long"]
-    note = retriever.last_notes["long"]
+    result = retriever.search_many({"long": query}, 10)
+    hits, note = result.hits["long"], result.query_notes["long"]
     assert note["compact"] and note["distinct_terms"] > retriever.max_clauses >= note["distinct_terms"] - note["dropped_terms"]
     assert hits and hits[0].doc_id in {"PK::372", "PK::308", "AK::932", "AK::914"}
     shown = search(os_settings, query, k=3)  # the CLI's path, with highlighting
@@ -82,7 +82,7 @@ def test_a_50000_character_query_is_answered(os_settings, client, mini):
 @pytest.mark.parametrize("query", ["και το της ; , .", "!!! ??? ... ;;; ---", " ".join(["και το της , ."] * 200), "   "])
 def test_stop_words_or_punctuation_only_return_nothing(os_settings, client, mini, query):
     index_dataset(os_settings, mini)
-    assert BM25Retriever(client, os_settings.index_alias).search_many({"q": query}, 10) == {"q": []}
+    assert BM25Retriever(client, os_settings.index_alias).search_many({"q": query}, 10).hits == {"q": []}
 
 
 @pytest.mark.integration

@@ -74,8 +74,8 @@ def test_long_queries_survive_the_clause_limit(os_settings, client, mini):
     words = base.split()
     long_query = " ".join(f"{words[i % len(words)]} λέξη{i}" for i in range(2500))  # 5,000 words, ~2,500 distinct stems
     retriever = BM25Retriever(client, os_settings.index_alias, max_clauses=1024)
-    hits = retriever.search_many({"long": long_query}, 10)["long"]
-    note = retriever.last_notes["long"]
+    result = retriever.search_many({"long": long_query}, 10)
+    hits, note = result.hits["long"], result.query_notes["long"]
     assert hits and note["compact"] and note["dropped_terms"] > 0  # capped to the cluster's clause limit
     # on an ordinary query the compact form scores exactly like the match query
     medium = " ".join([base] * 3)

@@ -112,17 +112,17 @@ def test_rankings_do_not_depend_on_the_shard_layout_with_dfs(two_nodes, dataset)
         shards = client.cat.shards(index=f"layout2-{tag}*", format="json")
         assert len({(s["shard"], s["prirep"]) for s in shards}) == 4 and len({s["node"] for s in shards}) == 2
 
-        single = make_retriever(one, "bm25", client).search_many(QUERY_TEXTS, 20)
+        single = make_retriever(one, "bm25", client).search_many(QUERY_TEXTS, 20).hits
         auto = make_retriever(two, "bm25", client)
         assert auto.effective_search_type() == "dfs_query_then_fetch"  # chosen because the index has 2 shards
         assert make_retriever(one, "bm25", client).effective_search_type() == "query_then_fetch"
-        split = auto.search_many(QUERY_TEXTS, 20)
+        split = auto.search_many(QUERY_TEXTS, 20).hits
         for qid in QUERY_TEXTS:
             assert [h.doc_id for h in split[qid]] == [h.doc_id for h in single[qid]], qid
             assert [h.score for h in split[qid]] == pytest.approx([h.score for h in single[qid]], rel=1e-5), qid
 
         # without dfs each shard scores with its own term statistics: the same documents get other scores
-        qtf = BM25Retriever(client, two.index_alias, search_type="query_then_fetch").search_many(QUERY_TEXTS, 20)
+        qtf = BM25Retriever(client, two.index_alias, search_type="query_then_fetch").search_many(QUERY_TEXTS, 20).hits
         diffs = [abs(a.score - b.score) / b.score for qid in QUERY_TEXTS
                  for a, b in zip(sorted(qtf[qid], key=lambda h: h.doc_id), sorted(single[qid], key=lambda h: h.doc_id), strict=False)
                  if a.doc_id == b.doc_id]
@@ -139,7 +139,7 @@ def test_a_stopped_node_is_covered_by_the_replica_and_the_cluster_heals(two_node
     client = make_client(settings)
     index_dataset(settings, dataset)
     assert wait_green(client, settings.index_alias, 60)["status"] == "green"
-    expected = make_retriever(settings, "bm25", client).search_many(QUERY_TEXTS, 20)
+    expected = make_retriever(settings, "bm25", client).search_many(QUERY_TEXTS, 20).hits
 
     # Stop the node that is not the elected cluster manager (with two manager-eligible nodes only one of them
     # holds the vote; losing it stops writes until it returns, a reason to run three in production).
@@ -155,12 +155,12 @@ def test_a_stopped_node_is_covered_by_the_replica_and_the_cluster_heals(two_node
             time.sleep(0.5)
         health = survivor_client.cluster.health(index=settings.index_alias)
         assert health["status"] == "yellow" and health["unassigned_shards"] == 2  # the replicas are missing, not data
-        got = make_retriever(on_survivor, "bm25", survivor_client).search_many(QUERY_TEXTS, 20)
+        got = make_retriever(on_survivor, "bm25", survivor_client).search_many(QUERY_TEXTS, 20).hits
         assert {q: [h.doc_id for h in hs] for q, hs in got.items()} == {q: [h.doc_id for h in hs] for q, hs in expected.items()}
     finally:
         start_cluster(cfgs, timeout=240, log=lambda m: None)
     health = wait_green(client, settings.index_alias, 120)
     assert health["status"] == "green" and health["number_of_nodes"] == 2  # healed: replicas back on the returned node
-    again = make_retriever(settings, "bm25", client).search_many(QUERY_TEXTS, 20)
+    again = make_retriever(settings, "bm25", client).search_many(QUERY_TEXTS, 20).hits
     assert {q: [h.doc_id for h in hs] for q, hs in again.items()} == {q: [h.doc_id for h in hs] for q, hs in expected.items()}
     client.indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)

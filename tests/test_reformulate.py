@@ -58,8 +58,10 @@ def test_reform_bm25_end_to_end_with_fallback_cache_and_resume(os_settings, mini
     assert manifest["prompts_hash"] and manifest["method"]["prompts_used"] == ["sparse"]
     # a re-run replays the cache; --resume takes the checkpoint: no request either way
     n = llm.count()
-    again = evaluate_method(settings, mini, method="reform-bm25", resume=True)
+    ticks: list[int] = []
+    again = evaluate_method(settings, mini, method="reform-bm25", resume=True, on_progress=ticks.append)
     assert llm.count() == n and json.loads(again.paths["cost"].read_text())["resumed_queries"] == 2
+    assert ticks == [1, 1]  # resumed queries count as finished
     assert again.paths["trec"].read_text() == out.paths["trec"].read_text()
     # an empty reply falls back to the case itself, and the trace says so
     llm.script("sparse", lambda info: "")

@@ -38,7 +38,7 @@ from nomos.opensearch.client import make_client
 from nomos.portal.service import METHOD_LABELS, MethodUnavailable, Portal, SearchOutcome
 from nomos.retrieval.bm25 import SearchError
 from nomos.retrieval.llm import LLMError
-from nomos.retrieval.registry import LLM_METHODS
+from nomos.retrieval.registry import DEFAULT_METHOD, method_spec, portal_methods
 from nomos.settings import Settings
 
 HERE = Path(__file__).parent
@@ -61,12 +61,9 @@ SECURITY_HEADERS = {
 }
 
 
-class Method(str, enum.Enum):
-    bm25 = "bm25"
-    knn = "knn"
-    hybrid = "hybrid"
-    reform_bm25 = "reform-bm25"
-    react = "react"
+# The registry's portal methods (member names with "_" for "-": reform_bm25 = "reform-bm25").
+Method = enum.Enum("Method", {s.name.replace("-", "_"): s.name for s in portal_methods()}, type=str)  # type: ignore[misc]
+DEFAULT = Method(DEFAULT_METHOD)
 
 
 # ------------------------------------------------------------------------------------------------ parameters
@@ -193,9 +190,9 @@ def _href(url: str) -> Markup:
     return Markup(url.replace("&", "&amp;"))
 
 
-def search_url(q: str, method: str = "bm25", k: int = 10, source: str | None = None, iri: bool = False) -> str:
+def search_url(q: str, method: str = DEFAULT_METHOD, k: int = 10, source: str | None = None, iri: bool = False) -> str:
     """The shareable address of a search (percent-encoded ASCII; ``iri`` for links inside the portal's pages)."""
-    return _url("/search", iri, q=q, method=None if method == "bm25" else method, k=None if k == 10 else k, source=source)
+    return _url("/search", iri, q=q, method=None if method == DEFAULT_METHOD else method, k=None if k == 10 else k, source=source)
 
 
 def article_url(article_id: str, q: str | None = None, iri: bool = False) -> str:
@@ -292,7 +289,7 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
             raise PortalError(504, f"Η μέθοδος δεν ολοκληρώθηκε σε {portal.llm_deadline:g} δευτερόλεπτα. Δοκιμάστε τη μέθοδο BM25.") from None
 
     def page(request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
-        base = {"methods": _safe_methods(portal), "form": {"q": "", "method": "bm25", "k": 10, "source": None}}
+        base = {"methods": _safe_methods(portal), "form": {"q": "", "method": DEFAULT_METHOD, "k": 10, "source": None}}
         return templates.TemplateResponse(request, name, {**base, **ctx}, status_code=status)
 
     def error_response(request: Request, err: PortalError) -> Response:
@@ -339,14 +336,15 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
 
     async def run_search(q: str, method: Method, k: int, source: str | None) -> SearchOutcome:
         m = method.value
-        if m in LLM_METHODS:
+        llm = method_spec(m).needs_llm
+        if llm:
             portal.check_method(m)  # refuse before taking an LLM slot
-        return await call(portal.search, q.strip(), m, k, source, llm=m in LLM_METHODS)
+        return await call(portal.search, q.strip(), m, k, source, llm=llm)
 
     # ---------------------------------------------------------------------------------------- pages
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     @app.get("/search", response_class=HTMLResponse, include_in_schema=False)
-    async def search_page(request: Request, q: QueryText = "", method: MethodParam = Method.bm25, k: KParam = 10,
+    async def search_page(request: Request, q: QueryText = "", method: MethodParam = DEFAULT, k: KParam = 10,
                           source: SourceParam = None) -> Response:
         form = {"q": q, "method": method.value, "k": k, "source": source}
         if not q.strip():
@@ -375,7 +373,7 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
     @app.get("/api/search", response_model=SearchOut, responses={**errors, 502: {"model": ErrorOut}, 504: {"model": ErrorOut}},
              summary="Top articles for a case description")
     async def api_search(q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, description="the case, in everyday Greek")],
-                         method: MethodParam = Method.bm25, k: KParam = 10, source: SourceParam = None) -> SearchOut:
+                         method: MethodParam = DEFAULT, k: KParam = 10, source: SourceParam = None) -> SearchOut:
         r = await run_search(q, method, k, source)
         return SearchOut(
             query=r.query, method=r.method, k=r.k, source=r.source, total=r.total, took_ms=round(r.took_ms, 2),
@@ -416,7 +414,7 @@ def _safe_methods(portal: Portal) -> dict[str, bool]:
     try:
         return portal.methods()
     except Exception:  # noqa: BLE001
-        return {m: m == "bm25" for m in METHOD_LABELS}
+        return {s.name: not (s.needs_vectors or s.needs_llm) for s in portal_methods()}  # what needs neither
 
 
 # ------------------------------------------------------------------------------------------------ serving

@@ -19,21 +19,13 @@ from nomos.retrieval.articles import Article, Facet, article_page, faceted_searc
 from nomos.retrieval.base import Hit, Retriever
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.decorate import decorate
-
-# The methods a person can choose, in the order the page lists them, with their Greek labels.
-from nomos.retrieval.registry import LLM_METHODS, MethodOptions, make_retriever
+from nomos.retrieval.registry import DEFAULT_METHOD, MethodOptions, make_retriever, method_spec, portal_methods
 from nomos.settings import Settings
 from nomos.vectors.encoders import slug
 
-# The methods a person can choose, in the order the page lists them, with their Greek labels.
-METHOD_LABELS: dict[str, str] = {
-    "bm25": "BM25 — λέξεις του κειμένου",
-    "knn": "Σημασιολογική (kNN)",
-    "hybrid": "Υβριδική (BM25 + kNN)",
-    "reform-bm25": "Αναδιατύπωση από LLM + BM25",
-    "react": "ReAct — LLM σε διαδοχικούς γύρους",
-}
-DENSE = ("knn", "hybrid")
+# The methods a person can choose (the registry's portal methods), in the order the page lists them, with their
+# Greek labels.
+METHOD_LABELS: dict[str, str] = {s.name: s.label for s in portal_methods()}
 FILTER_DEPTH = 100  # methods that cannot filter inside OpenSearch: filter this many candidates, keep k
 RETRIEVER_TTL_S = 60.0  # the BM25 retriever (and the search type it looked up for the index) is rebuilt this often
 
@@ -64,7 +56,7 @@ class Portal:
     llm_deadline: float = 90.0
     _methods: tuple[float, dict[str, bool]] | None = field(default=None, repr=False)
     _local: threading.local = field(default_factory=threading.local, repr=False)
-    _bm25: tuple[float, BM25Retriever] | None = field(default=None, repr=False)
+    _faceted: dict[str, tuple[float, BM25Retriever]] = field(default_factory=dict, repr=False)
 
     @property
     def llm_configured(self) -> bool:
@@ -89,50 +81,57 @@ class Portal:
             cache = True
         except Exception:  # noqa: BLE001 - the node may be down; the page still renders and says so elsewhere
             vectors, cache = False, False
-        avail = {m: (m == "bm25") or (m in DENSE and vectors) or (m in LLM_METHODS and self.llm_configured) for m in METHOD_LABELS}
+        avail = {s.name: (vectors or not s.needs_vectors) and (self.llm_configured or not s.needs_llm) for s in portal_methods()}
         if cache:
             self._methods = (now, avail)
         return avail
 
     def check_method(self, method: str) -> None:
-        if method in LLM_METHODS and not self.llm_configured:
+        spec = method_spec(method)
+        if not spec.portal:
+            raise MethodUnavailable(f"η μέθοδος {method} δεν προσφέρεται στην πύλη")
+        if spec.needs_llm and not self.llm_configured:
             raise MethodUnavailable(
                 f"η μέθοδος {method} χρειάζεται LLM: ο διαχειριστής ορίζει NOMOS_LLM_BASE_URL και NOMOS_LLM_MODEL")
-        if method in DENSE and not self.methods().get(method):
+        if spec.needs_vectors and not self.methods().get(method):
             raise MethodUnavailable(f"η μέθοδος {method} χρειάζεται διανύσματα ({self.settings.embedder}) στο ευρετήριο")
 
-    def bm25(self) -> BM25Retriever:
-        """The page's BM25 retriever, built by :func:`make_retriever` as the CLI's ``search`` builds it, kept for
-        ``RETRIEVER_TTL_S``: a new one per page would look up the index's shard count (its search type) on every
-        search. Searching keeps no per-call state on it, so worker threads share it."""
+    def faceted(self, method: str) -> BM25Retriever:
+        """The page's retriever for a faceted method (BM25), built by :func:`make_retriever` as the CLI's ``search``
+        builds it, kept for ``RETRIEVER_TTL_S``: a new one per page would look up the index's shard count (its
+        search type) on every search. Searching keeps no per-call state on it, so worker threads share it."""
         now = time.monotonic()
-        if self._bm25 is None or now - self._bm25[0] > RETRIEVER_TTL_S:
-            self._bm25 = (now, cast(BM25Retriever, make_retriever(self.settings, "bm25", self.client, MethodOptions(highlight=True))))
-        return self._bm25[1]
+        kept = self._faceted.get(method)
+        if kept is None or now - kept[0] > RETRIEVER_TTL_S:
+            kept = (now, cast(BM25Retriever, make_retriever(self.settings, method, self.client, MethodOptions(highlight=True))))
+            self._faceted[method] = kept
+        return kept[1]
 
-    def _dense(self, method: str) -> Retriever:
-        """One dense retriever per worker thread (the encoder loads once; its vector cache is per thread)."""
+    def _cached(self, method: str) -> Retriever:
+        """One retriever per worker thread for the methods without an LLM (a dense encoder loads once; its vector
+        cache is per thread)."""
         cache = self._local.__dict__.setdefault("retrievers", {})
         if method not in cache:
             cache[method] = make_retriever(self.settings, method, self.client, MethodOptions())
         return cache[method]
 
     # --------------------------------------------------------------------------------------------- search
-    def search(self, query: str, method: str = "bm25", k: int = 10, source: str | None = None) -> SearchOutcome:
+    def search(self, query: str, method: str = DEFAULT_METHOD, k: int = 10, source: str | None = None) -> SearchOutcome:
         self.check_method(method)
+        spec = method_spec(method)
         started = time.perf_counter()
         trace = None
-        if method == "bm25":
+        if spec.faceted:
             # ranking, snippets and facets in one request (the source filter restricts the hits, not the facets)
-            hits, facets, total = faceted_search(self.bm25(), query, k, source)
+            hits, facets, total = faceted_search(self.faceted(method), query, k, source)
         else:
-            if method in LLM_METHODS:
-                retriever = make_retriever(self.settings, method, self.client)
-            else:
-                retriever = self._dense(method)
-            ranked = retriever.search(query, max(k, FILTER_DEPTH) if source else k)
-            if method == "react":
-                trace = list(getattr(retriever, "last_traces", {}).get("q", {}).get("rounds", []))
+            # an LLM retriever is built per search (its LLM client belongs to the event loop of one search)
+            retriever = make_retriever(self.settings, method, self.client) if spec.needs_llm else self._cached(method)
+            result = retriever.search_many({"q": query}, max(k, FILTER_DEPTH) if source else k)
+            ranked = result.hits["q"]
+            rounds = result.traces.get("q", {}).get("rounds")  # a round-by-round trace (react) is shown
+            if rounds is not None:
+                trace = list(rounds)
             facets = ids_facets(self.client, self.index, [h.doc_id for h in ranked])
             total = len(ranked)
             if source:

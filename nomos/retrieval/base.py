@@ -1,9 +1,21 @@
-"""The retriever interface every method implements, and the ranked-list types it returns."""
+"""The retriever interface every method implements, and the typed results it returns.
+
+``search_many`` returns one :class:`SearchResult`: the ranked hits per query and, beside them, whatever evidence
+the method gathered on the way (clause ranks, expansions, LLM traces and costs, per-round snapshots). Evidence
+travels in the result, never on the retriever, so one retriever can serve several threads and a consumer never
+has to ask a retriever what it happens to remember about its last call.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, Sequence
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Callable, Mapping, Protocol, Sequence
+
+# (doc id, score) pairs, best first: the shape of a run file's per-query list (nomos.eval.runs.Run values)
+Ranking = list[tuple[str, float]]
+# Called once per finished query with the number of queries that just finished (always 1): ``tqdm.update`` fits.
+Progress = Callable[[int], None]
 
 
 @dataclass(frozen=True)
@@ -28,6 +40,59 @@ def rank(hits: Sequence[Hit], k: int) -> list[Hit]:
     return sorted(best.values(), key=lambda h: (-h.score, h.doc_id))[:k]
 
 
+def tick(on_progress: Progress | None) -> None:
+    """Report one finished query to ``on_progress`` (if any)."""
+    if on_progress is not None:
+        on_progress(1)
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The ranked hits of a ``search_many`` call and the evidence the method gathered for them.
+
+    Every evidence field is empty where a method has none of that kind, so consumers read fields and never ask
+    which method produced the result.
+    """
+
+    # query id -> top-k hits, ranked by (score desc, doc id)
+    hits: dict[str, list[Hit]]
+    # query id -> doc id -> each clause's rank and score (``bm25_rank``, ``knn_score``…): why a fused doc ranked
+    clause_evidence: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    # clause name ("bm25", "knn") -> query id -> that clause's own ranking (to the fusion depth): what each
+    # clause alone would have given, for the fusion diagnosis
+    clause_rankings: dict[str, dict[str, list[Hit]]] = field(default_factory=dict)
+    # query id -> how the query was sent, where it was not sent as written (BM25's long-query compaction)
+    query_notes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # query id -> pseudo-relevance-feedback expansion terms and their weights, best first
+    expansions: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    # query id -> the LLM's trace for that query (ReAct rounds, a reformulation's rewrites, the issues met)
+    traces: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # the LLM cost table of the call (calls, tokens, seconds; resumed queries, paid calls, retries)
+    costs: dict[str, Any] = field(default_factory=dict)
+    # round -> query id -> the final ranking as it stood after that round (ReAct's curve in one run)
+    snapshots: dict[int, dict[str, Ranking]] = field(default_factory=dict)
+    # round -> query id -> every candidate seen up to that round (the ceiling a better observer could reach)
+    pools: dict[int, dict[str, Ranking]] = field(default_factory=dict)
+
+    def merge(self, *inner: SearchResult) -> SearchResult:
+        """This result's hits with the evidence of the results of retrievers it wrapped added: for each field,
+        the keys this result has win, the inner results fill in the rest (earlier ones first)."""
+        updates: dict[str, Any] = {}
+        for f in fields(self):
+            if f.name == "hits":
+                continue
+            combined: dict[Any, Any] = {}
+            for r in reversed(inner):
+                combined.update(getattr(r, f.name))
+            combined.update(getattr(self, f.name))
+            updates[f.name] = combined
+        return replace(self, **updates)
+
+    def evidence(self) -> dict[str, Any]:
+        """The evidence fields that are not empty, by name (what a results folder records)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "hits" and getattr(self, f.name)}
+
+
 class Retriever(Protocol):
     """What the CLI, the evaluator and the portal call, whatever the method behind it."""
 
@@ -37,8 +102,21 @@ class Retriever(Protocol):
         """Top-``k`` articles for one query, ranked by (score desc, doc id)."""
         ...
 
-    def search_many(self, queries: Mapping[str, str], k: int) -> dict[str, list[Hit]]:
-        """Top-``k`` for many queries (batched where the method allows); keys are the query ids."""
+    def search_many(
+        self,
+        queries: Mapping[str, str],
+        k: int,
+        *,
+        checkpoint: Path | None = None,
+        resume: bool = False,
+        on_progress: Progress | None = None,
+    ) -> SearchResult:
+        """Top-``k`` for many queries (batched where the method allows); ``hits`` keys are the query ids.
+
+        ``checkpoint``: where LLM methods append each finished query (a JSON line), so a run that stops can go on
+        with ``resume=True`` instead of paying again; methods without an LLM are cheap to rerun and ignore both.
+        ``on_progress`` is called once per finished query.
+        """
         ...
 
     def describe(self) -> dict[str, Any]:

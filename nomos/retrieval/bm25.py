@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
 from opensearchpy import OpenSearch
@@ -17,7 +18,7 @@ from opensearchpy.exceptions import TransportError
 
 from nomos.mappings import ANALYZERS, FIELDS
 from nomos.opensearch.client import RETRY_STATUSES, retrying
-from nomos.retrieval.base import Hit, rank
+from nomos.retrieval.base import Hit, Progress, SearchResult, rank, tick
 
 # Only what a ranking needs comes back: less JSON to build, send and parse per query.
 HIT_FIELDS = ("_id", "_score", "sort", "_source", "highlight")
@@ -96,7 +97,6 @@ class BM25Retriever:
     name: str = field(init=False, default="bm25")
     retries: int = field(init=False, default=0)
     _resolved_search_type: str | None = field(init=False, default=None)
-    last_notes: dict[str, dict[str, Any]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.analysis not in FIELDS:
@@ -147,12 +147,14 @@ class BM25Retriever:
         return body
 
     def search(self, query: str, k: int) -> list[Hit]:
-        return self.search_many({"q": query}, k)["q"]
+        return self.search_many({"q": query}, k).hits["q"]
 
-    def search_many(self, queries: Mapping[str, str], k: int) -> dict[str, list[Hit]]:
-        """All queries through ``_msearch`` in batches; results in the order given."""
+    def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
+                    on_progress: Progress | None = None) -> SearchResult:
+        """All queries through ``_msearch`` in batches; results in the order given. ``query_notes`` says which
+        long queries were compacted and how many terms that dropped. No LLM: ``checkpoint`` is ignored."""
         out: dict[str, list[Hit]] = {}
-        self.last_notes = {}
+        notes: dict[str, dict[str, Any]] = {}
         items = list(queries.items())
         for start in range(0, len(items), self.batch_size):
             batch = items[start : start + self.batch_size]
@@ -161,7 +163,7 @@ class BM25Retriever:
                 note: dict[str, Any] = {}
                 lines.extend([{"index": self.index, "search_type": self.effective_search_type()}, self.body(text, k, note)])
                 if note:
-                    self.last_notes[qid] = note
+                    notes[qid] = note
             resp = self._retry(lambda lines=lines: self._msearch(lines))
             for (qid, _), r in zip(batch, resp["responses"], strict=True):
                 if "error" in r:
@@ -169,7 +171,8 @@ class BM25Retriever:
                     reason = err.get("root_cause", [{}])[0].get("reason") or err.get("reason") if isinstance(err, dict) else err
                     raise SearchError(f"query {qid!r}: OpenSearch refused it: {reason}")
                 out[qid] = rank([_hit(h) for h in r.get("hits", {}).get("hits", [])], k)
-        return out
+                tick(on_progress)
+        return SearchResult(out, query_notes=notes)
 
     def search_faceted(self, query: str, k: int, aggs: Mapping[str, Any],
                        post_filter: Mapping[str, Any] | None = None) -> FacetedHits:

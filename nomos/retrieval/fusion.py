@@ -10,47 +10,19 @@ ranked where it did.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping
 
 from opensearchpy import OpenSearch
 
-from nomos.mappings import normalization_pipeline, pipeline_name, rrf_pipeline
-from nomos.retrieval.base import Hit, rank
+from nomos.retrieval.base import Hit, Progress, SearchResult, rank, tick
 from nomos.retrieval.bm25 import BM25Retriever, SearchError
+from nomos.retrieval.fusion_config import DEFAULT_WEIGHTS, FusionConfig
 from nomos.retrieval.knn import KnnRetriever
-from nomos.settings import DEFAULT_FUSION_WEIGHTS
+
+__all__ = ["DEFAULT_WEIGHTS", "FusionConfig", "FusionRetriever", "clause_details", "client_fuse", "fused_hits"]
 
 RANX_NORMS = {"min_max": "min-max", "z_score": "zmuv"}
-
-# (bm25, knn). Equal weights fell short of kNN alone on the stand-in (Recall@100 0.500 vs 0.597): at 0.5/0.5 the
-# fused top 100 is roughly each clause's top 50, so a clause that finds 6 of 38 relevant articles displaces the
-# other's relevant ones at ranks 50-100. A seeded 4-fold cross-validation over kNN weights 0.5-0.9
-# (bench/fusion_study.py, docs/benchmarks.md) chose 0.9 in three folds of four; BM25 keeps a tenth of the say.
-# With an embedder no stronger than BM25 (the paper's BM25 ~ EmbeddingGemma), rerun the study and set
-# NOMOS_FUSION_WEIGHTS or --weights.
-DEFAULT_WEIGHTS: tuple[float, float] = DEFAULT_FUSION_WEIGHTS
-
-
-@dataclass(frozen=True)
-class FusionConfig:
-    """How to fuse: ``kind`` "hybrid" (score normalisation + combination) or "rrf"; where: server or client."""
-
-    kind: str = "hybrid"
-    where: str = "server"
-    normalization: str = "min_max"
-    combination: str = "arithmetic_mean"
-    weights: tuple[float, float] | None = None  # (bm25, knn); None: the settings' (default DEFAULT_WEIGHTS)
-    rank_constant: int = 60
-    depth: int = 100  # how many each clause contributes
-
-    @property
-    def bm25_knn_weights(self) -> tuple[float, float]:
-        return self.weights if self.weights is not None else DEFAULT_WEIGHTS
-
-    def pipeline(self) -> tuple[str, dict[str, Any]]:
-        body = rrf_pipeline(self.rank_constant) if self.kind == "rrf" else normalization_pipeline(self.normalization, self.combination, self.bm25_knn_weights)
-        return pipeline_name(self.kind, body), body
-
 
 def clause_details(bm25: list[Hit], knn: list[Hit]) -> dict[str, dict[str, Any]]:
     """doc id -> BM25 and kNN rank and score (None where a clause did not return the document)."""
@@ -61,6 +33,19 @@ def clause_details(bm25: list[Hit], knn: list[Hit]) -> dict[str, dict[str, Any]]
             out[h.doc_id][f"{name}_rank"] = r
             out[h.doc_id][f"{name}_score"] = h.score
     return out
+
+
+def fused_hits(fused: Mapping[str, list[Hit]], bm25: Mapping[str, list[Hit]], knn: Mapping[str, list[Hit]]
+               ) -> tuple[dict[str, list[Hit]], dict[str, dict[str, dict[str, Any]]]]:
+    """The fused rankings with each hit's clause ranks and scores in ``details``, and the same evidence as query
+    id -> doc id -> ranks and scores (what a results folder's details.json records)."""
+    hits: dict[str, list[Hit]] = {}
+    evidence: dict[str, dict[str, dict[str, Any]]] = {}
+    for qid, ranked in fused.items():
+        per_doc = clause_details(bm25.get(qid, []), knn.get(qid, []))
+        evidence[qid] = {h.doc_id: per_doc.get(h.doc_id, {}) for h in ranked}
+        hits[qid] = [Hit(h.doc_id, h.score, details=per_doc.get(h.doc_id, {})) for h in ranked]
+    return hits, evidence
 
 
 def client_fuse(bm25: Mapping[str, list[Hit]], knn: Mapping[str, list[Hit]], cfg: FusionConfig, k: int) -> dict[str, list[Hit]]:
@@ -93,7 +78,8 @@ def client_fuse(bm25: Mapping[str, list[Hit]], knn: Mapping[str, list[Hit]], cfg
 
 @dataclass
 class FusionRetriever:
-    """``hybrid`` / ``rrf`` over a BM25 and a kNN retriever; records per-clause evidence in ``last_details``."""
+    """``hybrid`` / ``rrf`` over a BM25 and a kNN retriever; each fused hit carries its clause ranks and scores,
+    and the result carries each clause's own ranking too."""
 
     client: OpenSearch
     index: str
@@ -101,9 +87,6 @@ class FusionRetriever:
     knn: KnnRetriever
     config: FusionConfig = field(default_factory=FusionConfig)
     name: str = field(init=False, default="hybrid")
-    last_details: dict[str, dict[str, dict[str, Any]]] = field(init=False, default_factory=dict)
-    # each clause's own ranking of the last search_many (depth = max(config.depth, k)): eval's fusion diagnosis
-    last_clauses: dict[str, dict[str, list[Hit]]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         self.name = self.config.kind
@@ -111,9 +94,9 @@ class FusionRetriever:
             raise ValueError(f"fusion must be 'server' or 'client', got {self.config.where!r}")
 
     def search(self, query: str, k: int) -> list[Hit]:
-        return self.search_many({"q": query}, k)["q"]
+        return self.search_many({"q": query}, k).hits["q"]
 
-    def _server(self, queries: Mapping[str, str], k: int) -> dict[str, list[Hit]]:
+    def _server(self, queries: Mapping[str, str], k: int, on_progress: Progress | None) -> dict[str, list[Hit]]:
         name, body = self.config.pipeline()
         self.client.transport.perform_request("PUT", f"/_search/pipeline/{name}", body=body)
         items = list(queries.items())
@@ -136,20 +119,25 @@ class FusionRetriever:
             except Exception as exc:  # opensearch-py raises TransportError subclasses with the server's reason
                 raise SearchError(f"query {qid!r}: hybrid search failed: {exc}") from None
             out[qid] = rank([Hit(h["_id"], float(h["_score"])) for h in resp["hits"]["hits"]], k)
+            tick(on_progress)
         return out
 
-    def search_many(self, queries: Mapping[str, str], k: int) -> dict[str, list[Hit]]:
+    def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
+                    on_progress: Progress | None = None) -> SearchResult:
+        """Both clauses to ``max(config.depth, k)``, then the fusion; ``clause_rankings`` holds each clause's own
+        ranking (the fusion diagnosis compares them with the fused one). No LLM: ``checkpoint`` is ignored."""
         depth = max(self.config.depth, k)
         bm25 = self.bm25.search_many(queries, depth)
         knn = self.knn.search_many(queries, depth)
-        fused = self._server(queries, k) if self.config.where == "server" else client_fuse(bm25, knn, self.config, k)
-        self.last_clauses = {"bm25": bm25, "knn": knn}
-        self.last_details = {}
-        for qid, hits in fused.items():
-            evidence = clause_details(bm25.get(qid, []), knn.get(qid, []))
-            self.last_details[qid] = {h.doc_id: evidence.get(h.doc_id, {}) for h in hits}
-            fused[qid] = [Hit(h.doc_id, h.score, details=evidence.get(h.doc_id, {})) for h in hits]
-        return fused
+        if self.config.where == "server":
+            fused = self._server(queries, k, on_progress)
+        else:
+            fused = client_fuse(bm25.hits, knn.hits, self.config, k)
+            for _ in fused:
+                tick(on_progress)
+        hits, evidence = fused_hits(fused, bm25.hits, knn.hits)
+        own = SearchResult(hits, clause_evidence=evidence, clause_rankings={"bm25": bm25.hits, "knn": knn.hits})
+        return own.merge(bm25, knn)
 
     def describe(self) -> dict[str, Any]:
         c = self.config

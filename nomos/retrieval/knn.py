@@ -7,13 +7,14 @@ can be measured against the same vectors on the same cluster.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 from opensearchpy import OpenSearch
 
 from nomos.mappings import vector_field_name
-from nomos.retrieval.base import Hit, rank
+from nomos.retrieval.base import Hit, Progress, SearchResult, rank, tick
 from nomos.retrieval.bm25 import SearchError
 from nomos.vectors.cache import VectorCache, encode_cached
 from nomos.vectors.encoders import Encoder, slug
@@ -65,9 +66,11 @@ class KnnRetriever:
         }
 
     def search(self, query: str, k: int) -> list[Hit]:
-        return self.search_many({"q": query}, k)["q"]
+        return self.search_many({"q": query}, k).hits["q"]
 
-    def search_many(self, queries: Mapping[str, str], k: int) -> dict[str, list[Hit]]:
+    def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
+                    on_progress: Progress | None = None) -> SearchResult:
+        """Query vectors (through the cache), then ``_msearch`` in batches. No LLM: ``checkpoint`` is ignored."""
         items = list(queries.items())
         vectors = self.query_vectors([t for _, t in items])
         out: dict[str, list[Hit]] = {}
@@ -80,7 +83,8 @@ class KnnRetriever:
                 if "error" in r:
                     raise SearchError(f"query {qid!r}: OpenSearch refused the k-NN query: {r['error']}")
                 out[qid] = rank([Hit(str(h["sort"][1]), float(h["sort"][0])) for h in r["hits"]["hits"]], k)
-        return out
+                tick(on_progress)
+        return SearchResult(out)
 
     def describe(self) -> dict[str, Any]:
         return {"method": self.name, "index": self.index, "field": self.field, "encoder": self.encoder.describe(),

@@ -9,12 +9,13 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
 from opensearchpy import OpenSearch
 
-from nomos.retrieval.base import Hit, rank
+from nomos.retrieval.base import Hit, Progress, SearchResult, rank, tick
 from nomos.retrieval.bm25 import BM25Retriever, SearchError
 from nomos.retrieval.knn import KnnRetriever
 
@@ -43,23 +44,24 @@ class TfidfPrfRetriever:
     expansion_terms: int = 20
     expansion_weight: float = 0.5
     name: str = field(init=False, default="bm25-prf")
-    last_expansions: dict[str, list[tuple[str, float]]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.bm25.analysis not in PRF_FIELDS:
             raise ValueError(f"PRF supports the analysis chains {sorted(PRF_FIELDS)}, not {self.bm25.analysis!r}")
 
     def search(self, query: str, k: int) -> list[Hit]:
-        return self.search_many({"q": query}, k)["q"]
+        return self.search_many({"q": query}, k).hits["q"]
 
-    def search_many(self, queries: Mapping[str, str], k: int) -> dict[str, list[Hit]]:
+    def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
+                    on_progress: Progress | None = None) -> SearchResult:
+        """First pass, expansion terms per query (in ``expansions``), second pass. No LLM: ``checkpoint`` is ignored."""
         client: OpenSearch = self.bm25.client
         first = self.bm25.search_many(queries, self.feedback_docs)
         n_docs = int(client.count(index=self.bm25.index)["count"])
         out: dict[str, list[Hit]] = {}
-        self.last_expansions = {}
+        expansions: dict[str, list[tuple[str, float]]] = {}
         for qid, text in queries.items():
-            ids = [h.doc_id for h in first.get(qid, [])]
+            ids = [h.doc_id for h in first.hits.get(qid, [])]
             own = set(self.bm25.analyze(text)) if ids else set()
             terms: list[tuple[str, float]] = []
             if ids:
@@ -70,7 +72,7 @@ class TfidfPrfRetriever:
                             "field_statistics": "false", "positions": "false", "offsets": "false"},
                 )
                 terms = tfidf_terms(resp.get("docs", []), n_docs, self.expansion_terms, own)
-            self.last_expansions[qid] = terms
+            expansions[qid] = terms
             top = terms[0][1] if terms else 1.0
             should = [self.bm25.query_clause(text)] + [
                 {"term": {self.bm25.field: {"value": t, "boost": self.expansion_weight * w / top}}} for t, w in terms
@@ -83,7 +85,8 @@ class TfidfPrfRetriever:
             except Exception as exc:
                 raise SearchError(f"query {qid!r}: PRF search failed: {exc}") from None
             out[qid] = rank([Hit(str(h["sort"][1]), float(h["sort"][0])) for h in hits], k)
-        return out
+            tick(on_progress)
+        return SearchResult(out, expansions=expansions).merge(first)
 
     def describe(self) -> dict[str, Any]:
         return {"method": self.name, "bm25": self.bm25.describe(), "feedback_docs": self.feedback_docs,
@@ -108,22 +111,25 @@ class RocchioRetriever:
     name: str = field(init=False, default="knn-rocchio")
 
     def search(self, query: str, k: int) -> list[Hit]:
-        return self.search_many({"q": query}, k)["q"]
+        return self.search_many({"q": query}, k).hits["q"]
 
-    def search_many(self, queries: Mapping[str, str], k: int) -> dict[str, list[Hit]]:
+    def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
+                    on_progress: Progress | None = None) -> SearchResult:
+        """First pass, Rocchio's moved vector, second pass. No LLM: ``checkpoint`` is ignored."""
         client: OpenSearch = self.knn.client
         items = list(queries.items())
         vectors = self.knn.query_vectors([t for _, t in items])
         first = self.knn.search_many(queries, self.feedback_docs)
         out: dict[str, list[Hit]] = {}
         for i, (qid, _) in enumerate(items):
-            ids = [h.doc_id for h in first.get(qid, [])]
+            ids = [h.doc_id for h in first.hits.get(qid, [])]
             docs = client.mget(index=self.knn.index, body={"ids": ids}, params={"_source_includes": self.knn.field})["docs"] if ids else []
             fb = np.array([d["_source"][self.knn.field] for d in docs if d.get("found")], dtype=np.float32).reshape(-1, vectors.shape[1])
             moved = rocchio(vectors[i], fb, self.alpha, self.beta)
             hits = client.search(index=self.knn.index, body=self.knn.body(moved, k))["hits"]["hits"]
             out[qid] = rank([Hit(str(h["sort"][1]), float(h["sort"][0])) for h in hits], k)
-        return out
+            tick(on_progress)
+        return SearchResult(out)
 
     def describe(self) -> dict[str, Any]:
         return {"method": self.name, "knn": self.knn.describe(), "feedback_docs": self.feedback_docs, "alpha": self.alpha, "beta": self.beta}

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from nomos.retrieval.base import Hit
+from nomos.retrieval.base import Hit, Progress, SearchResult, tick
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.llm import Checkpoint, Cost, LLMClient, cost_table, run_bounded
 from nomos.retrieval.prompts import prompts_info, render
@@ -218,28 +218,23 @@ class ReActConfig:
 class ReActRetriever:
     """The ReAct-BM25 loop behind the :class:`retrieval.base.Retriever` interface.
 
-    After ``search_many`` it exposes ``last_traces`` (per query), ``last_snapshots`` and ``last_pools``
-    (round -> query -> ranking), ``last_costs`` (the cost table). With ``checkpoint_path`` set, every finished
-    query is appended there; ``resume`` skips the queries already in it.
+    ``search_many`` returns, besides the hits, each query's trace, the snapshots and pools (round -> query ->
+    ranking) and the cost table. With ``checkpoint`` every finished query is appended there; ``resume`` skips
+    the queries already in it (those recorded under the same signature and query text).
     """
 
     bm25: BM25Retriever
     llm: LLMClient
     config: ReActConfig = field(default_factory=ReActConfig)
-    checkpoint_path: Path | None = None
-    resume: bool = False
     name: str = field(init=False, default="react")
-    last_traces: dict[str, dict[str, Any]] = field(init=False, default_factory=dict)
-    last_snapshots: dict[int, dict[str, list[tuple[str, float]]]] = field(init=False, default_factory=dict)
-    last_pools: dict[int, dict[str, list[tuple[str, float]]]] = field(init=False, default_factory=dict)
-    last_costs: dict[str, Any] = field(init=False, default_factory=dict)
     _articles: dict[str, tuple[str, str]] = field(init=False, default_factory=dict, repr=False)
 
     def search(self, query: str, k: int) -> list[Hit]:
-        return self.search_many({"q": query}, k)["q"]
+        return self.search_many({"q": query}, k).hits["q"]
 
-    def search_many(self, queries: Mapping[str, str], k: int) -> dict[str, list[Hit]]:
-        return asyncio.run(self._run(dict(queries), k))
+    def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
+                    on_progress: Progress | None = None) -> SearchResult:
+        return asyncio.run(self._run(dict(queries), k, checkpoint, resume, on_progress))
 
     def describe(self) -> dict[str, Any]:
         c = self.config
@@ -263,42 +258,48 @@ class ReActRetriever:
         return hashlib.sha256(json.dumps(d, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
 
     # ----------------------------------------------------------------------------------------------- run
-    async def _run(self, queries: dict[str, str], k: int) -> dict[str, list[Hit]]:
+    async def _run(self, queries: dict[str, str], k: int, checkpoint: Path | None, resume: bool,
+                   on_progress: Progress | None) -> SearchResult:
         started = time.perf_counter()
         sig = self.signature()
-        ckpt = Checkpoint(self.checkpoint_path, self.resume)
+        ckpt = Checkpoint(checkpoint, resume)
         for qid in list(ckpt.done):
             rec = ckpt.done[qid]
             if rec.get("signature") != sig or rec.get("text_sha") != _sha(queries.get(qid, "")):
                 del ckpt.done[qid]
         todo = [(q, t) for q, t in queries.items() if q not in ckpt.done]
+        for _ in range(len(queries) - len(todo)):
+            tick(on_progress)  # resumed from the checkpoint: finished already
 
         async def work(item: tuple[str, str]) -> None:
             rec = await self._query(item[0], item[1], k)
             rec["signature"] = sig
             ckpt.add(rec)
+            tick(on_progress)
 
         try:
             await run_bounded(todo, work, self.config.concurrency)
         finally:
             await self.llm.aclose()
         out: dict[str, list[Hit]] = {}
-        self.last_traces, self.last_snapshots, self.last_pools = {}, {}, {}
+        traces: dict[str, dict[str, Any]] = {}
+        snapshots: dict[int, dict[str, list[tuple[str, float]]]] = {}
+        pools: dict[int, dict[str, list[tuple[str, float]]]] = {}
         per_query_cost: dict[str, dict[str, Any]] = {}
         for qid in queries:
             rec = ckpt.done[qid]
             out[qid] = [Hit(d, float(s), details=det) for d, s, det in rec["ranking"]]
-            self.last_traces[qid] = rec["trace"]
+            traces[qid] = rec["trace"]
             per_query_cost[qid] = rec["cost"]
             for r, pairs in rec["snapshots"].items():
-                self.last_snapshots.setdefault(int(r), {})[qid] = [(d, float(s)) for d, s in pairs]
+                snapshots.setdefault(int(r), {})[qid] = [(d, float(s)) for d, s in pairs]
             for r, pairs in rec["pools"].items():
-                self.last_pools.setdefault(int(r), {})[qid] = [(d, float(s)) for d, s in pairs]
-        self.last_costs = cost_table(per_query_cost, time.perf_counter() - started)
-        self.last_costs["resumed_queries"] = len(queries) - len(todo)
-        self.last_costs["paid_calls_this_run"] = self.llm.paid_calls
-        self.last_costs["retries_this_run"] = self.llm.retried
-        return out
+                pools.setdefault(int(r), {})[qid] = [(d, float(s)) for d, s in pairs]
+        costs = cost_table(per_query_cost, time.perf_counter() - started)
+        costs["resumed_queries"] = len(queries) - len(todo)
+        costs["paid_calls_this_run"] = self.llm.paid_calls
+        costs["retries_this_run"] = self.llm.retried
+        return SearchResult(out, traces=traces, costs=costs, snapshots=snapshots, pools=pools)
 
     def _fetch(self, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """Title and full text of each id by ``mget``; texts already fetched in this run are reused."""

@@ -21,14 +21,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from nomos.retrieval.base import Hit
+from nomos.retrieval.base import Hit, Progress, SearchResult, tick
 from nomos.retrieval.bm25 import BM25Retriever
-from nomos.retrieval.fusion import FusionConfig, clause_details, client_fuse
+from nomos.retrieval.fusion import FusionConfig, client_fuse, fused_hits
 from nomos.retrieval.knn import KnnRetriever
 from nomos.retrieval.llm import Checkpoint, Cost, LLMClient, cost_table, run_bounded
 from nomos.retrieval.prompts import prompts_info, render
 
-REFORM_METHODS = ("reform-bm25", "reform-knn", "reform-hybrid")
 _BULLET = re.compile(r"^\s*(?:[-•*]|\d+[.)])\s*")
 _LABEL = re.compile(r"^\s*(λέξεις[- ]κλειδιά|όροι|keywords|ερώτημα|παράγραφος)\s*:\s*", re.I)
 
@@ -61,40 +60,34 @@ def parse_dense(text: str) -> tuple[str | None, dict[str, Any] | None]:
 
 @dataclass
 class ReformRetriever:
-    """One of :data:`REFORM_METHODS`; needs ``bm25`` for the sparse side and ``knn`` for the dense side."""
+    """A reformulation method named ``name``: with ``bm25``, the sparse rewrite searched by BM25; with ``knn``,
+    the dense rewrite searched by kNN; with both, the two fused (client-side, ``fusion``)."""
 
-    method: str
+    name: str
     llm: LLMClient
     bm25: BM25Retriever | None = None
     knn: KnnRetriever | None = None
     fusion: FusionConfig = field(default_factory=FusionConfig)
     concurrency: int = 16
-    checkpoint_path: Path | None = None
-    resume: bool = False
-    name: str = field(init=False, default="")
-    last_traces: dict[str, dict[str, Any]] = field(init=False, default_factory=dict)
-    last_costs: dict[str, Any] = field(init=False, default_factory=dict)
-    last_details: dict[str, dict[str, dict[str, Any]]] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.method not in REFORM_METHODS:
-            raise ValueError(f"unknown reformulation method {self.method!r}")
-        self.name = self.method
-        if self.sparse and self.bm25 is None:
-            raise ValueError(f"{self.method} needs a BM25 retriever")
-        if self.dense and self.knn is None:
-            raise ValueError(f"{self.method} needs a kNN retriever")
+        if self.bm25 is None and self.knn is None:
+            raise ValueError(f"{self.name} needs a BM25 retriever, a kNN retriever or both")
 
     @property
     def sparse(self) -> bool:
-        return self.method in ("reform-bm25", "reform-hybrid")
+        return self.bm25 is not None
 
     @property
     def dense(self) -> bool:
-        return self.method in ("reform-knn", "reform-hybrid")
+        return self.knn is not None
+
+    @property
+    def fused(self) -> bool:
+        return self.sparse and self.dense
 
     def search(self, query: str, k: int) -> list[Hit]:
-        return self.search_many({"q": query}, k)["q"]
+        return self.search_many({"q": query}, k).hits["q"]
 
     def describe(self) -> dict[str, Any]:
         d: dict[str, Any] = {"method": self.name, "llm": self.llm.config.describe(), "prompts": prompts_info(),
@@ -103,7 +96,7 @@ class ReformRetriever:
             d["bm25"] = self.bm25.describe()
         if self.knn is not None:
             d["knn"] = self.knn.describe()
-        if self.method == "reform-hybrid":
+        if self.fused:
             cfg = self._fusion()
             d["fusion"] = {"kind": cfg.kind, "where": "client", "depth": cfg.depth, **(
                 {"rank_constant": cfg.rank_constant} if cfg.kind == "rrf" else
@@ -146,18 +139,22 @@ class ReformRetriever:
         out.update(trace=trace, cost={**cost.to_dict(), "seconds": round(seconds, 4)})
         return out
 
-    async def _rewrite_all(self, queries: dict[str, str]) -> tuple[dict[str, dict[str, Any]], int]:
+    async def _rewrite_all(self, queries: dict[str, str], checkpoint: Path | None, resume: bool,
+                           on_progress: Progress | None) -> tuple[dict[str, dict[str, Any]], int]:
         sig = self.signature()
-        ckpt = Checkpoint(self.checkpoint_path, self.resume)
+        ckpt = Checkpoint(checkpoint, resume)
         for qid in list(ckpt.done):
             if ckpt.done[qid].get("signature") != sig or ckpt.done[qid].get("text_sha") != _sha(queries.get(qid, "")):
                 del ckpt.done[qid]
         todo = [(q, t) for q, t in queries.items() if q not in ckpt.done]
+        for _ in range(len(queries) - len(todo)):
+            tick(on_progress)  # rewritten already (resumed from the checkpoint)
 
         async def work(item: tuple[str, str]) -> None:
             rec = await self._rewrite(*item)
             rec["signature"] = sig
             ckpt.add(rec)
+            tick(on_progress)
 
         try:
             await run_bounded(todo, work, self.concurrency)
@@ -165,29 +162,32 @@ class ReformRetriever:
             await self.llm.aclose()
         return {q: ckpt.done[q] for q in queries}, len(queries) - len(todo)
 
-    def search_many(self, queries: Mapping[str, str], k: int) -> dict[str, list[Hit]]:
+    def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
+                    on_progress: Progress | None = None) -> SearchResult:
+        """Rewrite every query (checkpointed: ``resume`` keeps the rewrites already made), then search with the
+        rewrites in batches. A query counts as finished for ``on_progress`` when its rewrite is: the LLM calls
+        are nearly all the time; the batched searches after them take a moment."""
         started = time.perf_counter()
-        rewrites, resumed = asyncio.run(self._rewrite_all(dict(queries)))
-        depth = max(self._fusion().depth, k) if self.method == "reform-hybrid" else k
-        bm25 = self.bm25.search_many({q: r["sparse"] for q, r in rewrites.items()}, depth) if self.sparse and self.bm25 else {}
-        knn = self.knn.search_many({q: r["dense"] for q, r in rewrites.items()}, depth) if self.dense and self.knn else {}
-        if self.method == "reform-bm25":
-            out = bm25
-        elif self.method == "reform-knn":
-            out = knn
+        rewrites, resumed = asyncio.run(self._rewrite_all(dict(queries), checkpoint, resume, on_progress))
+        depth = max(self._fusion().depth, k) if self.fused else k
+        inner: list[SearchResult] = []
+        if self.bm25 is not None:
+            inner.append(self.bm25.search_many({q: r["sparse"] for q, r in rewrites.items()}, depth))
+        if self.knn is not None:
+            inner.append(self.knn.search_many({q: r["dense"] for q, r in rewrites.items()}, depth))
+        evidence: dict[str, dict[str, dict[str, Any]]] = {}
+        if self.fused:
+            bm25, knn = inner[0].hits, inner[1].hits
+            out, evidence = fused_hits(client_fuse(bm25, knn, self._fusion(), k), bm25, knn)
         else:
-            out = client_fuse(bm25, knn, self._fusion(), k)
-            self.last_details = {}
-            for qid, hits in out.items():
-                evidence = clause_details(bm25.get(qid, []), knn.get(qid, []))
-                self.last_details[qid] = {h.doc_id: evidence.get(h.doc_id, {}) for h in hits}
-                out[qid] = [Hit(h.doc_id, h.score, details=evidence.get(h.doc_id, {})) for h in hits]
-        self.last_traces = {q: r["trace"] for q, r in rewrites.items()}
-        self.last_costs = cost_table({q: r["cost"] for q, r in rewrites.items()}, time.perf_counter() - started)
-        self.last_costs["resumed_queries"] = resumed
-        self.last_costs["paid_calls_this_run"] = self.llm.paid_calls
-        self.last_costs["retries_this_run"] = self.llm.retried
-        return {q: out.get(q, []) for q in queries}
+            out = inner[0].hits
+        costs = cost_table({q: r["cost"] for q, r in rewrites.items()}, time.perf_counter() - started)
+        costs["resumed_queries"] = resumed
+        costs["paid_calls_this_run"] = self.llm.paid_calls
+        costs["retries_this_run"] = self.llm.retried
+        own = SearchResult({q: out.get(q, []) for q in queries}, clause_evidence=evidence,
+                           traces={q: r["trace"] for q, r in rewrites.items()}, costs=costs)
+        return own.merge(*inner)
 
 
 def _sha(text: str) -> str:

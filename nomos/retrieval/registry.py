@@ -1,30 +1,29 @@
-"""Method name → retriever: the one place every entry point (CLI, portal, eval, benchmarks) builds retrievers."""
+"""Method name → retriever: the one place that lists the methods, what each needs and what each can do.
+
+Every entry point (CLI, portal, eval, benchmarks) builds retrievers with :func:`make_retriever` and asks
+:func:`method_spec` what a method needs (vectors in the index, an LLM endpoint), whether it is stochastic, fused,
+or returns snippets itself, and how the portal labels it. No other module lists method names.
+
+Importing this module is cheap (no OpenSearch client, no numpy): the command line builds its ``--method`` choices
+from it at start-up. The retrievers are imported when one is built.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
-from opensearchpy import OpenSearch
+from nomos.retrieval.fusion_config import FusionConfig
 
-from nomos.opensearch.client import make_client
-from nomos.retrieval.base import Retriever
-from nomos.retrieval.bm25 import BM25Retriever
-from nomos.retrieval.fusion import FusionConfig, FusionRetriever
-from nomos.retrieval.knn import KnnRetriever
-from nomos.retrieval.llm import LLMNotConfigured, make_llm_client, not_configured_message
-from nomos.retrieval.prf import RocchioRetriever, TfidfPrfRetriever
-from nomos.settings import Settings
-from nomos.vectors.cache import VectorCache
-from nomos.vectors.encoders import Encoder, make_encoder
+if TYPE_CHECKING:
+    from opensearchpy import OpenSearch
 
-LLM_METHODS = ("reform-bm25", "reform-knn", "reform-hybrid", "react")
-
-
-METHODS = ("bm25", "bm25-prf", "knn", "knn-rocchio", "hybrid", "rrf", *LLM_METHODS)
-
-
-DENSE_METHODS = ("knn", "knn-rocchio", "hybrid", "rrf")
+    from nomos.retrieval.base import Retriever
+    from nomos.retrieval.bm25 import BM25Retriever
+    from nomos.retrieval.knn import KnnRetriever
+    from nomos.settings import Settings
+    from nomos.vectors.cache import VectorCache
+    from nomos.vectors.encoders import Encoder
 
 
 @dataclass(frozen=True)
@@ -40,22 +39,63 @@ class MethodOptions:
     filters: tuple[dict[str, Any], ...] = ()  # bm25 only: filter clauses (no scoring), e.g. one legal source
 
 
+# The options a method may honour: MethodOptions' fields, with the fusion's server/client choice ("fusion_where")
+# apart from the rest of the fusion (weights, normalisation, rank constant: "fusion").
+OPTION_NAMES = ("analysis", "embedder", "exact", "ef_search", "fusion", "fusion_where", "highlight", "filters")
+
+Factory = Callable[["Settings", "OpenSearch", MethodOptions], "Retriever"]
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    """One retrieval method: how to build it, which options change its ranking, and what it needs and does."""
+
+    name: str
+    factory: Factory
+    description: str  # one English line (command-line help, docs)
+    label: str  # the portal's Greek label
+    options: frozenset[str]  # of OPTION_NAMES: the ones that change this method's ranking
+    needs_vectors: bool = False  # the index must hold the embedder's vectors
+    needs_llm: bool = False  # an OpenAI-compatible endpoint and model must be configured
+    fused: bool = False  # fuses a BM25 and a kNN ranking (hits carry both clauses' ranks and scores)
+    stochastic: bool = False  # two runs may differ (LLM sampling); the others are deterministic
+    snippets: bool = False  # hits come with titles, laws and highlighted snippets; the others need decorating
+    faceted: bool = False  # one request gives a results page, its facets and a source filter (search_faceted)
+    portal: bool = False  # offered on the portal's search page
+
+
+# --------------------------------------------------------------------------------------------------- helpers
 def encoder_for(settings: Settings, spec: str) -> Encoder:
     """Build an encoder with the endpoint settings (only ``openai:`` specs use them)."""
+    from nomos.vectors.encoders import make_encoder
+
     return make_encoder(spec, base_url=settings.embed_base_url, api_key=settings.embed_api_key)
 
 
 def vector_cache(settings: Settings) -> VectorCache:
+    from nomos.vectors.cache import VectorCache
+
     return VectorCache(settings.cache_dir / "embeddings.sqlite")
 
 
-def require_llm(settings: Settings, method: str) -> None:
-    """LLM methods fail at once, naming the settings, when no endpoint or model is configured."""
-    if method in LLM_METHODS and not (settings.llm_base_url and settings.llm_model):
-        raise LLMNotConfigured(not_configured_message(method))
+def _fusion(settings: Settings, fusion: FusionConfig) -> FusionConfig:
+    """Weights left unset take the settings' (NOMOS_FUSION_WEIGHTS), so CLI, portal and benchmarks agree."""
+    return fusion if fusion.weights is not None else replace(fusion, weights=settings.fusion_weights)
+
+
+def _bm25(settings: Settings, client: OpenSearch, options: MethodOptions, *, for_llm: bool = False) -> BM25Retriever:
+    from nomos.retrieval.bm25 import BM25Retriever
+
+    if for_llm:  # the LLM loops search for themselves: no highlighting or filters, ids and scores only
+        return BM25Retriever(client, settings.index_alias, analysis=options.analysis, search_type=settings.search_type,
+                             retry_seconds=settings.retry_seconds)
+    return BM25Retriever(client, settings.index_alias, analysis=options.analysis, highlight=options.highlight,
+                         filters=options.filters, search_type=settings.search_type, retry_seconds=settings.retry_seconds)
 
 
 def _knn(settings: Settings, client: OpenSearch, options: MethodOptions) -> KnnRetriever:
+    from nomos.retrieval.knn import KnnRetriever
+
     return KnnRetriever(
         client,
         settings.index_alias,
@@ -66,46 +106,128 @@ def _knn(settings: Settings, client: OpenSearch, options: MethodOptions) -> KnnR
     )
 
 
-def _llm_retriever(settings: Settings, method: str, client: OpenSearch, options: MethodOptions) -> Retriever:
+def _llm_client_pool(settings: Settings) -> OpenSearch:
+    """LLM methods run queries concurrently and search from threads: a connection pool that size (make_client's
+    default pool keeps one connection, so every concurrent request would open and drop a new one)."""
+    from nomos.opensearch.client import make_client
+
+    return make_client(settings, pool_maxsize=max(settings.llm_concurrency, 1) + 4)
+
+
+# --------------------------------------------------------------------------------------------------- factories
+def _build_bm25(settings: Settings, client: OpenSearch, options: MethodOptions) -> Retriever:
+    return _bm25(settings, client, options)
+
+
+def _build_bm25_prf(settings: Settings, client: OpenSearch, options: MethodOptions) -> Retriever:
+    from nomos.retrieval.prf import TfidfPrfRetriever
+
+    return TfidfPrfRetriever(_bm25(settings, client, options))
+
+
+def _build_knn(settings: Settings, client: OpenSearch, options: MethodOptions) -> Retriever:
+    return _knn(settings, client, options)
+
+
+def _build_knn_rocchio(settings: Settings, client: OpenSearch, options: MethodOptions) -> Retriever:
+    from nomos.retrieval.prf import RocchioRetriever
+
+    return RocchioRetriever(_knn(settings, client, options))
+
+
+def _fused(kind: str) -> Factory:
+    def build(settings: Settings, client: OpenSearch, options: MethodOptions) -> Retriever:
+        from nomos.retrieval.fusion import FusionRetriever
+
+        config = replace(_fusion(settings, options.fusion), kind=kind)
+        return FusionRetriever(client, settings.index_alias, _bm25(settings, client, options), _knn(settings, client, options), config)
+
+    return build
+
+
+def _reform(name: str, sparse: bool, dense: bool) -> Factory:
+    def build(settings: Settings, client: OpenSearch, options: MethodOptions) -> Retriever:
+        from nomos.retrieval.llm import make_llm_client
+        from nomos.retrieval.reformulate import ReformRetriever
+
+        llm = make_llm_client(settings, name)
+        pool = _llm_client_pool(settings)
+        return ReformRetriever(name, llm, bm25=_bm25(settings, pool, options, for_llm=True) if sparse else None,
+                               knn=_knn(settings, pool, options) if dense else None,
+                               fusion=_fusion(settings, options.fusion), concurrency=settings.llm_concurrency)
+
+    return build
+
+
+def _build_react(settings: Settings, client: OpenSearch, options: MethodOptions) -> Retriever:
+    from nomos.retrieval.llm import make_llm_client
     from nomos.retrieval.react import ReActConfig, ReActRetriever
-    from nomos.retrieval.reformulate import ReformRetriever
 
-    llm = make_llm_client(settings, method)
-    # Queries run concurrently and search from threads: give them a connection pool that size (make_client's
-    # default pool keeps one connection, so every concurrent request would open and drop a new one).
-    client = make_client(settings, pool_maxsize=max(settings.llm_concurrency, 1) + 4)
-    # the loop searches for itself: no highlighting, ids and scores only
-    bm25 = BM25Retriever(client, settings.index_alias, analysis=options.analysis, search_type=settings.search_type,
-                         retry_seconds=settings.retry_seconds)
-    if method == "react":
-        config = ReActConfig(rounds=settings.react_rounds, concurrency=settings.llm_concurrency)
-        return ReActRetriever(bm25, llm, config)
-    knn = _knn(settings, client, options) if method in ("reform-knn", "reform-hybrid") else None
-    return ReformRetriever(method, llm, bm25=bm25, knn=knn, fusion=_fusion(settings, options.fusion), concurrency=settings.llm_concurrency)
+    llm = make_llm_client(settings, "react")
+    config = ReActConfig(rounds=settings.react_rounds, concurrency=settings.llm_concurrency)
+    return ReActRetriever(_bm25(settings, _llm_client_pool(settings), options, for_llm=True), llm, config)
 
 
-def _fusion(settings: Settings, fusion: FusionConfig) -> FusionConfig:
-    """Weights left unset take the settings' (NOMOS_FUSION_WEIGHTS), so CLI, portal and benchmarks agree."""
-    return fusion if fusion.weights is not None else replace(fusion, weights=settings.fusion_weights)
+# --------------------------------------------------------------------------------------------------- the registry
+_BM25_OPTS = frozenset({"analysis"})
+_KNN_OPTS = frozenset({"embedder", "exact", "ef_search"})
+
+_SPECS = (
+    MethodSpec("bm25", _build_bm25, "BM25 over the Greek-analysed text", "BM25 — λέξεις του κειμένου",
+               _BM25_OPTS | {"highlight", "filters"}, snippets=True, faceted=True, portal=True),
+    MethodSpec("bm25-prf", _build_bm25_prf, "BM25 with TF-IDF pseudo-relevance feedback",
+               "BM25 με ανάδραση ψευδο-συνάφειας (TF-IDF)", _BM25_OPTS),
+    MethodSpec("knn", _build_knn, "dense k-NN (HNSW, or exact with --exact)", "Σημασιολογική (kNN)", _KNN_OPTS,
+               needs_vectors=True, portal=True),
+    MethodSpec("knn-rocchio", _build_knn_rocchio, "k-NN with Rocchio pseudo-relevance feedback",
+               "Σημασιολογική (kNN) με ανάδραση Rocchio", _KNN_OPTS, needs_vectors=True),
+    MethodSpec("hybrid", _fused("hybrid"), "BM25 + k-NN, normalised scores combined", "Υβριδική (BM25 + kNN)",
+               _BM25_OPTS | _KNN_OPTS | {"fusion", "fusion_where"}, needs_vectors=True, fused=True, portal=True),
+    MethodSpec("rrf", _fused("rrf"), "BM25 + k-NN, reciprocal rank fusion", "Υβριδική με RRF (BM25 + kNN)",
+               _BM25_OPTS | _KNN_OPTS | {"fusion", "fusion_where"}, needs_vectors=True, fused=True),
+    MethodSpec("reform-bm25", _reform("reform-bm25", sparse=True, dense=False), "an LLM rewrites the case into keywords; BM25",
+               "Αναδιατύπωση από LLM + BM25", _BM25_OPTS, needs_llm=True, stochastic=True, portal=True),
+    MethodSpec("reform-knn", _reform("reform-knn", sparse=False, dense=True), "an LLM rewrites the case into statutory prose; k-NN",
+               "Αναδιατύπωση από LLM + kNN", _KNN_OPTS, needs_vectors=True, needs_llm=True, stochastic=True),
+    MethodSpec("reform-hybrid", _reform("reform-hybrid", sparse=True, dense=True), "both LLM rewrites, BM25 and k-NN fused",
+               "Αναδιατύπωση από LLM + υβριδική", _BM25_OPTS | _KNN_OPTS | {"fusion"}, needs_vectors=True, needs_llm=True,
+               fused=True, stochastic=True),
+    MethodSpec("react", _build_react, "ReAct: an LLM plans BM25 queries and reads the results, round after round",
+               "ReAct — LLM σε διαδοχικούς γύρους", _BM25_OPTS, needs_llm=True, stochastic=True, portal=True),
+)
+
+METHODS: dict[str, MethodSpec] = {s.name: s for s in _SPECS}
+DEFAULT_METHOD = "bm25"  # what the command line and the portal use when no method is named
+
+
+def method_names() -> tuple[str, ...]:
+    """Every method, in the order help texts and tables list them."""
+    return tuple(METHODS)
+
+
+def portal_methods() -> tuple[MethodSpec, ...]:
+    """The methods the portal offers, in the order its page lists them."""
+    return tuple(s for s in METHODS.values() if s.portal)
+
+
+def method_spec(method: str) -> MethodSpec:
+    """The spec of ``method``; an unknown name fails naming the known ones."""
+    try:
+        return METHODS[method]
+    except KeyError:
+        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}") from None
+
+
+def require_llm(settings: Settings, method: str) -> None:
+    """LLM methods fail at once, naming the settings, when no endpoint or model is configured."""
+    if method_spec(method).needs_llm and not (settings.llm_base_url and settings.llm_model):
+        from nomos.retrieval.llm import LLMNotConfigured, not_configured_message
+
+        raise LLMNotConfigured(not_configured_message(method))
 
 
 def make_retriever(settings: Settings, method: str, client: OpenSearch, options: MethodOptions = MethodOptions()) -> Retriever:
     """The retriever for a method name; every entry point (CLI, portal, benchmarks) builds retrievers here."""
-    if method in LLM_METHODS:
-        require_llm(settings, method)
-        return _llm_retriever(settings, method, client, options)
-    bm25 = BM25Retriever(client, settings.index_alias, analysis=options.analysis, highlight=options.highlight,
-                         filters=options.filters, search_type=settings.search_type, retry_seconds=settings.retry_seconds)
-    if method == "bm25":
-        return bm25
-    if method == "bm25-prf":
-        return TfidfPrfRetriever(bm25)
-    if method not in DENSE_METHODS:
-        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    knn = _knn(settings, client, options)
-    if method == "knn":
-        return knn
-    if method == "knn-rocchio":
-        return RocchioRetriever(knn)
-    config = replace(_fusion(settings, options.fusion), kind="rrf" if method == "rrf" else "hybrid")
-    return FusionRetriever(client, settings.index_alias, bm25, knn, config)
+    spec = method_spec(method)
+    require_llm(settings, method)
+    return spec.factory(settings, client, options)

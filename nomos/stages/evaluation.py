@@ -18,8 +18,8 @@ from nomos.eval.runs import Run, atomic_write_json, atomic_write_text
 from nomos.ingest.indexer import index_meta
 from nomos.ingest.records import Dataset
 from nomos.opensearch.client import cluster_version, make_client
-from nomos.retrieval.base import Hit, Retriever
-from nomos.retrieval.registry import DENSE_METHODS, LLM_METHODS, MethodOptions, make_retriever, require_llm
+from nomos.retrieval.base import Hit, Progress, SearchResult
+from nomos.retrieval.registry import MethodOptions, make_retriever, method_spec, require_llm
 from nomos.settings import Settings
 
 
@@ -48,15 +48,17 @@ def check_index_matches(meta: dict[str, Any], dataset: Dataset, alias: str) -> N
 
 
 def default_run_name(method: str, options: MethodOptions) -> str:
-    """A results folder name that says what differs from the defaults (bm25, knn-exact, rrf-client…)."""
+    """A results folder name that says what differs from the defaults (bm25, knn-exact, rrf-client…); only
+    options the method honours (its spec's ``options``) count, so an ignored flag does not rename the folder."""
+    takes = method_spec(method).options
     parts = [method]
-    if options.analysis != "stemmed":
+    if "analysis" in takes and options.analysis != "stemmed":
         parts.append(options.analysis)
-    if method in DENSE_METHODS and options.embedder:
+    if "embedder" in takes and options.embedder:
         parts.append(options.embedder.replace(":", "_").replace("/", "_"))
-    if options.exact:
+    if "exact" in takes and options.exact:
         parts.append("exact")
-    if method in ("hybrid", "rrf") and options.fusion.where == "client":
+    if "fusion_where" in takes and options.fusion.where == "client":
         parts.append("client")
     return "-".join(parts)
 
@@ -71,12 +73,15 @@ def evaluate_method(
     client: OpenSearch | None = None,
     options: MethodOptions | None = None,
     resume: bool = False,
+    on_progress: Progress | None = None,
 ) -> EvalOutcome:
     """Run every query through ``method``, score with ranx, write the results folder under ``runs_dir``.
 
     LLM methods also checkpoint each finished query in the folder (``resume=True`` skips those) and write their
-    traces, per-round metrics and cost table.
+    traces, per-round metrics and cost table. ``on_progress`` is called once per finished query (a progress bar).
+    Everything written comes from the one :class:`SearchResult` the retriever returns.
     """
+    spec = method_spec(method)
     require_llm(settings, method)
     client = client or make_client(settings)
     version = cluster_version(client, settings)
@@ -86,15 +91,14 @@ def evaluate_method(
     retriever = make_retriever(settings, method, client, options)
     run_name = run_name or default_run_name(method, options)
     folder = settings.runs_dir / dataset.name / run_name
-    if hasattr(retriever, "checkpoint_path"):
-        retriever.checkpoint_path = folder / "checkpoint.jsonl"  # type: ignore[attr-defined]
-        retriever.resume = resume  # type: ignore[attr-defined]
+    checkpoint = folder / "checkpoint.jsonl" if spec.needs_llm else None
     started = time.perf_counter()
-    hits = retriever.search_many({q.id: q.text for q in dataset.queries}, k)
+    result = retriever.search_many({q.id: q.text for q in dataset.queries}, k, checkpoint=checkpoint, resume=resume,
+                                   on_progress=on_progress)
     seconds = time.perf_counter() - started
-    run: Run = {qid: [(h.doc_id, h.score) for h in hs] for qid, hs in hits.items()}
+    run: Run = {qid: [(h.doc_id, h.score) for h in hs] for qid, hs in result.hits.items()}
     evaluation = evaluate(run, dataset.qrels, METRICS)
-    llm_extra = llm_outputs(retriever, dataset.qrels)
+    llm_extra = llm_outputs(result, dataset.qrels)
     manifest = build_manifest(
         dataset=dataset.describe(),
         method={**retriever.describe(), "k": k},
@@ -112,21 +116,27 @@ def evaluate_method(
                    "rounds": llm_extra.get("rounds"), "cost": {k: v for k, v in llm_extra["cost"].items() if k != "per_query"}}
                   if llm_extra else {})},
     )
-    clauses = getattr(retriever, "last_clauses", None)
-    fusion_diag = diagnose(clauses["bm25"], clauses["knn"], hits, dataset.qrels, k) if clauses else None
+    clauses = result.clause_rankings
+    fusion_diag = diagnose(clauses["bm25"], clauses["knn"], result.hits, dataset.qrels, k) if clauses else None
     if fusion_diag:
         manifest["fusion_diagnosis"] = {**fusion_diag["total"], "k": k, **clause_recall(clauses, dataset.qrels, k)}
-    details = {
-        "query_notes": getattr(getattr(retriever, "bm25", retriever), "last_notes", {}),
-        "clauses": getattr(retriever, "last_details", {}),
-        "expansions": getattr(retriever, "last_expansions", {}),
-        "fusion_diagnosis": fusion_diag or {},
-    }
+    details = result_details(result, fusion_diag)
     paths = write_results(folder, run, evaluation, manifest, tag=run_name, details=details if any(details.values()) else None)
     if llm_extra:
-        paths.update(write_llm_outputs(folder, retriever, llm_extra))
+        paths.update(write_llm_outputs(folder, result, llm_extra))
     extra = {**llm_extra, **({"fusion_diagnosis": manifest["fusion_diagnosis"]} if fusion_diag else {})}
     return EvalOutcome(evaluation, paths, seconds, run_name, extra or None)
+
+
+def result_details(result: SearchResult, fusion_diagnosis: dict[str, Any] | None = None) -> dict[str, Any]:
+    """details.json: how long queries were sent, each fused hit's clause ranks and scores, the PRF expansions
+    and the fusion diagnosis (empty sections where the method has none)."""
+    return {
+        "query_notes": result.query_notes,
+        "clauses": result.clause_evidence,
+        "expansions": result.expansions,
+        "fusion_diagnosis": fusion_diagnosis or {},
+    }
 
 
 def clause_recall(clauses: dict[str, dict[str, list[Hit]]], qrels: Any, k: int) -> dict[str, float]:
@@ -138,15 +148,14 @@ def clause_recall(clauses: dict[str, dict[str, list[Hit]]], qrels: Any, k: int) 
     return out
 
 
-def llm_outputs(retriever: Retriever, qrels: Any) -> dict[str, Any]:
+def llm_outputs(result: SearchResult, qrels: Any) -> dict[str, Any]:
     """Per-round metrics (snapshots of the final ranking and of the candidate pool) and the cost table, for
-    retrievers that expose them; empty for the others."""
+    results that carry them (LLM methods); empty for the others."""
     out: dict[str, Any] = {}
-    costs = getattr(retriever, "last_costs", None)
-    if costs:
-        out["cost"] = costs
-    snapshots: dict[int, Run] = getattr(retriever, "last_snapshots", None) or {}
-    pools: dict[int, Run] = getattr(retriever, "last_pools", None) or {}
+    if result.costs:
+        out["cost"] = result.costs
+    snapshots: dict[int, Run] = result.snapshots
+    pools: dict[int, Run] = result.pools
     if snapshots:
         rounds: dict[str, Any] = {}
         for r in sorted(snapshots):
@@ -162,10 +171,10 @@ def llm_outputs(retriever: Retriever, qrels: Any) -> dict[str, Any]:
     return out
 
 
-def write_llm_outputs(folder: Path, retriever: Retriever, extra: dict[str, Any]) -> dict[str, Path]:
+def write_llm_outputs(folder: Path, result: SearchResult, extra: dict[str, Any]) -> dict[str, Path]:
     """traces.jsonl (one JSON line per query), rounds.json / rounds.tsv (the curve), cost.json."""
     paths: dict[str, Path] = {}
-    traces = getattr(retriever, "last_traces", None) or {}
+    traces = result.traces
     if traces:
         paths["traces"] = folder / "traces.jsonl"
         atomic_write_text(paths["traces"], "".join(json.dumps(traces[q], ensure_ascii=False) + "\n" for q in sorted(traces)))
@@ -194,10 +203,12 @@ def evaluate_repeated(
     k: int = 100,
     run_name: str | None = None,
     options: MethodOptions | None = None,
+    on_progress: Progress | None = None,
 ) -> tuple[dict[str, Any], list[EvalOutcome]]:
     """Run ``method`` ``repeat`` times, repetition i with LLM seed ``seed + i`` (a new cache key, so new
     samples), into ``<run>-seed<S>`` folders, and write ``<run>-repeat/summary.json`` with mean, sample std, min
-    and max of each metric. The paper ran each LLM method once; this shows how much one run can be trusted."""
+    and max of each metric. The paper ran each LLM method once; this shows how much one run can be trusted.
+    ``on_progress`` is called once per finished query of every repetition."""
     import statistics
 
     if repeat < 1:
@@ -208,11 +219,11 @@ def evaluate_repeated(
     seeds = [seed + i for i in range(repeat)]
     for s in seeds:
         outcomes.append(evaluate_method(replace(settings, llm_seed=s), dataset, method=method, k=k, run_name=f"{base}-seed{s}",
-                                        options=options))
+                                        options=options, on_progress=on_progress))
     metrics = outcomes[0].evaluation.metrics
     summary: dict[str, Any] = {
         "method": method, "run": base, "repeat": repeat, "seeds": seeds, "runs": [o.run_name for o in outcomes],
-        "stochastic": method in LLM_METHODS,
+        "stochastic": method_spec(method).stochastic,
         "metrics": {},
         "note": "std is the sample standard deviation (ddof=1); methods without an LLM are deterministic, so their spread is 0",
     }

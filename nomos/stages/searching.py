@@ -9,7 +9,7 @@ from opensearchpy import OpenSearch
 from nomos.opensearch.client import cluster_version, make_client
 from nomos.retrieval.base import Hit, Retriever
 from nomos.retrieval.decorate import decorate
-from nomos.retrieval.registry import MethodOptions, make_retriever, require_llm
+from nomos.retrieval.registry import MethodOptions, make_retriever, method_spec, require_llm
 from nomos.settings import Settings
 
 
@@ -23,11 +23,11 @@ def search(settings: Settings, query: str, method: str = "bm25", k: int = 10, op
 
 def search_with(settings: Settings, client: OpenSearch, query: str, method: str = "bm25", k: int = 10,
                 options: MethodOptions = MethodOptions(), retriever: Retriever | None = None) -> list[Hit]:
-    """``search`` on a client the caller keeps (the portal: one per app); ``retriever`` may be prebuilt (the
-    portal keeps one to read a react trace afterwards)."""
+    """``search`` on a client the caller keeps (the portal: one per app); ``retriever`` may be prebuilt (one the
+    caller keeps, e.g. per thread)."""
     retriever = retriever or make_retriever(settings, method, client, replace(options, highlight=True))
     hits = retriever.search(query, k)
-    if method in ("bm25",):
+    if method_spec(method).snippets:
         return hits
     # dense and fused rankings carry no titles or snippets: fetch them for the ranked ids
     return decorate(client, settings.index_alias, hits, query)

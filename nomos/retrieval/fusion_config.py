@@ -1,0 +1,39 @@
+"""How two rankings are fused (kept apart from :mod:`nomos.retrieval.fusion` so that the method registry, and the
+command line that lists its methods, can name a fusion without importing the OpenSearch client)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from nomos.mappings import normalization_pipeline, pipeline_name, rrf_pipeline
+from nomos.settings import DEFAULT_FUSION_WEIGHTS
+
+# (bm25, knn). Equal weights fell short of kNN alone on the stand-in (Recall@100 0.500 vs 0.597): at 0.5/0.5 the
+# fused top 100 is roughly each clause's top 50, so a clause that finds 6 of 38 relevant articles displaces the
+# other's relevant ones at ranks 50-100. A seeded 4-fold cross-validation over kNN weights 0.5-0.9
+# (bench/fusion_study.py, docs/benchmarks.md) chose 0.9 in three folds of four; BM25 keeps a tenth of the say.
+# With an embedder no stronger than BM25 (the paper's BM25 ~ EmbeddingGemma), rerun the study and set
+# NOMOS_FUSION_WEIGHTS or --weights.
+DEFAULT_WEIGHTS: tuple[float, float] = DEFAULT_FUSION_WEIGHTS
+
+
+@dataclass(frozen=True)
+class FusionConfig:
+    """How to fuse: ``kind`` "hybrid" (score normalisation + combination) or "rrf"; where: server or client."""
+
+    kind: str = "hybrid"
+    where: str = "server"
+    normalization: str = "min_max"
+    combination: str = "arithmetic_mean"
+    weights: tuple[float, float] | None = None  # (bm25, knn); None: the settings' (default DEFAULT_WEIGHTS)
+    rank_constant: int = 60
+    depth: int = 100  # how many each clause contributes
+
+    @property
+    def bm25_knn_weights(self) -> tuple[float, float]:
+        return self.weights if self.weights is not None else DEFAULT_WEIGHTS
+
+    def pipeline(self) -> tuple[str, dict[str, Any]]:
+        body = rrf_pipeline(self.rank_constant) if self.kind == "rrf" else normalization_pipeline(self.normalization, self.combination, self.bm25_knn_weights)
+        return pipeline_name(self.kind, body), body

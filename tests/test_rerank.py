@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 
 from nomos.ingest.beir import load_beir
-from nomos.retrieval.base import Hit
+from nomos.retrieval.base import Hit, SearchResult
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.llm import LLMClient, LLMConfig
 from nomos.retrieval.rerank import (
     CrossEncoderReranker,
+    Judged,
     LLMListwiseReranker,
     RerankRetriever,
     clip,
@@ -47,8 +48,8 @@ class ReverseJudge:
 
     name: str = "reverse"
 
-    def order(self, queries: Mapping[str, str], windows: Mapping[str, Sequence[str]], texts: Any) -> dict[str, list[tuple[str, float]]]:
-        return {q: [(d, float(i)) for i, d in enumerate(ids) if d in texts][::-1] for q, ids in windows.items()}
+    def order(self, queries: Mapping[str, str], windows: Mapping[str, Sequence[str]], texts: Any) -> Judged:
+        return Judged({q: [(d, float(i)) for i, d in enumerate(ids) if d in texts][::-1] for q, ids in windows.items()})
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "reverse"}
@@ -59,8 +60,8 @@ class FixedFirst:
     hits: list[Hit]
     name: str = "fixed"
 
-    def search_many(self, queries: Mapping[str, str], k: int) -> dict[str, list[Hit]]:
-        return {q: self.hits[:k] for q in queries}
+    def search_many(self, queries: Mapping[str, str], k: int, **_: Any) -> SearchResult:
+        return SearchResult({q: self.hits[:k] for q in queries}, traces={q: {"first": True} for q in queries})
 
     def search(self, query: str, k: int) -> list[Hit]:
         return self.hits[:k]
@@ -73,13 +74,15 @@ def test_only_the_window_moves_and_scores_strictly_descend():
     first = [Hit(f"d{i}", 10.0 - i) for i in range(6)]
     texts = {f"d{i}": (f"t{i}", "x") for i in range(6) if i != 1}  # d1 has no text: keeps its place after the judged
     rr = RerankRetriever(FixedFirst(first), ReverseJudge(), fetch=lambda ids: {d: texts[d] for d in ids if d in texts}, depth=3)
-    out = rr.search_many({"q": "..."}, 6)["q"]
+    result = rr.search_many({"q": "..."}, 6)
+    assert result.traces == {"q": {"first": True}}  # the first stage's evidence travels on
+    out = result.hits["q"]
     assert [h.doc_id for h in out] == ["d2", "d0", "d1", "d3", "d4", "d5"]
     assert all(a.score > b.score for a, b in zip(out, out[1:], strict=False))
     assert out[0].details["first_rank"] == 3 and out[0].details["first_score"] == 8.0 and "rerank_score" in out[0].details
     assert "rerank_score" not in out[2].details  # d1 was not judged
     assert rr.describe()["rerank"]["depth"] == 3 and rr.name == "fixed+rerank"
-    assert len(rr.search_many({"q": "..."}, 2)["q"]) == 2
+    assert len(rr.search_many({"q": "..."}, 2).hits["q"]) == 2
 
 
 @pytest.fixture
@@ -93,20 +96,21 @@ def test_llm_listwise_rerank_over_bm25_on_a_real_node(os_settings, client, mini_
     index_dataset(os_settings, mini, client=client)
     bm25 = BM25Retriever(client, os_settings.index_alias)
     queries = {q.id: q.text for q in mini.queries}
-    firsts = bm25.search_many(queries, 6)
+    firsts = bm25.search_many(queries, 6).hits
     with from_beir(mini_folder) as server:
         llm = LLMClient(LLMConfig(base_url=server.base_url, model="scripted", cache_path=tmp_path / "llm.sqlite"))
         judge = LLMListwiseReranker(llm)
         rr = RerankRetriever(bm25, judge, fetch=lambda ids: fetch_texts(client, os_settings.index_alias, ids), depth=6)
-        out = rr.search_many(queries, 6)
+        result = rr.search_many(queries, 6)
+        out = result.hits
         assert server.count("rerank") == len(queries)  # one listwise call per query, whatever the depth
-        assert judge.last_cost["total"]["calls"] == len(queries)
+        assert result.costs["rerank"]["total"]["calls"] == len(queries)
         # the oracle puts gold first: q2's two gold articles lead, whatever BM25's order was
         assert {h.doc_id for h in out["q2"][:2]} == {"AK::914", "AK::932"}
         assert out["q1"][0].doc_id == "PK::372"
         for q in queries:  # a permutation of the first stage's list: nothing found is lost
             assert sorted(h.doc_id for h in out[q]) == sorted(h.doc_id for h in firsts[q])
-        again = rr.search_many(queries, 6)  # the reply cache answers: no new request
+        again = rr.search_many(queries, 6).hits  # the reply cache answers: no new request
         assert server.count("rerank") == len(queries) and again == out
 
 
@@ -120,7 +124,9 @@ def test_cross_encoder_code_path_on_the_bundled_model_folder():
     # path (loading from a folder, batching, truncation, ordering), not re-ranking quality
     judge = CrossEncoderReranker(gt.get_model_path(), max_length=64)
     texts = {"a": ("Theft", "Whoever takes a movable thing " * 50), "b": ("Company", "A limited company is formed"), "c": ("Fraud", "")}
-    out = judge.order({"q": "someone took my wallet"}, {"q": ["a", "b", "c", "missing"]}, texts)["q"]
+    verdict = judge.order({"q": "someone took my wallet"}, {"q": ["a", "b", "c", "missing"]}, texts)
+    out = verdict.orders["q"]
+    assert verdict.costs["pairs"] == 3
     assert sorted(d for d, _ in out) == ["a", "b", "c"] and all(math.isfinite(s) for _, s in out)
     assert [s for _, s in out] == sorted((s for _, s in out), reverse=True)
     assert judge.describe() == {"kind": "cross-encoder", "model": gt.get_model_path(), "max_length": 64}

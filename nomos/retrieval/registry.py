@@ -37,6 +37,10 @@ class MethodOptions:
     fusion: FusionConfig = FusionConfig()
     highlight: bool = False
     filters: tuple[dict[str, Any], ...] = ()  # bm25 only: filter clauses (no scoring), e.g. one legal source
+    # a second stage over any method's top ``rerank_depth``: "llm" (listwise, the LLM settings' endpoint) or
+    # "cross-encoder:<model id or folder>" (sentence-transformers); None: no re-ranking
+    rerank: str | None = None
+    rerank_depth: int = 20
 
 
 # The options a method may honour: MethodOptions' fields, with the fusion's server/client choice ("fusion_where")
@@ -226,8 +230,35 @@ def require_llm(settings: Settings, method: str) -> None:
         raise LLMNotConfigured(not_configured_message(method))
 
 
+RERANKERS = ("llm", "cross-encoder:<model id or folder>")
+
+
+def make_reranker(settings: Settings, spec: str) -> Any:
+    """The judge a ``--rerank`` value names; unknown values and an LLM judge without an endpoint fail at once."""
+    from nomos.retrieval.rerank import CrossEncoderReranker, LLMListwiseReranker
+
+    if spec == "llm":
+        from nomos.retrieval.llm import LLMNotConfigured, make_llm_client, not_configured_message
+
+        if not (settings.llm_base_url and settings.llm_model):
+            raise LLMNotConfigured(not_configured_message("--rerank llm"))
+        return LLMListwiseReranker(make_llm_client(settings, "--rerank llm"), concurrency=settings.llm_concurrency)
+    kind, _, model = spec.partition(":")
+    if kind in ("cross-encoder", "ce") and model:
+        return CrossEncoderReranker(model)
+    raise ValueError(f"unknown re-ranker {spec!r}; choose one of: {', '.join(RERANKERS)}")
+
+
 def make_retriever(settings: Settings, method: str, client: OpenSearch, options: MethodOptions = MethodOptions()) -> Retriever:
-    """The retriever for a method name; every entry point (CLI, portal, benchmarks) builds retrievers here."""
+    """The retriever for a method name; every entry point (CLI, portal, benchmarks) builds retrievers here.
+    With ``options.rerank`` the method's top ``rerank_depth`` is re-ordered by that judge (any method)."""
     spec = method_spec(method)
     require_llm(settings, method)
-    return spec.factory(settings, client, options)
+    first = spec.factory(settings, client, options)
+    if not options.rerank:
+        return first
+    from nomos.retrieval.rerank import RerankRetriever, fetch_texts
+
+    judge = make_reranker(settings, options.rerank)
+    index = settings.index_alias
+    return RerankRetriever(first, judge, fetch=lambda ids: fetch_texts(client, index, ids), depth=options.rerank_depth)

@@ -21,11 +21,12 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Protocol
 
 from opensearchpy import OpenSearch
 
-from nomos.retrieval.base import Hit, Retriever
+from nomos.retrieval.base import Hit, Progress, Retriever, SearchResult
 from nomos.retrieval.llm import Cost, LLMClient, cost_table, run_bounded
 from nomos.retrieval.prompts import prompts_info, render
 from nomos.retrieval.react import parse_json_object
@@ -33,12 +34,21 @@ from nomos.retrieval.react import parse_json_object
 Texts = Mapping[str, tuple[str, str]]  # article id -> (title, text)
 
 
+@dataclass(frozen=True)
+class Judged:
+    """A judge's verdict: per query, the window's ids best first with the judge's score; and what it cost (the
+    LLM cost table; empty for a local model)."""
+
+    orders: dict[str, list[tuple[str, float]]]
+    costs: dict[str, Any] = field(default_factory=dict)
+
+
 class Reranker(Protocol):
-    """Scores (query, article) pairs; higher is more relevant. ``order`` returns the window's new order."""
+    """Scores (query, article) pairs; higher is more relevant. ``order`` returns each window's new order."""
 
     name: str
 
-    def order(self, queries: Mapping[str, str], windows: Mapping[str, Sequence[str]], texts: Texts) -> dict[str, list[tuple[str, float]]]:
+    def order(self, queries: Mapping[str, str], windows: Mapping[str, Sequence[str]], texts: Texts) -> Judged:
         """For each query id, its window's ids re-ordered best first, each with the judge's score."""
         ...
 
@@ -85,8 +95,9 @@ class CrossEncoderReranker:
                                        model_kwargs={"torch_dtype": torch.float16} if cuda else None)
         return self._model
 
-    def order(self, queries: Mapping[str, str], windows: Mapping[str, Sequence[str]], texts: Texts) -> dict[str, list[tuple[str, float]]]:
+    def order(self, queries: Mapping[str, str], windows: Mapping[str, Sequence[str]], texts: Texts) -> Judged:
         model = self._load()
+        started = time.perf_counter()
         pairs: list[tuple[str, str]] = []
         owners: list[tuple[str, str]] = []
         for qid, ids in windows.items():
@@ -99,7 +110,10 @@ class CrossEncoderReranker:
         out: dict[str, list[tuple[str, float]]] = {q: [] for q in windows}
         for (qid, d), s in zip(owners, scores, strict=True):
             out[qid].append((d, float(s)))
-        return {q: sorted(v, key=lambda x: (-x[1], x[0])) for q, v in out.items()}
+        seconds = time.perf_counter() - started
+        return Judged({q: sorted(v, key=lambda x: (-x[1], x[0])) for q, v in out.items()},
+                      {"pairs": len(pairs), "wall_seconds": round(seconds, 3),
+                       "ms_per_query": round(1000 * seconds / max(len(windows), 1), 1)})
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "cross-encoder", "model": self.model, "max_length": self.max_length}
@@ -128,9 +142,8 @@ class LLMListwiseReranker:
     chars_per_article: int = 700
     concurrency: int = 16
     name: str = "llm-listwise"
-    last_cost: dict[str, Any] = field(init=False, default_factory=dict)
 
-    def order(self, queries: Mapping[str, str], windows: Mapping[str, Sequence[str]], texts: Texts) -> dict[str, list[tuple[str, float]]]:
+    def order(self, queries: Mapping[str, str], windows: Mapping[str, Sequence[str]], texts: Texts) -> Judged:
         out: dict[str, list[tuple[str, float]]] = {}
         costs: dict[str, Cost] = {}
         started = time.perf_counter()
@@ -154,8 +167,9 @@ class LLMListwiseReranker:
                 await self.llm.aclose()
 
         asyncio.run(run_all())
-        self.last_cost = cost_table({q: c.to_dict() for q, c in costs.items()}, time.perf_counter() - started)
-        return out
+        table = cost_table({q: c.to_dict() for q, c in costs.items()}, time.perf_counter() - started)
+        table["paid_calls_this_run"] = self.llm.paid_calls
+        return Judged(out, table)
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "llm-listwise", "llm": self.llm.config.describe(), "chars_per_article": self.chars_per_article,
@@ -172,28 +186,32 @@ class RerankRetriever:
     fetch: Callable[[Sequence[str]], Texts]
     depth: int = 20
     name: str = field(init=False, default="")
-    last_seconds: float = field(init=False, default=0.0)
 
     def __post_init__(self) -> None:
         self.name = f"{self.first.name}+rerank"
 
     def search(self, query: str, k: int) -> list[Hit]:
-        return self.search_many({"q": query}, k)["q"]
+        return self.search_many({"q": query}, k).hits["q"]
 
-    def search_many(self, queries: Mapping[str, str], k: int) -> dict[str, list[Hit]]:
-        firsts = self.first.search_many(queries, max(k, self.depth))
-        return self.rerank(queries, firsts, k)
+    def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
+                    on_progress: Progress | None = None) -> SearchResult:
+        """The first stage (with its own checkpoint and progress), then one re-ranking pass over every window; the
+        first stage's evidence is kept and the judge's cost is added under ``costs["rerank"]``."""
+        first = self.first.search_many(queries, max(k, self.depth), checkpoint=checkpoint, resume=resume,
+                                       on_progress=on_progress)
+        hits, judged = self.rerank(queries, first.hits, k)
+        costs = {"rerank": judged.costs} if judged.costs else {}
+        return SearchResult(hits=hits, costs=costs).merge(first)
 
-    def rerank(self, queries: Mapping[str, str], firsts: Mapping[str, Sequence[Hit]], k: int) -> dict[str, list[Hit]]:
+    def rerank(self, queries: Mapping[str, str], firsts: Mapping[str, Sequence[Hit]], k: int) -> tuple[dict[str, list[Hit]], Judged]:
         """Re-order each list's top ``depth``; the rest follows unchanged. Scores: ``len - position`` (descending)."""
-        started = time.perf_counter()
         windows = {q: [h.doc_id for h in hs[: self.depth]] for q, hs in firsts.items()}
         texts = self.fetch(sorted({d for ids in windows.values() for d in ids}))
-        ordered = self.reranker.order({q: queries[q] for q in windows}, windows, texts)
+        verdict = self.reranker.order({q: queries[q] for q in windows}, windows, texts)
         out: dict[str, list[Hit]] = {}
         for q, hs in firsts.items():
             by_id = {h.doc_id: (i, h) for i, h in enumerate(hs)}
-            judged = [(d, s) for d, s in ordered.get(q, []) if d in by_id]
+            judged = [(d, s) for d, s in verdict.orders.get(q, []) if d in by_id]
             in_window = {d for d, _ in judged}
             # window articles the judge could not read (no text) keep their first-stage order after the judged ones
             rest_window = [h.doc_id for h in hs[: self.depth] if h.doc_id not in in_window]
@@ -205,8 +223,7 @@ class RerankRetriever:
                                        "first_score": by_id[d][1].score,
                                        **({"rerank_score": judge[d]} if d in judge else {})})
                       for i, d in enumerate(order)][:k]
-        self.last_seconds = time.perf_counter() - started
-        return out
+        return out, verdict
 
     def describe(self) -> dict[str, Any]:
         return {**self.first.describe(), "rerank": {**self.reranker.describe(), "depth": self.depth}}

@@ -60,6 +60,9 @@ def default_run_name(method: str, options: MethodOptions) -> str:
         parts.append("exact")
     if "fusion_where" in takes and options.fusion.where == "client":
         parts.append("client")
+    if options.rerank:  # any method: "-rerank-llm", "-rerank-cross-encoder_<model>"
+        judge = options.rerank if options.rerank == "llm" else options.rerank.split(":", 1)[0] + "_" + Path(options.rerank.split(":", 1)[1]).name
+        parts.append(f"rerank-{judge}{'' if options.rerank_depth == 20 else options.rerank_depth}")
     return "-".join(parts)
 
 

@@ -1,0 +1,70 @@
+"""Fusion that never loses the stronger clause's recall: re-score its candidate pool with the weaker clause.
+
+Score fusion over two ranked lists (min-max sums, RRF) lets the weaker clause's wrong candidates displace the
+stronger clause's right ones: on the stand-in, BM25's top 100 adds almost nothing kNN lacks, so every such fusion
+traded kNN's Recall@100 for a better top 10. Here the *pool* is the stronger clause's top ``depth`` and nothing
+else can enter it; the other clause only re-orders it, as a feature. Each pool article gets the other clause's
+exact score for that article (BM25: the same match query restricted to the pool's ids, so an article outside
+BM25's own top 100 still gets its real BM25 score; 0 when it matches no query term), both scores are min-max
+normalised within the pool, and the weighted sum ranks it. With ``depth`` = k the fused list is a permutation
+of the pool clause's top k: its Recall@k is exactly that clause's, and only the order (nDCG, MAP) can change.
+
+Which clause is stronger and the weight are data-dependent (on the paper's real data BM25 is about as good as
+small dense models): ``bench/fusion_study.py`` chooses both by k-fold cross-validation over the queries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from nomos.retrieval.base import Hit, rank
+from nomos.retrieval.bm25 import BM25Retriever
+
+
+def minmax(scores: Sequence[float]) -> list[float]:
+    """Scores scaled to [0, 1] within one list; a constant list maps to all ones (no information, no penalty)."""
+    if not scores:
+        return []
+    lo, hi = min(scores), max(scores)
+    if hi - lo <= 1e-12:
+        return [1.0 for _ in scores]
+    return [(s - lo) / (hi - lo) for s in scores]
+
+
+def bm25_scores_in_pool(bm25: BM25Retriever, queries: Mapping[str, str], pools: Mapping[str, Sequence[str]]) -> dict[str, dict[str, float]]:
+    """Each pool article's BM25 score for its query: the retriever's own query, filtered to the pool's ids (one
+    request per query; filters do not score, so these are the scores an unfiltered search would give)."""
+    out: dict[str, dict[str, float]] = {}
+    for qid, ids in pools.items():
+        if not ids:
+            out[qid] = {}
+            continue
+        restricted = replace(bm25, filters=(*bm25.filters, {"ids": {"values": list(ids)}}), highlight=False)
+        hits = restricted.search_many({qid: queries[qid]}, len(ids))[qid]
+        out[qid] = {h.doc_id: h.score for h in hits}
+    return out
+
+
+def pool_fuse(pool: Mapping[str, Sequence[Hit]], other: Mapping[str, Mapping[str, float]], weights: tuple[float, float],
+              k: int, pool_clause: str = "knn") -> dict[str, list[Hit]]:
+    """Rank each query's pool by ``w_pool * minmax(pool score) + w_other * minmax(other score)``.
+
+    ``weights`` is (bm25, knn) like every fusion setting; ``pool_clause`` says which of the two the pool came from.
+    Articles the other clause does not score get 0 there. Ties: (score desc, doc id)."""
+    w_bm25, w_knn = weights
+    w_pool, w_other = (w_knn, w_bm25) if pool_clause == "knn" else (w_bm25, w_knn)
+    other_name = "bm25" if pool_clause == "knn" else "knn"
+    out: dict[str, list[Hit]] = {}
+    for qid, hits in pool.items():
+        scores = other.get(qid, {})
+        p = minmax([h.score for h in hits])
+        o = minmax([scores.get(h.doc_id, 0.0) for h in hits])
+        fused = []
+        for i, h in enumerate(hits):
+            evidence: dict[str, Any] = {f"{pool_clause}_rank": i + 1, f"{pool_clause}_score": h.score,
+                                        f"{other_name}_score": scores.get(h.doc_id)}
+            fused.append(Hit(h.doc_id, w_pool * p[i] + w_other * o[i], details=evidence))
+        out[qid] = rank(fused, k)
+    return out

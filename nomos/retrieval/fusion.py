@@ -19,6 +19,7 @@ from nomos.retrieval.base import Hit, Progress, SearchResult, rank, tick
 from nomos.retrieval.bm25 import BM25Retriever, SearchError
 from nomos.retrieval.fusion_config import DEFAULT_WEIGHTS, FusionConfig
 from nomos.retrieval.knn import KnnRetriever
+from nomos.retrieval.pool_fusion import bm25_scores_in_pool, pool_fuse
 
 __all__ = ["DEFAULT_WEIGHTS", "FusionConfig", "FusionRetriever", "clause_details", "client_fuse", "fused_hits"]
 
@@ -43,8 +44,10 @@ def fused_hits(fused: Mapping[str, list[Hit]], bm25: Mapping[str, list[Hit]], kn
     evidence: dict[str, dict[str, dict[str, Any]]] = {}
     for qid, ranked in fused.items():
         per_doc = clause_details(bm25.get(qid, []), knn.get(qid, []))
-        evidence[qid] = {h.doc_id: per_doc.get(h.doc_id, {}) for h in ranked}
-        hits[qid] = [Hit(h.doc_id, h.score, details=per_doc.get(h.doc_id, {})) for h in ranked]
+        # a fusion's own evidence (pool fusion: the exact BM25 score of every pool article) wins over the lists'
+        merged = {h.doc_id: {**per_doc.get(h.doc_id, {}), **h.details} for h in ranked}
+        evidence[qid] = merged
+        hits[qid] = [Hit(h.doc_id, h.score, details=merged[h.doc_id]) for h in ranked]
     return hits, evidence
 
 
@@ -76,6 +79,9 @@ def client_fuse(bm25: Mapping[str, list[Hit]], knn: Mapping[str, list[Hit]], cfg
     return out
 
 
+WHERES = ("server", "client", "pool")
+
+
 @dataclass
 class FusionRetriever:
     """``hybrid`` / ``rrf`` over a BM25 and a kNN retriever; each fused hit carries its clause ranks and scores,
@@ -90,8 +96,10 @@ class FusionRetriever:
 
     def __post_init__(self) -> None:
         self.name = self.config.kind
-        if self.config.where not in ("server", "client"):
-            raise ValueError(f"fusion must be 'server' or 'client', got {self.config.where!r}")
+        if self.config.where not in WHERES:
+            raise ValueError(f"fusion must be one of {', '.join(WHERES)}, got {self.config.where!r}")
+        if self.config.where == "pool" and (self.config.kind != "hybrid" or self.config.pool not in ("knn", "bm25")):
+            raise ValueError(f"pool fusion re-scores a 'knn' or 'bm25' pool with weights (hybrid), got {self.config.kind}/{self.config.pool}")
 
     def search(self, query: str, k: int) -> list[Hit]:
         return self.search_many({"q": query}, k).hits["q"]
@@ -122,6 +130,19 @@ class FusionRetriever:
             tick(on_progress)
         return out
 
+    def _pool(self, queries: Mapping[str, str], bm25: Mapping[str, list[Hit]], knn: Mapping[str, list[Hit]], k: int) -> dict[str, list[Hit]]:
+        """The pool clause's top ``depth``, re-ranked with the other clause's score as a feature. A kNN pool gets each
+        article's exact BM25 score (the same query restricted to the pool's ids); a BM25 pool gets kNN's scores
+        from kNN's own top ``depth`` (0 outside it)."""
+        depth = max(self.config.depth, k)
+        if self.config.pool == "knn":
+            pool = {q: hs[:depth] for q, hs in knn.items()}
+            other = bm25_scores_in_pool(self.bm25, queries, {q: [h.doc_id for h in hs] for q, hs in pool.items()})
+        else:
+            pool = {q: hs[:depth] for q, hs in bm25.items()}
+            other = {q: {h.doc_id: h.score for h in hs} for q, hs in knn.items()}
+        return pool_fuse(pool, other, self.config.bm25_knn_weights, k, pool_clause=self.config.pool)
+
     def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
                     on_progress: Progress | None = None) -> SearchResult:
         """Both clauses to ``max(config.depth, k)``, then the fusion; ``clause_rankings`` holds each clause's own
@@ -131,6 +152,10 @@ class FusionRetriever:
         knn = self.knn.search_many(queries, depth)
         if self.config.where == "server":
             fused = self._server(queries, k, on_progress)
+        elif self.config.where == "pool":
+            fused = self._pool(queries, bm25.hits, knn.hits, k)
+            for _ in fused:
+                tick(on_progress)
         else:
             fused = client_fuse(bm25.hits, knn.hits, self.config, k)
             for _ in fused:
@@ -142,6 +167,8 @@ class FusionRetriever:
     def describe(self) -> dict[str, Any]:
         c = self.config
         fusion: dict[str, Any] = {"kind": c.kind, "where": c.where, "depth": c.depth}
+        if c.where == "pool":
+            fusion["pool"] = c.pool
         if c.kind == "rrf":
             fusion["rank_constant"] = c.rank_constant
         else:

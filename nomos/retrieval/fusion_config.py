@@ -20,10 +20,13 @@ DEFAULT_WEIGHTS: tuple[float, float] = DEFAULT_FUSION_WEIGHTS
 
 @dataclass(frozen=True)
 class FusionConfig:
-    """How to fuse: ``kind`` "hybrid" (score normalisation + combination) or "rrf"; where: server or client."""
+    """How to fuse: ``kind`` "hybrid" (score normalisation + combination) or "rrf"; ``where``: "server"
+    (neural-search pipeline), "client" (ranx over the two lists) or "pool" (the ``pool`` clause's top ``depth``
+    re-scored with the other clause's scores: :mod:`nomos.retrieval.pool_fusion`; keeps that clause's recall)."""
 
     kind: str = "hybrid"
     where: str = "server"
+    pool: str = "knn"  # where == "pool": the clause whose candidates are kept ("knn" or "bm25")
     normalization: str = "min_max"
     combination: str = "arithmetic_mean"
     weights: tuple[float, float] | None = None  # (bm25, knn); None: the settings' (default DEFAULT_WEIGHTS)

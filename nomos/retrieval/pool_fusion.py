@@ -42,7 +42,7 @@ def bm25_scores_in_pool(bm25: BM25Retriever, queries: Mapping[str, str], pools: 
             out[qid] = {}
             continue
         restricted = replace(bm25, filters=(*bm25.filters, {"ids": {"values": list(ids)}}), highlight=False)
-        hits = restricted.search_many({qid: queries[qid]}, len(ids))[qid]
+        hits = restricted.search_many({qid: queries[qid]}, len(ids)).hits[qid]
         out[qid] = {h.doc_id: h.score for h in hits}
     return out
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from nomos.cli import fusion_summary
-from nomos.eval.fusion_diagnosis import diagnose
+from nomos.eval.fusion_diagnosis import diagnose, fusion_summary
 from nomos.settings import DEFAULT_FUSION_WEIGHTS, Settings, parse_weights
 
 QRELS = {"q1": {"a": 1, "b": 1, "c": 1}, "q2": {"z": 1}, "q3": {"x": 0}}

@@ -20,6 +20,7 @@ Settings are frozen: a changed copy comes from ``with_overrides`` or ``model_cop
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 from typing import Annotated, Any, Mapping
@@ -33,6 +34,7 @@ DEFAULT_ALIAS = "nomos-articles"
 DEFAULT_PORT = 9200
 SEARCH_TYPES = ("auto", "dfs_query_then_fetch", "query_then_fetch")
 ENV_PREFIX = "NOMOS_"
+log = logging.getLogger(__name__)
 ENV_FILE_VAR = "NOMOS_ENV_FILE"  # names the .env file from_env() reads (default: .env in the current directory)
 
 
@@ -188,8 +190,10 @@ class Settings(BaseSettings):
             env = os.environ
             env_file = env_file or os.environ.get(ENV_FILE_VAR) or ".env"
         values: dict[str, Any] = {}
-        if env_file is not None:
-            values.update(DotEnvSettingsSource(cls, env_file=env_file)())
+        if env_file is not None and Path(env_file).is_file():
+            from_file = DotEnvSettingsSource(cls, env_file=env_file)()
+            log.info("settings: %d from %s (%s)", len(from_file), env_file, ", ".join(sorted(from_file)) or "none")
+            values.update(from_file)
         values.update(_MappingEnvSource(cls, env)())
         try:
             return cls(**values)

@@ -126,3 +126,23 @@ def test_search_and_eval_json_are_one_document_on_stdout(os_settings, tmp_path) 
     assert ev["metrics"]["recall@10"] == 1.0 and set(ev["metrics"]) == {"recall@10", "recall@100", "ndcg@10", "ndcg@100", "map@100"}
     assert ev["folder"] == str(runs / "mini" / "j") and json.loads((runs / "mini" / "j" / "manifest.json").read_text())
     assert ev["cost"] is None and ev["fusion_diagnosis"] is None  # BM25 has neither
+
+
+@pytest.mark.integration
+def test_tune_and_repeated_eval_json(os_settings, tmp_path) -> None:
+    folder = write_beir(tmp_path / "mini")
+    runner = CliRunner()
+    args = ["--url", os_settings.url, "--index", os_settings.index_alias]
+    assert runner.invoke(cli, [*args, "index", "--dataset", str(folder)]).exit_code == 0
+    runs = str(tmp_path / "runs")
+    res = runner.invoke(cli, [*args, "eval", "--json", "--repeat", "2", "--dataset", str(folder), "--runs-dir", runs])
+    assert res.exit_code == 0, res.output
+    rep = json.loads(res.stdout)
+    assert [r["run"] for r in rep["runs"]] == ["bm25-seed0", "bm25-seed1"] and rep["summary"]["seeds"] == [0, 1]
+    assert rep["summary"]["metrics"]["recall@10"]["std"] == 0.0  # BM25 ignores the seed
+    res = runner.invoke(cli, [*args, "tune", "--json", "--dataset", str(folder), "--k1", "0.9,1.5", "--b", "0.75",
+                              "--folds", "2", "--runs-dir", runs])
+    assert res.exit_code == 0, res.output
+    tune = json.loads(res.stdout)
+    assert tune["queries"] == 2 and len(tune["grid"]) == 2 and {"k1", "b", "score"} <= set(tune["oracle"])
+    assert json.loads(open(tune["path"], encoding="utf-8").read())["oracle"] == tune["oracle"]

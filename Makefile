@@ -30,9 +30,10 @@ browser:
 	  else echo "browser test needs: sudo apt-get install chromium chromium-driver (it skips without them)"; fi; \
 	fi
 
-# The main job: start the local node unless OPENSEARCH_URL names a cluster, index, evaluate BM25.
+# The main job: start the local node unless OPENSEARCH_URL names a cluster, index, evaluate BM25 (-v: the node's
+# download and start progress on stderr).
 run: $(VENV)/.installed-run
-	$(PYTHON) cli.py server start
+	$(PYTHON) cli.py -v server start
 	$(PYTHON) cli.py index --dataset $(DATASET)
 	$(PYTHON) cli.py eval --method bm25 --dataset $(DATASET)
 

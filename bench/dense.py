@@ -17,7 +17,6 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -43,7 +42,7 @@ def main() -> None:
     args = ap.parse_args()
     if not Path(args.dataset).is_dir():
         sys.exit(f"dataset folder {args.dataset} not found: pass --dataset")
-    settings = replace(Settings.from_env(), index_alias=args.index, embedder=args.embedder)
+    settings = Settings.from_env().with_overrides(index_alias=args.index, embedder=args.embedder)
     client = make_client(settings)
     version = cluster_version(client, settings)
     data = load_dataset(args.dataset)

@@ -10,7 +10,6 @@ import argparse
 import statistics
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -36,7 +35,7 @@ def main() -> None:
     install(cfg)
     start(cfg, timeout=300)
     try:
-        settings = replace(base, http_port=args.port, index_alias="dfs-cost", shards=args.shards, replicas=0)
+        settings = base.with_overrides(http_port=args.port, index_alias="dfs-cost", shards=args.shards, replicas=0)
         ds = load_dataset(args.dataset)
         index_dataset(settings, ds)
         client = make_client(settings)

@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -49,7 +48,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--target", default="recall@100", choices=METRICS)
     args = ap.parse_args()
-    settings = replace(Settings.from_env(), index_alias=args.index, embedder=args.embedder)
+    settings = Settings.from_env().with_overrides(index_alias=args.index, embedder=args.embedder)
     client = make_client(settings)
     data = load_dataset(args.dataset)
     queries = {q.id: q.text for q in data.queries}

@@ -30,7 +30,6 @@ import platform
 import statistics
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -214,7 +213,7 @@ def main() -> None:
                      transport_port=args.port + 100, heap=args.heap)
     install(cfg)
     start(cfg, timeout=300)
-    client = make_client(replace(settings, opensearch_url=cfg.url, request_timeout=600))
+    client = make_client(settings.with_overrides(opensearch_url=cfg.url, request_timeout=600))
     version = client.info()["version"]["number"]
     rows: list[dict[str, Any]] = []
     try:

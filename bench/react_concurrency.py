@@ -20,7 +20,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +58,7 @@ def main() -> None:
     try:
         for c in (int(x) for x in args.concurrency.split(",")):
             with tempfile.TemporaryDirectory() as tmp:
-                settings = replace(Settings.from_env(), http_port=args.port, llm_base_url=url, llm_model="scripted",
+                settings = Settings.from_env().with_overrides(http_port=args.port, llm_base_url=url, llm_model="scripted",
                                    llm_concurrency=c, react_rounds=args.rounds, runs_dir=Path(tmp) / "runs",
                                    cache_dir=Path(tmp) / "cache")
                 started = time.perf_counter()

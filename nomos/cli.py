@@ -1,15 +1,23 @@
-"""Command line: one verb per stage (server, index, search, eval). It parses options and calls the packages."""
+"""Command line: one verb per stage (server, index, search, eval). It parses options and calls the packages.
+
+stdout carries the command's answer only (a table, or one JSON document with ``--json``); progress bars, the
+node's progress and log messages go to stderr, at the level ``-v``/``-q`` choose (nomos/cli_logging.py).
+"""
 
 from __future__ import annotations
 
 import functools
-import re
+import json
+import logging
 import sys
 from pathlib import Path
 from typing import Any, Callable
 
 import click
 
+from nomos import __version__
+from nomos.cli_logging import configure as configure_logging
+from nomos.cli_logging import progress
 from nomos.retrieval.registry import method_names
 from nomos.settings import Settings, parse_weights
 
@@ -41,13 +49,33 @@ def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+node_log = progress(logging.getLogger("nomos.opensearch.node"))  # the node's log= lines: shown with -v
+
+
+def emit_json(document: object) -> None:
+    """The one JSON document a ``--json`` command writes to stdout (UTF-8, Greek as is, keys in a stable order)."""
+    click.echo(json.dumps(document, ensure_ascii=False, indent=2, default=str))
+
+
+json_option = click.option("--json", "as_json", is_flag=True,
+                           help="Print one JSON document on stdout instead of the tables (progress stays on stderr).")
+
+
 @click.group()
+@click.version_option(__version__, "--version", prog_name="nomos")
+@click.option("-v", "--verbose", count=True, help="More log on stderr: -v progress (INFO), -vv DEBUG, -vvv also libraries'.")
+@click.option("-q", "--quiet", is_flag=True, help="Errors only on stderr.")
 @click.option("--url", envvar="OPENSEARCH_URL", default=None, help="Use this cluster; install and start nothing.")
 @click.option("--index", "index_alias", default=None, help="Index alias (default: nomos-articles, env NOMOS_INDEX).")
 @click.option("--port", type=int, default=None, help="HTTP port of the local node (default 9200).")
 @click.pass_context
-def cli(ctx: click.Context, url: str | None, index_alias: str | None, port: int | None) -> None:
-    """Greek statutory retrieval on OpenSearch: index articles, search them, evaluate methods."""
+def cli(ctx: click.Context, verbose: int, quiet: bool, url: str | None, index_alias: str | None, port: int | None) -> None:
+    """Greek statutory retrieval on OpenSearch: index articles, search them, evaluate methods.
+
+    Settings come from OPENSEARCH_URL and the NOMOS_* variables (and a .env file), then from these flags."""
+    if verbose and quiet:
+        raise click.UsageError("-v and -q contradict each other")
+    configure_logging(verbose, quiet)
     try:
         settings = Settings.from_env()
     except ValueError as exc:
@@ -83,7 +111,7 @@ def server_install(settings: Settings) -> None:
     from nomos.opensearch.node import NodeError, install
 
     try:
-        home = install(_node_or_exit(settings), log=click.echo)
+        home = install(_node_or_exit(settings), log=node_log)
     except NodeError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"installed: {home}")
@@ -117,8 +145,8 @@ def server_start(settings: Settings, timeout: float, nodes: int | None) -> None:
 
     cfgs = _cluster(settings, nodes or settings.nodes)
     try:
-        install(cfgs[0], log=click.echo)
-        pids = start_cluster(cfgs, timeout=timeout, log=click.echo)
+        install(cfgs[0], log=node_log)
+        pids = start_cluster(cfgs, timeout=timeout, log=node_log)
     except NodeError as exc:
         raise click.ClickException(str(exc)) from None
     remember_cluster_size(_node_or_exit(settings), len(cfgs))
@@ -134,7 +162,7 @@ def server_stop(settings: Settings, nodes: int | None) -> None:
     from nomos.opensearch.node import stop
 
     for cfg in _cluster(settings, nodes):
-        click.echo(f"{cfg.name}: " + ("stopped" if stop(cfg, log=click.echo) else "was not running"))
+        click.echo(f"{cfg.name}: " + ("stopped" if stop(cfg, log=node_log) else "was not running"))
 
 
 @server.command("status")
@@ -282,19 +310,6 @@ def _analysis(analysis: str, no_stem: bool) -> str:
     return "folded" if no_stem else analysis
 
 
-def _terminal_snippet(html: str) -> str:
-    import html as html_lib
-
-    parts = re.split(r"(<mark>.*?</mark>)", html)
-    out = []
-    for p in parts:
-        if p.startswith("<mark>"):
-            out.append(click.style(html_lib.unescape(p[6:-7]), bold=True, fg="yellow"))
-        else:
-            out.append(html_lib.unescape(p))
-    return " ".join("".join(out).split())
-
-
 @cli.command("search")
 @click.argument("query")
 @click.option("-k", "--top", "k", default=10, show_default=True, help="Number of articles.")
@@ -302,21 +317,32 @@ def _terminal_snippet(html: str) -> str:
 @analysis_options
 @method_options
 @llm_options
+@json_option
 @click.pass_obj
 @friendly_errors
-def search_cmd(settings: Settings, query: str, k: int, method: str, analysis: str, no_stem: bool, **kw: Any) -> None:
+def search_cmd(settings: Settings, query: str, k: int, method: str, analysis: str, no_stem: bool, as_json: bool,
+               **kw: Any) -> None:
     """Top-k articles for a case description: id, title, score and highlighted snippets."""
+    from nomos.render import search_document, terminal_snippet
     from nomos.stages.searching import search
 
     settings = _llm_settings(settings, kw)
 
     hits = search(settings, query, method=method, k=k, options=_options(analysis, no_stem, kw))
+    if as_json:
+        emit_json(search_document(query, method, k, settings.index_alias, hits))
+        return
     if not hits:
         click.echo("no articles matched (the query may hold only stop words or punctuation)")
     for i, h in enumerate(hits, start=1):
         click.echo(f"{i:>3}. {click.style(h.doc_id, bold=True)}  {h.score:.3f}  {h.title}  [{h.law}]")
         for snippet in h.highlights:
-            click.echo(f"       … {_terminal_snippet(snippet)} …")
+            click.echo(f"       … {terminal_snippet(snippet, emphasize=_emphasis)} …")
+
+
+def _emphasis(text: str) -> str:
+    """How a highlighted term looks in the terminal."""
+    return click.style(text, bold=True, fg="yellow")
 
 
 # --------------------------------------------------------------------------------------------------- eval
@@ -335,18 +361,21 @@ def search_cmd(settings: Settings, query: str, k: int, method: str, analysis: st
 @click.option("--results-prefix", default=None, help="Result index prefix (default nomos-results, env NOMOS_RESULTS_PREFIX).")
 @click.option("--repeat", type=int, default=1, show_default=True, help="Run N times (LLM methods: a different --seed each time) and report mean and spread.")
 @click.option("--seed", type=int, default=None, help="LLM seed (sent as the OpenAI `seed`); with --repeat, repetition i uses seed + i.")
+@json_option
 @click.pass_obj
 @friendly_errors
 def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, analysis: str, no_stem: bool, k: int, run_name: str | None, runs_dir: Path | None, resume: bool,
-             to_opensearch: bool, results_prefix: str | None, repeat: int, seed: int | None, **kw: Any) -> None:
+             to_opensearch: bool, results_prefix: str | None, repeat: int, seed: int | None, as_json: bool, **kw: Any) -> None:
     """Run every query, score with ranx (Recall@10/100, nDCG@10/100, MAP@100) and write the run files."""
+    from nomos.eval.fusion_diagnosis import fusion_summary
     from nomos.eval.results import format_table
+    from nomos.render import evaluation_document
     from nomos.stages.evaluation import evaluate_method
 
     settings = _llm_settings(settings.with_overrides(runs_dir=runs_dir, results_prefix=results_prefix, llm_seed=seed), kw)
     data = _load(settings, dataset, corpus_file)
     if repeat > 1:
-        _eval_repeated(settings, data, method, k, run_name, _options(analysis, no_stem, kw), repeat, seed, to_opensearch)
+        _eval_repeated(settings, data, method, k, run_name, _options(analysis, no_stem, kw), repeat, seed, to_opensearch, as_json)
         return
     from tqdm import tqdm
 
@@ -354,8 +383,13 @@ def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, an
         outcome = evaluate_method(settings, data, method=method, k=k, run_name=run_name, options=_options(analysis, no_stem, kw),
                                   resume=resume, on_progress=bar.update)
     ev = outcome.evaluation
-    click.echo(format_table({outcome.run_name: ev.mean}, ev.metrics))
     extra = outcome.extra or {}
+    diagnosis = fusion_summary(extra["fusion_diagnosis"], ev.mean.get(f"recall@{k}")) if extra.get("fusion_diagnosis") else None
+    if as_json:
+        pushed = _push(settings, outcome.paths["manifest"].parent, data, quiet=True) if to_opensearch else None
+        emit_json(evaluation_document(outcome, method, data.name, k, diagnosis, pushed))
+        return
+    click.echo(format_table({outcome.run_name: ev.mean}, ev.metrics))
     if extra.get("rounds"):
         click.echo("\nafter round (the final ranking's snapshots; pool = every candidate seen so far):")
         rows = {f"round {r}": {**row["metrics"], "pool_recall": row.get("pool_recall", 0.0)} for r, row in extra["rounds"].items()}
@@ -367,32 +401,42 @@ def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, an
                    f"{m['llm_seconds']:.2f}s LLM time, {m['seconds']:.2f}s wall; run wall {c['wall_seconds']:.1f}s, "
                    f"{c.get('paid_calls_this_run', 0)} paid calls this run, {m['cached_calls'] * c['queries']:.0f} from cache, "
                    f"{c.get('resumed_queries', 0)} queries resumed")
-    if extra.get("fusion_diagnosis"):
-        click.echo("\n" + fusion_summary(extra["fusion_diagnosis"], ev.mean.get(f"recall@{k}")))
+    if diagnosis:
+        click.echo("\n" + diagnosis)
     click.echo(f"{len(ev.queries)} queries, query phase {outcome.seconds:.2f}s ({1000 * outcome.seconds / len(ev.queries):.1f} ms/query)")
     click.echo(f"results: {outcome.paths['manifest'].parent}")
     if to_opensearch:
         _push(settings, outcome.paths["manifest"].parent, data)
 
 
-def _push(settings: Settings, folder: Path, data: Any) -> None:
+def _push(settings: Settings, folder: Path, data: Any, quiet: bool = False) -> dict[str, int]:
+    """Write a results folder to the result indices; returns {index name: documents} (printed unless ``quiet``)."""
     from nomos.opensearch.results_store import index_name
     from nomos.stages.reporting import store_results
 
-    counts = store_results(settings, folder, data)
-    click.echo("result indices: " + ", ".join(f"{index_name(settings.results_prefix, k)} {n}" for k, n in counts.items()))
+    counts = {index_name(settings.results_prefix, kind): n for kind, n in store_results(settings, folder, data).items()}
+    if not quiet:
+        click.echo("result indices: " + ", ".join(f"{name} {n}" for name, n in counts.items()))
+    return counts
 
 
 def _eval_repeated(settings: Settings, data: Any, method: str, k: int, run_name: str | None, options: Any, repeat: int,
-                   seed: int | None, to_opensearch: bool) -> None:
+                   seed: int | None, to_opensearch: bool, as_json: bool = False) -> None:
     from tqdm import tqdm
 
     from nomos.eval.results import format_table
+    from nomos.render import repeated_document
     from nomos.stages.evaluation import evaluate_repeated
 
     with tqdm(total=len(data.queries) * repeat, unit="query", desc=f"eval {method} ×{repeat}", disable=None) as bar:
         summary, outcomes = evaluate_repeated(settings, data, method=method, k=k, run_name=run_name, options=options,
                                               repeat=repeat, seed=seed if seed is not None else 0, on_progress=bar.update)
+    if as_json:
+        doc = repeated_document(summary, outcomes)
+        if to_opensearch:
+            doc["result_indices"] = [_push(settings, o.paths["manifest"].parent, data, quiet=True) for o in outcomes]
+        emit_json(doc)
+        return
     click.echo(format_table({o.run_name: o.evaluation.mean for o in outcomes}, outcomes[0].evaluation.metrics))
     click.echo("")
     rows = {stat: {m: summary["metrics"][m][stat] for m in summary["metrics"]} for stat in ("mean", "std", "min", "max")}
@@ -497,10 +541,11 @@ def _floats(text: str, name: str) -> tuple[float, ...]:
 @click.option("--seed", type=int, default=42, show_default=True, help="Seed of the query shuffle.")
 @click.option("--analysis", type=click.Choice(["stemmed", "ntais", "folded"]), default="stemmed", show_default=True)
 @click.option("--runs-dir", type=click.Path(path_type=Path), default=None, help="Where the JSON goes (default runs/).")
+@json_option
 @click.pass_obj
 @friendly_errors
 def tune_cmd(settings: Settings, dataset: str, corpus_file: str, metric: str, k1s: str, bs: str, folds: int, seed: int,
-             analysis: str, runs_dir: Path | None) -> None:
+             analysis: str, runs_dir: Path | None, as_json: bool) -> None:
     """Sweep BM25 k1 and b with k-fold cross-validation over the queries; print the cross-validated choice and
     score beside the oracle (best on all queries, what a test-set sweep reports)."""
     from tqdm import tqdm
@@ -516,6 +561,9 @@ def tune_cmd(settings: Settings, dataset: str, corpus_file: str, metric: str, k1
                             on_progress=bar.update)
         except ValueError as exc:
             raise click.ClickException(str(exc)) from None
+    if as_json:
+        emit_json(out)  # what runs/<dataset>/tune-bm25-<metric>.json holds, with its path
+        return
     click.echo(f"{metric}, {out['queries']} queries, {folds}-fold cross-validation (seed {seed}), {len(out['grid'])} settings")
     click.echo(f"{'fold':<6}{'k1':>6}{'b':>7}{'train':>10}{'held-out':>10}")
     for f in out["cross_validated"]["folds"]:
@@ -570,20 +618,6 @@ def dashboards_push(settings: Settings, runs: tuple[str, ...], dataset: str, cor
         folder = resolve_run(r, settings.runs_dir, data.name)
         click.echo(f"{folder}: ", nl=False)
         _push(settings, folder, data)
-
-
-def fusion_summary(d: dict[str, Any], fused_recall: float | None) -> str:
-    """Where the relevant articles went, and a plain warning when the fusion scores below its better clause."""
-    k = d["k"]
-    best = max(("bm25", "knn"), key=lambda c: d.get(f"{c}_recall@{k}", 0.0))
-    line = (f"fusion: of {d['relevant']} relevant articles, BM25's top {k} found {d['bm25_only'] + d['both']}, "
-            f"kNN's {d['knn_only'] + d['both']} ({d['both']} by both); the fused top {k} keeps {d['fused']}, "
-            f"losing {d['lost_from_knn']} of kNN's and {d['lost_from_bm25']} of BM25's")
-    if fused_recall is not None and fused_recall < d.get(f"{best}_recall@{k}", 0.0) - 1e-9:
-        line += (f"\nfusion falls short of {best} alone (Recall@{k} {fused_recall:.4f} vs {d[f'{best}_recall@{k}']:.4f}): "
-                 f"the weaker clause's candidates displace the stronger one's; weight {best} up (--weights) or use {best}. "
-                 "Per query: details.json, fusion_diagnosis")
-    return line
 
 
 # --------------------------------------------------------------------------------------------------- serve

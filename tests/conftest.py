@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -33,7 +32,7 @@ def cluster() -> Iterator[Settings]:
     install(cfg, log=lambda m: None)
     start(cfg, timeout=240, log=lambda m: None)
     try:
-        yield replace(base, http_port=TEST_PORT)
+        yield base.with_overrides(http_port=TEST_PORT)
     finally:
         stop(cfg, log=lambda m: None)
 
@@ -44,7 +43,7 @@ def os_settings(cluster: Settings, tmp_path: Path) -> Iterator[Settings]:
     from nomos.opensearch.client import make_client
 
     alias = f"pytest-{uuid.uuid4().hex[:8]}"
-    settings = replace(cluster, index_alias=alias, runs_dir=tmp_path / "runs", cache_dir=tmp_path / "cache")
+    settings = cluster.with_overrides(index_alias=alias, runs_dir=tmp_path / "runs", cache_dir=tmp_path / "cache")
     yield settings
     make_client(settings).indices.delete(index=f"{alias}*", ignore_unavailable=True)
 

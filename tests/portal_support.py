@@ -10,7 +10,6 @@ import urllib.request
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 
 from nomos.ingest.beir import load_beir
@@ -24,7 +23,7 @@ from tests.beir_files import write_beir
 def indexed_mini(cluster: Settings, folder: Path, alias_prefix: str = "pytest-portal") -> Iterator[Settings]:
     """Settings with a unique alias over the mini BEIR dataset, indexed; its indices are deleted afterwards."""
     alias = f"{alias_prefix}-{uuid.uuid4().hex[:8]}"
-    settings = replace(cluster, index_alias=alias, runs_dir=folder / "runs", cache_dir=folder / "cache")
+    settings = cluster.with_overrides(index_alias=alias, runs_dir=folder / "runs", cache_dir=folder / "cache")
     index_dataset(settings, load_beir(write_beir(folder / "mini")))
     try:
         yield settings

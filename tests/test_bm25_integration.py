@@ -39,11 +39,11 @@ def test_index_is_versioned_behind_alias_and_idempotent(os_settings, client, min
     assert (again.index, again.created, again.documents) == (first.index, False, len(ARTICLES))
     assert client.count(index=os_settings.index_alias)["count"] == len(ARTICLES)
 
-    tuned = index_dataset(replace(os_settings, bm25_k1=0.9), mini)  # a new mapping gets a new index; alias swaps
+    tuned = index_dataset(os_settings.with_overrides(bm25_k1=0.9), mini)  # a new mapping gets a new index; alias swaps
     assert tuned.index != first.index and tuned.previous == (first.index,)
     assert alias_targets(client, os_settings.index_alias) == [tuned.index]
     assert client.indices.exists(index=first.index)  # kept for rollback
-    third = index_dataset(replace(os_settings, bm25_k1=2.0), mini)
+    third = index_dataset(os_settings.with_overrides(bm25_k1=2.0), mini)
     assert third.deleted == (first.index,) and client.indices.exists(index=tuned.index)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 import time
 import uuid
-from dataclasses import replace
 
 import pytest
 
@@ -41,7 +40,7 @@ def two_nodes():
     install(cfgs[0], log=lambda m: None)
     try:
         start_cluster(cfgs, timeout=300, log=lambda m: None)
-        yield cfgs, replace(base, http_port=CLUSTER_PORT)
+        yield cfgs, base.with_overrides(http_port=CLUSTER_PORT)
     finally:
         for cfg in cfgs:
             stop(cfg, log=lambda m: None)
@@ -102,8 +101,8 @@ def test_two_processes_one_cluster(two_nodes):
 def test_rankings_do_not_depend_on_the_shard_layout_with_dfs(two_nodes, dataset):
     cfgs, base = two_nodes
     tag = uuid.uuid4().hex[:6]
-    one = replace(base, index_alias=f"layout1-{tag}", shards=1, replicas=0)
-    two = replace(base, index_alias=f"layout2-{tag}", shards=2, replicas=1)
+    one = base.with_overrides(index_alias=f"layout1-{tag}", shards=1, replicas=0)
+    two = base.with_overrides(index_alias=f"layout2-{tag}", shards=2, replicas=1)
     client = make_client(base)
     try:
         index_dataset(one, dataset)
@@ -135,7 +134,7 @@ def test_a_stopped_node_is_covered_by_the_replica_and_the_cluster_heals(two_node
     from nomos.opensearch.node import start_cluster, stop
 
     cfgs, base = two_nodes
-    settings = replace(base, index_alias=f"ha-{uuid.uuid4().hex[:6]}", shards=2, replicas=1)
+    settings = base.with_overrides(index_alias=f"ha-{uuid.uuid4().hex[:6]}", shards=2, replicas=1)
     client = make_client(settings)
     index_dataset(settings, dataset)
     assert wait_green(client, settings.index_alias, 60)["status"] == "green"
@@ -146,7 +145,7 @@ def test_a_stopped_node_is_covered_by_the_replica_and_the_cluster_heals(two_node
     manager = client.cat.cluster_manager(format="json")[0]["node"]
     victim = next(c for c in cfgs if c.name != manager)
     survivor = next(c for c in cfgs if c.name == manager)
-    on_survivor = replace(settings, http_port=survivor.http_port)
+    on_survivor = settings.with_overrides(http_port=survivor.http_port)
     survivor_client = make_client(on_survivor)
     try:
         assert stop(victim, log=lambda m: None)

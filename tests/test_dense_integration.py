@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import replace
 
 import pytest
 
@@ -138,7 +137,7 @@ def test_openai_protocol_embeddings_from_a_local_server(os_settings, mini):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     threading.Thread(target=serve, kwargs={"host": "127.0.0.1", "port": port, "default_type": "passage"}, daemon=True).start()
-    settings = replace(os_settings, embed_base_url=f"http://127.0.0.1:{port}/v1")
+    settings = os_settings.with_overrides(embed_base_url=f"http://127.0.0.1:{port}/v1")
     import time
 
     for _ in range(100):  # wait for the server socket

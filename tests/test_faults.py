@@ -10,7 +10,6 @@ import sys
 import threading
 import time
 import uuid
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -44,7 +43,7 @@ def fault_node():
                      transport_port=FAULT_PORT + 100, heap="512m", cluster_name=f"nomos-fault-{FAULT_PORT}")
     install(cfg, log=lambda m: None)
     start(cfg, timeout=240, log=lambda m: None)
-    settings = replace(base, http_port=FAULT_PORT, retry_seconds=180.0)
+    settings = base.with_overrides(http_port=FAULT_PORT, retry_seconds=180.0)
     try:
         yield cfg, settings
     finally:
@@ -55,7 +54,7 @@ def fault_node():
 def fault_settings(fault_node, tmp_path):
     cfg, settings = fault_node
     alias = f"fault-{uuid.uuid4().hex[:8]}"
-    s = replace(settings, index_alias=alias, runs_dir=tmp_path / "runs", cache_dir=tmp_path / "cache")
+    s = settings.with_overrides(index_alias=alias, runs_dir=tmp_path / "runs", cache_dir=tmp_path / "cache")
     yield cfg, s
     from nomos.opensearch.node import running_pid
 

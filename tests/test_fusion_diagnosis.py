@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from nomos.cli import fusion_summary
-from nomos.eval.fusion_diagnosis import diagnose
+from nomos.eval.fusion_diagnosis import diagnose, fusion_summary
 from nomos.settings import DEFAULT_FUSION_WEIGHTS, Settings, parse_weights
 
 QRELS = {"q1": {"a": 1, "b": 1, "c": 1}, "q2": {"z": 1}, "q3": {"x": 0}}
@@ -53,12 +52,11 @@ def test_weights_from_env_and_default() -> None:
 def test_unset_weights_take_the_settings_everywhere() -> None:
     """CLI (no --weights), portal and benchmarks leave FusionConfig.weights unset; make_retriever fills in the
     settings' weights, so NOMOS_FUSION_WEIGHTS reaches the pipeline body every entry point sends."""
-    from dataclasses import replace
 
     from nomos.retrieval.fusion import FusionConfig
     from nomos.retrieval.registry import _fusion
 
-    settings = replace(Settings.from_env({}), fusion_weights=(0.3, 0.7))
+    settings = Settings.from_env({}).with_overrides(fusion_weights=(0.3, 0.7))
     assert _fusion(settings, FusionConfig()).weights == (0.3, 0.7)
     assert _fusion(settings, FusionConfig(weights=(0.5, 0.5))).weights == (0.5, 0.5)  # an explicit choice wins
     body = _fusion(settings, FusionConfig()).pipeline()[1]

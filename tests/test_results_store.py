@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -129,7 +128,7 @@ def test_import_errors_are_clear():
 @pytest.mark.integration
 def test_eval_to_opensearch_fills_the_indices(os_settings, client, tmp_path):
     data = load_beir(write_beir(tmp_path / "mini"))
-    settings = replace(os_settings, results_prefix=f"{os_settings.index_alias}-results")
+    settings = os_settings.with_overrides(results_prefix=f"{os_settings.index_alias}-results")
     index_dataset(settings, data)
     out = evaluate_method(settings, data, method="bm25")
     folder = out.paths["manifest"].parent
@@ -167,7 +166,7 @@ def test_react_run_fills_rounds_and_traces(os_settings, client, tmp_path):
     folder = write_beir(tmp_path / "mini")
     data = load_beir(folder)
     with from_beir(folder) as llm:
-        settings = replace(os_settings, results_prefix=f"{os_settings.index_alias}-results", llm_base_url=llm.base_url,
+        settings = os_settings.with_overrides(results_prefix=f"{os_settings.index_alias}-results", llm_base_url=llm.base_url,
                            llm_model="scripted", react_rounds=3, llm_concurrency=2)
         index_dataset(settings, data)
         from nomos.cli import cli

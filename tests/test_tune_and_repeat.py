@@ -5,7 +5,6 @@ spread is known in advance)."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
@@ -87,7 +86,7 @@ def test_repeat_reports_mean_and_spread(os_settings, tmp_path):
         # the observer keeps the gold articles only when the request's seed is even: recall@100 is 1, 0, 1 for
         # seeds 0, 1, 2 (mean 2/3, sample std sqrt(1/3)) — a stand-in for an LLM whose answers vary between runs
         llm.script("observer", lambda info: None if info["params"].get("seed", 0) % 2 == 0 else '{"keep": []}')
-        settings = replace(os_settings, llm_base_url=llm.base_url, llm_model="scripted", react_rounds=2, llm_concurrency=2)
+        settings = os_settings.with_overrides(llm_base_url=llm.base_url, llm_model="scripted", react_rounds=2, llm_concurrency=2)
         index_dataset(settings, data)
         summary, outcomes = evaluate_repeated(settings, data, method="react", repeat=3, seed=0)
         seeds = sorted({r["params"].get("seed") for r in llm.requests})

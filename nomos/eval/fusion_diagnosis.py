@@ -45,3 +45,18 @@ def diagnose(
     keys = ("relevant", "bm25_only", "knn_only", "both", "fused", "lost_from_knn", "lost_from_bm25")
     total = {key: sum(row[key] for row in per_query.values()) for key in keys}
     return {"k": k, "total": total, "per_query": per_query}
+
+
+def fusion_summary(d: Mapping[str, Any], fused_recall: float | None) -> str:
+    """Where the relevant articles went (``d``: the run's ``fusion_diagnosis`` totals with ``k`` and each
+    clause's Recall@k), and a plain warning when the fusion scores below its better clause."""
+    k = d["k"]
+    best = max(("bm25", "knn"), key=lambda c: d.get(f"{c}_recall@{k}", 0.0))
+    line = (f"fusion: of {d['relevant']} relevant articles, BM25's top {k} found {d['bm25_only'] + d['both']}, "
+            f"kNN's {d['knn_only'] + d['both']} ({d['both']} by both); the fused top {k} keeps {d['fused']}, "
+            f"losing {d['lost_from_knn']} of kNN's and {d['lost_from_bm25']} of BM25's")
+    if fused_recall is not None and fused_recall < d.get(f"{best}_recall@{k}", 0.0) - 1e-9:
+        line += (f"\nfusion falls short of {best} alone (Recall@{k} {fused_recall:.4f} vs {d[f'{best}_recall@{k}']:.4f}): "
+                 f"the weaker clause's candidates displace the stronger one's; weight {best} up (--weights) or use {best}. "
+                 "Per query: details.json, fusion_diagnosis")
+    return line

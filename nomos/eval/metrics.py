@@ -39,6 +39,10 @@ def evaluate(run: Run, qrels: Mapping[str, Mapping[str, int]], metrics: Sequence
     from ranx import Run as RRun
     from ranx import evaluate as ranx_evaluate
 
+    from nomos.numba_quiet import ignore_unsafe_cast_warning
+
+    ignore_unsafe_cast_warning()  # ranx's first compile on a machine warns of a harmless cast (see that module)
+
     qids = tuple(sorted(q for q, docs in qrels.items() if any(g > 0 for g in docs.values())))
     if not qids:
         raise ValueError("no query has a relevant judgment: nothing to evaluate")

@@ -14,7 +14,7 @@ import json
 import logging
 import os
 import re
-from dataclasses import asdict, fields, replace
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Annotated, Any, Callable
 from urllib.parse import quote, quote_plus
@@ -252,7 +252,7 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
 
     Searches do not wait out a restarting node as ``eval`` does (``retry_seconds``): a person at the page gets a
     503 at once and retries, so the portal keeps at most ``PORTAL_RETRY_SECONDS`` of backoff."""
-    settings = replace(settings, retry_seconds=min(settings.retry_seconds, PORTAL_RETRY_SECONDS))
+    settings = settings.with_overrides(retry_seconds=min(settings.retry_seconds, PORTAL_RETRY_SECONDS))
     app = FastAPI(
         title="nomos — πύλη νομοθεσίας",
         description="Αναζήτηση άρθρων της ελληνικής νομοθεσίας (BM25, kNN, υβριδική, LLM). JSON API of the nomos portal.",
@@ -423,16 +423,13 @@ SETTINGS_ENV = "NOMOS_PORTAL_SETTINGS"
 
 def settings_to_env(settings: Settings, **extra: Any) -> str:
     """Settings as JSON, for uvicorn worker processes (they import the app by name and rebuild it)."""
-    data = {f.name: (str(v) if isinstance(v, Path) else v) for f in fields(settings) for v in [getattr(settings, f.name)]}
-    return json.dumps({"settings": data, **extra})
+    return json.dumps({"settings": settings.model_dump(mode="json"), **extra})
 
 
 def app_from_env() -> FastAPI:
     """Factory for uvicorn workers: ``portal.app:app_from_env`` with the settings ``serve`` put in the environment."""
     raw = json.loads(os.environ[SETTINGS_ENV])
-    types = {f.name: f for f in fields(Settings)}
-    data = {k: (Path(v) if k in types and k in ("node_root", "runs_dir", "cache_dir") else v) for k, v in raw["settings"].items()}
-    return create_app(Settings(**data), llm_deadline=raw.get("llm_deadline", 90.0))
+    return create_app(Settings(**raw["settings"]), llm_deadline=raw.get("llm_deadline", 90.0))
 
 
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, llm_deadline: float = 90.0,

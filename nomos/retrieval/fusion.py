@@ -55,6 +55,10 @@ def client_fuse(bm25: Mapping[str, list[Hit]], knn: Mapping[str, list[Hit]], cfg
     """Fuse two runs with ranx: RRF, or weighted sum of normalised scores (arithmetic mean)."""
     from ranx import Run, fuse
 
+    from nomos.numba_quiet import ignore_unsafe_cast_warning
+
+    ignore_unsafe_cast_warning()  # ranx's first compile warns of a harmless cast (nomos/numba_quiet.py)
+
     if cfg.kind != "rrf" and (cfg.combination != "arithmetic_mean" or cfg.normalization not in RANX_NORMS):
         raise ValueError(
             "client-side fusion supports rrf and arithmetic_mean over min_max or z_score; "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -221,7 +221,7 @@ def evaluate_repeated(
     outcomes = []
     seeds = [seed + i for i in range(repeat)]
     for s in seeds:
-        outcomes.append(evaluate_method(replace(settings, llm_seed=s), dataset, method=method, k=k, run_name=f"{base}-seed{s}",
+        outcomes.append(evaluate_method(settings.with_overrides(llm_seed=s), dataset, method=method, k=k, run_name=f"{base}-seed{s}",
                                         options=options, on_progress=on_progress))
     metrics = outcomes[0].evaluation.metrics
     summary: dict[str, Any] = {

@@ -5,7 +5,6 @@ capabilities agree with each other and with the retrievers they build, and a res
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -79,7 +78,7 @@ def test_the_portal_offers_the_registry_portal_methods():
 
 def test_specs_build_retrievers_of_their_kind(tmp_path: Path):
     """Each factory builds the retriever its spec describes (nothing is sent: no cluster, no LLM endpoint)."""
-    settings = replace(Settings.from_env({}), cache_dir=tmp_path, llm_base_url="http://127.0.0.1:9/v1", llm_model="m")
+    settings = Settings.from_env({}).with_overrides(cache_dir=tmp_path, llm_base_url="http://127.0.0.1:9/v1", llm_model="m")
     client = OpenSearch(["http://127.0.0.1:9"])
     for name, spec in METHODS.items():
         r = make_retriever(settings, name, client, MethodOptions())
@@ -89,8 +88,8 @@ def test_specs_build_retrievers_of_their_kind(tmp_path: Path):
         assert any(isinstance(p, KnnRetriever) for p in parts) == spec.needs_vectors, name
         assert (isinstance(r, FusionRetriever) or getattr(r, "fused", False)) == spec.fused, name
     with pytest.raises(LLMNotConfigured, match="NOMOS_LLM_BASE_URL"):
-        require_llm(replace(settings, llm_base_url=None), "react")
-    require_llm(replace(settings, llm_base_url=None), "bm25")  # no LLM needed: nothing raised
+        require_llm(settings.model_copy(update={"llm_base_url": None}), "react")
+    require_llm(settings.model_copy(update={"llm_base_url": None}), "bm25")  # no LLM needed: nothing raised
 
 
 def test_default_run_name_counts_only_the_options_a_method_takes():

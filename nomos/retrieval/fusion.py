@@ -9,7 +9,7 @@ ranked where it did.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -100,6 +100,7 @@ class FusionRetriever:
 
     def __post_init__(self) -> None:
         self.name = self.config.kind
+        self.config = replace(self.config, where=self.config.resolved_where)
         if self.config.where not in WHERES:
             raise ValueError(f"fusion must be one of {', '.join(WHERES)}, got {self.config.where!r}")
         if self.config.where == "pool" and (self.config.kind != "hybrid" or self.config.pool not in ("knn", "bm25")):

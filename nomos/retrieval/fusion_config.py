@@ -17,6 +17,10 @@ from nomos.settings import DEFAULT_FUSION_WEIGHTS
 # NOMOS_FUSION_WEIGHTS or --weights.
 DEFAULT_WEIGHTS: tuple[float, float] = DEFAULT_FUSION_WEIGHTS
 
+# hybrid re-scores kNN's pool with BM25 (never below kNN's Recall@k; bench/pool_study.py, docs/benchmarks.md);
+# rrf fuses in OpenSearch's score-ranker pipeline.
+DEFAULT_WHERE = {"hybrid": "pool", "rrf": "server"}
+
 
 @dataclass(frozen=True)
 class FusionConfig:
@@ -25,13 +29,18 @@ class FusionConfig:
     re-scored with the other clause's scores: :mod:`nomos.retrieval.pool_fusion`; keeps that clause's recall)."""
 
     kind: str = "hybrid"
-    where: str = "server"
+    where: str | None = None  # None: the kind's default (DEFAULT_WHERE)
     pool: str = "knn"  # where == "pool": the clause whose candidates are kept ("knn" or "bm25")
     normalization: str = "min_max"
     combination: str = "arithmetic_mean"
     weights: tuple[float, float] | None = None  # (bm25, knn); None: the settings' (default DEFAULT_WEIGHTS)
     rank_constant: int = 60
     depth: int = 100  # how many each clause contributes
+
+    @property
+    def resolved_where(self) -> str:
+        """Where this fusion runs: as set, else the kind's default (hybrid: the pool, which keeps kNN's recall)."""
+        return self.where or DEFAULT_WHERE.get(self.kind, "server")
 
     @property
     def bm25_knn_weights(self) -> tuple[float, float]:

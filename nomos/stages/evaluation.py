@@ -19,6 +19,7 @@ from nomos.ingest.indexer import index_meta
 from nomos.ingest.records import Dataset
 from nomos.opensearch.client import cluster_version, make_client
 from nomos.retrieval.base import Hit, Progress, SearchResult
+from nomos.retrieval.fusion_config import DEFAULT_WHERE
 from nomos.retrieval.registry import MethodOptions, make_retriever, method_spec, require_llm
 from nomos.settings import Settings
 
@@ -58,8 +59,8 @@ def default_run_name(method: str, options: MethodOptions) -> str:
         parts.append(options.embedder.replace(":", "_").replace("/", "_"))
     if "exact" in takes and options.exact:
         parts.append("exact")
-    if "fusion_where" in takes and options.fusion.where == "client":
-        parts.append("client")
+    if "fusion_where" in takes and options.fusion.where and options.fusion.where != DEFAULT_WHERE.get(method):
+        parts.append(options.fusion.where)  # hybrid-server, hybrid-client, rrf-client…
     if options.rerank:  # any method: "-rerank-llm", "-rerank-cross-encoder_<model>"
         judge = options.rerank if options.rerank == "llm" else options.rerank.split(":", 1)[0] + "_" + Path(options.rerank.split(":", 1)[1]).name
         parts.append(f"rerank-{judge}{'' if options.rerank_depth == 20 else options.rerank_depth}")

@@ -320,20 +320,24 @@ def _analysis(analysis: str, no_stem: bool) -> str:
 @cli.command("search")
 @click.argument("query")
 @click.option("-k", "--top", "k", default=10, show_default=True, help="Number of articles.")
-@click.option("--method", type=click.Choice(METHOD_CHOICES), default="bm25", show_default=True)
+@click.option("--method", type=click.Choice(METHOD_CHOICES), default=None,
+              help="Retrieval method (default: the best the index serves: hybrid where it holds vectors, else bm25).")
 @analysis_options
 @method_options
 @llm_options
 @json_option
 @click.pass_obj
 @friendly_errors
-def search_cmd(settings: Settings, query: str, k: int, method: str, analysis: str, no_stem: bool, as_json: bool,
+def search_cmd(settings: Settings, query: str, k: int, method: str | None, analysis: str, no_stem: bool, as_json: bool,
                **kw: Any) -> None:
     """Top-k articles for a case description: id, title, score and highlighted snippets."""
     from nomos.render import search_document, terminal_snippet
-    from nomos.stages.searching import search
+    from nomos.stages.searching import default_method, search
 
     settings = _llm_settings(settings, kw)
+    if method is None:
+        method = default_method(settings)
+        logging.getLogger("nomos.search").info("method %s: the best this index serves", method)
 
     hits = search(settings, query, method=method, k=k, options=_options(analysis, no_stem, kw))
     if as_json:

@@ -44,3 +44,20 @@ def test_knn_and_hybrid_through_the_portal(dense_settings):
             assert only_ak["hits"] and {h["source"] for h in only_ak["hits"]} == {"AK"}
         html = web.get("/search", params={"q": QUERIES[1]["text"], "method": "hybrid"}).text
         assert 'href="/articles/AK%3A%3A9' in html
+
+
+def test_the_default_method_is_the_best_the_index_serves(dense_settings, os_settings, client, tmp_path):
+    from nomos.stages.searching import default_method
+
+    with TestClient(create_app(dense_settings)) as web:  # vectors: hybrid, and the page says why
+        body = web.get("/api/search", params={"q": QUERIES[0]["text"], "k": 3}).json()
+        assert body["method"] == "hybrid"
+        html = web.get("/search", params={"q": QUERIES[0]["text"]}).text
+        assert "η καλύτερη μέθοδος που προσφέρει το ευρετήριο" in html and 'value="hybrid" selected' in html
+        assert "η καλύτερη μέθοδος" not in web.get("/search", params={"q": QUERIES[0]["text"], "method": "bm25"}).text
+    assert default_method(dense_settings) == "hybrid"
+    index_dataset(os_settings, load_beir(write_beir(tmp_path / "plain")))  # no vectors: BM25
+    assert default_method(os_settings, client) == "bm25"
+    with TestClient(create_app(os_settings)) as web:
+        assert web.get("/api/search", params={"q": QUERIES[0]["text"]}).json()["method"] == "bm25"
+        assert "δεν έχει διανύσματα" in web.get("/search", params={"q": QUERIES[0]["text"]}).text

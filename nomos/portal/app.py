@@ -63,12 +63,12 @@ SECURITY_HEADERS = {
 
 # The registry's portal methods (member names with "_" for "-": reform_bm25 = "reform-bm25").
 Method = enum.Enum("Method", {s.name.replace("-", "_"): s.name for s in portal_methods()}, type=str)  # type: ignore[misc]
-DEFAULT = Method(DEFAULT_METHOD)
 
 
 # ------------------------------------------------------------------------------------------------ parameters
 QueryText = Annotated[str, Query(max_length=MAX_QUERY_CHARS, description="the case, in everyday Greek")]
-MethodParam = Annotated[Method, Query(description="retrieval method; LLM methods only where an endpoint is configured")]
+MethodParam = Annotated[Method | None, Query(description="retrieval method; LLM methods only where an endpoint is configured; "
+                                             "default: the best the index serves (hybrid with vectors, else bm25)")]
 KParam = Annotated[int, Query(ge=1, le=MAX_K, description="number of articles")]
 SourceParam = Annotated[str | None, Query(pattern=SOURCE_PATTERN, description="only articles of this legal source")]
 ArticleId = Annotated[str, PathParam(min_length=1, max_length=MAX_ID_CHARS, description="article id, SOURCE::NUMBER")]
@@ -334,8 +334,8 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
         resp.headers.update(SECURITY_HEADERS)
         return resp
 
-    async def run_search(q: str, method: Method, k: int, source: str | None) -> SearchOutcome:
-        m = method.value
+    async def run_search(q: str, method: Method | None, k: int, source: str | None) -> SearchOutcome:
+        m = method.value if method is not None else portal.default_method()
         llm = method_spec(m).needs_llm
         if llm:
             portal.check_method(m)  # refuse before taking an LLM slot
@@ -344,10 +344,12 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
     # ---------------------------------------------------------------------------------------- pages
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     @app.get("/search", response_class=HTMLResponse, include_in_schema=False)
-    async def search_page(request: Request, q: QueryText = "", method: MethodParam = DEFAULT, k: KParam = 10,
+    async def search_page(request: Request, q: QueryText = "", method: MethodParam = None, k: KParam = 10,
                           source: SourceParam = None) -> Response:
-        form = {"q": q, "method": method.value, "k": k, "source": source}
+        form = {"q": q, "method": method.value if method is not None else DEFAULT_METHOD, "k": k, "source": source}
         if not q.strip():
+            if method is None:
+                form["method"] = await call(_default_or_bm25, portal)
             return page(request, "search.html", form=form, result=None)
         try:
             result = await run_search(q, method, k, source)
@@ -358,7 +360,8 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
             if err.status >= 500:
                 log.warning("search failed: %s: %s", type(exc).__name__, exc)
             return page(request, "search.html", status=err.status, form=form, result=None, error=err)
-        return page(request, "search.html", form=form, result=result)
+        form["method"] = result.method
+        return page(request, "search.html", form=form, result=result, defaulted=method is None)
 
     @app.get("/articles/{article_id}", response_class=HTMLResponse, include_in_schema=False)
     async def article_page(request: Request, article_id: ArticleId, q: Highlight = None) -> Response:
@@ -373,7 +376,7 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
     @app.get("/api/search", response_model=SearchOut, responses={**errors, 502: {"model": ErrorOut}, 504: {"model": ErrorOut}},
              summary="Top articles for a case description")
     async def api_search(q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, description="the case, in everyday Greek")],
-                         method: MethodParam = DEFAULT, k: KParam = 10, source: SourceParam = None) -> SearchOut:
+                         method: MethodParam = None, k: KParam = 10, source: SourceParam = None) -> SearchOut:
         r = await run_search(q, method, k, source)
         return SearchOut(
             query=r.query, method=r.method, k=r.k, source=r.source, total=r.total, took_ms=round(r.took_ms, 2),
@@ -408,6 +411,14 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
         return await call(portal.health)
 
     return app
+
+
+def _default_or_bm25(portal: Portal) -> str:
+    """The portal's default method, or BM25 while the node cannot say whether the index holds vectors."""
+    try:
+        return portal.default_method()
+    except Exception:  # noqa: BLE001 - the page still renders its form; the search itself reports the failure
+        return DEFAULT_METHOD
 
 
 def _safe_methods(portal: Portal) -> dict[str, bool]:

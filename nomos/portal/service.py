@@ -14,14 +14,21 @@ from typing import Any, cast
 
 from opensearchpy import OpenSearch
 
-from nomos.mappings import vector_field_name
 from nomos.retrieval.articles import Article, Facet, article_page, faceted_search, ids_facets, sources_of
 from nomos.retrieval.base import Hit, Retriever
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.decorate import decorate
-from nomos.retrieval.registry import DEFAULT_METHOD, MethodOptions, make_retriever, method_spec, portal_methods
+from nomos.retrieval.knn import index_has_vectors
+from nomos.retrieval.registry import (
+    BEST_WITH_VECTORS,
+    DEFAULT_METHOD,
+    MethodOptions,
+    best_method,
+    make_retriever,
+    method_spec,
+    portal_methods,
+)
 from nomos.settings import Settings
-from nomos.vectors.encoders import slug
 
 # The methods a person can choose (the registry's portal methods), in the order the page lists them, with their
 # Greek labels.
@@ -67,9 +74,7 @@ class Portal:
         return self.settings.index_alias
 
     def has_vectors(self) -> bool:
-        field_name = vector_field_name(slug(self.settings.embedder))
-        mapping = self.client.indices.get_mapping(index=self.index)
-        return any(field_name in m.get("mappings", {}).get("properties", {}) for m in mapping.values())
+        return index_has_vectors(self.client, self.index, self.settings.embedder)
 
     def methods(self) -> dict[str, bool]:
         """Which methods this portal can run now (cached for a minute; unknown while the node is down)."""
@@ -85,6 +90,11 @@ class Portal:
         if cache:
             self._methods = (now, avail)
         return avail
+
+    def default_method(self) -> str:
+        """The best method this index can serve (hybrid with vectors, else BM25): what a search without a method
+        gets, and the page says so."""
+        return best_method(bool(self.methods().get(BEST_WITH_VECTORS)))
 
     def check_method(self, method: str) -> None:
         spec = method_spec(method)

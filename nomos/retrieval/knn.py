@@ -89,3 +89,10 @@ class KnnRetriever:
     def describe(self) -> dict[str, Any]:
         return {"method": self.name, "index": self.index, "field": self.field, "encoder": self.encoder.describe(),
                 "ef_search": self.ef_search, "exact": self.exact}
+
+
+def index_has_vectors(client: OpenSearch, index: str, embedder: str) -> bool:
+    """Whether ``index`` (an alias or name) holds the k-NN field of ``embedder``: decides which methods it serves."""
+    name = vector_field_name(slug(embedder))
+    mapping = client.indices.get_mapping(index=index)
+    return any(name in m.get("mappings", {}).get("properties", {}) for m in mapping.values())

@@ -201,7 +201,14 @@ _SPECS = (
 )
 
 METHODS: dict[str, MethodSpec] = {s.name: s for s in _SPECS}
-DEFAULT_METHOD = "bm25"  # what the command line and the portal use when no method is named
+DEFAULT_METHOD = "bm25"  # what an index without vectors serves best, and what the empty search form shows
+BEST_WITH_VECTORS = "hybrid"  # kNN's pool re-scored with BM25: kNN's recall, a better top 10 (docs/benchmarks.md)
+
+
+def best_method(has_vectors: bool) -> str:
+    """The method search and the portal use when the user names none: the best this index can serve (hybrid where
+    it holds the embedder's vectors, BM25 otherwise). A configured re-ranker (NOMOS_RERANK) is applied on top."""
+    return BEST_WITH_VECTORS if has_vectors else DEFAULT_METHOD
 
 
 def method_names() -> tuple[str, ...]:

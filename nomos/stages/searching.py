@@ -9,8 +9,16 @@ from opensearchpy import OpenSearch
 from nomos.opensearch.client import cluster_version, make_client
 from nomos.retrieval.base import Hit, Retriever
 from nomos.retrieval.decorate import decorate
-from nomos.retrieval.registry import MethodOptions, make_retriever, method_spec, require_llm
+from nomos.retrieval.knn import index_has_vectors
+from nomos.retrieval.registry import MethodOptions, best_method, make_retriever, method_spec, require_llm
 from nomos.settings import Settings
+
+
+def default_method(settings: Settings, client: OpenSearch | None = None) -> str:
+    """The best method the live index serves (hybrid where it holds the embedder's vectors, else BM25): what
+    ``search`` and the portal use when no method is named."""
+    client = client or make_client(settings)
+    return best_method(index_has_vectors(client, settings.index_alias, settings.embedder))
 
 
 def search(settings: Settings, query: str, method: str = "bm25", k: int = 10, options: MethodOptions = MethodOptions()) -> list[Hit]:

@@ -59,6 +59,27 @@ def test_greek_analysis_folds_accents_case_and_final_sigma(os_settings, client, 
     assert tokens("greek_folded", "Ο ΚΛΈΦΤΗΣ της Τράπεζας") == ["κλεφτησ", "τραπεζασ"]  # stop words gone, no stemming
 
 
+def test_stop_list_and_empty_stems_are_dropped_on_every_chain(os_settings, client, mini):
+    """Every word of the shipped stop list is removed by every chain (so it is in the form the filter sees), words
+    Lucene's short _greek_ list kept are gone, and Snowball's empty stems (ίδιο, ίδια) never reach the index."""
+    from nomos.mappings import ANALYZERS, ARTICLES, read_stopwords
+
+    index_dataset(os_settings, mini)
+
+    def tokens(analyzer, text):
+        resp = client.indices.analyze(index=os_settings.index_alias, body={"analyzer": analyzer, "text": text})
+        return [t["token"] for t in resp["tokens"]]
+
+    words = read_stopwords(ARTICLES.parent / "stopwords" / "el.txt")
+    for analyzer in ANALYZERS.values():
+        assert tokens(analyzer, " ".join(words)) == [], analyzer
+        assert tokens(analyzer, "Ένα ΧΩΡΊΣ είχε τη ήταν τις όποιος") == [], analyzer  # accented and upper case too
+    assert tokens("greek_stemmed", "το ίδιο, τα ίδια, της ίδιας") == ["ιδι"]  # Lucene's _greek_ chain: ["", "", "ιδι"]
+    for text in ("ίδιο", "ίδια", "ΊΔΙΟ ίδιοι"):
+        assert "" not in tokens("greek_stemmed", text) and "" not in tokens("greek_ntais", text)
+    assert tokens("greek_folded", "ίδιο ίδια") == ["ιδιο", "ιδια"]  # the unstemmed chain keeps them as words
+
+
 def test_search_ranks_and_highlights(os_settings, mini):
     index_dataset(os_settings, mini)
     hits = search(os_settings, "αφαίρεσε κινητό πράγμα από την κατοχή άλλου για να το ιδιοποιηθεί", k=3)
@@ -99,7 +120,8 @@ def test_cli_eval_end_to_end_writes_runs_and_manifest(os_settings, tmp_path, min
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["dataset"]["revision"] == "local" and manifest["dataset"]["fingerprint"] == mini.fingerprint
     assert manifest["index"]["bm25"] == {"k1": 1.5, "b": 0.75}
-    assert [f["type"] for f in manifest["index"]["analyzer_chain"]["filters"]] == ["lowercase", "stop", "snowball"]
+    assert [f["type"] for f in manifest["index"]["analyzer_chain"]["filters"]] == ["lowercase", "stop", "snowball", "length"]
+    assert "ειναι" in manifest["index"]["analyzer_chain"]["filters"][1]["stopwords"]  # the inline list is recorded
     assert manifest["opensearch_version"].startswith("2.")
     assert "commit" in manifest["code"]
     trec = (out / "run.trec").read_text().splitlines()

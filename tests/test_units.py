@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 import yaml
 
-from nomos.mappings import ANALYZERS, ARTICLES, FIELDS, MappingError, analyzer_chain, articles_index_body, body_hash
+from nomos.mappings import (
+    ANALYZERS,
+    ARTICLES,
+    FIELDS,
+    MappingError,
+    analyzer_chain,
+    articles_index_body,
+    body_hash,
+    read_stopwords,
+)
 from nomos.retrieval.base import Hit, rank
 from nomos.retrieval.bm25 import chunks, compact_terms
 from nomos.settings import Settings
@@ -33,9 +42,15 @@ def test_index_body_applies_knobs_and_keeps_the_greek_chains():
     assert (idx["number_of_shards"], idx["number_of_replicas"]) == (2, 1)
     chain = analyzer_chain(body, ANALYZERS["stemmed"])
     assert chain["tokenizer"] == "standard"
-    assert [f["type"] for f in chain["filters"]] == ["lowercase", "stop", "snowball"]
-    assert chain["filters"][0]["language"] == "greek" and chain["filters"][1]["stopwords"] == "_greek_"
+    assert [f["type"] for f in chain["filters"]] == ["lowercase", "stop", "snowball", "length"]
+    assert chain["filters"][0]["language"] == "greek" and chain["filters"][-1]["min"] == 1  # empty stems dropped
+    stop = chain["filters"][1]["stopwords"]
+    assert isinstance(stop, list) and "stopwords_file" not in chain["filters"][1]  # the list is sent inline
+    assert stop == read_stopwords(ARTICLES.parent / "stopwords" / "el.txt")
+    assert [f["type"] for f in analyzer_chain(body, ANALYZERS["ntais"])["filters"]] == ["lowercase", "stop", "stemmer", "length"]
     assert [f["type"] for f in analyzer_chain(body, ANALYZERS["folded"])["filters"]] == ["lowercase", "stop"]
+    for name in ANALYZERS.values():  # one stop list for every chain, so the ablations differ only in stemming
+        assert analyzer_chain(body, name)["filters"][1]["stopwords"] == stop
     props = body["mappings"]["properties"]
     for field in FIELDS.values():  # every search field exists in the mapping
         top, _, sub = field.partition(".")
@@ -43,6 +58,41 @@ def test_index_body_applies_knobs_and_keeps_the_greek_chains():
     # the file itself is untouched and the hash is stable
     assert json.loads(ARTICLES.read_text())["settings"]["index"]["similarity"]["nomos_bm25"]["k1"] == 1.5
     assert body_hash(body, "a") == body_hash(articles_index_body(0.9, 0.4, 2, 1), "a") != body_hash(body, "b")
+
+
+def test_stop_list_is_in_the_form_the_stop_filter_sees():
+    """The stop filter runs after Greek lowercasing, which drops accents and writes final sigma as σ: a word in any
+    other form would silently never match."""
+    import unicodedata
+
+    words = read_stopwords(ARTICLES.parent / "stopwords" / "el.txt")
+    assert len(words) == len(set(words)) >= 140
+    for w in words:
+        assert w == w.lower() and "ς" not in w, w
+        assert not any(unicodedata.combining(c) for c in unicodedata.normalize("NFD", w)), w
+    # Lucene's _greek_ words are all kept (the old chain's list), and so is the paper pipeline's list
+    assert {"ο", "η", "και", "τησ", "ειμαι", "ισωσ", "τοτε", "εκεινουσ"} <= set(words)
+    from bench.paper_bm25 import GREEK_STOPWORDS, strip_diacritics
+
+    assert {strip_diacritics(w).lower().replace("ς", "σ") for w in GREEK_STOPWORDS} <= set(words)
+
+
+def test_stop_list_files_are_checked(tmp_path):
+    mapping = json.loads(ARTICLES.read_text())
+    mapping["settings"]["index"]["analysis"]["filter"]["greek_stop"]["stopwords_file"] = "missing.txt"
+    (tmp_path / "articles.json").write_text(json.dumps(mapping))
+    with pytest.raises(MappingError, match="missing.txt"):
+        articles_index_body(1.2, 0.75, path=tmp_path / "articles.json")
+    (tmp_path / "missing.txt").write_text("# only a comment\n")
+    with pytest.raises(MappingError, match="no stop words"):
+        articles_index_body(1.2, 0.75, path=tmp_path / "articles.json")
+    (tmp_path / "missing.txt").write_text("# words\nκαι το\nτο ο\n")
+    body = articles_index_body(1.2, 0.75, path=tmp_path / "articles.json")
+    assert body["settings"]["index"]["analysis"]["filter"]["greek_stop"] == {"type": "stop", "stopwords": ["και", "το", "ο"]}
+    mapping["settings"]["index"]["analysis"]["filter"]["greek_stop"]["stopwords"] = ["και"]
+    (tmp_path / "articles.json").write_text(json.dumps(mapping))
+    with pytest.raises(MappingError, match="both"):
+        articles_index_body(1.2, 0.75, path=tmp_path / "articles.json")
 
 
 def test_malformed_mapping_file_is_named(tmp_path):

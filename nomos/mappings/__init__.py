@@ -1,7 +1,10 @@
 """Index settings, analyzers and mappings kept as JSON files, and the small code that fills them in.
 
 The JSON is the source of truth (users can read and diff it); code only sets the knobs a command line exposes:
-BM25 k1/b, shard and replica counts, and the ``_meta`` block that records provenance.
+BM25 k1/b, shard and replica counts, and the ``_meta`` block that records provenance. One thing is filled in from
+a file beside the JSON: a stop filter may name a word list with ``"stopwords_file"`` (relative to the mapping
+file), which is read here and sent inline as ``"stopwords"``, so nothing has to be copied onto the OpenSearch
+nodes' config directories and the list travels with the package (and with the index body's hash).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ SIMILARITY = "nomos_bm25"
 # - stemmed: Snowball's Greek stemmer, the stemmer of the paper's pipeline (the default);
 # - ntais:   Lucene's GreekStemmer (Ntais 2006), OpenSearch's built-in "greek" stemmer, for comparison;
 # - folded:  lowercase + accent and final-sigma folding + stop words, no stemming (the ablation).
+# All three drop the words of stopwords/el.txt after folding; the two stemmed chains also drop the empty tokens a
+# stemmer can leave (Snowball strips ίδιο/ίδια to nothing), which would otherwise match every article holding one.
 FIELDS = {"stemmed": "content", "ntais": "content.ntais", "folded": "content.folded"}
 ANALYZERS = {"stemmed": "greek_stemmed", "ntais": "greek_ntais", "folded": "greek_folded"}
 
@@ -38,11 +43,41 @@ def load_json(path: Path) -> dict[str, Any]:
         raise MappingError(f"{path}: {exc.strerror}") from None
 
 
+STOPWORDS_FILE = "stopwords_file"
+
+
+def read_stopwords(path: Path) -> list[str]:
+    """The words of a stop-list file: whitespace-separated, ``#`` starts a comment line; file order, no repeats."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise MappingError(f"{path}: {exc.strerror}") from None
+    words = [w for line in lines if not line.lstrip().startswith("#") for w in line.split()]
+    if not words:
+        raise MappingError(f"{path}: no stop words in the file")
+    return list(dict.fromkeys(words))
+
+
+def inline_stopwords(body: dict[str, Any], path: Path) -> dict[str, Any]:
+    """Replace each filter's ``stopwords_file`` (relative to the mapping file ``path``) with the inline
+    ``stopwords`` list it names.
+
+    Inline rather than OpenSearch's ``stopwords_path``: a path would have to exist in every node's config
+    directory, while an inline list needs nothing on the nodes and is part of the body that names the index."""
+    filters = body.get("settings", {}).get("index", {}).get("analysis", {}).get("filter", {})
+    for name, spec in filters.items():
+        if isinstance(spec, dict) and STOPWORDS_FILE in spec:
+            if "stopwords" in spec:
+                raise MappingError(f"{path}: filter {name!r} gives both stopwords and {STOPWORDS_FILE}")
+            spec["stopwords"] = read_stopwords(Path(path).parent / spec.pop(STOPWORDS_FILE))
+    return body
+
+
 def articles_index_body(
     k1: float, b: float, shards: int = 1, replicas: int = 0, path: Path = ARTICLES
 ) -> dict[str, Any]:
-    """The create-index body for articles with BM25 and layout knobs applied."""
-    body = copy.deepcopy(load_json(path))
+    """The create-index body for articles with BM25 and layout knobs applied and stop lists inlined."""
+    body = inline_stopwords(copy.deepcopy(load_json(path)), path)
     try:
         index = body["settings"]["index"]
         index["similarity"][SIMILARITY].update({"k1": float(k1), "b": float(b)})

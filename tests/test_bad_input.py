@@ -4,6 +4,7 @@ OpenSearch 400. Complements test_loader.py (which covers the loader's file:line 
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -106,6 +107,8 @@ def test_mapping_file_that_opensearch_rejects_shows_its_reason(os_settings, clie
     body["mappings"]["properties"]["text"]["analyzer"] = "no_such_analyzer"
     broken = tmp_path / "broken-articles.json"
     broken.write_text(json.dumps(body, ensure_ascii=False), encoding="utf-8")
+    # the mapping names its stop list relative to itself: it travels with it
+    shutil.copytree(ARTICLES_MAPPING.parent / "stopwords", tmp_path / "stopwords")
     with pytest.raises(MappingError) as err:
         create_index(client, f"{os_settings.index_alias}-broken", articles_index_body(1.2, 0.75, path=broken))
     msg = str(err.value)

@@ -92,7 +92,7 @@ def test_two_processes_one_cluster(two_nodes):
 
     env = {"NOMOS_NODE_NAME": cfgs[0].name, "NOMOS_HTTP_PORT": str(cfgs[0].http_port),
            "NOMOS_TRANSPORT_PORT": str(cfgs[0].transport_port), "NOMOS_NODE_ROOT": str(cfgs[0].root), "OPENSEARCH_URL": ""}
-    res = CliRunner().invoke(cli, ["server", "start", "--nodes", "2"], env=env)
+    res = CliRunner().invoke(cli, ["-v", "server", "start", "--nodes", "2"], env=env)  # -v: the node's progress lines
     assert res.exit_code == 0 and "already running" in res.output and f"running: {cfgs[1].name}" in res.output, res.output
     res = CliRunner().invoke(cli, ["server", "status", "--nodes", "2"], env=env)
     assert res.exit_code == 0 and res.output.count("running: True") == 2 and f"[{cfgs[1].name}]" in res.output, res.output

@@ -86,6 +86,14 @@ class Settings:
     fusion_weights: tuple[float, float] = DEFAULT_FUSION_WEIGHTS
     llm_seed: int | None = None  # sent as the OpenAI `seed` when set (eval --repeat varies it per repetition)
     results_prefix: str = "nomos-results"  # eval --to-opensearch writes <prefix>-per-query, -runs, -react-rounds, -traces
+    # The local LLM server (`cli.py llm start`, nomos/localllm): a GGUF served by xllamacpp on 127.0.0.1:llm_port.
+    # LLM methods use it when llm_base_url is unset and it answers. No GGUF set = the bundled SmolLM2-135M
+    # (requirements-llm.txt; English only, for plumbing and tests, useless for Greek legal rewriting).
+    llm_gguf: Path | None = None
+    llm_port: int = 8090
+    llm_threads: int = 1  # 1 is fastest on a small shared CPU (OpenMP threads spin against other load)
+    llm_ctx: int = 4096
+    react_observer_budget: int | None = None  # estimated tokens per observer call; None = ReActConfig's 84k
 
     @property
     def url(self) -> str:
@@ -145,6 +153,11 @@ class Settings:
             "NOMOS_FUSION_WEIGHTS": ("fusion_weights", parse_weights),
             "NOMOS_LLM_SEED": ("llm_seed", int),
             "NOMOS_RESULTS_PREFIX": ("results_prefix", str),
+            "NOMOS_LLM_GGUF": ("llm_gguf", Path),
+            "NOMOS_LLM_PORT": ("llm_port", int),
+            "NOMOS_LLM_THREADS": ("llm_threads", int),
+            "NOMOS_LLM_CTX": ("llm_ctx", int),
+            "NOMOS_REACT_OBSERVER_BUDGET": ("react_observer_budget", int),
         }
         changes: dict[str, object] = {}
         url = env.get("OPENSEARCH_URL", "").strip()

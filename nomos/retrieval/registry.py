@@ -12,7 +12,7 @@ from nomos.retrieval.base import Retriever
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.fusion import FusionConfig, FusionRetriever
 from nomos.retrieval.knn import KnnRetriever
-from nomos.retrieval.llm import LLMNotConfigured, make_llm_client, not_configured_message
+from nomos.retrieval.llm import LLMNotConfigured, make_llm_client, not_configured_message, resolve_llm_settings
 from nomos.retrieval.prf import RocchioRetriever, TfidfPrfRetriever
 from nomos.settings import Settings
 from nomos.vectors.cache import VectorCache
@@ -52,6 +52,8 @@ def vector_cache(settings: Settings) -> VectorCache:
 def require_llm(settings: Settings, method: str) -> None:
     """LLM methods fail at once, naming the settings, when no endpoint or model is configured."""
     if method in LLM_METHODS and not (settings.llm_base_url and settings.llm_model):
+        settings = resolve_llm_settings(settings)  # a running local server (cli.py llm start) counts
+    if method in LLM_METHODS and not (settings.llm_base_url and settings.llm_model):
         raise LLMNotConfigured(not_configured_message(method))
 
 
@@ -79,6 +81,8 @@ def _llm_retriever(settings: Settings, method: str, client: OpenSearch, options:
                          retry_seconds=settings.retry_seconds)
     if method == "react":
         config = ReActConfig(rounds=settings.react_rounds, concurrency=settings.llm_concurrency)
+        if getattr(settings, "react_observer_budget", None):  # small-context local models need smaller batches
+            config = replace(config, observer_budget=settings.react_observer_budget)
         return ReActRetriever(bm25, llm, config)
     knn = _knn(settings, client, options) if method in ("reform-knn", "reform-hybrid") else None
     return ReformRetriever(method, llm, bm25=bm25, knn=knn, fusion=_fusion(settings, options.fusion), concurrency=settings.llm_concurrency)

@@ -53,7 +53,7 @@ def not_configured_message(method: str) -> str:
     return (
         f"method {method!r} needs an OpenAI-compatible chat endpoint: set NOMOS_LLM_BASE_URL (or --llm-base-url) "
         "and NOMOS_LLM_MODEL (or --llm-model); the key comes from NOMOS_LLM_API_KEY or OPENAI_API_KEY "
-        "(optional for local servers)"
+        "(optional for local servers); or start the local server: python cli.py llm start"
     )
 
 

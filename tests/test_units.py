@@ -152,3 +152,23 @@ def test_docker_compose_cluster_profile():
     ports = [svc["ports"][0] for svc in nodes.values()] + compose["services"]["opensearch"]["ports"]
     assert len({p.split(":")[1] for p in ports}) == 3  # no host port shared with the single node
     assert "profiles" not in compose["services"]["opensearch"]  # plain `docker compose up` is unchanged
+
+
+def test_docker_compose_llm_profile():
+    """Profile "llm": Ollama on localhost:11434 with a model volume, and a one-shot pull of the model the docs name."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    llm = {name: svc for name, svc in compose["services"].items() if "llm" in svc.get("profiles", [])}
+    assert sorted(llm) == ["ollama", "ollama-pull"]
+    ollama, pull = llm["ollama"], llm["ollama-pull"]
+    assert ollama["image"].startswith("ollama/ollama:") and pull["image"] == ollama["image"]
+    assert ollama["ports"] == ["127.0.0.1:11434:11434"]  # loopback only: the API has no authentication
+    volume, target = ollama["volumes"][0].split(":")
+    assert volume in compose["volumes"] and target == "/root/.ollama"  # pulled models survive the container
+    assert "healthcheck" in ollama and pull["depends_on"]["ollama"]["condition"] == "service_healthy"
+    assert pull["entrypoint"][:2] == ["ollama", "pull"] and pull["restart"] == "no"
+    assert "OLLAMA_HOST=ollama:11434" in pull["environment"]
+    model = pull["entrypoint"][2]
+    header = (ROOT / "docker-compose.yml").read_text().split("services:")[0]
+    assert f"NOMOS_LLM_MODEL={model}" in header and "NOMOS_LLM_BASE_URL=http://localhost:11434/v1" in header
+    for svc in compose["services"].values():  # the default `docker compose up` starts no LLM
+        assert ("ollama" not in svc.get("image", "")) or "llm" in svc.get("profiles", [])

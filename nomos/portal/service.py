@@ -19,6 +19,7 @@ from nomos.retrieval.base import Hit, Retriever
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.decorate import decorate
 from nomos.retrieval.knn import index_has_vectors
+from nomos.retrieval.llm import resolve_llm_settings
 from nomos.retrieval.registry import (
     BEST_WITH_VECTORS,
     DEFAULT_METHOD,
@@ -64,10 +65,20 @@ class Portal:
     _methods: tuple[float, dict[str, bool]] | None = field(default=None, repr=False)
     _local: threading.local = field(default_factory=threading.local, repr=False)
     _faceted: dict[str, tuple[float, BM25Retriever]] = field(default_factory=dict, repr=False)
+    _llm: tuple[float, Settings] | None = field(default=None, repr=False)
+
+    def llm_settings(self) -> Settings:
+        """The settings LLM methods run with: the configured endpoint, else a local server (``cli.py llm
+        start``) found on NOMOS_LLM_PORT, looked up at most once a minute (one started later shows up)."""
+        now = time.monotonic()
+        if self._llm is None or now - self._llm[0] > RETRIEVER_TTL_S:
+            self._llm = (now, resolve_llm_settings(self.settings))
+        return self._llm[1]
 
     @property
     def llm_configured(self) -> bool:
-        return bool(self.settings.llm_base_url and self.settings.llm_model)
+        llm = self.llm_settings()
+        return bool(llm.llm_base_url and llm.llm_model)
 
     @property
     def index(self) -> str:
@@ -102,7 +113,8 @@ class Portal:
             raise MethodUnavailable(f"η μέθοδος {method} δεν προσφέρεται στην πύλη")
         if spec.needs_llm and not self.llm_configured:
             raise MethodUnavailable(
-                f"η μέθοδος {method} χρειάζεται LLM: ο διαχειριστής ορίζει NOMOS_LLM_BASE_URL και NOMOS_LLM_MODEL")
+                f"η μέθοδος {method} χρειάζεται LLM: ο διαχειριστής ορίζει NOMOS_LLM_BASE_URL και NOMOS_LLM_MODEL "
+                "ή ξεκινά τον τοπικό διακομιστή (python cli.py llm start)")
         if spec.needs_vectors and not self.methods().get(method):
             raise MethodUnavailable(f"η μέθοδος {method} χρειάζεται διανύσματα ({self.settings.embedder}) στο ευρετήριο")
 
@@ -136,7 +148,7 @@ class Portal:
             hits, facets, total = faceted_search(self.faceted(method), query, k, source)
         else:
             # an LLM retriever is built per search (its LLM client belongs to the event loop of one search)
-            retriever = make_retriever(self.settings, method, self.client) if spec.needs_llm else self._cached(method)
+            retriever = make_retriever(self.llm_settings(), method, self.client) if spec.needs_llm else self._cached(method)
             result = retriever.search_many({"q": query}, max(k, FILTER_DEPTH) if source else k)
             ranked = result.hits["q"]
             rounds = result.traces.get("q", {}).get("rounds")  # a round-by-round trace (react) is shown

@@ -56,7 +56,7 @@ def not_configured_message(method: str) -> str:
     return (
         f"method {method!r} needs an OpenAI-compatible chat endpoint: set NOMOS_LLM_BASE_URL (or --llm-base-url) "
         "and NOMOS_LLM_MODEL (or --llm-model); the key comes from NOMOS_LLM_API_KEY or OPENAI_API_KEY "
-        "(optional for local servers)"
+        "(optional for local servers); or start the local server: python cli.py llm start"
     )
 
 
@@ -329,8 +329,28 @@ def _describe(exc: Exception) -> str:
     return f"HTTP {status}: {message}" if status else f"{type(exc).__name__}: {message}"
 
 
+def resolve_llm_settings(settings: Any) -> Any:
+    """``settings`` with the LLM endpoint filled in from the local server (``cli.py llm start``, nomos/localllm)
+    when NOMOS_LLM_BASE_URL is unset and a server answers ``GET /v1/models`` on 127.0.0.1:NOMOS_LLM_PORT; the
+    model is the server's own unless NOMOS_LLM_MODEL names one. Otherwise ``settings`` unchanged (so the
+    not-configured error still names the settings)."""
+    port = getattr(settings, "llm_port", None)
+    if settings.llm_base_url or not port:
+        return settings
+    from nomos.localllm.server import probe
+
+    found = probe("127.0.0.1", int(port), timeout=2.0)
+    if found is None:
+        return settings
+    base_url, model = found
+    model = settings.llm_model or model
+    log.warning("NOMOS_LLM_BASE_URL is unset: using the local LLM server at %s (model %s)", base_url, model)
+    return settings.with_overrides(llm_base_url=base_url, llm_model=model)
+
+
 def make_llm_client(settings: Any, method: str) -> LLMClient:
-    """The client for ``settings`` (a :class:`settings.Settings`); fails at once, naming the settings, if unset."""
+    """The client for ``settings`` (a :class:`settings.Settings`); fails at once, naming the settings, if unset.
+    Callers resolve a running local server first (:func:`resolve_llm_settings`, done by ``make_retriever``)."""
     if not settings.llm_base_url or not settings.llm_model:
         raise LLMNotConfigured(not_configured_message(method))
     return LLMClient(LLMConfig(

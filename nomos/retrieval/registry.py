@@ -169,6 +169,8 @@ def _build_react(settings: Settings, client: OpenSearch, options: MethodOptions)
 
     llm = make_llm_client(settings, "react")
     config = ReActConfig(rounds=settings.react_rounds, concurrency=settings.llm_concurrency)
+    if settings.react_observer_budget:  # small-context local models need smaller observer batches
+        config = replace(config, observer_budget=settings.react_observer_budget)
     return ReActRetriever(_bm25(settings, _llm_client_pool(settings), options, for_llm=True), llm, config)
 
 
@@ -229,12 +231,21 @@ def method_spec(method: str) -> MethodSpec:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}") from None
 
 
-def require_llm(settings: Settings, method: str) -> None:
-    """LLM methods fail at once, naming the settings, when no endpoint or model is configured."""
-    if method_spec(method).needs_llm and not (settings.llm_base_url and settings.llm_model):
-        from nomos.retrieval.llm import LLMNotConfigured, not_configured_message
+def require_llm(settings: Settings, method: str) -> Settings:
+    """The settings an LLM method runs with: with no endpoint configured, a running local server
+    (``cli.py llm start``) fills it in; with neither, fail at once naming the settings. Other methods: unchanged."""
+    if not method_spec(method).needs_llm:
+        return settings
+    return _llm_endpoint(settings, method)
 
-        raise LLMNotConfigured(not_configured_message(method))
+
+def _llm_endpoint(settings: Settings, who: str) -> Settings:
+    from nomos.retrieval.llm import LLMNotConfigured, not_configured_message, resolve_llm_settings
+
+    settings = resolve_llm_settings(settings)
+    if not (settings.llm_base_url and settings.llm_model):
+        raise LLMNotConfigured(not_configured_message(who))
+    return settings
 
 
 RERANKERS = ("llm", "cross-encoder:<model id or folder>")
@@ -245,10 +256,9 @@ def make_reranker(settings: Settings, spec: str) -> Any:
     from nomos.retrieval.rerank import CrossEncoderReranker, LLMListwiseReranker
 
     if spec == "llm":
-        from nomos.retrieval.llm import LLMNotConfigured, make_llm_client, not_configured_message
+        from nomos.retrieval.llm import make_llm_client
 
-        if not (settings.llm_base_url and settings.llm_model):
-            raise LLMNotConfigured(not_configured_message("--rerank llm"))
+        settings = _llm_endpoint(settings, "--rerank llm")
         return LLMListwiseReranker(make_llm_client(settings, "--rerank llm"), concurrency=settings.llm_concurrency)
     kind, _, model = spec.partition(":")
     if kind in ("cross-encoder", "ce") and model:
@@ -260,7 +270,7 @@ def make_retriever(settings: Settings, method: str, client: OpenSearch, options:
     """The retriever for a method name; every entry point (CLI, portal, benchmarks) builds retrievers here.
     With ``options.rerank`` the method's top ``rerank_depth`` is re-ordered by that judge (any method)."""
     spec = method_spec(method)
-    require_llm(settings, method)
+    settings = require_llm(settings, method)
     first = spec.factory(settings, client, options)
     if not options.rerank:
         return first

@@ -86,7 +86,7 @@ def evaluate_method(
     Everything written comes from the one :class:`SearchResult` the retriever returns.
     """
     spec = method_spec(method)
-    require_llm(settings, method)
+    settings = require_llm(settings, method)  # a running local LLM server counts
     client = client or make_client(settings)
     version = cluster_version(client, settings)
     meta = index_meta(client, settings.index_alias)

@@ -23,7 +23,7 @@ def default_method(settings: Settings, client: OpenSearch | None = None) -> str:
 
 def search(settings: Settings, query: str, method: str = "bm25", k: int = 10, options: MethodOptions = MethodOptions()) -> list[Hit]:
     """One query, with highlighted snippets: what ``cli.py search`` and the portal show."""
-    require_llm(settings, method)
+    settings = require_llm(settings, method)  # a running local LLM server counts
     client = make_client(settings)
     cluster_version(client, settings)
     return search_with(settings, client, query, method, k, options)

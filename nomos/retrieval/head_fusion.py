@@ -1,0 +1,66 @@
+"""Hybrid ranking that keeps kNN's recall and RRF's first page: the "rrf head" of the pool.
+
+Every score fusion of two lists lets the weaker clause's wrong candidates displace the stronger clause's right
+ones somewhere in the top 100 (on the stand-in: RRF Recall@100 0.521 against kNN's 0.618), while the pool fusion
+of :mod:`nomos.retrieval.pool_fusion` keeps kNN's recall but, under cross-validation, orders the first page worse
+than RRF (nDCG@10 0.074 against 0.081). This ranking does both, by position:
+
+* ranks 1..``head``: the pool's articles in RRF order (reciprocal rank fusion of BM25's and kNN's own top
+  ``depth``; an article BM25 did not return has only its kNN term). RRF's strength is agreement at the top.
+* ranks ``head``+1..k: the rest of the pool in the pool clause's own order (kNN): the recall.
+
+Nothing outside the pool enters, so the fused top k is a permutation of the pool clause's top k (when ``depth``
+>= k): its Recall@k is exactly that clause's. ``head`` = 0 is the pool clause alone; ``head`` >= k is RRF
+restricted to the pool. The head size was chosen by k-fold cross-validation (``bench/pool_study.py --family
+'rrf-in-pool head'``, docs/benchmarks.md "Pool fusion"): 5 in 29 of 40 folds.
+
+Pure functions over ranked lists: the two clauses' searches are the caller's (:mod:`nomos.retrieval.fusion`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from nomos.retrieval.base import Hit
+
+DEFAULT_HEAD = 5  # cross-validated (see the module docstring); one results page is 10
+
+
+def rrf_scores(lists: Mapping[str, Sequence[Hit]], rank_constant: int = 60) -> dict[str, float]:
+    """Reciprocal rank fusion: ``sum over lists of 1 / (rank_constant + rank)`` per article, ranks from 1."""
+    out: dict[str, float] = {}
+    for hits in lists.values():
+        for i, h in enumerate(hits):
+            out[h.doc_id] = out.get(h.doc_id, 0.0) + 1.0 / (rank_constant + i + 1)
+    return out
+
+
+def head_fuse_one(pool: Sequence[Hit], other: Sequence[Hit], k: int, head: int = DEFAULT_HEAD, rank_constant: int = 60,
+                  pool_clause: str = "knn", other_clause: str = "bm25") -> list[Hit]:
+    """One query: the pool's top ``head`` by RRF of (pool, other), then the rest of the pool in its own order, cut
+    to ``k``. Scores are rank-derived (k - position) so that every consumer keeps the order; the clause ranks and
+    the RRF score are in each hit's details. Ties in RRF: (score desc, doc id)."""
+    pool = list(pool)
+    rrf = rrf_scores({pool_clause: pool, other_clause: other}, rank_constant)
+    pool_rank = {h.doc_id: i + 1 for i, h in enumerate(pool)}
+    other_rank = {h.doc_id: i + 1 for i, h in enumerate(other)}
+    in_pool = sorted(pool_rank, key=lambda d: (-rrf[d], d))
+    top = in_pool[: max(head, 0)]
+    chosen = set(top)
+    order = [*top, *(h.doc_id for h in pool if h.doc_id not in chosen)][:k]
+    out = []
+    for pos, doc in enumerate(order):
+        details: dict[str, Any] = {f"{pool_clause}_rank": pool_rank[doc], f"{other_clause}_rank": other_rank.get(doc),
+                                   "rrf": rrf[doc], "part": "head" if doc in chosen else "tail"}
+        out.append(Hit(doc, float(len(order) - pos), details=details))
+    return out
+
+
+def head_fuse(pool: Mapping[str, Sequence[Hit]], other: Mapping[str, Sequence[Hit]], k: int, head: int = DEFAULT_HEAD,
+              rank_constant: int = 60, pool_clause: str = "knn") -> dict[str, list[Hit]]:
+    """:func:`head_fuse_one` for every query of ``pool`` (a query the other clause has no list for gets its pool
+    order: the RRF of one list is that list's order)."""
+    other_clause = "bm25" if pool_clause == "knn" else "knn"
+    return {q: head_fuse_one(hits, other.get(q, ()), k, head, rank_constant, pool_clause, other_clause)
+            for q, hits in pool.items()}

@@ -32,6 +32,7 @@ from nomos.retrieval.base import Hit, Progress, SearchResult, tick
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.llm import Checkpoint, Cost, LLMClient, cost_table, run_bounded
 from nomos.retrieval.prompts import prompts_info, render
+from nomos.retrieval.texts import clip, fetch_texts
 
 SNAPSHOTS = (1, 2, 3, 5, 10)
 
@@ -305,10 +306,7 @@ class ReActRetriever:
         """Title and full text of each id by ``mget``; texts already fetched in this run are reused."""
         missing = [i for i in dict.fromkeys(ids) if i not in self._articles]
         if missing:
-            resp = self.bm25.client.mget(index=self.bm25.index, body={"ids": missing}, _source_includes="title,text")
-            for d in resp["docs"]:
-                src = d.get("_source") or {}
-                self._articles[d["_id"]] = (src.get("title", ""), src.get("text", ""))
+            self._articles.update(fetch_texts(self.bm25.client, self.bm25.index, missing))
         return {i: self._articles.get(i, ("", "")) for i in ids}
 
     def _planner_messages(self, text: str, round_no: int, previous: list[str], kept: Mapping[str, KeptStats]) -> list[dict[str, str]]:
@@ -317,7 +315,7 @@ class ReActRetriever:
             return render("planner_first", query=text, rounds=c.rounds)
         top = [h.doc_id for h in final_ranking(kept, c.planner_kept)]
         arts = self._fetch(top)
-        view = [{"id": d, "title": arts[d][0], "text": _clip(arts[d][1], c.planner_article_chars)} for d in top]
+        view = [{"id": d, "title": arts[d][0], "text": clip(arts[d][1], c.planner_article_chars)} for d in top]
         return render("planner_next", query=text, previous=previous, kept=view, kept_total=len(kept), round=round_no, rounds=c.rounds)
 
     async def _query(self, qid: str, text: str, k: int) -> dict[str, Any]:
@@ -419,10 +417,6 @@ class ReActRetriever:
                       **cost.to_dict(), "seconds": round(seconds, 4)},
             "cost": {**cost.to_dict(), "seconds": round(seconds, 4)},
         }
-
-
-def _clip(text: str, chars: int) -> str:
-    return text if len(text) <= chars else text[:chars].rsplit(" ", 1)[0] + " …"
 
 
 def _sha(text: str) -> str:

@@ -274,7 +274,8 @@ def make_retriever(settings: Settings, method: str, client: OpenSearch, options:
     first = spec.factory(settings, client, options)
     if not options.rerank:
         return first
-    from nomos.retrieval.rerank import RerankRetriever, fetch_texts
+    from nomos.retrieval.rerank import RerankRetriever
+    from nomos.retrieval.texts import fetch_texts
 
     judge = make_reranker(settings, options.rerank)
     index = settings.index_alias

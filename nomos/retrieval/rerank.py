@@ -24,12 +24,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from opensearchpy import OpenSearch
-
 from nomos.retrieval.base import Hit, Progress, Retriever, SearchResult
 from nomos.retrieval.llm import Cost, LLMClient, cost_table, run_bounded
 from nomos.retrieval.prompts import prompts_info, render
 from nomos.retrieval.react import parse_json_object
+from nomos.retrieval.texts import clip
 
 Texts = Mapping[str, tuple[str, str]]  # article id -> (title, text)
 
@@ -54,24 +53,6 @@ class Reranker(Protocol):
 
     def describe(self) -> dict[str, Any]:
         ...
-
-
-def fetch_texts(client: OpenSearch, index: str, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
-    """Title and text of each article by one ``mget`` (ids that no longer exist are left out)."""
-    if not ids:
-        return {}
-    resp = client.mget(index=index, body={"ids": list(dict.fromkeys(ids))}, _source_includes="title,text")
-    return {d["_id"]: (d["_source"].get("title", ""), d["_source"].get("text", ""))
-            for d in resp["docs"] if d.get("found")}
-
-
-def clip(text: str, chars: int) -> str:
-    """At most ``chars`` characters, cut at a word boundary (LLM prompts: bounded tokens per candidate)."""
-    text = " ".join(text.split())
-    if len(text) <= chars:
-        return text
-    cut = text[:chars].rsplit(" ", 1)[0]
-    return cut + " …"
 
 
 # --------------------------------------------------------------------------------------------------- cross-encoder
@@ -154,7 +135,7 @@ class LLMListwiseReranker:
             if not window:
                 out[qid] = []
                 return
-            cands = [{"id": d, "title": texts[d][0], "text": clip(texts[d][1], self.chars_per_article)} for d in window]
+            cands = [{"id": d, "title": texts[d][0], "text": clip(texts[d][1], self.chars_per_article, collapse_spaces=True)} for d in window]
             reply = await self.llm.chat(render("rerank", query=queries[qid], candidates=cands), purpose="rerank")
             cost.add(reply, "rerank")
             ranking = parse_ranking(reply.text, window)

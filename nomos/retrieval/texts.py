@@ -1,0 +1,28 @@
+"""Article texts for the LLM stages (ReAct's observer and planner, the LLM re-ranker): one ``mget`` for a list of
+ids, and clipping to a bounded number of characters, so prompt size (tokens, cost) is bounded per candidate."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from opensearchpy import OpenSearch
+
+
+def fetch_texts(client: OpenSearch, index: str, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """(title, text) of each article by one ``mget``; ids that no longer exist are left out."""
+    if not ids:
+        return {}
+    resp = client.mget(index=index, body={"ids": list(dict.fromkeys(ids))}, _source_includes="title,text")
+    return {d["_id"]: ((d.get("_source") or {}).get("title", ""), (d.get("_source") or {}).get("text", ""))
+            for d in resp["docs"] if d.get("found")}
+
+
+def clip(text: str, chars: int, collapse_spaces: bool = False) -> str:
+    """At most ``chars`` characters, cut at a word boundary and marked with " …". ``collapse_spaces`` first joins
+    runs of whitespace (line breaks) into one space: the re-ranker's compact candidate lines; ReAct's prompts keep
+    the text's own lines (and, with them, the cache keys of replies already paid for)."""
+    if collapse_spaces:
+        text = " ".join(text.split())
+    if len(text) <= chars:
+        return text
+    return text[:chars].rsplit(" ", 1)[0] + " …"

@@ -1,7 +1,12 @@
-"""Screenshots of the portal for the docs: the search page with results and the article page, taken by headless
-Chromium (Debian's) against the dev node's stand-in index.
+"""Screenshots of the portal for the docs: the search page with results (legal-area and source facets, citations)
+and the article page (the case's terms highlighted, scrolled to the first one), taken by headless Chromium
+(Debian's, as the browser test drives it) against a node's stand-in index.
 
-    .venv/bin/python bench/portal_screenshot.py [--out docs]
+    .venv/bin/python bench/portal_screenshot.py [--out docs]                 # the index behind NOMOS_INDEX_ALIAS
+    NOMOS_NODE_NAME=shots NOMOS_TRANSPORT_PORT=9380 .venv/bin/python cli.py --port 9280 server start   # or a node of its own …
+    .venv/bin/python bench/portal_screenshot.py --port 9280 --dataset ../shared/data/greek-statutes   # … indexed here
+
+``--dataset`` indexes that BEIR folder behind ``--alias`` first (idempotent: an unchanged index is reused).
 """
 
 from __future__ import annotations
@@ -26,14 +31,25 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "docs"))
     ap.add_argument("--article", default="PK::372")
+    ap.add_argument("--port", type=int, default=None, help="the OpenSearch node's port (default: the settings')")
+    ap.add_argument("--dataset", default=None, help="a BEIR folder to index behind --alias first")
+    ap.add_argument("--alias", default=None, help="the index alias (default: NOMOS_INDEX_ALIAS)")
     args = ap.parse_args()
     out = Path(args.out)
-    app = create_app(Settings.from_env())
+    settings = Settings.from_env().with_overrides(http_port=args.port, index_alias=args.alias)
+    if args.dataset:
+        from nomos.ingest.loader import load_dataset
+        from nomos.stages.indexing import index_dataset
+
+        report = index_dataset(settings, load_dataset(args.dataset))
+        print(f"{report.alias} -> {report.index}: {report.documents} articles ({report.sent} sent)")
+    app = create_app(settings)
     with tempfile.TemporaryDirectory() as tmp, live_portal(app) as base, chromium(Path(tmp) / "profile", 1280, 1180) as browser:
         for _ in range(3):  # warm up, so the time shown on the page is a warm one
             browser.get(f"{base}/search?q={quote(CASE)}")
         browser.save_screenshot(str(out / "portal.png"))
-        browser.get(f"{base}/articles/{quote(args.article, safe='')}?q={quote(CASE)}")
+        # the article as a result links to it: with the case, landing on the first highlighted passage
+        browser.get(f"{base}/articles/{quote(args.article, safe='')}?q={quote(CASE)}#match")
         browser.save_screenshot(str(out / "portal-article.png"))
         browser.set_window_size(390, 844)
         browser.get(f"{base}/search?q={quote(CASE)}")

@@ -220,7 +220,72 @@ def test_page_links_carry_the_case_as_readable_iris_that_round_trip():
     assert article_url("PK::372", case, iri=True).startswith("/articles/PK%3A%3A372?q=Ο+Νίκος")
 
 
+def test_api_area_facet_and_filter_for_bm25(web, app, mini_settings):
+    query = "φυλάκιση αποζημίωση βλάβη"
+    everything = web.get("/api/search", params={"q": query}).json()
+    areas = {a["area"]: (a["label"], a["count"]) for a in everything["areas"]}
+    assert areas == {"criminal": ("Ποινικό δίκαιο", 4), "civil": ("Αστικό δίκαιο", 2)}
+    assert everything["area"] is None
+    assert {h["id"]: h["citation"] for h in everything["hits"]}["PK::308"] == "άρθρο 308 ΠΚ"
+
+    civil = web.get("/api/search", params={"q": query, "area": "civil", "k": 6}).json()
+    assert {h["source"] for h in civil["hits"]} == {"AK"} and civil["area"] == "civil"
+    assert civil["areas"] == everything["areas"]  # the area facet is not narrowed by its own filter
+    assert [f["source"] for f in civil["facets"]] == ["AK"]  # the source facet follows the chosen area
+    assert civil["total"] == everything["total"] and "area=civil" in civil["url"]
+    # a post_filter: the ranking is the retriever's own with the same filter, scores untouched
+    client = app.state.portal.client
+    filtered = BM25Retriever(client, mini_settings.index_alias, filters=({"term": {"area": "civil"}},)).search(query, 6)
+    assert [(h["id"], round(h["score"], 5)) for h in civil["hits"]] == [(h.doc_id, round(h.score, 5)) for h in filtered]
+    unfiltered = {h["id"]: h["score"] for h in everything["hits"]}
+    assert all(abs(unfiltered[h["id"]] - h["score"]) < 1e-9 for h in civil["hits"])
+
+    none = web.get("/api/search", params={"q": query, "area": "civil", "source": "PK"}).json()
+    assert none["hits"] == [] and [a["area"] for a in none["areas"]] == ["criminal"]  # areas of PK's matches
+    empty = web.get("/api/search", params={"q": query, "area": "labour"}).json()  # a known area, no articles here
+    assert empty["hits"] == [] and empty["areas"] == everything["areas"]
+
+
+def test_unknown_area_is_400_naming_the_field(web):
+    r = web.get("/api/search", params={"q": THEFT, "area": "astrology"})
+    assert r.status_code == 400 and r.json()["detail"].startswith("area: ") and "civil" in r.json()["detail"]
+    assert_secure(r)
+    malformed = web.get("/api/search", params={"q": THEFT, "area": "Civil OR *"})
+    assert malformed.status_code == 422 and any(d.startswith("area:") for d in malformed.json()["detail"])
+    page = web.get("/search", params={"q": THEFT, "area": "astrology"})
+    assert page.status_code == 400 and "area: " in page.text and THEFT in page.text  # the form is kept
+
+
+def test_api_article_has_area_and_citation(web):
+    a = web.get("/api/articles/AK::914").json()
+    assert (a["area"], a["citation"]) == ("civil", "άρθρο 914 ΑΚ")
+
+
 # ------------------------------------------------------------------------------------------------ pages
+def test_search_page_has_both_facets_citations_and_links_to_the_first_match(web):
+    html = web.get("/search", params={"q": "φυλάκιση αποζημίωση βλάβη", "area": "civil"}).text
+    assert 'id="facet-areas"' in html and 'id="facet-sources"' in html
+    assert "Ποινικό δίκαιο" in html and "Αστικό δίκαιο" in html and "τομέας: Αστικό δίκαιο" in html
+    assert '<input type="hidden" name="area" value="civil">' in html  # a new case keeps the area filter
+    # each hit: its citation as selectable text, and a copy button the script shows
+    assert '<code class="cite-text">άρθρο 914 ΑΚ</code>' in html
+    assert '<button type="button" class="copy" data-copy="άρθρο 914 ΑΚ" hidden>' in html
+    assert 'href="/articles/AK%3A%3A914?q=φυλάκιση+αποζημίωση+βλάβη#match"' in html
+    assert "&amp;area=civil" in html  # facet links keep the area (and the source facet's links too)
+    js = web.get("/static/copy.js")
+    assert js.status_code == 200 and "navigator.clipboard" in js.text
+
+
+def test_article_page_marks_and_anchors_the_first_match(web):
+    html = web.get("/articles/PK::372", params={"q": "κλοπή ιδιοποιηθεί κατοχή"}).text
+    assert html.count('<mark id="match">') == 1 and html.count("<mark>") >= 1  # one anchor, other marks plain
+    assert html.index('<mark id="match">') < html.index("<mark>")  # the anchor is the first mark
+    assert '<code class="cite-text">άρθρο 372 ΠΚ</code>' in html and 'id="area">Ποινικό δίκαιο<' in html
+    assert 'href="/articles/PK%3A%3A375?q=κλοπή+ιδιοποιηθεί+κατοχή#match"' in html  # neighbours land on theirs
+    plain = web.get("/articles/PK::372").text
+    assert 'id="match"' not in plain and "#match" not in plain  # no case, no anchor
+
+
 def test_search_page_in_greek_with_results_facets_and_shareable_url(web):
     r = web.get("/search", params={"q": THEFT + " και ζητά αποζημίωση", "k": 10})
     assert r.status_code == 200
@@ -231,7 +296,8 @@ def test_search_page_in_greek_with_results_facets_and_shareable_url(web):
     assert "Ποινικός Κώδικας" in html and "Αστικός Κώδικας" in html  # facets
     assert 'href="/search?q=' in html and "source=PK" in html  # facet links keep the query in the address
     assert THEFT in html  # the form is filled from the address
-    assert "<script" not in html  # no scripts at all
+    # one script, the portal's own (copy buttons), never inline: the CSP allows no inline scripts
+    assert html.count("<script") == 1 and '<script src="/static/copy.js" defer></script>' in html
     empty = web.get("/")
     assert empty.status_code == 200 and "Περιγραφή της υπόθεσης" in empty.text and 'class="hits"' not in empty.text
 
@@ -252,7 +318,7 @@ def test_article_page(web):
     assert_secure(r)
     html = r.text
     assert "Άρθρο 372" in html and "Κλοπή" in html and "Ποινικός Κώδικας" in html
-    assert "<mark>ιδιοποιηθεί</mark>" in html  # the query's terms are highlighted in the full text
+    assert "ιδιοποιηθεί</mark>" in html  # the query's terms are highlighted in the full text
     assert 'id="neighbours"' in html and "/articles/PK%3A%3A375" in html and "/articles/PK%3A%3A308" in html
     assert 'id="similar"' in html
     missing = web.get("/articles/PK::999")

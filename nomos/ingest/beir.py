@@ -13,6 +13,7 @@ from typing import Iterator
 
 from nomos.ingest.records import Article, Dataset, DatasetError, Qrels, Query
 from nomos.ingest.validate import check_references, check_unique
+from nomos.mappings.areas import areas, resolve_area
 
 CORPUS = "corpus.jsonl"
 QUERIES = "queries.jsonl"
@@ -51,7 +52,8 @@ def _text_field(obj: dict, name: str, where: str, *, required: bool) -> str:
 
 
 def parse_article(obj: dict, where: str) -> Article:
-    """One corpus record; an article needs an id and non-empty text (a title alone cannot be judged)."""
+    """One corpus record; an article needs an id and non-empty text (a title alone cannot be judged). An ``area``
+    field, when present, must name a legal area of the table (key or Greek label) and wins over the table."""
     doc_id = _text_field(obj, "_id", where, required=True).strip()
     if not doc_id:
         raise DatasetError(where, "field '_id' is empty")
@@ -59,12 +61,18 @@ def parse_article(obj: dict, where: str) -> Article:
     if not text.strip():
         raise DatasetError(where, f"article {doc_id!r} has no text")
     source = _text_field(obj, "source", where, required=False) or (doc_id.split("::", 1)[0] if "::" in doc_id else "")
+    given = _text_field(obj, "area", where, required=False)
+    area = resolve_area(given) if given.strip() else ""
+    if area is None:
+        raise DatasetError(where, f"field 'area' of {doc_id!r} is {given!r}, not a legal area of nomos/mappings/areas.json "
+                                  f"(one of {', '.join(areas())})")
     return Article(
         id=doc_id,
         title=_text_field(obj, "title", where, required=False).strip(),
         text=text,
         source=source,
         law=_text_field(obj, "law", where, required=False),
+        area=area,  # empty: the table decides (Article fills it)
     )
 
 

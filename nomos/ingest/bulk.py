@@ -34,9 +34,10 @@ class BulkError(RuntimeError):
 
 
 def content_sha(article: Article) -> str:
-    """A hash of what is indexed about an article, to verify content after a crash and re-run."""
+    """A hash of what is indexed about an article, to verify content after a crash and re-run. The area is part of
+    it: a changed area table (or corpus field) re-sends exactly the articles whose area moved."""
     h = hashlib.sha256()
-    for part in (article.id, article.title, article.text, article.source, article.law):
+    for part in (article.id, article.title, article.text, article.source, article.law, article.area):
         h.update(part.encode("utf-8"))
         h.update(b"\x00")
     return h.hexdigest()
@@ -50,6 +51,7 @@ def article_document(article: Article) -> dict[str, str]:
         "text": article.text,
         "source": article.source,
         "law": article.law,
+        "area": article.area,
         "number": article.number,
         "content_sha": content_sha(article),
     }

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from nomos.mappings.areas import area_of
+
 
 class DatasetError(ValueError):
     """Bad input, located: the message names the file (and line or field) at fault."""
@@ -17,13 +19,21 @@ class DatasetError(ValueError):
 
 @dataclass(frozen=True)
 class Article:
-    """One statutory article; ``id`` follows the benchmark's ``SOURCE::ARTICLE`` convention."""
+    """One statutory article; ``id`` follows the benchmark's ``SOURCE::ARTICLE`` convention.
+
+    ``area`` is a key of ``nomos/mappings/areas.json``: the corpus's own when it gives one (the loader resolves and
+    checks it), else filled here from the table by source and law title, so every article carries one."""
 
     id: str
     title: str
     text: str
     source: str = ""
     law: str = ""
+    area: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.area:
+            object.__setattr__(self, "area", area_of(self.source, self.law))
 
     @property
     def passage(self) -> str:

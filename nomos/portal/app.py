@@ -34,8 +34,10 @@ from opensearchpy.exceptions import NotFoundError, RequestError, TransportError
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from nomos.mappings.areas import areas as legal_areas
 from nomos.opensearch.client import make_client
 from nomos.portal.service import METHOD_LABELS, MethodUnavailable, Portal, SearchOutcome
+from nomos.retrieval.articles import citation
 from nomos.retrieval.bm25 import SearchError
 from nomos.retrieval.llm import LLMError
 from nomos.retrieval.registry import DEFAULT_METHOD, method_spec, portal_methods
@@ -48,6 +50,8 @@ MAX_QUERY_CHARS = 2000  # a case description; the whole query travels in a share
 MAX_K = 50
 MAX_ID_CHARS = 200
 SOURCE_PATTERN = r"^[\w.:\-]{1,100}$"
+AREA_PATTERN = r"^[a-z_]{1,40}$"
+MATCH_ANCHOR = "match"  # the id of the first highlighted passage on an article page; links with ?q= point at it
 K_CHOICES = (10, 20, 50)
 
 SECURITY_HEADERS = {
@@ -71,6 +75,8 @@ MethodParam = Annotated[Method | None, Query(description="retrieval method; LLM 
                                              "default: the best the index serves (hybrid with vectors, else bm25)")]
 KParam = Annotated[int, Query(ge=1, le=MAX_K, description="number of articles")]
 SourceParam = Annotated[str | None, Query(pattern=SOURCE_PATTERN, description="only articles of this legal source")]
+AreaParam = Annotated[str | None, Query(pattern=AREA_PATTERN, description="only articles of this legal area: "
+                                        + ", ".join(f"{a.key} ({a.label})" for a in legal_areas().values()))]
 ArticleId = Annotated[str, PathParam(min_length=1, max_length=MAX_ID_CHARS, description="article id, SOURCE::NUMBER")]
 Highlight = Annotated[str | None, Query(max_length=MAX_QUERY_CHARS, description="terms to highlight in the text")]
 
@@ -83,12 +89,19 @@ class HitOut(BaseModel):
     source: str
     score: float
     snippets: list[str] = Field(description="HTML: the article's text, escaped, with the query's terms in <mark>")
-    url: str
+    citation: str = Field(description="how to cite the article, e.g. «άρθρο 372 ΠΚ», «άρθρο 5 ν. 4624/2019»")
+    url: str = Field(description="the article's page, the case's terms highlighted, scrolled to the first one")
 
 
 class FacetOut(BaseModel):
     source: str
     law: str
+    count: int
+
+
+class AreaFacetOut(BaseModel):
+    area: str
+    label: str
     count: int
 
 
@@ -106,10 +119,12 @@ class SearchOut(BaseModel):
     method: str
     k: int
     source: str | None
+    area: str | None = None
     total: int
     took_ms: float
     hits: list[HitOut]
     facets: list[FacetOut]
+    areas: list[AreaFacetOut] = Field(default_factory=list, description="the legal areas of the matches, with counts")
     trace: list[TraceRound] | None = None
     url: str = Field(description="the shareable page of this search")
 
@@ -128,6 +143,8 @@ class ArticleOut(BaseModel):
     law: str
     source: str
     number: str
+    area: str = Field(description="legal area key ('' in an index built before areas existed)")
+    citation: str
     text: str
     previous: ArticleRefOut | None
     next: ArticleRefOut | None
@@ -162,6 +179,11 @@ def safe_snippet(fragment: str) -> Markup:
     return Markup("".join(out))
 
 
+def anchored_snippet(fragment: str) -> Markup:
+    """:func:`safe_snippet`, with the first <mark> carrying ``id=MATCH_ANCHOR`` (where ``#match`` links land)."""
+    return Markup(str(safe_snippet(fragment)).replace("<mark>", f'<mark id="{MATCH_ANCHOR}">', 1))
+
+
 _ASCII_RUN = re.compile(r"[\x00-\x9f]+")  # ASCII and the C1 controls: percent-encoded; other characters stay
 
 
@@ -190,14 +212,24 @@ def _href(url: str) -> Markup:
     return Markup(url.replace("&", "&amp;"))
 
 
-def search_url(q: str, method: str = DEFAULT_METHOD, k: int = 10, source: str | None = None, iri: bool = False) -> str:
+def search_url(q: str, method: str = DEFAULT_METHOD, k: int = 10, source: str | None = None, iri: bool = False,
+               area: str | None = None) -> str:
     """The shareable address of a search (percent-encoded ASCII; ``iri`` for links inside the portal's pages)."""
-    return _url("/search", iri, q=q, method=None if method == DEFAULT_METHOD else method, k=None if k == 10 else k, source=source)
+    return _url("/search", iri, q=q, method=None if method == DEFAULT_METHOD else method, k=None if k == 10 else k,
+                source=source, area=area)
 
 
 def article_url(article_id: str, q: str | None = None, iri: bool = False) -> str:
-    """An article's page, with the case's words to highlight in its text."""
-    return _url("/articles/" + quote(article_id, safe=""), iri, q=q)
+    """An article's page, with the case's words to highlight in its text; with a case, the link lands on the first
+    highlighted passage (``#match``; a page without one simply opens at the top)."""
+    return _url("/articles/" + quote(article_id, safe=""), iri, q=q) + (f"#{MATCH_ANCHOR}" if q else "")
+
+
+def check_area(area: str | None) -> str | None:
+    """The ``area`` parameter: None, or a key of the area table; anything else is a 400 naming the field."""
+    if area is not None and area not in legal_areas():
+        raise PortalError(400, f"area: άγνωστος νομικός τομέας {area!r}· επιτρέπονται: {', '.join(legal_areas())}")
+    return area
 
 
 def _classify(exc: BaseException) -> PortalError | None:
@@ -271,8 +303,10 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
                       auto_reload=False)
     env.globals.update(search_url=lambda *a, **kw: _href(search_url(*a, **kw, iri=True)),
                        article_url=lambda *a, **kw: _href(article_url(*a, **kw, iri=True)),
-                       METHOD_LABELS=METHOD_LABELS, K_CHOICES=K_CHOICES, MAX_QUERY_CHARS=MAX_QUERY_CHARS)
+                       METHOD_LABELS=METHOD_LABELS, K_CHOICES=K_CHOICES, MAX_QUERY_CHARS=MAX_QUERY_CHARS,
+                       AREA_LABELS={a.key: a.label for a in legal_areas().values()}, citation=citation)
     env.filters["snippet"] = safe_snippet
+    env.filters["anchored"] = anchored_snippet
     templates = Jinja2Templates(env=env)
     app.state.templates = templates
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
@@ -289,7 +323,7 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
             raise PortalError(504, f"Η μέθοδος δεν ολοκληρώθηκε σε {portal.llm_deadline:g} δευτερόλεπτα. Δοκιμάστε τη μέθοδο BM25.") from None
 
     def page(request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
-        base = {"methods": _safe_methods(portal), "form": {"q": "", "method": DEFAULT_METHOD, "k": 10, "source": None}}
+        base = {"methods": _safe_methods(portal), "form": {"q": "", "method": DEFAULT_METHOD, "k": 10, "source": None, "area": None}}
         return templates.TemplateResponse(request, name, {**base, **ctx}, status_code=status)
 
     def error_response(request: Request, err: PortalError) -> Response:
@@ -334,25 +368,26 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
         resp.headers.update(SECURITY_HEADERS)
         return resp
 
-    async def run_search(q: str, method: Method | None, k: int, source: str | None) -> SearchOutcome:
+    async def run_search(q: str, method: Method | None, k: int, source: str | None, area: str | None = None) -> SearchOutcome:
+        check_area(area)
         m = method.value if method is not None else portal.default_method()
         llm = method_spec(m).needs_llm
         if llm:
             portal.check_method(m)  # refuse before taking an LLM slot
-        return await call(portal.search, q.strip(), m, k, source, llm=llm)
+        return await call(portal.search, q.strip(), m, k, source, area, llm=llm)
 
     # ---------------------------------------------------------------------------------------- pages
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     @app.get("/search", response_class=HTMLResponse, include_in_schema=False)
     async def search_page(request: Request, q: QueryText = "", method: MethodParam = None, k: KParam = 10,
-                          source: SourceParam = None) -> Response:
-        form = {"q": q, "method": method.value if method is not None else DEFAULT_METHOD, "k": k, "source": source}
+                          source: SourceParam = None, area: AreaParam = None) -> Response:
+        form = {"q": q, "method": method.value if method is not None else DEFAULT_METHOD, "k": k, "source": source, "area": area}
         if not q.strip():
             if method is None:
                 form["method"] = await call(_default_or_bm25, portal)
             return page(request, "search.html", form=form, result=None)
         try:
-            result = await run_search(q, method, k, source)
+            result = await run_search(q, method, k, source, area)
         except Exception as exc:  # noqa: BLE001 - known failures are shown in the page, with the form kept
             err = _classify(exc)
             if err is None:
@@ -376,18 +411,21 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
     @app.get("/api/search", response_model=SearchOut, responses={**errors, 502: {"model": ErrorOut}, 504: {"model": ErrorOut}},
              summary="Top articles for a case description")
     async def api_search(q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, description="the case, in everyday Greek")],
-                         method: MethodParam = None, k: KParam = 10, source: SourceParam = None) -> SearchOut:
-        r = await run_search(q, method, k, source)
+                         method: MethodParam = None, k: KParam = 10, source: SourceParam = None,
+                         area: AreaParam = None) -> SearchOut:
+        r = await run_search(q, method, k, source, area)
         return SearchOut(
-            query=r.query, method=r.method, k=r.k, source=r.source, total=r.total, took_ms=round(r.took_ms, 2),
+            query=r.query, method=r.method, k=r.k, source=r.source, area=r.area, total=r.total, took_ms=round(r.took_ms, 2),
             hits=[HitOut(id=h.doc_id, title=h.title, law=h.law, source=h.source, score=h.score,
-                         snippets=[str(safe_snippet(s)) for s in h.highlights], url=article_url(h.doc_id, r.query))
+                         snippets=[str(safe_snippet(s)) for s in h.highlights], citation=citation(h.doc_id, h.source, h.law),
+                         url=article_url(h.doc_id, r.query))
                   for h in r.hits],
             facets=[FacetOut(**asdict(f)) for f in r.facets],
+            areas=[AreaFacetOut(**asdict(a)) for a in r.areas],
             trace=[TraceRound(round=t.get("round", i + 1), query=t.get("query", ""), query_source=t.get("query_source"),
                               thought=t.get("thought"), candidates=len(t.get("candidates", ())), kept=list(t.get("kept", ())))
                    for i, t in enumerate(r.trace)] if r.trace is not None else None,
-            url=search_url(r.query, r.method, r.k, r.source),
+            url=search_url(r.query, r.method, r.k, r.source, area=r.area),
         )
 
     @app.get("/api/articles/{article_id}", response_model=ArticleOut, responses={404: {"model": ErrorOut}, 503: {"model": ErrorOut}},
@@ -401,7 +439,8 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
             return None if r is None else ArticleRefOut(**{f.name: getattr(r, f.name) for f in fields(r)})
 
         return ArticleOut(
-            id=art.id, title=art.title, law=art.law, source=art.source, number=art.number, text=art.text,
+            id=art.id, title=art.title, law=art.law, source=art.source, number=art.number, area=art.area,
+            citation=citation(art.id, art.source, art.law), text=art.text,
             previous=ref(art.previous), next=ref(art.next), neighbours=[ref(n) for n in art.neighbours],
             law_size=art.law_size, similar=[ref(s) for s in art.similar],
         )

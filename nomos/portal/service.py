@@ -14,7 +14,7 @@ from typing import Any, cast
 
 from opensearchpy import OpenSearch
 
-from nomos.retrieval.articles import Article, Facet, article_page, faceted_search, ids_facets, sources_of
+from nomos.retrieval.articles import AreaFacet, Article, Facet, article_page, faceted_search, ids_facets, matching_ids
 from nomos.retrieval.base import Hit, Retriever
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.decorate import decorate
@@ -53,6 +53,8 @@ class SearchOutcome:
     total: int  # articles matching (bm25) or candidates ranked (other methods)
     took_ms: float
     trace: list[dict[str, Any]] | None = None
+    area: str | None = None
+    areas: list[AreaFacet] = field(default_factory=list)  # the legal-area facet, beside ``facets`` (sources)
 
 
 @dataclass
@@ -138,30 +140,31 @@ class Portal:
         return cache[method]
 
     # --------------------------------------------------------------------------------------------- search
-    def search(self, query: str, method: str = DEFAULT_METHOD, k: int = 10, source: str | None = None) -> SearchOutcome:
+    def search(self, query: str, method: str = DEFAULT_METHOD, k: int = 10, source: str | None = None,
+               area: str | None = None) -> SearchOutcome:
         self.check_method(method)
         spec = method_spec(method)
         started = time.perf_counter()
         trace = None
         if spec.faceted:
             # ranking, snippets and facets in one request (the source filter restricts the hits, not the facets)
-            hits, facets, total = faceted_search(self.faceted(method), query, k, source)
+            hits, both, total = faceted_search(self.faceted(method), query, k, source, area=area)
         else:
             # an LLM retriever is built per search (its LLM client belongs to the event loop of one search)
             retriever = make_retriever(self.llm_settings(), method, self.client) if spec.needs_llm else self._cached(method)
-            result = retriever.search_many({"q": query}, max(k, FILTER_DEPTH) if source else k)
+            result = retriever.search_many({"q": query}, max(k, FILTER_DEPTH) if source or area else k)
             ranked = result.hits["q"]
             rounds = result.traces.get("q", {}).get("rounds")  # a round-by-round trace (react) is shown
             if rounds is not None:
                 trace = list(rounds)
-            facets = ids_facets(self.client, self.index, [h.doc_id for h in ranked])
+            both = ids_facets(self.client, self.index, [h.doc_id for h in ranked], source=source, area=area)
             total = len(ranked)
-            if source:
-                of = sources_of(self.client, self.index, [h.doc_id for h in ranked])
-                ranked = [h for h in ranked if of.get(h.doc_id) == source]
+            if source or area:
+                keep = matching_ids(self.client, self.index, [h.doc_id for h in ranked], source, area)
+                ranked = [h for h in ranked if h.doc_id in keep]
             hits = decorate(self.client, self.index, ranked[:k], query)
         took = 1000 * (time.perf_counter() - started)
-        return SearchOutcome(query, method, k, source, hits, facets, total, took, trace)
+        return SearchOutcome(query, method, k, source, hits, both.sources, total, took, trace, area=area, areas=both.areas)
 
     def article(self, article_id: str, query: str | None = None) -> Article | None:
         return article_page(self.client, self.index, article_id, query=query or None)

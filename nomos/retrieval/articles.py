@@ -1,5 +1,5 @@
-"""Reading articles for people (the portal): one article with its law's neighbours, similar articles, and the
-legal sources a query's matches fall into.
+"""Reading articles for people (the portal): one article with its law's neighbours, similar articles, the legal
+sources and legal areas a query's matches fall into, and how to cite an article.
 
 Every function reads only the index (alias) it is given. User text reaches OpenSearch only inside ``match``
 clauses (through :meth:`BM25Retriever.query_clause` or a ``highlight_query``); ids go into ``ids`` and ``term``
@@ -15,6 +15,8 @@ from typing import Any, Sequence
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError
 
+from nomos.mappings.areas import label as area_label
+from nomos.mappings.areas import short_name
 from nomos.retrieval.base import Hit
 from nomos.retrieval.bm25 import HIGHLIGHT_TAGS, BM25Retriever
 
@@ -40,6 +42,7 @@ class Article:
     law: str
     source: str
     number: str
+    area: str = ""  # key of nomos/mappings/areas.json ("" in an index built before areas existed)
     highlighted_text: str | None = None  # the full text with the query's terms in <mark> (html-escaped)
     previous: ArticleRef | None = None
     next: ArticleRef | None = None
@@ -55,6 +58,33 @@ class Facet:
     count: int
 
 
+@dataclass(frozen=True)
+class AreaFacet:
+    area: str  # the key (what the ``area`` filter takes)
+    label: str  # the Greek label
+    count: int
+
+
+@dataclass(frozen=True)
+class Facets:
+    """A results page's two facets: legal sources (code or law) and legal areas, each with counts."""
+
+    sources: list[Facet] = field(default_factory=list)
+    areas: list[AreaFacet] = field(default_factory=list)
+
+
+def citation(article_id: str, source: str, law: str) -> str:
+    """How a lawyer cites an article: «άρθρο 372 ΠΚ», «άρθρο 5 ν. 4624/2019», «άρθρο 3 π.δ. 131/2003».
+
+    The article number is the part of the id after ``::`` (the benchmark's ``SOURCE::ARTICLE``); the law's short
+    name comes from :func:`nomos.mappings.areas.short_name` (the codes' abbreviations, else the law's number read
+    from the source id or the law's title). The one place a citation is built: result lists, the API and the
+    article page all call it."""
+    number = article_id.split("::", 1)[1] if "::" in article_id else article_id
+    short = short_name(source, law)
+    return f"άρθρο {number} {short}".strip() if short and short != number else f"άρθρο {number}"
+
+
 def natural_key(number: str) -> tuple[Any, ...]:
     """Order article numbers as a reader does: 2 < 10 < 10A < 11."""
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.findall(r"\d+|\D+", number) if p.strip())
@@ -65,7 +95,7 @@ def get_article(client: OpenSearch, index: str, article_id: str, query: str | No
     body: dict[str, Any] = {
         "size": 1,
         "query": {"ids": {"values": [article_id]}},
-        "_source": ["article_id", "title", "text", "law", "source", "number"],
+        "_source": ["article_id", "title", "text", "law", "source", "number", "area"],
     }
     if query:
         body["highlight"] = {
@@ -147,6 +177,7 @@ def article_page(client: OpenSearch, index: str, article_id: str, query: str | N
         law=src.get("law", ""),
         source=source,
         number=src.get("number", ""),
+        area=src.get("area", ""),
         highlighted_text=src.get("highlighted_text"),
         previous=prev,
         next=nxt,
@@ -156,32 +187,58 @@ def article_page(client: OpenSearch, index: str, article_id: str, query: str | N
     )
 
 
-def _facets(aggs: dict[str, Any]) -> list[Facet]:
-    out = []
-    for b in aggs["sources"]["buckets"]:
+def _facets(aggs: dict[str, Any]) -> Facets:
+    """The two facets out of the aggregations :func:`_facet_aggs` asked for (either shape: plain, or each one under
+    the other facet's filter)."""
+    def buckets(name: str) -> list[dict[str, Any]]:
+        agg = aggs.get(name, {})
+        return agg.get("inner", agg).get("buckets", [])
+
+    sources = []
+    for b in buckets("sources"):
         laws = b.get("law", {}).get("buckets", [])
-        out.append(Facet(b["key"], laws[0]["key"] if laws else b["key"], int(b["doc_count"])))
-    return out
+        sources.append(Facet(b["key"], laws[0]["key"] if laws else b["key"], int(b["doc_count"])))
+    areas = [AreaFacet(b["key"], area_label(b["key"]), int(b["doc_count"])) for b in buckets("areas") if b["key"]]
+    return Facets(sources, areas)
 
 
-def _facet_aggs(size: int) -> dict[str, Any]:
-    return {"sources": {"terms": {"field": "source", "size": size}, "aggs": {"law": {"terms": {"field": "law", "size": 1}}}}}
+def _facet_aggs(size: int, source: str | None = None, area: str | None = None) -> dict[str, Any]:
+    """Aggregations for both facets. A chosen ``area`` narrows the source facet and a chosen ``source`` the area
+    facet (each facet counts what the *other* filter leaves, never its own, so a person can still switch)."""
+    by_source = {"terms": {"field": "source", "size": size}, "aggs": {"law": {"terms": {"field": "law", "size": 1}}}}
+    by_area = {"terms": {"field": "area", "size": size}}
+
+    def under(filter_: dict[str, Any] | None, agg: dict[str, Any]) -> dict[str, Any]:
+        return {"filter": filter_, "aggs": {"inner": agg}} if filter_ else agg
+
+    return {"sources": under({"term": {"area": area}} if area else None, by_source),
+            "areas": under({"term": {"source": source}} if source else None, by_area)}
+
+
+def page_filter(source: str | None = None, area: str | None = None) -> dict[str, Any] | None:
+    """The filter a results page applies to its hits (source and/or area), or None."""
+    terms = [{"term": {f: v}} for f, v in (("source", source), ("area", area)) if v]
+    if not terms:
+        return None
+    return terms[0] if len(terms) == 1 else {"bool": {"filter": terms}}
 
 
 def faceted_search(bm25: BM25Retriever, query: str, k: int, source: str | None = None,
-                   size: int = 15) -> tuple[list[Hit], list[Facet], int]:
-    """A BM25 results page in one request: the top ``k`` (of ``source`` only, when given), the legal sources of
-    every article the query matches with their counts (unfiltered, so a person can switch source), and how many
-    articles match."""
-    page = bm25.search_faceted(query, k, _facet_aggs(size), post_filter={"term": {"source": source}} if source else None)
+                   size: int = 15, area: str | None = None) -> tuple[list[Hit], Facets, int]:
+    """A BM25 results page in one request: the top ``k`` (of ``source`` and ``area`` only, when given, as a
+    ``post_filter``), the legal sources and areas of every article the query matches with their counts (each
+    facet unfiltered by its own choice, so a person can switch), and how many articles match."""
+    page = bm25.search_faceted(query, k, _facet_aggs(size, source, area), post_filter=page_filter(source, area))
     return page.hits, _facets(page.aggregations), page.matching
 
 
-def ids_facets(client: OpenSearch, index: str, ids: Sequence[str], size: int = 15) -> list[Facet]:
-    """Legal sources of a ranked list (dense, fused and LLM methods), with counts."""
+def ids_facets(client: OpenSearch, index: str, ids: Sequence[str], size: int = 15, source: str | None = None,
+               area: str | None = None) -> Facets:
+    """Legal sources and areas of a ranked list (dense, fused and LLM methods), with counts."""
     if not ids:
-        return []
-    resp = client.search(index=index, body={"size": 0, "query": {"ids": {"values": list(ids)}}, "aggs": _facet_aggs(size)})
+        return Facets()
+    resp = client.search(index=index, body={"size": 0, "query": {"ids": {"values": list(ids)}},
+                                            "aggs": _facet_aggs(size, source, area)})
     return _facets(resp["aggregations"])
 
 
@@ -191,3 +248,15 @@ def sources_of(client: OpenSearch, index: str, ids: Sequence[str]) -> dict[str, 
         return {}
     resp = client.mget(index=index, body={"ids": list(ids)}, _source_includes="source")
     return {d["_id"]: (d.get("_source") or {}).get("source", "") for d in resp["docs"] if d.get("found")}
+
+
+def matching_ids(client: OpenSearch, index: str, ids: Sequence[str], source: str | None = None,
+                 area: str | None = None) -> set[str]:
+    """Which of ``ids`` are of ``source`` and ``area`` (those given): filtering a ranked list of a method that
+    cannot filter inside OpenSearch."""
+    filt = page_filter(source, area)
+    if not ids or filt is None:
+        return set(ids)
+    resp = client.search(index=index, body={"size": len(ids), "_source": False,
+                                            "query": {"bool": {"filter": [{"ids": {"values": list(ids)}}, filt]}}})
+    return {h["_id"] for h in resp["hits"]["hits"]}

@@ -35,6 +35,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from nomos.opensearch.client import make_client
+from nomos.portal.judgments import register_judgments
 from nomos.portal.service import METHOD_LABELS, MethodUnavailable, Portal, SearchOutcome
 from nomos.retrieval.bm25 import SearchError
 from nomos.retrieval.llm import LLMError
@@ -410,6 +411,7 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
     async def api_health() -> dict[str, Any]:
         return await call(portal.health)
 
+    register_judgments(app, call, page)  # /api/judgments, /judgments and the search page's grade control
     return app
 
 

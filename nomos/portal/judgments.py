@@ -170,6 +170,10 @@ def user_of(request: Request, given: str | None) -> str:
     request's ``user``, else ``anonymous``."""
     header = request.headers.get(USER_HEADER)
     if header is not None:
+        try:  # header bytes arrive as latin-1; proxies send a Greek user name as UTF-8
+            header = header.encode("latin-1").decode("utf-8")
+        except UnicodeError:
+            pass  # not UTF-8: checked as it is
         if not re.fullmatch(USER_PATTERN, header):
             raise JudgmentRejected(400, f"{USER_HEADER} header: not a user name (letters, digits, _ . @ -, at most 64)")
         return header

@@ -72,7 +72,7 @@ def test_api_never_answers_5xx(api_schema, mode):
 
 
 ARTICLES = ("PK::372", "PK::375", "AK::914")
-ANY_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30),
+ANY_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=30),
                         lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner, max_size=3),
                         max_leaves=8)
 

@@ -12,8 +12,8 @@ Routes (registered on the app by :func:`register_judgments`):
 
 Who judged: the ``user`` field (default ``anonymous``), unless the request carries ``X-Remote-User`` (set by an
 institution's reverse proxy after its own sign-in), which wins. A user name is a label, not an authentication:
-the portal has no accounts. Cross-site form posts are refused (``Origin`` must be this portal), so another site
-cannot grade in a reader's name.
+the portal has no accounts. Cross-site posts are refused (:func:`check_origin`), so another site cannot grade in a
+reader's name.
 
 Everything a request sends is checked by :class:`JudgmentIn` (and the body's size, content type and shape before
 it); every refusal is a 4xx whose message names the field.
@@ -181,13 +181,24 @@ def user_of(request: Request, given: str | None) -> str:
 
 
 def check_origin(request: Request) -> None:
-    """Refuse a POST another site's page sent (a forged form): a browser names the page's origin in ``Origin``."""
+    """Refuse a POST another site's page sent (a forged form).
+
+    Browsers say where a request comes from in ``Sec-Fetch-Site`` (``same-origin``, ``same-site``, ``cross-site``,
+    ``none`` for a typed address): only ``same-origin`` and ``none`` pass. ``Origin`` is no substitute: under the
+    portal's ``Referrer-Policy: no-referrer`` a browser sends ``Origin: null`` on its own form posts. Browsers too old
+    for ``Sec-Fetch-Site`` are checked by a real ``Origin`` against ``Host`` (or the ``X-Forwarded-Host`` of a
+    reverse proxy, which a page cannot set on a form post). Requests with neither (curl, scripts) pass: they cannot
+    forge a reader's grade."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        if site.lower() not in ("same-origin", "none"):
+            raise JudgmentRejected(403, f"Sec-Fetch-Site header: {site[:40]!r}; judgments are posted from the portal's own pages")
+        return
     origin = request.headers.get("origin")
-    if origin is None:
-        return  # not a browser, or a same-origin request of an old one: nothing to forge a reader's grade with
-    # the Host a reverse proxy forwarded counts too (a page cannot set X-Forwarded-Host on a cross-site form post)
+    if origin is None or origin == "null":
+        return
     hosts = {request.headers.get(h, "").lower() for h in ("host", "x-forwarded-host")} - {""}
-    if origin == "null" or urlsplit(origin).netloc.lower() not in hosts:
+    if urlsplit(origin).netloc.lower() not in hosts:
         raise JudgmentRejected(403, f"Origin header: {origin[:100]!r} is not this portal; judgments are posted from its own pages")
 
 

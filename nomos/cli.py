@@ -372,11 +372,16 @@ def _emphasis(text: str) -> str:
 @click.option("--results-prefix", default=None, help="Result index prefix (default nomos-results, env NOMOS_RESULTS_PREFIX).")
 @click.option("--repeat", type=int, default=1, show_default=True, help="Run N times (LLM methods: a different --seed each time) and report mean and spread.")
 @click.option("--seed", type=int, default=None, help="LLM seed (sent as the OpenAI `seed`); with --repeat, repetition i uses seed + i.")
+@click.option("--qrels", "qrels_file", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Judgments (TREC qrels or BEIR TSV) that replace the dataset's, e.g. from `judgments export`.")
+@click.option("--queries", "queries_file", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="With --qrels: queries (BEIR jsonl) that replace the dataset's (default: the dataset's that --qrels judges).")
 @json_option
 @click.pass_obj
 @friendly_errors
 def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, analysis: str, no_stem: bool, k: int, run_name: str | None, runs_dir: Path | None, resume: bool,
-             to_opensearch: bool, results_prefix: str | None, repeat: int, seed: int | None, as_json: bool, **kw: Any) -> None:
+             to_opensearch: bool, results_prefix: str | None, repeat: int, seed: int | None, qrels_file: Path | None,
+             queries_file: Path | None, as_json: bool, **kw: Any) -> None:
     """Run every query, score with ranx (Recall@10/100, nDCG@10/100, MAP@100) and write the run files."""
     from nomos.eval.fusion_diagnosis import fusion_summary
     from nomos.eval.results import format_table
@@ -384,7 +389,13 @@ def eval_cmd(settings: Settings, dataset: str, corpus_file: str, method: str, an
     from nomos.stages.evaluation import evaluate_method
 
     settings = _llm_settings(settings.with_overrides(runs_dir=runs_dir, results_prefix=results_prefix, llm_seed=seed), kw)
+    if queries_file is not None and qrels_file is None:
+        raise click.UsageError("--queries replaces the dataset's queries together with its judgments: give --qrels too")
     data = _load(settings, dataset, corpus_file)
+    if qrels_file is not None:
+        from nomos.ingest.loader import replace_judgments
+
+        data = replace_judgments(data, qrels_file, queries_file)
     if repeat > 1:
         _eval_repeated(settings, data, method, k, run_name, _options(analysis, no_stem, kw), repeat, seed, to_opensearch, as_json)
         return
@@ -629,6 +640,38 @@ def dashboards_push(settings: Settings, runs: tuple[str, ...], dataset: str, cor
         folder = resolve_run(r, settings.runs_dir, data.name)
         click.echo(f"{folder}: ", nl=False)
         _push(settings, folder, data)
+
+
+# --------------------------------------------------------------------------------------------------- judgments
+@cli.group("judgments")
+def judgments_group() -> None:
+    """The relevance judgments readers gave in the portal (0, 1, 2 per result), kept next to the articles index."""
+
+
+@judgments_group.command("export")
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=Path("judgments.qrels"), show_default=True,
+              help="TREC qrels file (query_id 0 article_id grade).")
+@click.option("--queries-out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="BEIR queries file of the judged queries (default: <out stem>.queries.jsonl beside --out).")
+@click.option("--min-grade", type=click.IntRange(0, 2), default=0, show_default=True,
+              help="Leave out (aggregated) judgments below this grade.")
+@click.option("--user", default=None, help="Only this user's judgments (default: every user's, aggregated: rounded mean, halves up).")
+@json_option
+@click.pass_obj
+@friendly_errors
+def judgments_export(settings: Settings, out: Path, queries_out: Path | None, min_grade: int, user: str | None, as_json: bool) -> None:
+    """Write the judgments as qrels plus the judged queries, for `eval --qrels OUT --queries QUERIES`."""
+    from nomos.stages.judgments import export_judgments
+
+    r = export_judgments(settings, out, queries_out, min_grade=min_grade, user=user)
+    doc = {"qrels": str(r.qrels), "queries": str(r.queries), "n_queries": r.n_queries, "n_judgments": r.n_judgments,
+           "n_stored": r.n_stored, "skipped_queries": list(r.skipped_queries)}
+    if as_json:
+        emit_json(doc)
+        return
+    click.echo(f"{r.n_judgments} judgments of {r.n_queries} queries (from {r.n_stored} stored) -> {r.qrels}, {r.queries}")
+    if r.skipped_queries:
+        click.echo(f"{len(r.skipped_queries)} judged queries left out: no article graded relevant: {', '.join(r.skipped_queries)}")
 
 
 # --------------------------------------------------------------------------------------------------- serve

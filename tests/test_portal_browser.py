@@ -1,5 +1,6 @@
 """The search page driven in a real headless Chromium (Debian's chromium + chromedriver, through selenium): type a
-Greek case, submit, see results and facets, open an article, go to a neighbour; screenshots are saved."""
+Greek case, submit, see results and facets, grade the first result and find it on /judgments, open an article, go
+to a neighbour; screenshots are saved."""
 
 from __future__ import annotations
 
@@ -49,6 +50,27 @@ def test_search_and_open_an_article_in_chromium(cluster, tmp_path, browser):
         assert browser.find_element(By.ID, "q").get_attribute("value") == CASE
         browser.save_screenshot(str(tmp_path / "search.png"))
 
+        # grade the first result 2 with a note: a plain form post, back to the same search, saved
+        search_address = browser.current_url
+        judge = browser.find_elements(By.CSS_SELECTOR, ".hit form.judge")[0]
+        judge.find_element(By.CSS_SELECTOR, "input[name=note]").send_keys("κλοπή ρολογιού")
+        judge.find_element(By.CSS_SELECTOR, "button.grade-2").click()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, ".judge-saved")))
+        assert "judged=PK%3A%3A372" in browser.current_url and browser.current_url.endswith("#j-PK%3A%3A372")
+        assert browser.find_element(By.CSS_SELECTOR, ".judge-saved").text == "Αποθηκεύτηκε: 2"
+        assert browser.find_elements(By.CSS_SELECTOR, ".hit-title")[0].text == "Κλοπή"  # the same search
+        browser.find_element(By.LINK_TEXT, "Αξιολογήσεις").click()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#judgments tr.judged")))
+        [row] = browser.find_elements(By.CSS_SELECTOR, "#judgments tr.judged")
+        assert CASE[:40] in row.text and "0 / 0 / 1" in row.text
+        row.find_element(By.CSS_SELECTOR, "a.judged-link").click()
+        wait.until(EC.url_contains("query_id="))
+        table = browser.find_element(By.CSS_SELECTOR, "#judgments table").text
+        assert "PK::372" in table and "κλοπή ρολογιού" in table and "anonymous" in table and "bm25" in table
+        browser.save_screenshot(str(tmp_path / "judgments.png"))
+        browser.get(search_address)
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#results .hit")))
+
         browser.find_elements(By.CSS_SELECTOR, ".hit-title")[0].click()
         wait.until(EC.presence_of_element_located((By.ID, "article")))
         assert "/articles/PK%3A%3A372" in browser.current_url
@@ -75,5 +97,5 @@ def test_search_and_open_an_article_in_chromium(cluster, tmp_path, browser):
         width = browser.execute_script("return document.documentElement.scrollWidth")
         assert width <= 400, width  # no horizontal scrolling
         browser.save_screenshot(str(tmp_path / "phone.png"))
-    for name in ("search.png", "article.png", "phone.png"):
+    for name in ("search.png", "judgments.png", "article.png", "phone.png"):
         assert (tmp_path / name).stat().st_size > 10_000

@@ -88,6 +88,15 @@ def parse_query(obj: dict, where: str) -> Query:
     return Query(id=qid, text=text, area=meta.get("area", ""), meta=meta)
 
 
+def read_queries(path: Path) -> list[tuple[str, Query]]:
+    """A BEIR ``queries.jsonl`` as (``file:line``, query) pairs; fails on the first bad or duplicate line."""
+    located = [(where, parse_query(obj, where)) for where, obj in _json_lines(path)]
+    if not located:
+        raise DatasetError(str(path), "there are no queries")
+    check_unique(((w, q.id) for w, q in located), "query")
+    return located
+
+
 def read_qrels(path: Path) -> tuple[Qrels, dict[tuple[str, str], str]]:
     """Read a BEIR qrels TSV (optional header ``query-id corpus-id score``); returns qrels and each pair's line."""
     qrels: Qrels = {}
@@ -120,6 +129,11 @@ def read_qrels(path: Path) -> tuple[Qrels, dict[tuple[str, str], str]]:
     return qrels, where_of
 
 
+def fingerprint(paths: list[Path]) -> str:
+    """SHA-256 over the files' names and bytes: what a manifest records about the data behind a result."""
+    return _fingerprint(paths)
+
+
 def _fingerprint(paths: list[Path]) -> str:
     h = hashlib.sha256()
     for p in paths:
@@ -144,10 +158,7 @@ def load_beir(folder: Path, corpus_file: str = CORPUS) -> Dataset:
     if not located_articles:
         raise DatasetError(str(paths[0]), "the corpus is empty")
     check_unique(((w, a.id) for w, a in located_articles), "article")
-    located_queries = [(where, parse_query(obj, where)) for where, obj in _json_lines(paths[1])]
-    if not located_queries:
-        raise DatasetError(str(paths[1]), "there are no queries")
-    check_unique(((w, q.id) for w, q in located_queries), "query")
+    located_queries = read_queries(paths[1])
     qrels, qrels_where = read_qrels(paths[2])
     articles = tuple(a for _, a in located_articles)
     queries = tuple(q for _, q in located_queries)

@@ -1,12 +1,15 @@
-"""One entry point for every dataset spec the CLI accepts: ``greekbar`` or a BEIR folder path."""
+"""One entry point for every dataset spec the CLI accepts: ``greekbar`` or a BEIR folder path; and the judged
+queries a library grew in the portal (``cli.py judgments export``) in place of a dataset's own."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from nomos.ingest.beir import load_beir
+from nomos.ingest.beir import fingerprint, load_beir, read_qrels, read_queries
 from nomos.ingest.huggingface import load_greekbar
-from nomos.ingest.records import Dataset
+from nomos.ingest.records import Dataset, DatasetError
+from nomos.ingest.validate import check_references
 
 GREEKBAR = "greekbar"
 
@@ -16,3 +19,29 @@ def load_dataset(spec: str, corpus_file: str = "corpus.jsonl", cache_dir: Path |
     if spec == GREEKBAR:
         return load_greekbar(cache_dir=str(cache_dir / "hf") if cache_dir else None)
     return load_beir(Path(spec), corpus_file=corpus_file)
+
+
+def replace_judgments(dataset: Dataset, qrels_file: Path, queries_file: Path | None = None) -> Dataset:
+    """``dataset`` with the judgments of ``qrels_file`` (BEIR TSV or TREC qrels) instead of its own, and the queries
+    of ``queries_file`` (BEIR jsonl) instead of its own; without ``queries_file``, the dataset's queries that the
+    file judges. Errors name the file and line: a judgment of an unknown query or article, a bad line, a query
+    with no relevant article.
+
+    The corpus stays, and with it the fingerprint ``eval`` compares with the index's (the index is the same). The
+    name gains ``+<qrels file stem>``, so the runs go to a folder of their own (``runs/<name>+judgments/…``), and
+    the revision records the files' hash, so a manifest says which judgments a number was measured on."""
+    qrels_file, queries_file = Path(qrels_file), Path(queries_file) if queries_file is not None else None
+    for p in (qrels_file, queries_file):
+        if p is not None and not p.is_file():
+            raise DatasetError(str(p), "file is missing")
+    qrels, where = read_qrels(qrels_file)
+    if not qrels:
+        raise DatasetError(str(qrels_file), "there are no judgments")
+    if queries_file is not None:
+        queries = tuple(q for _, q in read_queries(queries_file))
+    else:
+        queries = tuple(q for q in dataset.queries if q.id in qrels)
+    check_references(dataset.articles, queries, qrels, where, str(queries_file or qrels_file))
+    files = [qrels_file] + ([queries_file] if queries_file is not None else [])
+    return replace(dataset, name=f"{dataset.name}+{qrels_file.stem}", queries=queries, qrels=qrels,
+                   revision=f"{dataset.revision}; judgments {fingerprint(files)[:12]}")

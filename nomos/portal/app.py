@@ -36,6 +36,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from nomos.mappings.areas import areas as legal_areas
 from nomos.opensearch.client import make_client
+from nomos.portal.judgments import register_judgments
 from nomos.portal.service import METHOD_LABELS, MethodUnavailable, Portal, SearchOutcome
 from nomos.retrieval.articles import citation
 from nomos.retrieval.bm25 import SearchError
@@ -449,6 +450,7 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
     async def api_health() -> dict[str, Any]:
         return await call(portal.health)
 
+    register_judgments(app, call, page)  # /api/judgments, /judgments and the search page's grade control
     return app
 
 

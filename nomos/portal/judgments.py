@@ -1,0 +1,339 @@
+"""Relevance judgments in the portal: a reader grades a search result 0, 1 or 2, and the library grows its own test
+set (``cli.py judgments export`` turns the judgments into qrels that ``eval --qrels`` scores).
+
+Routes (registered on the app by :func:`register_judgments`):
+
+* ``POST /api/judgments`` (JSON) → 201 with the stored record when new, 200 when it replaced an earlier grade;
+* ``GET /api/judgments?query=…`` (or ``query_id=…``, optionally ``user=…``) → that query's judgments;
+* ``GET /api/judgments/queries`` → one summary per judged query;
+* ``GET /judgments`` → the page of judged queries; ``GET /judgments?query_id=…`` → one query's judgments;
+* ``POST /judgments`` → the search page's plain HTML form (no script: the page has none), answered with a 303 back
+  to the same search, where the graded result says it was saved.
+
+Who judged: the ``user`` field (default ``anonymous``), unless the request carries ``X-Remote-User`` (set by an
+institution's reverse proxy after its own sign-in), which wins. A user name is a label, not an authentication:
+the portal has no accounts. Cross-site posts are refused (:func:`check_origin`), so another site cannot grade in a
+reader's name.
+
+Everything a request sends is checked by :class:`JudgmentIn` (and the body's size, content type and shape before
+it); every refusal is a 4xx whose message names the field.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Annotated, Any, Callable
+from urllib.parse import parse_qs, quote, urlencode, urlsplit
+
+from fastapi import FastAPI, Query, Request
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
+
+from nomos.opensearch import judgments_store as store
+from nomos.retrieval.registry import method_names
+
+DEFAULT_USER = "anonymous"
+USER_HEADER = "X-Remote-User"
+USER_PATTERN = r"^[\w][\w.@\-]{0,63}$"  # letters (Greek too), digits, _ . @ -; what reverse proxies pass on
+MAX_ID_CHARS = 200  # as the article pages' (nomos.portal.app.MAX_ID_CHARS)
+MAX_BODY_BYTES = 64 * 1024  # a query of 2,000 Greek letters and a note fit many times over
+SOURCE_PATTERN = re.compile(r"^[\w.:\-]{1,100}$")  # as the search page's ``source`` (nomos.portal.app.SOURCE_PATTERN)
+FORM_EXTRA = ("k", "source")  # the form's fields that only say where to go back to
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+class JudgmentRejected(Exception):
+    """A judgment request the portal refuses: a 4xx and a message that names the field."""
+
+    def __init__(self, status: int, message: str | list[str]) -> None:
+        super().__init__(message if isinstance(message, str) else "; ".join(message))
+        self.status = status
+        self.detail = message
+        self.message = str(self)  # what error.html shows
+
+
+def _clean_text(value: str | None) -> str | None:
+    """Text a person can have typed: valid Unicode (no lone surrogates) and no control characters but tab and
+    line breaks (OpenSearch and the qrels files would choke on them, and nobody types them)."""
+    if value is None:
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("not valid Unicode text") from None
+    if _CONTROL.search(value):
+        raise ValueError("contains control characters")
+    return value
+
+
+class JudgmentIn(BaseModel):
+    """A judgment as a request sends it. Validated with ``context={"article_exists": callable}`` the article id
+    must also name an article of the index (without it, only its form is checked)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query: Annotated[str, Field(min_length=1, max_length=store.MAX_QUERY_CHARS, description="the case, as searched")]
+    article_id: Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS, description="the graded article, SOURCE::NUMBER")]
+    grade: Annotated[int, Field(ge=0, le=2, description="0 not relevant, 1 relevant, 2 highly relevant")]
+    note: Annotated[str | None, Field(max_length=store.MAX_NOTE_CHARS, description="why, in a few words")] = None
+    user: Annotated[str | None, Field(pattern=USER_PATTERN, description=f"who judged (default {DEFAULT_USER}; "
+                                                                         f"the {USER_HEADER} header wins)")] = None
+    method: Annotated[str | None, Field(max_length=50, description="the retrieval method the result came from")] = None
+
+    @field_validator("grade", mode="before")
+    @classmethod
+    def _no_bool(cls, v: object) -> object:
+        if isinstance(v, bool):  # pydantic's lax int takes true as 1; a grade is a number
+            raise ValueError("must be 0, 1 or 2, not a boolean")
+        return v
+
+    @field_validator("query")
+    @classmethod
+    def _query(cls, v: str) -> str:
+        v = _clean_text(v) or ""
+        if not v.strip():
+            raise ValueError("must not be empty")
+        return v.strip()
+
+    @field_validator("note")
+    @classmethod
+    def _note(cls, v: str | None) -> str | None:
+        v = _clean_text(v)
+        if v is None:
+            return None
+        return v.strip() or None  # an empty note is no note
+
+    @field_validator("article_id")
+    @classmethod
+    def _article(cls, v: str, info: ValidationInfo) -> str:
+        v = _clean_text(v) or ""
+        if v != v.strip() or any(c.isspace() for c in v):
+            raise ValueError("must not contain white space")  # qrels lines are split on it
+        exists = (info.context or {}).get("article_exists")
+        if exists is not None and not exists(v):
+            raise ValueError(f"no article {v!r} in the index")
+        return v
+
+    @field_validator("method")
+    @classmethod
+    def _method(cls, v: str | None) -> str | None:
+        if v is not None and v not in method_names():
+            raise ValueError(f"unknown method; one of {', '.join(method_names())}")
+        return v
+
+
+class JudgmentOut(BaseModel):
+    id: str
+    query: str
+    query_id: str
+    article_id: str
+    grade: int
+    note: str | None
+    user: str
+    method: str | None
+    created: str
+    updated: str
+
+
+class JudgmentsOut(BaseModel):
+    query_id: str
+    judgments: list[JudgmentOut]
+
+
+class QuerySummaryOut(BaseModel):
+    query_id: str
+    query: str
+    articles: int
+    users: int
+    judgments: int
+    grades: dict[int, int] = Field(description="judgments per grade (0, 1, 2)")
+    updated: str
+
+
+class RejectedOut(BaseModel):
+    detail: str | list[str]
+
+
+# ------------------------------------------------------------------------------------------------ checks
+def _problems(exc: ValidationError) -> list[str]:
+    """pydantic's errors as ``field: message`` lines (the field first: that is what a person looks for)."""
+    out = []
+    for e in exc.errors():
+        where = ".".join(str(x) for x in e.get("loc", ())) or "body"
+        out.append(f"{where}: {str(e.get('msg', 'invalid')).removeprefix('Value error, ')}")
+    return out
+
+
+def user_of(request: Request, given: str | None) -> str:
+    """The judging user: the reverse proxy's ``X-Remote-User`` when present (checked like the field), else the
+    request's ``user``, else ``anonymous``."""
+    header = request.headers.get(USER_HEADER)
+    if header is not None:
+        try:  # header bytes arrive as latin-1; proxies send a Greek user name as UTF-8
+            header = header.encode("latin-1").decode("utf-8")
+        except UnicodeError:
+            pass  # not UTF-8: checked as it is
+        if not re.fullmatch(USER_PATTERN, header):
+            raise JudgmentRejected(400, f"{USER_HEADER} header: not a user name (letters, digits, _ . @ -, at most 64)")
+        return header
+    return given or DEFAULT_USER
+
+
+def check_origin(request: Request) -> None:
+    """Refuse a POST another site's page sent (a forged form).
+
+    Browsers say where a request comes from in ``Sec-Fetch-Site`` (``same-origin``, ``same-site``, ``cross-site``,
+    ``none`` for a typed address): only ``same-origin`` and ``none`` pass. ``Origin`` is no substitute: under the
+    portal's ``Referrer-Policy: no-referrer`` a browser sends ``Origin: null`` on its own form posts. Browsers too old
+    for ``Sec-Fetch-Site`` are checked by a real ``Origin`` against ``Host`` (or the ``X-Forwarded-Host`` of a
+    reverse proxy, which a page cannot set on a form post). Requests with neither (curl, scripts) pass: they cannot
+    forge a reader's grade."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None:
+        if site.lower() not in ("same-origin", "none"):
+            raise JudgmentRejected(403, f"Sec-Fetch-Site header: {site[:40]!r}; judgments are posted from the portal's own pages")
+        return
+    origin = request.headers.get("origin")
+    if origin is None or origin == "null":
+        return
+    hosts = {request.headers.get(h, "").lower() for h in ("host", "x-forwarded-host")} - {""}
+    if urlsplit(origin).netloc.lower() not in hosts:
+        raise JudgmentRejected(403, f"Origin header: {origin[:100]!r} is not this portal; judgments are posted from its own pages")
+
+
+async def _body(request: Request, content_type: str) -> bytes:
+    ctype = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if ctype != content_type:
+        raise JudgmentRejected(415, f"Content-Type header: {ctype or 'none'!r}; send {content_type}")
+    size = request.headers.get("content-length")
+    if size is not None and size.isdigit() and int(size) > MAX_BODY_BYTES:
+        raise JudgmentRejected(413, f"body: more than {MAX_BODY_BYTES} bytes")
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY_BYTES:
+            raise JudgmentRejected(413, f"body: more than {MAX_BODY_BYTES} bytes")
+    return raw
+
+
+def validate(data: Any, article_exists: Callable[[str], bool]) -> JudgmentIn:  # noqa: ANN401 - whatever was sent
+    """``data`` as a :class:`JudgmentIn`, the article looked up in the index; 422 naming each bad field."""
+    if not isinstance(data, dict):
+        raise JudgmentRejected(422, [f"body: expected a JSON object with query, article_id and grade, got {type(data).__name__}"])
+    try:
+        return JudgmentIn.model_validate(data, context={"article_exists": article_exists})
+    except ValidationError as exc:
+        raise JudgmentRejected(422, _problems(exc)) from None
+
+
+def _form_fields(raw: bytes) -> dict[str, str]:
+    try:
+        text = raw.decode("utf-8")
+        pairs = parse_qs(text, keep_blank_values=True, strict_parsing=bool(text), errors="strict", max_num_fields=20)
+    except UnicodeDecodeError:
+        raise JudgmentRejected(400, "body: not valid UTF-8") from None
+    except ValueError as exc:
+        raise JudgmentRejected(400, f"body: not a form ({exc})") from None
+    twice = sorted(k for k, v in pairs.items() if len(v) > 1)
+    if twice:
+        raise JudgmentRejected(422, [f"{k}: given more than once" for k in twice])
+    return {k: v[0] for k, v in pairs.items()}
+
+
+def back_to_search(fields: dict[str, str], j: store.Judgment) -> str:
+    """The search the form was posted from, saying which result was just graded (``judged``/``grade``, which the
+    search page ignores and the grade control shows), scrolled to that result."""
+    params: dict[str, str] = {"q": j.query}
+    if j.method:
+        params["method"] = j.method
+    k = fields.get("k", "")
+    if k.isdigit() and 1 <= int(k) <= 50 and int(k) != 10:
+        params["k"] = k
+    source = fields.get("source", "")
+    if SOURCE_PATTERN.match(source):
+        params["source"] = source
+    params.update(judged=j.article_id, grade=str(j.grade))
+    return "/search?" + urlencode(params) + "#j-" + quote(j.article_id, safe="")
+
+
+# ------------------------------------------------------------------------------------------------ routes
+def register_judgments(app: FastAPI, call: Callable[..., Any], page: Callable[..., Response]) -> None:
+    """Add the judgment routes to the portal ``app``: ``call`` runs blocking OpenSearch work in a worker thread,
+    ``page`` renders a template with the portal's base context (both from ``create_app``)."""
+    portal = app.state.portal
+
+    def exists(article_id: str) -> bool:
+        return store.article_exists(portal.client, portal.index, article_id)
+
+    def save(data: Any, user: str) -> tuple[store.Judgment, bool]:  # noqa: ANN401
+        j = validate(data, exists)
+        return store.put_judgment(portal.client, portal.index, query=j.query, article_id=j.article_id, grade=j.grade,
+                                  user=user, note=j.note, method=j.method)
+
+    @app.exception_handler(JudgmentRejected)
+    async def rejected(request: Request, exc: JudgmentRejected) -> Response:
+        if request.url.path.startswith("/api"):
+            return JSONResponse({"detail": exc.detail}, status_code=exc.status)
+        return page(request, "error.html", status=exc.status, error=exc)
+
+    refusals: dict[int | str, dict[str, Any]] = {s: {"model": RejectedOut} for s in (400, 403, 413, 415, 422)}
+    body_schema = JudgmentIn.model_json_schema()
+
+    @app.post("/api/judgments", status_code=201, response_model=JudgmentOut, summary="Grade one result of a search",
+              responses={200: {"model": JudgmentOut, "description": "an earlier grade replaced"}, **refusals},
+              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": body_schema}}}})
+    async def api_judge(request: Request) -> Response:
+        check_origin(request)
+        raw = await _body(request, "application/json")
+        try:
+            data = json.loads(raw)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise JudgmentRejected(400, f"body: not JSON ({exc})") from None
+        given = data.get("user") if isinstance(data, dict) and isinstance(data.get("user"), str) else None
+        user = user_of(request, given)
+        if isinstance(data, dict) and request.headers.get(USER_HEADER) is not None:
+            data = {**data, "user": user}  # the proxy's name is the one stored (and checked)
+        judgment, created = await call(save, data, user)
+        return JSONResponse(judgment.as_dict(), status_code=201 if created else 200)
+
+    @app.get("/api/judgments", response_model=JudgmentsOut, responses={422: {"model": RejectedOut}},
+             summary="The judgments of one query")
+    async def api_judgments(query: Annotated[str | None, Query(min_length=1, max_length=store.MAX_QUERY_CHARS)] = None,
+                            query_id: Annotated[str | None, Query(pattern=r"^[0-9a-f]{16}$")] = None,
+                            user: Annotated[str | None, Query(pattern=USER_PATTERN)] = None) -> JudgmentsOut:
+        if (query is None) == (query_id is None):
+            raise JudgmentRejected(422, ["query, query_id: give exactly one of them"])
+        qid = query_id or store.query_id(query or "")
+        rows = await call(lambda: store.list_judgments(portal.client, portal.index, qid=qid, user=user))
+        return JudgmentsOut(query_id=qid, judgments=[JudgmentOut(**j.as_dict()) for j in rows])
+
+    @app.get("/api/judgments/queries", response_model=list[QuerySummaryOut], summary="Every judged query, latest first")
+    async def api_judged_queries() -> list[QuerySummaryOut]:
+        rows = await call(store.query_summaries, portal.client, portal.index)
+        return [QuerySummaryOut(**r) for r in rows]
+
+    @app.get("/judgments", include_in_schema=False)
+    async def judgments_page(request: Request, query_id: Annotated[str | None, Query(pattern=r"^[0-9a-f]{16}$")] = None) -> Response:
+        if query_id is None:
+            rows = await call(store.query_summaries, portal.client, portal.index)
+            return page(request, "judgments.html", rows=rows, detail=None)
+        detail = await call(lambda: store.list_judgments(portal.client, portal.index, qid=query_id))
+        if not detail:
+            raise JudgmentRejected(404, "Δεν υπάρχουν αξιολογήσεις για αυτό το ερώτημα.")
+        latest = max(detail, key=lambda j: (j.updated, j.id))
+        return page(request, "judgments.html", rows=None, detail=detail, query=latest.query, query_id=query_id)
+
+    @app.post("/judgments", include_in_schema=False)
+    async def judge_form(request: Request) -> Response:
+        check_origin(request)
+        fields = _form_fields(await _body(request, "application/x-www-form-urlencoded"))
+        data: dict[str, Any] = {k: v for k, v in fields.items() if k not in FORM_EXTRA and not (k in ("note", "user", "method") and v == "")}
+        user = user_of(request, data.get("user"))
+        if request.headers.get(USER_HEADER) is not None:
+            data["user"] = user
+        try:
+            judgment, _ = await call(save, data, user)
+        except JudgmentRejected as exc:
+            raise JudgmentRejected(exc.status, "Μη έγκυρη αξιολόγηση: " + exc.message) from None
+        return RedirectResponse(back_to_search(fields, judgment), status_code=303)

@@ -1,5 +1,6 @@
 """Screenshots of the portal for the docs: the search page with results (legal-area and source facets, citations)
-and the article page (the case's terms highlighted, scrolled to the first one), taken by headless Chromium
+the article page (the case's terms highlighted, scrolled to the first one) and the judged queries' page (after
+three grades sent through the API as user "vivliothiki"), taken by headless Chromium
 (Debian's, as the browser test drives it) against a node's stand-in index.
 
     .venv/bin/python bench/portal_screenshot.py [--out docs]                 # the index behind NOMOS_INDEX_ALIAS
@@ -12,14 +13,17 @@ and the article page (the case's terms highlighted, scrolled to the first one), 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
+import urllib.request
 from pathlib import Path
 from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from nomos.opensearch.judgments_store import query_id  # noqa: E402
 from nomos.portal import create_app  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
 from tests.portal_support import chromium, live_portal  # noqa: E402
@@ -51,10 +55,19 @@ def main() -> None:
         # the article as a result links to it: with the case, landing on the first highlighted passage
         browser.get(f"{base}/articles/{quote(args.article, safe='')}?q={quote(CASE)}#match")
         browser.save_screenshot(str(out / "portal-article.png"))
+        # a reader's grades of this case's results, then the judged queries' page (its detail view)
+        for article, grade, note in ((args.article, 2, "Η βασική διάταξη για την κλοπή."), ("PK::375", 1, "Μόνο αν υπήρχε εμπιστοσύνη."),
+                                     ("PK::189", 0, "")):
+            body = json.dumps({"query": CASE, "article_id": article, "grade": grade, "note": note or None,
+                               "user": "vivliothiki", "method": "bm25"}).encode()
+            req = urllib.request.Request(f"{base}/api/judgments", data=body, headers={"Content-Type": "application/json"})
+            urllib.request.urlopen(req, timeout=30).read()
+        browser.get(f"{base}/judgments?query_id={query_id(CASE)}")
+        browser.save_screenshot(str(out / "portal-judgments.png"))
         browser.set_window_size(390, 844)
         browser.get(f"{base}/search?q={quote(CASE)}")
         browser.save_screenshot(str(out / "portal-phone.png"))
-    print(f"wrote {out / 'portal.png'}, {out / 'portal-article.png'}, {out / 'portal-phone.png'}")
+    print(f"wrote {out / 'portal.png'}, {out / 'portal-article.png'}, {out / 'portal-judgments.png'}, {out / 'portal-phone.png'}")
 
 
 if __name__ == "__main__":

@@ -192,7 +192,7 @@ class FusionRetriever:
         kNN's own top 100 (94 of 100 kept on average on the stand-in's 24 queries). A two-request variant (kNN,
         then one hybrid query over the pool's ids) ranked the top 10 of all 24 queries identically but swapped
         near-tied neighbours below rank 35 in 10 queries (neural-search normalises a clause's lowest score to
-        0.001, not 0) and took about 60 ms more per page (``pagination_depth`` 100). See docs/benchmarks.md.
+        0.001, not 0) and took about 60 ms more per page (``pagination_depth`` 100).
 
         "server" is one request: the hybrid query :meth:`search_many` sends, with the page's parts (candidates:
         every BM25 match and kNN's). "client" and a BM25 pool rank first (:meth:`search_many`, ``depth`` deep)

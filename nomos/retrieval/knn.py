@@ -21,8 +21,8 @@ from nomos.retrieval.bm25 import _hit as page_hit
 from nomos.vectors.cache import VectorCache, encode_cached
 from nomos.vectors.encoders import Encoder, slug
 
-# How many candidates a dense results page draws (its facets count them; a source filter picks among them): the
-# depth the portal filtered fused and dense lists to before, and the pool depth of hybrid's fusion.
+# The k of a dense results page's knn clause: the depth the portal filtered dense lists to before, and the pool
+# depth of hybrid's fusion (the lucene engine matches max(k, ef_search) candidates: search_faceted).
 FACET_DEPTH = 100
 SNIPPET_FALLBACK_CHARS = 180  # a dense hit need not contain any query word: then its text's start is the snippet
 
@@ -80,15 +80,16 @@ class KnnRetriever:
         """A dense results page in one request: the top ``k`` with titles and snippets, and ``aggs`` over kNN's
         candidates.
 
-        The query is one ``knn`` clause with ``k`` = ``max(depth, k)``: what it matches is kNN's top ``depth``
-        (per shard; one shard by default), so the facet counts (and ``matching``) describe those candidates, not
-        "every article about this" (a dense query scores every article, so there is no matching set to count).
-        ``post_filter`` (a legal source) then picks the page among the same candidates, as the portal filtered
-        the top 100 before; the facets stay unfiltered. The top ``k`` is the ranking :meth:`search` gives (the
-        same vector and ``ef_search``; HNSW explores ``max(ef_search, k)`` either way). With ``exact=True`` every
-        article is a candidate (the script scores them all), so the facets count the whole index. Snippets highlight the
-        query's words with the ``match`` BM25 uses (a ``highlight_query``: the ranking stays dense); a hit that
-        contains none of them shows its text's start."""
+        The query is one ``knn`` clause with ``k`` = ``max(depth, k)``. What it matches, and so what the facet
+        counts (and ``matching``) describe, is kNN's candidate set, not "every article about this" (a dense query
+        scores every article, so there is no matching set to count): on the lucene engine the HNSW search keeps
+        ``max(k, ef_search)`` nearest articles (256 at the default ef_search, per shard) and all of them match.
+        ``post_filter`` (a legal source) picks the page among the same candidates; the facets stay unfiltered.
+        The top ``k`` is the ranking :meth:`search` gives: the same vector, and the same HNSW search, which
+        explores ``max(k, ef_search)`` either way. With ``exact=True`` every article is a candidate (the script
+        scores them all), so the facets count the whole index. Snippets highlight the query's words with the
+        ``match`` BM25 uses (a ``highlight_query``: the ranking stays dense); a hit that contains none of them
+        shows its text's start."""
         vector = self.query_vectors([query])[0]
         depth = max(depth, k)
         body: dict[str, Any] = {

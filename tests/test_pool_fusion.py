@@ -81,3 +81,21 @@ def test_the_results_page_ranks_as_pool_fusion_and_counts_the_pool(dense_mini, d
         only_ak = hybrid.search_faceted(q["text"], k, _facet_aggs(15), post_filter={"term": {"source": "AK"}})
         assert [h.doc_id for h in only_ak.hits] == [h.doc_id for h in want.hits[q["_id"]] if h.doc_id.startswith("AK::")]
         assert only_ak.aggregations == page.aggregations  # the filter restricts the page, not the facets
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("where", ["server", "client"])
+def test_server_and_client_fusion_pages_rank_as_their_runs(dense_mini, where):
+    from nomos.opensearch.client import make_client
+    from nomos.retrieval.articles import _facet_aggs
+    from nomos.retrieval.registry import MethodOptions, make_retriever
+    from tests.beir_files import QUERIES
+
+    hybrid = make_retriever(dense_mini, "hybrid", make_client(dense_mini), MethodOptions(fusion=FusionConfig(where=where)))
+    for q in QUERIES:
+        want = [h.doc_id for h in hybrid.search(q["text"], 4)]
+        page = hybrid.search_faceted(q["text"], 4, _facet_aggs(15))
+        assert [h.doc_id for h in page.hits] == want and all(h.title for h in page.hits)
+        assert page.matching == 6 and page.aggregations["sources"]["buckets"]
+        only_pk = hybrid.search_faceted(q["text"], 6, _facet_aggs(15), post_filter={"term": {"source": "PK"}})
+        assert [h.doc_id for h in only_pk.hits] == [d for d in (h.doc_id for h in hybrid.search(q["text"], 6)) if d.startswith("PK::")]

@@ -39,7 +39,8 @@ RETRIEVER_TTL_S = 60.0  # the BM25 retriever (and the search type it looked up f
 
 
 class FacetedRetriever(Protocol):
-    """A retriever that answers a results page in one request (BM25, kNN, hybrid: ``MethodSpec.faceted``)."""
+    """A retriever that answers a results page with its facets and snippets folded into its ranking's requests
+    (``MethodSpec.faceted``: BM25 and kNN one request, hybrid's pool fusion three)."""
 
     def search_faceted(self, query: str, k: int, aggs: Mapping[str, Any],
                        post_filter: Mapping[str, Any] | None = None) -> FacetedHits: ...
@@ -155,8 +156,8 @@ class Portal:
         started = time.perf_counter()
         trace = None
         if spec.faceted:
-            # ranking, snippets and facets in one request (the source filter restricts the hits, not the facets);
-            # faceted_search is written for BM25 and calls only search_faceted, which kNN and hybrid have too
+            # ranking, snippets and facets together (BM25, kNN: one request; hybrid: three); the source filter
+            # restricts the hits, not the facets. faceted_search calls only search_faceted, which all of them have
             hits, facets, total = faceted_search(cast(BM25Retriever, self.faceted(method)), query, k, source)
         else:
             # LLM methods rank outside OpenSearch: the ranking, then its facets, sources and snippets (3-4 requests).

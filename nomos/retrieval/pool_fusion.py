@@ -59,10 +59,12 @@ def bm25_pool_page(bm25: BM25Retriever, query: str, ids: Sequence[str], aggs: Ma
     the others get the scores the restricted search gives."""
     if not ids:
         return {}, {}, (set() if post_filter else None)
-    restriction = [*bm25.filters, {"ids": {"values": list(ids)}}]
+    clause = bm25.query_clause(query)
+    if bm25.filters:  # as in bm25_scores_in_pool: the filters decide which pool articles BM25 scores
+        clause = {"bool": {"must": [clause], "filter": list(bm25.filters)}}
     body: dict[str, Any] = {
         "size": len(ids),
-        "query": {"bool": {"should": [bm25.query_clause(query)], "filter": restriction}},
+        "query": {"bool": {"should": [clause], "filter": [{"ids": {"values": list(ids)}}]}},
         "stored_fields": "_none_",
         "track_scores": True,
         "sort": [{"_score": "desc"}, {"article_id": "asc"}],

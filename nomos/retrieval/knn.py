@@ -1,7 +1,8 @@
 """Dense retrieval inside OpenSearch: HNSW k-NN on a per-encoder ``knn_vector`` field, or exact scoring.
 
 ``exact=True`` scores every article with the k-NN plugin's ``knn_score`` script, so the recall that HNSW gives up
-can be measured against the same vectors on the same cluster.
+can be measured against the same vectors on the same cluster. :meth:`KnnRetriever.search_faceted` answers a
+results page (ranking, facets over the candidates, highlighted snippets, a source filter) in one request.
 """
 
 from __future__ import annotations
@@ -15,9 +16,15 @@ from opensearchpy import OpenSearch
 
 from nomos.mappings import vector_field_name
 from nomos.retrieval.base import Hit, Progress, SearchResult, rank, tick
-from nomos.retrieval.bm25 import SearchError
+from nomos.retrieval.bm25 import PAGE_FILTER, FacetedHits, SearchError, snippet_highlight
+from nomos.retrieval.bm25 import _hit as page_hit
 from nomos.vectors.cache import VectorCache, encode_cached
 from nomos.vectors.encoders import Encoder, slug
+
+# The k of a dense results page's knn clause: the depth the portal filtered dense lists to before, and the pool
+# depth of hybrid's fusion (the lucene engine matches max(k, ef_search) candidates: search_faceted).
+FACET_DEPTH = 100
+SNIPPET_FALLBACK_CHARS = 180  # a dense hit need not contain any query word: then its text's start is the snippet
 
 
 @dataclass
@@ -68,6 +75,40 @@ class KnnRetriever:
     def search(self, query: str, k: int) -> list[Hit]:
         return self.search_many({"q": query}, k).hits["q"]
 
+    def search_faceted(self, query: str, k: int, aggs: Mapping[str, Any], post_filter: Mapping[str, Any] | None = None,
+                       *, depth: int = FACET_DEPTH) -> FacetedHits:
+        """A dense results page in one request: the top ``k`` with titles and snippets, and ``aggs`` over kNN's
+        candidates.
+
+        The query is one ``knn`` clause with ``k`` = ``max(depth, k)``. What it matches, and so what the facet
+        counts (and ``matching``) describe, is kNN's candidate set, not "every article about this" (a dense query
+        scores every article, so there is no matching set to count): on the lucene engine the HNSW search keeps
+        ``max(k, ef_search)`` nearest articles (256 at the default ef_search, per shard) and all of them match.
+        ``post_filter`` (a legal source) picks the page among the same candidates; the facets stay unfiltered.
+        The top ``k`` is the ranking :meth:`search` gives: the same vector, and the same HNSW search, which
+        explores ``max(k, ef_search)`` either way. With ``exact=True`` every article is a candidate (the script
+        scores them all), so the facets count the whole index. Snippets highlight the query's words with the
+        ``match`` BM25 uses (a ``highlight_query``: the ranking stays dense); a hit that contains none of them
+        shows its text's start."""
+        vector = self.query_vectors([query])[0]
+        depth = max(depth, k)
+        body: dict[str, Any] = {
+            "size": k,
+            "query": self.clause(vector, depth),
+            "sort": [{"_score": "desc"}, {"article_id": "asc"}],
+            "track_scores": True,
+            "_source": ["title", "law", "source"],
+            "highlight": snippet_highlight(query, no_match_size=SNIPPET_FALLBACK_CHARS),
+            "aggs": {**aggs, "_matching": {"filter": {"match_all": {}}}},
+        }
+        if post_filter:
+            body["post_filter"] = dict(post_filter)
+        try:
+            resp = self.client.search(index=self.index, body=body, params={"filter_path": PAGE_FILTER})
+        except Exception as exc:  # opensearch-py raises TransportError subclasses with the server's reason
+            raise SearchError(f"the k-NN results page failed: {exc}") from None
+        return faceted_page(resp, k)
+
     def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
                     on_progress: Progress | None = None) -> SearchResult:
         """Query vectors (through the cache), then ``_msearch`` in batches. No LLM: ``checkpoint`` is ignored."""
@@ -89,6 +130,14 @@ class KnnRetriever:
     def describe(self) -> dict[str, Any]:
         return {"method": self.name, "index": self.index, "field": self.field, "encoder": self.encoder.describe(),
                 "ef_search": self.ef_search, "exact": self.exact}
+
+
+def faceted_page(resp: Mapping[str, Any], k: int) -> FacetedHits:
+    """A results page's response (``PAGE_FILTER``'d, with a ``_matching`` filter aggregation counting what the
+    query matched) as :class:`FacetedHits`, read as :meth:`BM25Retriever.search_faceted` reads its own."""
+    aggregations = dict(resp.get("aggregations") or {})
+    matching = int(aggregations.pop("_matching", {}).get("doc_count", 0))
+    return FacetedHits(rank([page_hit(h) for h in resp.get("hits", {}).get("hits", [])], k), aggregations, matching)
 
 
 def index_has_vectors(client: OpenSearch, index: str, embedder: str) -> bool:

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from nomos.opensearch.client import retrying
 from nomos.retrieval.base import Hit, rank
 from nomos.retrieval.bm25 import BM25Retriever
 
@@ -45,6 +46,39 @@ def bm25_scores_in_pool(bm25: BM25Retriever, queries: Mapping[str, str], pools: 
         hits = restricted.search_many({qid: queries[qid]}, len(ids)).hits[qid]
         out[qid] = {h.doc_id: h.score for h in hits}
     return out
+
+
+def bm25_pool_page(bm25: BM25Retriever, query: str, ids: Sequence[str], aggs: Mapping[str, Any],
+                   post_filter: Mapping[str, Any] | None = None) -> tuple[dict[str, float], dict[str, Any], set[str] | None]:
+    """What a results page needs from BM25 besides the ranking, in one request: each pool article's BM25 score
+    (as :func:`bm25_scores_in_pool` gives it), ``aggs`` over the whole pool, and the pool ids ``post_filter``
+    keeps (None without one).
+
+    The BM25 clause is a ``should`` beside the ids filter, so every pool article matches (aggregations count the
+    pool) and one that matches no query word scores 0, as pool fusion counts it; the filter does not score, so
+    the others get the scores the restricted search gives."""
+    if not ids:
+        return {}, {}, (set() if post_filter else None)
+    clause = bm25.query_clause(query)
+    if bm25.filters:  # as in bm25_scores_in_pool: the filters decide which pool articles BM25 scores
+        clause = {"bool": {"must": [clause], "filter": list(bm25.filters)}}
+    body: dict[str, Any] = {
+        "size": len(ids),
+        "query": {"bool": {"should": [clause], "filter": [{"ids": {"values": list(ids)}}]}},
+        "stored_fields": "_none_",
+        "track_scores": True,
+        "sort": [{"_score": "desc"}, {"article_id": "asc"}],
+        "aggs": dict(aggs),
+    }
+    if post_filter:
+        body["aggs"]["_kept"] = {"filter": dict(post_filter), "aggs": {"ids": {"terms": {"field": "article_id", "size": len(ids)}}}}
+    search_type = bm25.effective_search_type()  # dfs on 2+ shards: the scores search_many gives
+    resp = retrying(lambda: bm25.client.search(index=bm25.index, body=body, search_type=search_type), seconds=bm25.retry_seconds)
+    scores = {str(h["sort"][1]): float(h["sort"][0]) for h in resp["hits"]["hits"] if float(h["sort"][0]) > 0}
+    aggregations = dict(resp.get("aggregations") or {})
+    kept = aggregations.pop("_kept", None)
+    allowed = {b["key"] for b in kept["ids"]["buckets"]} if kept is not None else None
+    return scores, aggregations, allowed
 
 
 def pool_fuse(pool: Mapping[str, Sequence[Hit]], other: Mapping[str, Mapping[str, float]], weights: tuple[float, float],

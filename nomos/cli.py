@@ -257,6 +257,10 @@ def method_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--fusion", type=click.Choice(["pool", "server", "client"]), default=None,
                      help="hybrid/rrf: re-score kNN's top 100 with BM25 (pool; hybrid's default, keeps kNN's recall), fuse in "
                           "OpenSearch (server: neural-search pipeline; rrf's default) or in Python (client: ranx)."),
+        click.option("--pool-ranking", type=click.Choice(["rrf-head", "minmax"]), default="rrf-head", show_default=True,
+                     help="hybrid --fusion pool: the pool's top --pool-head in RRF order then kNN's (rrf-head), or the "
+                          "weighted min-max sum of kNN's and BM25's scores (minmax, with --weights)."),
+        click.option("--pool-head", type=int, default=None, help="rrf-head: how many top ranks RRF orders (default 5, cross-validated)."),
         click.option("--normalization", type=click.Choice(["min_max", "l2", "z_score"]), default="min_max", show_default=True),
         click.option("--combination", type=click.Choice(["arithmetic_mean", "geometric_mean", "harmonic_mean"]), default="arithmetic_mean", show_default=True),
         click.option("--weights", default=None, help="hybrid: BM25,kNN weights (default 0.1,0.9; env NOMOS_FUSION_WEIGHTS)."),
@@ -304,7 +308,10 @@ def _options(analysis: str, no_stem: bool, kw: dict[str, Any]):  # noqa: ANN202 
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--weights") from None
     fusion = FusionConfig(where=kw["fusion"], normalization=kw["normalization"], combination=kw["combination"],
-                          weights=w, rank_constant=kw["rank_constant"])
+                          weights=w, rank_constant=kw["rank_constant"], pool_ranking=kw["pool_ranking"],
+                          **({"head": kw["pool_head"]} if kw["pool_head"] is not None else {}))
+    if fusion.head < 0:
+        raise click.BadParameter("must be 0 or more", param_hint="--pool-head")
     if kw["rerank_depth"] < 1:
         raise click.BadParameter("must be at least 1", param_hint="--rerank-depth")
     return MethodOptions(analysis=_analysis(analysis, no_stem), embedder=kw["embedder"], exact=kw["exact"],

@@ -43,3 +43,22 @@ def test_cut_to_k_and_ties_by_doc_id():
 def test_every_query_of_the_pool_even_without_the_other_clause():
     out = head_fuse({"q1": KNN, "q2": hits("z", "w")}, {"q1": BM25}, k=10)
     assert sorted(out) == ["q1", "q2"] and [h.doc_id for h in out["q2"]] == ["z", "w"]
+
+
+def test_the_pool_ranking_is_validated_and_named_in_the_run_folder():
+    import pytest
+
+    from nomos.retrieval.fusion import FusionRetriever
+    from nomos.retrieval.fusion_config import FusionConfig
+    from nomos.retrieval.registry import MethodOptions
+    from nomos.stages.evaluation import default_run_name
+
+    assert FusionConfig().pool_ranking == "rrf-head" and FusionConfig().head == 5  # hybrid's default order
+    with pytest.raises(ValueError, match="pool ranking"):
+        FusionRetriever(None, "i", None, None, FusionConfig(where="pool", pool_ranking="best"))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="0 or more"):
+        FusionRetriever(None, "i", None, None, FusionConfig(where="pool", head=-1))  # type: ignore[arg-type]
+    assert default_run_name("hybrid", MethodOptions()) == "hybrid"
+    assert default_run_name("hybrid", MethodOptions(fusion=FusionConfig(pool_ranking="minmax"))) == "hybrid-minmax"
+    assert default_run_name("hybrid", MethodOptions(fusion=FusionConfig(head=10))) == "hybrid-head10"
+    assert default_run_name("hybrid", MethodOptions(fusion=FusionConfig(where="server"))) == "hybrid-server"

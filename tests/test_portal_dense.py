@@ -72,7 +72,9 @@ def test_knn_and_hybrid_through_the_portal(dense_settings):
 
 # kNN: one _search. Hybrid (pool fusion): kNN's pool (_msearch), BM25 over the pool with the facets, the page's
 # snippets; a single hybrid query cannot restrict BM25 to kNN's top 100 (FusionRetriever.search_faceted says why).
-REQUESTS = {"knn": ["/_search"], "hybrid": ["/_msearch", "/_search", "/_search"]}
+# kNN: one request. hybrid (pool, rrf-head ranking): BM25's and kNN's own lists (one _msearch each, as the CLI's
+# search_many), then one request for the page's facets over the pool and its snippets
+REQUESTS = {"knn": ["/_search"], "hybrid": ["/_msearch", "/_msearch", "/_search"]}
 
 
 @pytest.mark.parametrize("method", ["knn", "hybrid"])

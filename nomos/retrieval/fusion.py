@@ -22,6 +22,7 @@ from nomos.retrieval.base import Hit, Progress, SearchResult, rank, tick
 from nomos.retrieval.bm25 import PAGE_FILTER, BM25Retriever, FacetedHits, SearchError, snippet_highlight
 from nomos.retrieval.decorate import decorate
 from nomos.retrieval.fusion_config import DEFAULT_WEIGHTS, FusionConfig
+from nomos.retrieval.head_fusion import head_fuse
 from nomos.retrieval.knn import SNIPPET_FALLBACK_CHARS, KnnRetriever, faceted_page
 from nomos.retrieval.pool_fusion import bm25_pool_page, bm25_scores_in_pool, pool_fuse
 
@@ -88,6 +89,7 @@ def client_fuse(bm25: Mapping[str, list[Hit]], knn: Mapping[str, list[Hit]], cfg
 
 
 WHERES = ("server", "client", "pool")
+POOL_RANKINGS = ("rrf-head", "minmax")
 
 
 @dataclass
@@ -109,6 +111,10 @@ class FusionRetriever:
             raise ValueError(f"fusion must be one of {', '.join(WHERES)}, got {self.config.where!r}")
         if self.config.where == "pool" and (self.config.kind != "hybrid" or self.config.pool not in ("knn", "bm25")):
             raise ValueError(f"pool fusion re-scores a 'knn' or 'bm25' pool with weights (hybrid), got {self.config.kind}/{self.config.pool}")
+        if self.config.pool_ranking not in POOL_RANKINGS:
+            raise ValueError(f"pool ranking must be one of {', '.join(POOL_RANKINGS)}, got {self.config.pool_ranking!r}")
+        if self.config.head < 0:
+            raise ValueError(f"the pool's RRF head must be 0 or more articles, got {self.config.head}")
 
     def search(self, query: str, k: int) -> list[Hit]:
         return self.search_many({"q": query}, k).hits["q"]
@@ -140,10 +146,15 @@ class FusionRetriever:
         return out
 
     def _pool(self, queries: Mapping[str, str], bm25: Mapping[str, list[Hit]], knn: Mapping[str, list[Hit]], k: int) -> dict[str, list[Hit]]:
-        """The pool clause's top ``depth``, re-ranked with the other clause's score as a feature. A kNN pool gets each
-        article's exact BM25 score (the same query restricted to the pool's ids); a BM25 pool gets kNN's scores
-        from kNN's own top ``depth`` (0 outside it)."""
+        """The pool clause's top ``depth``, re-ranked with the other clause as a feature. "rrf-head": the pool's top
+        ``head`` by RRF of both clauses' own lists, the rest in the pool's order (no extra request). "minmax": a
+        kNN pool gets each article's exact BM25 score (the same query restricted to the pool's ids); a BM25 pool
+        gets kNN's scores from kNN's own top ``depth`` (0 outside it)."""
         depth = max(self.config.depth, k)
+        if self.config.pool_ranking == "rrf-head":
+            pool, other_lists = (knn, bm25) if self.config.pool == "knn" else (bm25, knn)
+            return head_fuse({q: hs[:depth] for q, hs in pool.items()}, other_lists, k, head=self.config.head,
+                             rank_constant=self.config.rank_constant, pool_clause=self.config.pool)
         if self.config.pool == "knn":
             pool = {q: hs[:depth] for q, hs in knn.items()}
             other = bm25_scores_in_pool(self.bm25, queries, {q: [h.doc_id for h in hs] for q, hs in pool.items()})
@@ -194,12 +205,15 @@ class FusionRetriever:
         near-tied neighbours below rank 35 in 10 queries (neural-search normalises a clause's lowest score to
         0.001, not 0) and took about 60 ms more per page (``pagination_depth`` 100).
 
+        The "rrf-head" pool ranking (the default) needs both clauses' own lists: it ranks as :meth:`search_many`
+        does (one BM25 and one kNN request) and folds facets and snippets into one more, as "client" does.
+
         "server" is one request: the hybrid query :meth:`search_many` sends, with the page's parts (candidates:
         every BM25 match and kNN's). "client" and a BM25 pool rank first (:meth:`search_many`, ``depth`` deep)
         and fold facets and snippets into one more request."""
         depth = max(self.config.depth, k)
         where = self.config.where
-        if where == "pool" and self.config.pool == "knn":
+        if where == "pool" and self.config.pool == "knn" and self.config.pool_ranking == "minmax":
             pool = self.knn.search_many({"q": query}, depth).hits["q"]
             scores, aggregations, allowed = bm25_pool_page(self.bm25, query, [h.doc_id for h in pool], aggs, post_filter)
             fused = pool_fuse({"q": pool}, {"q": scores}, self.config.bm25_knn_weights, depth, pool_clause="knn")["q"]
@@ -260,6 +274,10 @@ class FusionRetriever:
         fusion: dict[str, Any] = {"kind": c.kind, "where": c.where, "depth": c.depth}
         if c.where == "pool":
             fusion["pool"] = c.pool
+            fusion["pool_ranking"] = c.pool_ranking
+            if c.pool_ranking == "rrf-head":  # weights and normalisation play no part
+                return {"method": self.name, "index": self.index, "bm25": self.bm25.describe(), "knn": self.knn.describe(),
+                        "fusion": {**fusion, "head": c.head, "rank_constant": c.rank_constant}}
         if c.kind == "rrf":
             fusion["rank_constant"] = c.rank_constant
         else:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nomos.mappings import normalization_pipeline, pipeline_name, rrf_pipeline
+from nomos.retrieval.head_fusion import DEFAULT_HEAD
 from nomos.settings import DEFAULT_FUSION_WEIGHTS
 
 # (bm25, knn). Equal weights fell short of kNN alone on the stand-in (Recall@100 0.500 vs 0.597): at 0.5/0.5 the
@@ -17,7 +18,7 @@ from nomos.settings import DEFAULT_FUSION_WEIGHTS
 # NOMOS_FUSION_WEIGHTS or --weights.
 DEFAULT_WEIGHTS: tuple[float, float] = DEFAULT_FUSION_WEIGHTS
 
-# hybrid re-scores kNN's pool with BM25 (never below kNN's Recall@k; bench/pool_study.py, docs/benchmarks.md);
+# hybrid keeps kNN's pool (never below kNN's Recall@k), its top FusionConfig.head ordered by RRF (bench/pool_study.py, docs/benchmarks.md);
 # rrf fuses in OpenSearch's score-ranker pipeline.
 DEFAULT_WHERE = {"hybrid": "pool", "rrf": "server"}
 
@@ -37,6 +38,11 @@ class FusionConfig:
     weights: tuple[float, float] | None = None  # (bm25, knn); None: the settings' (default DEFAULT_WEIGHTS)
     rank_constant: int = 60
     depth: int = 100  # how many each clause contributes
+    # where == "pool": how the pool is ordered. "rrf-head" (the default): its top ``head`` in RRF order of both
+    # clauses' own lists, then the pool clause's order (nomos/retrieval/head_fusion.py); "minmax": the weighted
+    # min-max sum of the pool clause's score and the other's exact score (nomos/retrieval/pool_fusion.py).
+    pool_ranking: str = "rrf-head"
+    head: int = DEFAULT_HEAD
 
     @property
     def resolved_where(self) -> str:

@@ -19,7 +19,7 @@ from nomos.ingest.indexer import index_meta
 from nomos.ingest.records import Dataset
 from nomos.opensearch.client import cluster_version, make_client
 from nomos.retrieval.base import Hit, Progress, SearchResult
-from nomos.retrieval.fusion_config import DEFAULT_WHERE
+from nomos.retrieval.fusion_config import DEFAULT_WHERE, FusionConfig
 from nomos.retrieval.registry import MethodOptions, make_retriever, method_spec, require_llm
 from nomos.settings import Settings
 
@@ -61,6 +61,12 @@ def default_run_name(method: str, options: MethodOptions) -> str:
         parts.append("exact")
     if "fusion_where" in takes and options.fusion.where and options.fusion.where != DEFAULT_WHERE.get(method):
         parts.append(options.fusion.where)  # hybrid-server, hybrid-client, rrf-client…
+    if "fusion_where" in takes and options.fusion.resolved_where == "pool" and method == "hybrid":
+        default = FusionConfig()
+        if options.fusion.pool_ranking != default.pool_ranking:
+            parts.append(options.fusion.pool_ranking)  # hybrid-minmax
+        elif options.fusion.head != default.head:
+            parts.append(f"head{options.fusion.head}")  # hybrid-head10
     if options.rerank:  # any method: "-rerank-llm", "-rerank-cross-encoder_<model>"
         judge = options.rerank if options.rerank == "llm" else options.rerank.split(":", 1)[0] + "_" + Path(options.rerank.split(":", 1)[1]).name
         parts.append(f"rerank-{judge}{'' if options.rerank_depth == 20 else options.rerank_depth}")

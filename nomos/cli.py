@@ -33,6 +33,7 @@ def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         from nomos.eval.compare import RunNotFound
         from nomos.ingest.bulk import BulkError
         from nomos.ingest.records import DatasetError
+        from nomos.localllm.config import LocalLLMError
         from nomos.mappings import MappingError
         from nomos.opensearch.client import ClusterUnavailable
         from nomos.retrieval.bm25 import SearchError
@@ -40,7 +41,7 @@ def friendly_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         from nomos.stages.evaluation import IndexMismatch
         from nomos.vectors.encoders import EncoderError
 
-        known = (DatasetError, MappingError, ClusterUnavailable, BulkError, SearchError, IndexMismatch, EncoderError, LLMError, RunNotFound)
+        known = (DatasetError, MappingError, ClusterUnavailable, BulkError, SearchError, IndexMismatch, EncoderError, LLMError, LocalLLMError, RunNotFound)
         try:
             return fn(*args, **kwargs)
         except known as exc:

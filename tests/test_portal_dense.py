@@ -70,11 +70,9 @@ def test_knn_and_hybrid_through_the_portal(dense_settings):
         assert 'href="/articles/AK%3A%3A9' in html
 
 
-# kNN: one _search. Hybrid (pool fusion): kNN's pool (_msearch), BM25 over the pool with the facets, the page's
-# snippets; a single hybrid query cannot restrict BM25 to kNN's top 100 (FusionRetriever.search_faceted says why).
-# kNN: one request. hybrid (pool, rrf-head ranking): BM25's and kNN's own lists (one _msearch each, as the CLI's
-# search_many), then one request for the page's facets over the pool and its snippets
-REQUESTS = {"knn": ["/_search"], "hybrid": ["/_msearch", "/_msearch", "/_search"]}
+# kNN: one request. Hybrid (pool fusion, rrf-head order): BM25's and kNN's own top 100 in one _msearch (the lists
+# search_many ranks), then one request for the page: facets over the pool and the shown hits' snippets.
+REQUESTS = {"knn": ["/_search"], "hybrid": ["/_msearch", "/_search"]}
 
 
 @pytest.mark.parametrize("method", ["knn", "hybrid"])

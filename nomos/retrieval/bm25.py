@@ -164,15 +164,34 @@ class BM25Retriever:
                 lines.extend([{"index": self.index, "search_type": self.effective_search_type()}, self.body(text, k, note)])
                 if note:
                     notes[qid] = note
-            resp = self._retry(lambda lines=lines: self._msearch(lines))
+            resp = self.msearch(lines)
             for (qid, _), r in zip(batch, resp["responses"], strict=True):
-                if "error" in r:
-                    err = r["error"]
-                    reason = err.get("root_cause", [{}])[0].get("reason") or err.get("reason") if isinstance(err, dict) else err
-                    raise SearchError(f"query {qid!r}: OpenSearch refused it: {reason}")
-                out[qid] = rank([_hit(h) for h in r.get("hits", {}).get("hits", [])], k)
+                out[qid] = self.hits_of(r, qid, k)
                 tick(on_progress)
         return SearchResult(out, query_notes=notes)
+
+    def request(self, text: str, k: int) -> list[dict[str, Any]]:
+        """The two ``_msearch`` lines (header, body) of one query, ids and scores only: for callers that send
+        BM25 beside other searches in one round trip (hybrid's results page)."""
+        body = self.body(text, k)
+        if self.highlight:  # the page's snippets come later, for its k hits only
+            body.pop("highlight")
+            body.pop("_source")
+            body["stored_fields"] = "_none_"
+        return [{"index": self.index, "search_type": self.effective_search_type()}, body]
+
+    @staticmethod
+    def hits_of(response: Mapping[str, Any], qid: str, k: int) -> list[Hit]:
+        """The ranked hits of one ``_msearch`` item; an item OpenSearch refused raises, naming the query."""
+        if "error" in response:
+            err = response["error"]
+            reason = err.get("root_cause", [{}])[0].get("reason") or err.get("reason") if isinstance(err, dict) else err
+            raise SearchError(f"query {qid!r}: OpenSearch refused it: {reason}")
+        return rank([_hit(h) for h in response.get("hits", {}).get("hits", [])], k)
+
+    def msearch(self, lines: list[dict[str, Any]]) -> dict[str, Any]:
+        """One ``_msearch`` with this retriever's retries (connection errors, 429/502/503/504)."""
+        return self._retry(lambda: self._msearch(lines))
 
     def search_faceted(self, query: str, k: int, aggs: Mapping[str, Any],
                        post_filter: Mapping[str, Any] | None = None) -> FacetedHits:

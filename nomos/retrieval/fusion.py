@@ -205,8 +205,9 @@ class FusionRetriever:
         near-tied neighbours below rank 35 in 10 queries (neural-search normalises a clause's lowest score to
         0.001, not 0) and took about 60 ms more per page (``pagination_depth`` 100).
 
-        The "rrf-head" pool ranking (the default) needs both clauses' own lists: it ranks as :meth:`search_many`
-        does (one BM25 and one kNN request) and folds facets and snippets into one more, as "client" does.
+        The "rrf-head" pool ranking (the default) needs both clauses' own lists: two requests, both lists in one
+        ``_msearch`` (ranked as :meth:`search_many` ranks them), then the page over that ranking (facets over the
+        pool, the page's snippets), as "client" does.
 
         "server" is one request: the hybrid query :meth:`search_many` sends, with the page's parts (candidates:
         every BM25 match and kNN's). "client" and a BM25 pool rank first (:meth:`search_many`, ``depth`` deep)
@@ -219,6 +220,10 @@ class FusionRetriever:
             fused = pool_fuse({"q": pool}, {"q": scores}, self.config.bm25_knn_weights, depth, pool_clause="knn")["q"]
             shown = [h for h in fused if allowed is None or h.doc_id in allowed][:k]
             return FacetedHits(decorate(self.client, self.index, shown, query), aggregations, len(pool))
+        if where == "pool" and self.config.pool_ranking == "rrf-head":
+            bm25, knn = self._both_lists(query, depth)
+            ranked = self._pool({"q": query}, {"q": bm25}, {"q": knn}, depth)["q"]
+            return self._page_of_ranking(ranked, query, k, aggs, post_filter)
         if where != "server":
             ranked = self.search_many({"q": query}, depth).hits["q"]
             return self._page_of_ranking(ranked, query, k, aggs, post_filter)
@@ -231,6 +236,14 @@ class FusionRetriever:
         except Exception as exc:  # opensearch-py raises TransportError subclasses with the server's reason
             raise SearchError(f"the hybrid results page failed: {exc}") from None
         return faceted_page(resp, k)
+
+    def _both_lists(self, query: str, depth: int) -> tuple[list[Hit], list[Hit]]:
+        """BM25's and kNN's own top ``depth`` for one query in one ``_msearch`` (the bodies :meth:`search_many`
+        sends through each retriever, so the lists, and the fusion of them, are the same)."""
+        vector = self.knn.query_vectors([query])[0]
+        resp = self.bm25.msearch([*self.bm25.request(query, depth), *self.knn.request(vector, depth)])
+        bm25, knn = resp["responses"]
+        return self.bm25.hits_of(bm25, "q", depth), self.knn.hits_of(knn, "q", depth)
 
     @staticmethod
     def _page_parts(query: str, k: int, aggs: Mapping[str, Any], post_filter: Mapping[str, Any] | None) -> dict[str, Any]:

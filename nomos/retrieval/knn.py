@@ -121,11 +121,20 @@ class KnnRetriever:
                 lines.extend([{"index": self.index}, self.body(vectors[i], k)])
             resp = self.client.msearch(body=lines)
             for (qid, _), r in zip(items[start : start + self.batch_size], resp["responses"], strict=True):
-                if "error" in r:
-                    raise SearchError(f"query {qid!r}: OpenSearch refused the k-NN query: {r['error']}")
-                out[qid] = rank([Hit(str(h["sort"][1]), float(h["sort"][0])) for h in r["hits"]["hits"]], k)
+                out[qid] = self.hits_of(r, qid, k)
                 tick(on_progress)
         return SearchResult(out)
+
+    def request(self, vector: np.ndarray, k: int) -> list[dict[str, Any]]:
+        """The two ``_msearch`` lines (header, body) of one query vector, as :meth:`search_many` sends them."""
+        return [{"index": self.index}, self.body(vector, k)]
+
+    @staticmethod
+    def hits_of(response: Mapping[str, Any], qid: str, k: int) -> list[Hit]:
+        """The ranked hits of one ``_msearch`` item; an item OpenSearch refused raises, naming the query."""
+        if "error" in response:
+            raise SearchError(f"query {qid!r}: OpenSearch refused the k-NN query: {response['error']}")
+        return rank([Hit(str(h["sort"][1]), float(h["sort"][0])) for h in response["hits"]["hits"]], k)
 
     def describe(self) -> dict[str, Any]:
         return {"method": self.name, "index": self.index, "field": self.field, "encoder": self.encoder.describe(),

@@ -16,7 +16,6 @@ small dense models): ``bench/fusion_study.py`` chooses both by k-fold cross-vali
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from nomos.opensearch.client import retrying
@@ -35,17 +34,22 @@ def minmax(scores: Sequence[float]) -> list[float]:
 
 
 def bm25_scores_in_pool(bm25: BM25Retriever, queries: Mapping[str, str], pools: Mapping[str, Sequence[str]]) -> dict[str, dict[str, float]]:
-    """Each pool article's BM25 score for its query: the retriever's own query, filtered to the pool's ids (one
-    request per query; filters do not score, so these are the scores an unfiltered search would give)."""
-    out: dict[str, dict[str, float]] = {}
-    for qid, ids in pools.items():
-        if not ids:
-            out[qid] = {}
-            continue
-        restricted = replace(bm25, filters=(*bm25.filters, {"ids": {"values": list(ids)}}), highlight=False)
-        hits = restricted.search_many({qid: queries[qid]}, len(ids)).hits[qid]
-        out[qid] = {h.doc_id: h.score for h in hits}
-    return out
+    """Each pool article's BM25 score for its query: the retriever's own query, filtered to the pool's ids, every
+    query of a batch in one ``_msearch`` (filters do not score, so these are the scores an unfiltered search
+    would give)."""
+    out: dict[str, dict[str, float]] = {q: {} for q, ids in pools.items() if not ids}
+    todo = [(q, list(ids)) for q, ids in pools.items() if ids]
+    for start in range(0, len(todo), bm25.batch_size):
+        batch = todo[start : start + bm25.batch_size]
+        lines: list[dict[str, Any]] = []
+        for qid, ids in batch:
+            header, body = bm25.request(queries[qid], len(ids))
+            body["query"] = {"bool": {"must": [body["query"]], "filter": [{"ids": {"values": ids}}]}}
+            lines.extend([header, body])
+        resp = bm25.msearch(lines)
+        for (qid, ids), r in zip(batch, resp["responses"], strict=True):
+            out[qid] = {h.doc_id: h.score for h in bm25.hits_of(r, qid, len(ids))}
+    return {q: out[q] for q in pools}
 
 
 def bm25_pool_page(bm25: BM25Retriever, query: str, ids: Sequence[str], aggs: Mapping[str, Any],

@@ -102,6 +102,7 @@ def _node_or_exit(settings: Settings):  # noqa: ANN202 - NodeConfig import is la
         http_port=settings.http_port,
         transport_port=settings.transport_port,
         heap=settings.heap,
+        extra_settings={"thread_pool.search.size": settings.search_threads} if settings.search_threads else {},
     )
 
 

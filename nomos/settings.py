@@ -89,6 +89,9 @@ class Settings(BaseSettings):
     node_root: Path = Field(default_factory=_default_node_root)
     node_name: str = "node-1"
     heap: str = "1g"
+    # the local node's search thread pool (thread_pool.search.size); None = OpenSearch's own default,
+    # int(cores * 3 / 2) + 1 (4 on 2 cores). docs/benchmarks.md "The portal under load" measures the choice.
+    search_threads: int | None = None
     index_alias: str = Field(DEFAULT_ALIAS, validation_alias=_env("NOMOS_INDEX"))
     bm25_k1: float = 1.5
     bm25_b: float = 0.75

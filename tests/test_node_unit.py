@@ -461,3 +461,15 @@ def test_the_cluster_size_is_remembered_per_base_node(tmp_path: Path) -> None:
     assert node.remembered_cluster_size(base) is None and not node.cluster_size_file(base).exists()
     node.cluster_size_file(base).write_text("garbage")
     assert node.remembered_cluster_size(base) is None
+
+
+def test_search_threads_reach_the_nodes_opensearch_yml(tmp_path):
+    """NOMOS_SEARCH_THREADS sizes the local node's search pool (unset: OpenSearch's own default, no key written)."""
+    from nomos.cli import _node_or_exit
+    from nomos.opensearch.node_config import render_opensearch_yml
+    from nomos.settings import Settings
+
+    sized = _node_or_exit(Settings.from_env({"NOMOS_SEARCH_THREADS": "3", "NOMOS_NODE_ROOT": str(tmp_path)}))
+    assert "thread_pool.search.size: 3" in render_opensearch_yml(sized).splitlines()
+    default = _node_or_exit(Settings.from_env({"NOMOS_NODE_ROOT": str(tmp_path)}))
+    assert "thread_pool" not in render_opensearch_yml(default)

@@ -269,7 +269,7 @@ def method_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--rank-constant", type=int, default=60, show_default=True, help="rrf: rank constant."),
         click.option("--rerank", default=None, metavar="JUDGE",
                      help="Re-rank any method's top --rerank-depth: 'llm' (listwise, the --llm-* endpoint) or "
-                          "'cross-encoder:<model id or folder>' (sentence-transformers)."),
+                          "'cross-encoder:<model id or folder>' (sentence-transformers); default NOMOS_RERANK; 'none' turns it off."),
         click.option("--rerank-depth", type=int, default=20, show_default=True, help="How many of the top articles are re-ranked."),
     ]
     for opt in reversed(opts):

@@ -125,6 +125,9 @@ class Settings(BaseSettings):
     # "0.1,0.9" in the environment (NoDecode: not JSON), a pair in Python
     fusion_weights: Annotated[tuple[float, float], NoDecode] = DEFAULT_FUSION_WEIGHTS
     llm_seed: int | None = None  # sent as the OpenAI `seed` when set (eval --repeat varies it per repetition)
+    # a re-ranking stage for every search that names none (--rerank): "llm" or "cross-encoder:<model>"; the portal
+    # applies it to every method. None: no re-ranking unless asked for; `--rerank none` turns a set one off.
+    rerank: str | None = None
     results_prefix: str = "nomos-results"  # eval --to-opensearch writes <prefix>-per-query, -runs, -react-rounds, -traces
     # The local LLM server (`cli.py llm start`, nomos/localllm): a GGUF served by xllamacpp on 127.0.0.1:llm_port.
     # LLM methods use it when llm_base_url is unset and it answers. No GGUF set = the bundled SmolLM2-135M

@@ -130,3 +130,44 @@ def test_cross_encoder_code_path_on_the_bundled_model_folder():
     assert sorted(d for d, _ in out) == ["a", "b", "c"] and all(math.isfinite(s) for _, s in out)
     assert [s for _, s in out] == sorted((s for _, s in out), reverse=True)
     assert judge.describe() == {"kind": "cross-encoder", "model": gt.get_model_path(), "max_length": 64}
+
+
+def test_a_configured_reranker_applies_where_no_flag_names_one():
+    from nomos.retrieval.registry import MethodOptions, resolved_options
+    from nomos.settings import Settings
+    from nomos.stages.evaluation import default_run_name
+
+    configured = Settings(rerank="llm")
+    assert resolved_options(configured, MethodOptions()).rerank == "llm"  # NOMOS_RERANK when no --rerank
+    assert resolved_options(configured, MethodOptions(rerank="none")).rerank is None  # --rerank none turns it off
+    assert resolved_options(configured, MethodOptions(rerank="cross-encoder:m")).rerank == "cross-encoder:m"
+    assert resolved_options(Settings(), MethodOptions()).rerank is None
+    assert Settings.from_env({"NOMOS_RERANK": "llm"}).rerank == "llm"
+    assert default_run_name("bm25", resolved_options(configured, MethodOptions())) == "bm25-rerank-llm"
+
+
+@pytest.mark.integration
+def test_the_portal_reranks_every_method_with_nomos_rerank(os_settings, mini_folder, tmp_path):
+    """NOMOS_RERANK=llm: the portal's BM25 page is the judge's order (the oracle puts gold first), says so, and
+    the API names the judge; without it the same page is BM25's own."""
+    from fastapi.testclient import TestClient
+
+    from nomos.portal import create_app
+    from tests.portal_support import indexed_mini
+
+    with indexed_mini(os_settings, tmp_path / "portal") as settings, from_beir(mini_folder) as server:
+        q2 = next(q.text for q in load_beir(mini_folder).queries if q.id == "q2")
+        llm = settings.with_overrides(llm_base_url=server.base_url, llm_model="scripted", cache_dir=tmp_path / "cache")
+        with TestClient(create_app(llm)) as plain:
+            first = plain.get("/api/search", params={"q": q2, "method": "bm25", "k": 6}).json()
+        assert first["reranked"] is None
+        with TestClient(create_app(llm.with_overrides(rerank="llm"))) as web:
+            r = web.get("/api/search", params={"q": q2, "method": "bm25", "k": 6})
+            assert r.status_code == 200, r.text
+            body = r.json()
+            assert body["reranked"] == "llm" and server.count("rerank") == 1
+            assert {h["id"] for h in body["hits"][:2]} == {"AK::914", "AK::932"}  # the judge's order leads
+            assert sorted(h["id"] for h in body["hits"]) == sorted(h["id"] for h in first["hits"])  # nothing lost
+            assert all(h["snippets"] for h in body["hits"]) and body["facets"]
+            page = web.get("/search", params={"q": q2, "method": "bm25"})
+            assert "αναταξινόμηση: llm" in page.text

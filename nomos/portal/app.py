@@ -127,6 +127,7 @@ class SearchOut(BaseModel):
     facets: list[FacetOut]
     areas: list[AreaFacetOut] = Field(default_factory=list, description="the legal areas of the matches, with counts")
     trace: list[TraceRound] | None = None
+    reranked: str | None = Field(None, description="the judge that re-ordered the top (the portal's NOMOS_RERANK), if any")
     url: str = Field(description="the shareable page of this search")
 
 
@@ -372,7 +373,7 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
     async def run_search(q: str, method: Method | None, k: int, source: str | None, area: str | None = None) -> SearchOutcome:
         check_area(area)
         m = method.value if method is not None else portal.default_method()
-        llm = method_spec(m).needs_llm
+        llm = method_spec(m).needs_llm or portal.settings.rerank == "llm"  # an LLM judge takes an LLM slot too
         if llm:
             portal.check_method(m)  # refuse before taking an LLM slot
         return await call(portal.search, q.strip(), m, k, source, area, llm=llm)
@@ -426,6 +427,7 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
             trace=[TraceRound(round=t.get("round", i + 1), query=t.get("query", ""), query_source=t.get("query_source"),
                               thought=t.get("thought"), candidates=len(t.get("candidates", ())), kept=list(t.get("kept", ())))
                    for i, t in enumerate(r.trace)] if r.trace is not None else None,
+            reranked=r.reranked,
             url=search_url(r.query, r.method, r.k, r.source, area=r.area),
         )
 

@@ -63,6 +63,7 @@ class SearchOutcome:
     trace: list[dict[str, Any]] | None = None
     area: str | None = None
     areas: list[AreaFacet] = field(default_factory=list)  # the legal-area facet, beside ``facets`` (sources)
+    reranked: str | None = None  # the judge that re-ordered the top (NOMOS_RERANK), shown on the page
 
 
 @dataclass
@@ -158,14 +159,16 @@ class Portal:
         spec = method_spec(method)
         started = time.perf_counter()
         trace = None
-        if spec.faceted:
+        if spec.faceted and not self.settings.rerank:
             # ranking, snippets and facets together (BM25, kNN: one request; hybrid: three); the source and area
             # filters restrict the hits, not the facets. faceted_search calls only search_faceted, which all of them have
             hits, both, total = faceted_search(cast(BM25Retriever, self.faceted(method)), query, k, source, area=area)
         else:
-            # LLM methods rank outside OpenSearch: the ranking, then its facets, sources and snippets (3-4 requests).
-            # An LLM retriever is built per search (its LLM client belongs to the event loop of one search)
-            retriever = make_retriever(self.llm_settings(), method, self.client) if spec.needs_llm else self._cached(method)
+            # LLM methods and re-ranked pages (NOMOS_RERANK) rank outside OpenSearch: the ranking, then its facets,
+            # sources and snippets (3-4 requests). An LLM retriever or judge is built per search (its LLM client
+            # belongs to the event loop of one search)
+            llm = spec.needs_llm or self.settings.rerank == "llm"
+            retriever = make_retriever(self.llm_settings(), method, self.client) if llm else self._cached(method)
             result = retriever.search_many({"q": query}, max(k, FILTER_DEPTH) if source or area else k)
             ranked = result.hits["q"]
             rounds = result.traces.get("q", {}).get("rounds")  # a round-by-round trace (react) is shown
@@ -178,7 +181,8 @@ class Portal:
                 ranked = [h for h in ranked if h.doc_id in keep]
             hits = decorate(self.client, self.index, ranked[:k], query)
         took = 1000 * (time.perf_counter() - started)
-        return SearchOutcome(query, method, k, source, hits, both.sources, total, took, trace, area=area, areas=both.areas)
+        return SearchOutcome(query, method, k, source, hits, both.sources, total, took, trace, area=area, areas=both.areas,
+                             reranked=self.settings.rerank)
 
     def article(self, article_id: str, query: str | None = None) -> Article | None:
         return article_page(self.client, self.index, article_id, query=query or None)

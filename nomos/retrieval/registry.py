@@ -209,7 +209,8 @@ BEST_WITH_VECTORS = "hybrid"  # kNN's pool re-scored with BM25: kNN's recall, a 
 
 def best_method(has_vectors: bool) -> str:
     """The method search and the portal use when the user names none: the best this index can serve (hybrid where
-    it holds the embedder's vectors, BM25 otherwise). A configured re-ranker (NOMOS_RERANK) is applied on top."""
+    it holds the embedder's vectors, BM25 otherwise). A configured re-ranker (NOMOS_RERANK) is applied on top
+    (:func:`resolved_options`)."""
     return BEST_WITH_VECTORS if has_vectors else DEFAULT_METHOD
 
 
@@ -266,11 +267,23 @@ def make_reranker(settings: Settings, spec: str) -> Any:
     raise ValueError(f"unknown re-ranker {spec!r}; choose one of: {', '.join(RERANKERS)}")
 
 
+def resolved_options(settings: Settings, options: MethodOptions) -> MethodOptions:
+    """``options`` with the re-ranker settled: a ``--rerank`` given wins ("none" turns it off), else the
+    settings' (NOMOS_RERANK). Entry points that name results by their options (eval's run folder) call this
+    first, so the name and the ranking agree."""
+    if options.rerank == "none":
+        return replace(options, rerank=None)
+    if options.rerank is None and settings.rerank and settings.rerank != "none":
+        return replace(options, rerank=settings.rerank)
+    return options
+
+
 def make_retriever(settings: Settings, method: str, client: OpenSearch, options: MethodOptions = MethodOptions()) -> Retriever:
     """The retriever for a method name; every entry point (CLI, portal, benchmarks) builds retrievers here.
     With ``options.rerank`` the method's top ``rerank_depth`` is re-ordered by that judge (any method)."""
     spec = method_spec(method)
     settings = require_llm(settings, method)
+    options = resolved_options(settings, options)
     first = spec.factory(settings, client, options)
     if not options.rerank:
         return first

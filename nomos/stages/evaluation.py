@@ -20,7 +20,7 @@ from nomos.ingest.records import Dataset
 from nomos.opensearch.client import cluster_version, make_client
 from nomos.retrieval.base import Hit, Progress, SearchResult
 from nomos.retrieval.fusion_config import DEFAULT_WHERE, FusionConfig
-from nomos.retrieval.registry import MethodOptions, make_retriever, method_spec, require_llm
+from nomos.retrieval.registry import MethodOptions, make_retriever, method_spec, require_llm, resolved_options
 from nomos.settings import Settings
 
 
@@ -97,7 +97,7 @@ def evaluate_method(
     version = cluster_version(client, settings)
     meta = index_meta(client, settings.index_alias)
     check_index_matches(meta, dataset, settings.index_alias)
-    options = options or MethodOptions(analysis=analysis)
+    options = resolved_options(settings, options or MethodOptions(analysis=analysis))  # NOMOS_RERANK counts
     retriever = make_retriever(settings, method, client, options)
     run_name = run_name or default_run_name(method, options)
     folder = settings.runs_dir / dataset.name / run_name

@@ -160,7 +160,7 @@ class Portal:
         started = time.perf_counter()
         trace = None
         if spec.faceted and not self.settings.rerank:
-            # ranking, snippets and facets together (BM25, kNN: one request; hybrid: three); the source and area
+            # ranking, snippets and facets together (BM25, kNN: one request; hybrid: two); the source and area
             # filters restrict the hits, not the facets. faceted_search calls only search_faceted, which all of them have
             hits, both, total = faceted_search(cast(BM25Retriever, self.faceted(method)), query, k, source, area=area)
         else:

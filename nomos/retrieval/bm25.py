@@ -126,7 +126,10 @@ class BM25Retriever:
             return {"match_none": {}}
         return {"bool": {"should": [{"term": {self.field: {"value": t, "boost": c}}} for t, c in terms]}}
 
-    def body(self, text: str, k: int, note: dict[str, Any] | None = None) -> dict[str, Any]:
+    def body(self, text: str, k: int, note: dict[str, Any] | None = None, *, ids_only: bool = False) -> dict[str, Any]:
+        """The search body of one query; ``ids_only`` leaves out the fields and snippets ``highlight`` asks for
+        (a caller that decorates only the page it shows, later)."""
+        fields = self.highlight and not ids_only
         query = self.query_clause(text, note)
         if self.filters:
             query = {"bool": {"must": [query], "filter": list(self.filters)}}
@@ -136,13 +139,13 @@ class BM25Retriever:
             "sort": [{"_score": "desc"}, {"article_id": "asc"}],
             "track_scores": True,
         }
-        if self.highlight:
+        if fields:
             body["_source"] = ["title", "law", "source"]
         else:
             # Evaluation needs only ids and scores, both in the sort values: skipping stored fields avoids
             # decompressing every hit's _source and makes the query phase several times faster.
             body["stored_fields"] = "_none_"
-        if self.highlight:
+        if fields:
             body["highlight"] = snippet_highlight(text)
         return body
 
@@ -173,12 +176,7 @@ class BM25Retriever:
     def request(self, text: str, k: int) -> list[dict[str, Any]]:
         """The two ``_msearch`` lines (header, body) of one query, ids and scores only: for callers that send
         BM25 beside other searches in one round trip (hybrid's results page)."""
-        body = self.body(text, k)
-        if self.highlight:  # the page's snippets come later, for its k hits only
-            body.pop("highlight")
-            body.pop("_source")
-            body["stored_fields"] = "_none_"
-        return [{"index": self.index, "search_type": self.effective_search_type()}, body]
+        return [{"index": self.index, "search_type": self.effective_search_type()}, self.body(text, k, ids_only=True)]
 
     @staticmethod
     def hits_of(response: Mapping[str, Any], qid: str, k: int) -> list[Hit]:

@@ -19,11 +19,11 @@ from typing import Any, Mapping
 from opensearchpy import OpenSearch
 
 from nomos.retrieval.base import Hit, Progress, SearchResult, rank, tick
-from nomos.retrieval.bm25 import PAGE_FILTER, BM25Retriever, FacetedHits, SearchError, snippet_highlight
+from nomos.retrieval.bm25 import PAGE_FILTER, BM25Retriever, FacetedHits, SearchError
 from nomos.retrieval.decorate import decorate
 from nomos.retrieval.fusion_config import DEFAULT_WEIGHTS, FusionConfig
 from nomos.retrieval.head_fusion import head_fuse
-from nomos.retrieval.knn import SNIPPET_FALLBACK_CHARS, KnnRetriever, faceted_page
+from nomos.retrieval.knn import KnnRetriever, faceted_page, page_parts
 from nomos.retrieval.pool_fusion import bm25_pool_page, bm25_scores_in_pool, pool_fuse
 
 __all__ = ["DEFAULT_WEIGHTS", "FusionConfig", "FusionRetriever", "clause_details", "client_fuse", "fused_hits"]
@@ -230,7 +230,7 @@ class FusionRetriever:
         vector = self.knn.query_vectors([query])[0]
         _, pipeline = self.config.pipeline()
         hybrid = {"hybrid": {"queries": [self.bm25.query_clause(query), self.knn.clause(vector, depth)]}}
-        body = {**self._page_parts(query, k, aggs, post_filter), "query": hybrid, "search_pipeline": pipeline}
+        body = {**page_parts(query, k, aggs, post_filter), "query": hybrid, "search_pipeline": pipeline}
         try:
             resp = self.client.search(index=self.index, body=body, params={"filter_path": PAGE_FILTER})
         except Exception as exc:  # opensearch-py raises TransportError subclasses with the server's reason
@@ -245,20 +245,6 @@ class FusionRetriever:
         bm25, knn = resp["responses"]
         return self.bm25.hits_of(bm25, "q", depth), self.knn.hits_of(knn, "q", depth)
 
-    @staticmethod
-    def _page_parts(query: str, k: int, aggs: Mapping[str, Any], post_filter: Mapping[str, Any] | None) -> dict[str, Any]:
-        """What a results page adds to its ranking query: the hits' fields and snippets (the query's words with
-        BM25's ``match``, the text's start where none occurs), the aggregations and the count of candidates."""
-        body: dict[str, Any] = {
-            "size": k,
-            "_source": ["title", "law", "source"],
-            "highlight": snippet_highlight(query, no_match_size=SNIPPET_FALLBACK_CHARS),
-            "aggs": {**aggs, "_matching": {"filter": {"match_all": {}}}},
-        }
-        if post_filter:
-            body["post_filter"] = dict(post_filter)
-        return body
-
     def _page_of_ranking(self, ranked: list[Hit], query: str, k: int, aggs: Mapping[str, Any],
                          post_filter: Mapping[str, Any] | None) -> FacetedHits:
         """A page over a ranking computed beforehand: one request scores its articles by their position (so
@@ -272,7 +258,7 @@ class FusionRetriever:
                 "script": {"source": "params.p[doc['article_id'].value]", "params": {"p": positions}},
             }
         }
-        body = {**self._page_parts(query, k, aggs, post_filter), "query": by_position}
+        body = {**page_parts(query, k, aggs, post_filter), "query": by_position}
         try:
             resp = self.client.search(index=self.index, body=body, params={"filter_path": PAGE_FILTER})
         except Exception as exc:  # opensearch-py raises TransportError subclasses with the server's reason

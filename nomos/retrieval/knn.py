@@ -93,16 +93,11 @@ class KnnRetriever:
         vector = self.query_vectors([query])[0]
         depth = max(depth, k)
         body: dict[str, Any] = {
-            "size": k,
+            **page_parts(query, k, aggs, post_filter),
             "query": self.clause(vector, depth),
             "sort": [{"_score": "desc"}, {"article_id": "asc"}],
             "track_scores": True,
-            "_source": ["title", "law", "source"],
-            "highlight": snippet_highlight(query, no_match_size=SNIPPET_FALLBACK_CHARS),
-            "aggs": {**aggs, "_matching": {"filter": {"match_all": {}}}},
         }
-        if post_filter:
-            body["post_filter"] = dict(post_filter)
         try:
             resp = self.client.search(index=self.index, body=body, params={"filter_path": PAGE_FILTER})
         except Exception as exc:  # opensearch-py raises TransportError subclasses with the server's reason
@@ -139,6 +134,21 @@ class KnnRetriever:
     def describe(self) -> dict[str, Any]:
         return {"method": self.name, "index": self.index, "field": self.field, "encoder": self.encoder.describe(),
                 "ef_search": self.ef_search, "exact": self.exact}
+
+
+def page_parts(query: str, k: int, aggs: Mapping[str, Any], post_filter: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What a results page adds to its ranking query (kNN's and the fused pages): the hits' fields and snippets (the
+    query's words with BM25's ``match``, the text's start where none occurs), the aggregations, the count of
+    candidates (``_matching``, read back by :func:`faceted_page`) and the page's filter."""
+    body: dict[str, Any] = {
+        "size": k,
+        "_source": ["title", "law", "source"],
+        "highlight": snippet_highlight(query, no_match_size=SNIPPET_FALLBACK_CHARS),
+        "aggs": {**aggs, "_matching": {"filter": {"match_all": {}}}},
+    }
+    if post_filter:
+        body["post_filter"] = dict(post_filter)
+    return body
 
 
 def faceted_page(resp: Mapping[str, Any], k: int) -> FacetedHits:

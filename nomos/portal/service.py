@@ -14,7 +14,16 @@ from typing import Any, Mapping, Protocol, cast
 
 from opensearchpy import OpenSearch
 
-from nomos.retrieval.articles import AreaFacet, Article, Facet, article_page, faceted_search, ids_facets, matching_ids
+from nomos.retrieval.articles import (
+    AreaFacet,
+    Article,
+    Facet,
+    article_page,
+    faceted_search,
+    ids_facets,
+    law_names,
+    matching_ids,
+)
 from nomos.retrieval.base import Hit, Retriever
 from nomos.retrieval.bm25 import BM25Retriever, FacetedHits
 from nomos.retrieval.decorate import decorate
@@ -77,6 +86,15 @@ class Portal:
     _local: threading.local = field(default_factory=threading.local, repr=False)
     _faceted: dict[str, tuple[float, BM25Retriever]] = field(default_factory=dict, repr=False)
     _llm: tuple[float, Settings] | None = field(default=None, repr=False)
+    _laws: tuple[float, dict[str, str]] | None = field(default=None, repr=False)
+
+    def laws(self) -> dict[str, str]:
+        """Legal source -> law name for the facets (:func:`law_names`), looked up at most once a minute: pages
+        then leave the name's sub-aggregation out. A source indexed since shows under its code until then."""
+        now = time.monotonic()
+        if self._laws is None or now - self._laws[0] > RETRIEVER_TTL_S:
+            self._laws = (now, law_names(self.client, self.index))
+        return self._laws[1]
 
     def llm_settings(self) -> Settings:
         """The settings LLM methods run with: the configured endpoint, else a local server (``cli.py llm
@@ -162,7 +180,8 @@ class Portal:
         if spec.faceted and not self.settings.rerank:
             # ranking, snippets and facets together (BM25, kNN: one request; hybrid: two); the source and area
             # filters restrict the hits, not the facets. faceted_search calls only search_faceted, which all of them have
-            hits, both, total = faceted_search(cast(BM25Retriever, self.faceted(method)), query, k, source, area=area)
+            hits, both, total = faceted_search(cast(BM25Retriever, self.faceted(method)), query, k, source, area=area,
+                                               laws=self.laws())
         else:
             # LLM methods and re-ranked pages (NOMOS_RERANK) rank outside OpenSearch: the ranking, then its facets,
             # sources and snippets (3-4 requests). An LLM retriever or judge is built per search (its LLM client
@@ -174,7 +193,7 @@ class Portal:
             rounds = result.traces.get("q", {}).get("rounds")  # a round-by-round trace (react) is shown
             if rounds is not None:
                 trace = list(rounds)
-            both = ids_facets(self.client, self.index, [h.doc_id for h in ranked], source=source, area=area)
+            both = ids_facets(self.client, self.index, [h.doc_id for h in ranked], source=source, area=area, laws=self.laws())
             total = len(ranked)
             if source or area:
                 keep = matching_ids(self.client, self.index, [h.doc_id for h in ranked], source, area)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError
@@ -21,6 +21,7 @@ from nomos.retrieval.base import Hit
 from nomos.retrieval.bm25 import HIGHLIGHT_TAGS, BM25Retriever
 
 MAX_LAW_ARTICLES = 2000  # neighbours: every article of one law is listed (the largest stand-in law has 492)
+MAX_SOURCES = 10_000  # law_names: every legal source of an index (the benchmark has 23, the stand-in 67)
 
 
 @dataclass(frozen=True)
@@ -187,25 +188,30 @@ def article_page(client: OpenSearch, index: str, article_id: str, query: str | N
     )
 
 
-def _facets(aggs: dict[str, Any]) -> Facets:
+def _facets(aggs: dict[str, Any], laws: Mapping[str, str] | None = None) -> Facets:
     """The two facets out of the aggregations :func:`_facet_aggs` asked for (either shape: plain, or each one under
-    the other facet's filter)."""
+    the other facet's filter). A source's law name comes from ``laws`` when given (:func:`law_names`), else from
+    the ``law`` sub-aggregation; a source missing from both is named by its code."""
     def buckets(name: str) -> list[dict[str, Any]]:
         agg = aggs.get(name, {})
         return agg.get("inner", agg).get("buckets", [])
 
     sources = []
     for b in buckets("sources"):
-        laws = b.get("law", {}).get("buckets", [])
-        sources.append(Facet(b["key"], laws[0]["key"] if laws else b["key"], int(b["doc_count"])))
+        sub = b.get("law", {}).get("buckets", [])
+        law = (laws or {}).get(b["key"]) or (sub[0]["key"] if sub else b["key"])
+        sources.append(Facet(b["key"], law, int(b["doc_count"])))
     areas = [AreaFacet(b["key"], area_label(b["key"]), int(b["doc_count"])) for b in buckets("areas") if b["key"]]
     return Facets(sources, areas)
 
 
-def _facet_aggs(size: int, source: str | None = None, area: str | None = None) -> dict[str, Any]:
+def _facet_aggs(size: int, source: str | None = None, area: str | None = None, *, law_names: bool = True) -> dict[str, Any]:
     """Aggregations for both facets. A chosen ``area`` narrows the source facet and a chosen ``source`` the area
-    facet (each facet counts what the *other* filter leaves, never its own, so a person can still switch)."""
-    by_source = {"terms": {"field": "source", "size": size}, "aggs": {"law": {"terms": {"field": "law", "size": 1}}}}
+    facet (each facet counts what the *other* filter leaves, never its own, so a person can still switch).
+    ``law_names=False`` leaves out the per-source ``law`` sub-aggregation, for a caller that knows the names."""
+    by_source: dict[str, Any] = {"terms": {"field": "source", "size": size}}
+    if law_names:
+        by_source["aggs"] = {"law": {"terms": {"field": "law", "size": 1}}}
     by_area = {"terms": {"field": "area", "size": size}}
 
     def under(filter_: dict[str, Any] | None, agg: dict[str, Any]) -> dict[str, Any]:
@@ -213,6 +219,17 @@ def _facet_aggs(size: int, source: str | None = None, area: str | None = None) -
 
     return {"sources": under({"term": {"area": area}} if area else None, by_source),
             "areas": under({"term": {"source": source}} if source else None, by_area)}
+
+
+def law_names(client: OpenSearch, index: str) -> dict[str, str]:
+    """Every legal source of the index with its law's name (source code -> name), in one aggregation.
+
+    A source names one law, so a results page need not ask for the name beside every facet bucket: the portal
+    keeps this map for a minute and its pages leave the ``law`` sub-aggregation out (about a tenth of a BM25
+    page's time in OpenSearch, docs/benchmarks.md)."""
+    resp = client.search(index=index, body={"size": 0, "aggs": {"sources": {
+        "terms": {"field": "source", "size": MAX_SOURCES}, "aggs": {"law": {"terms": {"field": "law", "size": 1}}}}}})
+    return {f.source: f.law for f in _facets(resp.get("aggregations") or {}).sources}
 
 
 def page_filter(source: str | None = None, area: str | None = None) -> dict[str, Any] | None:
@@ -224,22 +241,26 @@ def page_filter(source: str | None = None, area: str | None = None) -> dict[str,
 
 
 def faceted_search(bm25: BM25Retriever, query: str, k: int, source: str | None = None,
-                   size: int = 15, area: str | None = None) -> tuple[list[Hit], Facets, int]:
+                   size: int = 15, area: str | None = None,
+                   laws: Mapping[str, str] | None = None) -> tuple[list[Hit], Facets, int]:
     """A BM25 results page in one request: the top ``k`` (of ``source`` and ``area`` only, when given, as a
     ``post_filter``), the legal sources and areas of every article the query matches with their counts (each
-    facet unfiltered by its own choice, so a person can switch), and how many articles match."""
-    page = bm25.search_faceted(query, k, _facet_aggs(size, source, area), post_filter=page_filter(source, area))
-    return page.hits, _facets(page.aggregations), page.matching
+    facet unfiltered by its own choice, so a person can switch), and how many articles match. With ``laws``
+    (:func:`law_names`) the sources' names come from it instead of a sub-aggregation."""
+    aggs = _facet_aggs(size, source, area, law_names=laws is None)
+    page = bm25.search_faceted(query, k, aggs, post_filter=page_filter(source, area))
+    return page.hits, _facets(page.aggregations, laws), page.matching
 
 
 def ids_facets(client: OpenSearch, index: str, ids: Sequence[str], size: int = 15, source: str | None = None,
-               area: str | None = None) -> Facets:
-    """Legal sources and areas of a ranked list (dense, fused and LLM methods), with counts."""
+               area: str | None = None, laws: Mapping[str, str] | None = None) -> Facets:
+    """Legal sources and areas of a ranked list (LLM methods and re-ranked pages), with counts; ``laws`` as in
+    :func:`faceted_search`."""
     if not ids:
         return Facets()
     resp = client.search(index=index, body={"size": 0, "query": {"ids": {"values": list(ids)}},
-                                            "aggs": _facet_aggs(size, source, area)})
-    return _facets(resp["aggregations"])
+                                            "aggs": _facet_aggs(size, source, area, law_names=laws is None)})
+    return _facets(resp["aggregations"], laws)
 
 
 def sources_of(client: OpenSearch, index: str, ids: Sequence[str]) -> dict[str, str]:

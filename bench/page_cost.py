@@ -1,0 +1,116 @@
+"""Where a BM25 results page's time goes inside OpenSearch: the portal's own page request, sent as is and with one
+part removed or changed at a time, side by side over the stand-in's real queries (sequential, one connection).
+
+Each variant is the page's body (ranking, snippets, facets, count) from :class:`BM25Retriever` and the portal's
+facet aggregations, changed in one way; the script prints OpenSearch's mean ``took``, the client's median, and
+the ratio to the full page. Sequential timings show what each part costs; whether that moves p95 under load is
+bench/portal_load.py's question.
+
+    .venv/bin/python bench/page_cost.py --dataset ../shared/data/greek-statutes [--index nomos-articles]
+        [--rounds 5] [--variants full,no_highlight,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from nomos.opensearch.client import make_client  # noqa: E402
+from nomos.retrieval.articles import _facet_aggs  # noqa: E402
+from nomos.retrieval.bm25 import PAGE_FILTER, BM25Retriever  # noqa: E402
+from nomos.settings import Settings  # noqa: E402
+
+
+def _text_hl(b: dict[str, Any]) -> dict[str, Any]:
+    return b["highlight"]["fields"]["text"]
+
+
+def _edit(change: Callable[[dict[str, Any], str], Any]) -> Callable[[dict[str, Any], str], None]:
+    """A variant that changes the page body in place (what ``change`` returns is dropped)."""
+    def edit(b: dict[str, Any], q: str) -> None:
+        change(b, q)
+    return edit
+
+
+# name -> (what it changes, the change: edits the full page body of query q in place, or returns a new body)
+VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any], str], dict[str, Any] | None]]] = {
+    "full": ("the page as the portal sends it", _edit(lambda b, q: None)),
+    "law_subagg": ("with the law name under every source bucket (the page before Portal.laws)",
+                   _edit(lambda b, q: b["aggs"].update(_facet_aggs(15)))),
+    "no_highlight": ("no snippets", _edit(lambda b, q: b.pop("highlight"))),
+    "no_aggs": ("no facets, no exact count", _edit(lambda b, q: (b.pop("aggs"), b.update(track_total_hits=False)))),
+    "no_sort": ("score order only (no article_id tie-break)", _edit(lambda b, q: (b.pop("sort"), b.pop("track_scores")))),
+    "hl_1fragment": ("one snippet instead of two", _edit(lambda b, q: _text_hl(b).update(number_of_fragments=1))),
+    "hl_word": ("boundary_scanner word (single-word snippets)", _edit(lambda b, q: _text_hl(b).update(boundary_scanner="word"))),
+    "hl_10words": ("snippets marked for the case's first 10 words only",
+                   _edit(lambda b, q: _text_hl(b)["highlight_query"]["match"]["text"].update(query=" ".join(q.split()[:10])))),
+    "source_only": ("ranking + title/law/source from _source, nothing else",
+                    lambda b, q: {"size": b["size"], "query": b["query"], "_source": b["_source"]}),
+    "bare": ("ranking only (ids)", lambda b, q: {"size": b["size"], "query": b["query"], "stored_fields": "_none_"}),
+}
+
+
+def page_body(bm25: BM25Retriever, query: str, k: int) -> dict[str, Any]:
+    """The BM25 page's request body as the portal sends it (faceted_search with the portal's law names)."""
+    body = bm25.body(query, k)
+    body["track_total_hits"] = True
+    body["aggs"] = {**_facet_aggs(15, law_names=False), "_matching": {"filter": {"match_all": {}}}}
+    return body
+
+
+def variant_body(name: str, bm25: BM25Retriever, query: str, k: int) -> dict[str, Any]:
+    body = page_body(bm25, query, k)
+    replaced = VARIANTS[name][1](body, query)
+    return body if replaced is None else replaced
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dataset", default=str(ROOT.parent / "shared" / "data" / "greek-statutes"))
+    ap.add_argument("--index", default=None, help="index or alias (default: NOMOS_INDEX / the settings' alias)")
+    ap.add_argument("--rounds", type=int, default=5, help="passes over the queries per variant")
+    ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--variants", default=",".join(VARIANTS))
+    args = ap.parse_args()
+    names = [v.strip() for v in args.variants.split(",") if v.strip()]
+    bad = [n for n in names if n not in VARIANTS]
+    if bad:
+        raise SystemExit(f"--variants: unknown {bad}; choose from {', '.join(VARIANTS)}")
+    settings = Settings.from_env()
+    index = args.index or settings.index_alias
+    client = make_client(settings)
+    bm25 = BM25Retriever(client, index, highlight=True)
+    queries = [json.loads(line)["text"] for line in Path(args.dataset, "queries.jsonl").read_text(encoding="utf-8").splitlines()
+               if line.strip()]
+    for q in queries:  # warm every variant's caches and JIT paths
+        for n in names:
+            client.search(index=index, body=variant_body(n, bm25, q, args.k))
+    took: dict[str, list[float]] = {n: [] for n in names}
+    wall: dict[str, list[float]] = {n: [] for n in names}
+    for _ in range(args.rounds):
+        for q in queries:
+            for n in names:  # interleaved, so a slow moment of the machine hits every variant alike
+                body = variant_body(n, bm25, q, args.k)
+                t = time.perf_counter()
+                resp = client.search(index=index, body=body, params={"filter_path": PAGE_FILTER + ",took"})
+                wall[n].append(1000 * (time.perf_counter() - t))
+                took[n].append(float(resp["took"]))
+    base = statistics.mean(took["full"]) if "full" in took else None
+    print(f"index {index}, {len(queries)} queries x {args.rounds} rounds, k={args.k}\n")
+    print("| variant | what changes | took mean ms | client median ms | took / full |\n| --- | --- | --- | --- | --- |")
+    for n in names:
+        mean = statistics.mean(took[n])
+        ratio = f"{mean / base:.2f}" if base else "-"
+        print(f"| {n} | {VARIANTS[n][0]} | {mean:.2f} | {statistics.median(wall[n]):.2f} | {ratio} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -225,8 +225,8 @@ def law_names(client: OpenSearch, index: str) -> dict[str, str]:
     """Every legal source of the index with its law's name (source code -> name), in one aggregation.
 
     A source names one law, so a results page need not ask for the name beside every facet bucket: the portal
-    keeps this map for a minute and its pages leave the ``law`` sub-aggregation out (about a tenth of a BM25
-    page's time in OpenSearch, docs/benchmarks.md)."""
+    keeps this map for a minute and its pages leave the ``law`` sub-aggregation out (8% of a BM25 page's time
+    in OpenSearch, bench/page_cost.py)."""
     resp = client.search(index=index, body={"size": 0, "aggs": {"sources": {
         "terms": {"field": "source", "size": MAX_SOURCES}, "aggs": {"law": {"terms": {"field": "law", "size": 1}}}}}})
     return {f.source: f.law for f in _facets(resp.get("aggregations") or {}).sources}

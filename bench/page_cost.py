@@ -60,10 +60,7 @@ VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any], str], dict[str, Any] | 
 
 def page_body(bm25: BM25Retriever, query: str, k: int) -> dict[str, Any]:
     """The BM25 page's request body as the portal sends it (faceted_search with the portal's law names)."""
-    body = bm25.body(query, k)
-    body["track_total_hits"] = True
-    body["aggs"] = {**_facet_aggs(15, law_names=False), "_matching": {"filter": {"match_all": {}}}}
-    return body
+    return bm25.faceted_body(query, k, _facet_aggs(15, law_names=False))
 
 
 def variant_body(name: str, bm25: BM25Retriever, query: str, k: int) -> dict[str, Any]:

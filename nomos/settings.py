@@ -151,6 +151,14 @@ class Settings(BaseSettings):
     def _weights(cls, v: object) -> object:
         return parse_weights(v) if isinstance(v, str) else v
 
+    @field_validator("rerank", mode="before")
+    @classmethod
+    def _rerank(cls, v: object) -> object:
+        """"none" or blank -> unset: everything that reads ``rerank`` (the portal, resolved_options) sees one value."""
+        if isinstance(v, str) and v.strip().lower() in ("", "none"):
+            return None
+        return v
+
     @field_validator("search_type")
     @classmethod
     def _search_type(cls, v: str) -> str:

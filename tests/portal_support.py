@@ -1,5 +1,6 @@
-"""Shared pieces of the portal tests: an indexed mini dataset behind a unique alias, and a live portal server
-(uvicorn in a thread on a free loopback port) for the browser test."""
+"""Shared pieces of the portal tests: an indexed mini dataset behind a unique alias, a recorder of the requests a
+portal sends to OpenSearch, and a live portal server (uvicorn in a thread on a free loopback port) for the browser
+test."""
 
 from __future__ import annotations
 
@@ -11,12 +12,35 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from nomos.ingest.beir import load_beir
 from nomos.opensearch.client import make_client
 from nomos.settings import Settings
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import write_beir
+
+
+@contextmanager
+def requests_sent(web: Any, bodies: list[Any] | None = None) -> Iterator[list[tuple[str, str]]]:
+    """(HTTP method, path) of every request the portal's OpenSearch client sends inside the block (and each one's
+    body into ``bodies`` when given): its transport's ``perform_request`` is wrapped with a recorder that still
+    sends each request to the real node. ``web``: a TestClient of the portal."""
+    transport = web.app.state.portal.client.transport
+    sent: list[tuple[str, str]] = []
+    original = transport.perform_request
+
+    def recording(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
+        sent.append((method, url))
+        if bodies is not None:
+            bodies.append(kwargs.get("body"))
+        return original(method, url, *args, **kwargs)
+
+    transport.perform_request = recording
+    try:
+        yield sent
+    finally:
+        del transport.perform_request  # back to the class's method
 
 
 @contextmanager

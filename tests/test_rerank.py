@@ -143,6 +143,7 @@ def test_a_configured_reranker_applies_where_no_flag_names_one():
     assert resolved_options(configured, MethodOptions(rerank="cross-encoder:m")).rerank == "cross-encoder:m"
     assert resolved_options(Settings(), MethodOptions()).rerank is None
     assert Settings.from_env({"NOMOS_RERANK": "llm"}).rerank == "llm"
+    assert Settings.from_env({"NOMOS_RERANK": "none"}).rerank is None  # so the portal does not re-rank with "none"
     assert default_run_name("bm25", resolved_options(configured, MethodOptions())) == "bm25-rerank-llm"
 
 

@@ -191,6 +191,16 @@ class BM25Retriever:
         """One ``_msearch`` with this retriever's retries (connection errors, 429/502/503/504)."""
         return self._retry(lambda: self._msearch(lines))
 
+    def faceted_body(self, query: str, k: int, aggs: Mapping[str, Any],
+                     post_filter: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The body :meth:`search_faceted` sends (bench/page_cost.py times it part by part)."""
+        body = self.body(query, k)
+        body["track_total_hits"] = True
+        body["aggs"] = {**aggs, "_matching": {"filter": {"match_all": {}}}}
+        if post_filter:
+            body["post_filter"] = dict(post_filter)
+        return body
+
     def search_faceted(self, query: str, k: int, aggs: Mapping[str, Any],
                        post_filter: Mapping[str, Any] | None = None) -> FacetedHits:
         """The top ``k`` and ``aggs`` in one request, as a results page needs them.
@@ -200,11 +210,7 @@ class BM25Retriever:
         the others. Neither the filter nor the aggregations score: the ranking is the one :meth:`search` gives with
         the same clause in ``filters``. One request instead of a ranking plus a facet query: the match runs once
         and the node parses, plans and answers one HTTP request per page."""
-        body = self.body(query, k)
-        body["track_total_hits"] = True
-        body["aggs"] = {**aggs, "_matching": {"filter": {"match_all": {}}}}
-        if post_filter:
-            body["post_filter"] = dict(post_filter)
+        body = self.faceted_body(query, k, aggs, post_filter)
         resp = self._retry(lambda: self.client.search(
             index=self.index, body=body, search_type=self.effective_search_type(), params={"filter_path": PAGE_FILTER}))
         aggregations = dict(resp.get("aggregations") or {})

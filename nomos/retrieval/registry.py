@@ -273,7 +273,7 @@ def resolved_options(settings: Settings, options: MethodOptions) -> MethodOption
     first, so the name and the ranking agree."""
     if options.rerank == "none":
         return replace(options, rerank=None)
-    if options.rerank is None and settings.rerank and settings.rerank != "none":
+    if options.rerank is None and settings.rerank:  # Settings turns NOMOS_RERANK=none into None
         return replace(options, rerank=settings.rerank)
     return options
 

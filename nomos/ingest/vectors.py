@@ -1,7 +1,9 @@
 """The vector stage of indexing: one ``knn_vector`` field per encoder, filled only where it is missing.
 
-Documents are updated in place (partial updates), so adding a second encoder never touches the first one's
-vectors, and a stage interrupted half-way resumes with the documents still lacking the field.
+Documents are updated in place (partial updates), and a stage interrupted half-way resumes with the documents
+still lacking the field. ``_source`` leaves vectors out (the mapping's ``_source.excludes``) and an update
+rebuilds the document from ``_source``, so each update re-sends the document's other vector fields, read from the
+index (:func:`~nomos.vectors.stored.stored_vectors`): adding a second encoder keeps the first one's vectors.
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from opensearchpy import OpenSearch, helpers
 
 from nomos.ingest.bulk import BulkError, BulkFailure, item_failure
 from nomos.ingest.records import Article
-from nomos.mappings import MappingError, knn_vector_mapping, vector_field_name
+from nomos.mappings import VECTOR_PREFIX, MappingError, knn_vector_mapping, vector_field_name
 from nomos.vectors.cache import EncodeStats, VectorCache, encode_cached
 from nomos.vectors.encoders import Encoder, slug
+from nomos.vectors.stored import stored_vectors
 
 
 @dataclass(frozen=True)
@@ -32,11 +35,15 @@ def ids_missing_field(client: OpenSearch, index: str, field: str) -> set[str]:
     return {str(h["_id"]) for h in helpers.scan(client, query=query, index=index, size=1000)}
 
 
+def _properties(client: OpenSearch, index: str) -> dict[str, Any]:
+    return next(iter(client.indices.get_mapping(index=index).values()))["mappings"].get("properties", {})
+
+
 def ensure_vector_field(client: OpenSearch, index: str, encoder: Encoder, m: int, ef_construction: int) -> str:
     """Add the encoder's field to the mapping, or check that an existing one has the same shape."""
     field = vector_field_name(slug(encoder.spec))
     wanted = knn_vector_mapping(encoder.dim, m=m, ef_construction=ef_construction)
-    props = next(iter(client.indices.get_mapping(index=index).values()))["mappings"].get("properties", {})
+    props = _properties(client, index)
     if field in props:
         have = props[field]
         if int(have.get("dimension", -1)) != encoder.dim or have.get("method", {}).get("parameters") != wanted["method"]["parameters"]:
@@ -49,9 +56,13 @@ def ensure_vector_field(client: OpenSearch, index: str, encoder: Encoder, m: int
     return field
 
 
-def _updates(index: str, field: str, ids: list[str], vectors: Any) -> Iterator[dict[str, Any]]:
+def _updates(index: str, field: str, ids: list[str], vectors: Any,
+             others: dict[str, dict[str, list[float]]]) -> Iterator[dict[str, Any]]:
+    """One partial update per document: this field's vector, and the document's ``others`` (its other vector
+    fields, which the update would otherwise drop: they are not in ``_source``)."""
     for doc_id, vec in zip(ids, vectors, strict=True):
-        yield {"_op_type": "update", "_index": index, "_id": doc_id, "doc": {field: [round(float(x), 7) for x in vec]}}
+        yield {"_op_type": "update", "_index": index, "_id": doc_id,
+               "doc": {**others.get(doc_id, {}), field: [round(float(x), 7) for x in vec]}}
 
 
 def fill_vectors(
@@ -71,6 +82,8 @@ def fill_vectors(
     todo = [a for a in articles if a.id in missing]
     if not todo:
         return VectorReport(field, encoder.describe(), 0, None)
+    other_fields = sorted(f for f, spec in _properties(client, index).items()
+                          if f != field and f.startswith(VECTOR_PREFIX) and spec.get("type") == "knn_vector")
     stats: EncodeStats | None = None
     failures: list[BulkFailure] = []
     for start in range(0, len(todo), 256):  # encode and send in slices: a crash loses at most one slice of updates
@@ -80,8 +93,10 @@ def fill_vectors(
             stats.texts + part_stats.texts, stats.from_cache + part_stats.from_cache, stats.encoded + part_stats.encoded,
             stats.cut + part_stats.cut, stats.seconds + part_stats.seconds,
         )
+        ids = [a.id for a in part]
+        others = stored_vectors(client, index, other_fields, ids) if other_fields else {}
         for ok, item in helpers.streaming_bulk(
-            client, _updates(index, field, [a.id for a in part], vectors), chunk_size=200, raise_on_error=False, max_retries=5
+            client, _updates(index, field, ids, vectors, others), chunk_size=200, raise_on_error=False, max_retries=5
         ):
             if not ok:
                 failures.append(item_failure(item))

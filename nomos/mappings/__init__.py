@@ -85,6 +85,10 @@ def articles_index_body(
         raise MappingError(f"{path}: expected settings.index.similarity.{SIMILARITY}") from None
     index["number_of_shards"] = int(shards)
     index["number_of_replicas"] = int(replicas)
+    # Vectors stay out of _source: every results page reads title/law/source and the snippets' text from _source, and
+    # 384 floats as JSON were most of what it parsed (the k-NN field holds the vectors; nomos.vectors.stored reads
+    # them back). Partial updates rebuild a document from _source, so whoever updates one re-sends its vectors.
+    body["mappings"]["_source"] = {"excludes": [VECTOR_PREFIX + "*"]}
     return body
 
 

@@ -18,6 +18,7 @@ from opensearchpy import OpenSearch
 from nomos.retrieval.base import Hit, Progress, SearchResult, rank, tick
 from nomos.retrieval.bm25 import BM25Retriever, SearchError
 from nomos.retrieval.knn import KnnRetriever
+from nomos.vectors.stored import stored_vectors
 
 # Fields whose term vectors feed the expansion, per analysis chain (generated on the fly from _source).
 PRF_FIELDS = {"stemmed": ("title", "text"), "folded": ("title.folded", "text.folded")}
@@ -123,8 +124,9 @@ class RocchioRetriever:
         out: dict[str, list[Hit]] = {}
         for i, (qid, _) in enumerate(items):
             ids = [h.doc_id for h in first.hits.get(qid, [])]
-            docs = client.mget(index=self.knn.index, body={"ids": ids}, params={"_source_includes": self.knn.field})["docs"] if ids else []
-            fb = np.array([d["_source"][self.knn.field] for d in docs if d.get("found")], dtype=np.float32).reshape(-1, vectors.shape[1])
+            stored = stored_vectors(client, self.knn.index, [self.knn.field], ids)  # not in _source
+            fb = np.array([stored[d][self.knn.field] for d in ids if self.knn.field in stored.get(d, {})],
+                          dtype=np.float32).reshape(-1, vectors.shape[1])
             moved = rocchio(vectors[i], fb, self.alpha, self.beta)
             hits = client.search(index=self.knn.index, body=self.knn.body(moved, k))["hits"]["hits"]
             out[qid] = rank([Hit(str(h["sort"][1]), float(h["sort"][0])) for h in hits], k)

@@ -1,18 +1,22 @@
-"""Where a BM25 results page's time goes inside OpenSearch: the portal's own page request, sent as is and with one
+"""Where a results page's time goes inside OpenSearch: the portal's own page requests, sent as they are and with one
 part removed or changed at a time, side by side over the stand-in's real queries (sequential, one connection).
 
-Each variant is the page's body (ranking, snippets, facets, count) from :class:`BM25Retriever` and the portal's
-facet aggregations, changed in one way; the script prints OpenSearch's mean ``took``, the client's median, and
-the ratio to the full page. Sequential timings show what each part costs; whether that moves p95 under load is
+BM25 (``--method bm25``): each variant is the page's body (ranking, snippets, facets, count) from
+:class:`BM25Retriever` and the portal's facet aggregations, changed in one way. Hybrid (``--method hybrid``, an
+index with the embedder's vectors): the page's two requests apart, BM25's and kNN's top 100 (sent together in
+one ``_msearch`` by the portal) and the page over the fused ranking, with kNN's search and the page changed one
+way at a time. The script prints OpenSearch's mean ``took``, the client's median, and the ratio to the first
+variant. Sequential timings show what each part costs; whether that moves p95 under load is
 bench/portal_load.py's question.
 
     .venv/bin/python bench/page_cost.py --dataset ../shared/data/greek-statutes [--index nomos-articles]
-        [--rounds 5] [--variants full,no_highlight,...]
+        [--method bm25|hybrid] [--rounds 5] [--variants full,no_highlight,...]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import statistics
 import sys
@@ -26,6 +30,8 @@ sys.path.insert(0, str(ROOT))
 from nomos.opensearch.client import make_client  # noqa: E402
 from nomos.retrieval.articles import _facet_aggs  # noqa: E402
 from nomos.retrieval.bm25 import PAGE_FILTER, BM25Retriever  # noqa: E402
+from nomos.retrieval.fusion import ranking_page_body  # noqa: E402
+from nomos.retrieval.registry import MethodOptions, make_retriever  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
 
 
@@ -58,6 +64,31 @@ VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any], str], dict[str, Any] | 
 }
 
 
+DEPTH = 100  # hybrid's pool and lists (FusionConfig.depth)
+
+
+def _knn_list(fusion: Any, q: str, **change: Any) -> dict[str, Any]:
+    knn = dataclasses.replace(fusion.knn, **change)
+    return knn.body(fusion.knn.query_vectors([q])[0], DEPTH)
+
+
+def _page(fusion: Any, q: str, k: int) -> dict[str, Any]:
+    bm25, knn = fusion._both_lists(q, DEPTH)
+    ranked = fusion._pool({"q": q}, {"q": bm25}, {"q": knn}, DEPTH)["q"]
+    return ranking_page_body(ranked, q, k, _facet_aggs(15, law_names=False))
+
+
+# name -> (what it is, the request body of query q with the page size k)
+HYBRID_VARIANTS: dict[str, tuple[str, Callable[[Any, str, int], dict[str, Any]]]] = {
+    "page": ("the page over the fused ranking (script_score by position, facets, snippets)", _page),
+    "page_no_highlight": ("the same without snippets", lambda f, q, k: {kk: v for kk, v in _page(f, q, k).items() if kk != "highlight"}),
+    "bm25_list": ("BM25's top 100, ids only", lambda f, q, k: f.bm25.request(q, DEPTH)[1]),
+    "knn_list": ("kNN's top 100 (HNSW, ef_search 256)", lambda f, q, k: _knn_list(f, q)),
+    "knn_list_ef100": ("kNN's top 100 with ef_search 100", lambda f, q, k: _knn_list(f, q, ef_search=100)),
+    "knn_list_exact": ("kNN's top 100, exact (knn_score over every article)", lambda f, q, k: _knn_list(f, q, exact=True)),
+}
+
+
 def page_body(bm25: BM25Retriever, query: str, k: int) -> dict[str, Any]:
     """The BM25 page's request body as the portal sends it (faceted_search with the portal's law names)."""
     return bm25.faceted_body(query, k, _facet_aggs(15, law_names=False))
@@ -73,40 +104,50 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dataset", default=str(ROOT.parent / "shared" / "data" / "greek-statutes"))
     ap.add_argument("--index", default=None, help="index or alias (default: NOMOS_INDEX / the settings' alias)")
+    ap.add_argument("--method", choices=("bm25", "hybrid"), default="bm25")
     ap.add_argument("--rounds", type=int, default=5, help="passes over the queries per variant")
     ap.add_argument("--k", type=int, default=10)
-    ap.add_argument("--variants", default=",".join(VARIANTS))
+    ap.add_argument("--variants", default=None, help="comma-separated (default: all of the method's)")
     args = ap.parse_args()
-    names = [v.strip() for v in args.variants.split(",") if v.strip()]
-    bad = [n for n in names if n not in VARIANTS]
+    table = VARIANTS if args.method == "bm25" else HYBRID_VARIANTS
+    names = [v.strip() for v in (args.variants or ",".join(table)).split(",") if v.strip()]
+    bad = [n for n in names if n not in table]
     if bad:
-        raise SystemExit(f"--variants: unknown {bad}; choose from {', '.join(VARIANTS)}")
+        raise SystemExit(f"--variants: unknown {bad}; choose from {', '.join(table)}")
     settings = Settings.from_env()
     index = args.index or settings.index_alias
     client = make_client(settings)
-    bm25 = BM25Retriever(client, index, highlight=True)
+    if args.method == "bm25":
+        bm25 = BM25Retriever(client, index, highlight=True)
+
+        def body_of(n: str, q: str) -> dict[str, Any]:
+            return variant_body(n, bm25, q, args.k)
+    else:
+        fusion = make_retriever(settings.model_copy(update={"index_alias": index}), "hybrid", client, MethodOptions())
+
+        def body_of(n: str, q: str) -> dict[str, Any]:
+            return HYBRID_VARIANTS[n][1](fusion, q, args.k)
     queries = [json.loads(line)["text"] for line in Path(args.dataset, "queries.jsonl").read_text(encoding="utf-8").splitlines()
                if line.strip()]
     for q in queries:  # warm every variant's caches and JIT paths
         for n in names:
-            client.search(index=index, body=variant_body(n, bm25, q, args.k))
+            client.search(index=index, body=body_of(n, q))
     took: dict[str, list[float]] = {n: [] for n in names}
     wall: dict[str, list[float]] = {n: [] for n in names}
     for _ in range(args.rounds):
         for q in queries:
             for n in names:  # interleaved, so a slow moment of the machine hits every variant alike
-                body = variant_body(n, bm25, q, args.k)
+                body = body_of(n, q)
                 t = time.perf_counter()
                 resp = client.search(index=index, body=body, params={"filter_path": PAGE_FILTER + ",took"})
                 wall[n].append(1000 * (time.perf_counter() - t))
                 took[n].append(float(resp["took"]))
-    base = statistics.mean(took["full"]) if "full" in took else None
-    print(f"index {index}, {len(queries)} queries x {args.rounds} rounds, k={args.k}\n")
-    print("| variant | what changes | took mean ms | client median ms | took / full |\n| --- | --- | --- | --- | --- |")
+    base = statistics.mean(took[names[0]])
+    print(f"index {index}, {args.method}, {len(queries)} queries x {args.rounds} rounds, k={args.k}\n")
+    print(f"| variant | what it is | took mean ms | client median ms | took / {names[0]} |\n| --- | --- | --- | --- | --- |")
     for n in names:
         mean = statistics.mean(took[n])
-        ratio = f"{mean / base:.2f}" if base else "-"
-        print(f"| {n} | {VARIANTS[n][0]} | {mean:.2f} | {statistics.median(wall[n]):.2f} | {ratio} |")
+        print(f"| {n} | {table[n][0]} | {mean:.2f} | {statistics.median(wall[n]):.2f} | {mean / base:.2f} |")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from opensearchpy import OpenSearch
 
@@ -90,6 +90,21 @@ def client_fuse(bm25: Mapping[str, list[Hit]], knn: Mapping[str, list[Hit]], cfg
 
 WHERES = ("server", "client", "pool")
 POOL_RANKINGS = ("rrf-head", "minmax")
+
+
+def ranking_page_body(ranked: Sequence[Hit], query: str, k: int, aggs: Mapping[str, Any],
+                      post_filter: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The request of a results page over a ranking computed beforehand (bench/page_cost.py times it): the
+    ranking's articles scored by their position, so ``post_filter`` and ``size`` keep its order, with the page's
+    aggregations over all of them and the shown hits' snippets."""
+    positions = {h.doc_id: len(ranked) - i for i, h in enumerate(ranked)}
+    by_position = {
+        "script_score": {
+            "query": {"ids": {"values": list(positions)}},
+            "script": {"source": "params.p[doc['article_id'].value]", "params": {"p": positions}},
+        }
+    }
+    return {**page_parts(query, k, aggs, post_filter), "query": by_position}
 
 
 @dataclass
@@ -251,14 +266,7 @@ class FusionRetriever:
         ``post_filter`` and ``size`` keep the ranking's order), aggregates over them and highlights the page."""
         if not ranked:
             return FacetedHits([], {}, 0)
-        positions = {h.doc_id: len(ranked) - i for i, h in enumerate(ranked)}
-        by_position = {
-            "script_score": {
-                "query": {"ids": {"values": list(positions)}},
-                "script": {"source": "params.p[doc['article_id'].value]", "params": {"p": positions}},
-            }
-        }
-        body = {**page_parts(query, k, aggs, post_filter), "query": by_position}
+        body = ranking_page_body(ranked, query, k, aggs, post_filter)
         try:
             resp = self.client.search(index=self.index, body=body, params={"filter_path": PAGE_FILTER})
         except Exception as exc:  # opensearch-py raises TransportError subclasses with the server's reason

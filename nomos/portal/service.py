@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, cast
+from typing import Any, Callable, Generic, Mapping, Protocol, TypeVar, cast
 
 from opensearchpy import OpenSearch
 
@@ -45,6 +45,7 @@ from nomos.settings import Settings
 METHOD_LABELS: dict[str, str] = {s.name: s.label for s in portal_methods()}
 FILTER_DEPTH = 100  # methods that cannot filter inside OpenSearch: filter this many candidates, keep k
 RETRIEVER_TTL_S = 60.0  # the BM25 retriever (and the search type it looked up for the index) is rebuilt this often
+T = TypeVar("T")
 
 
 class FacetedRetriever(Protocol):
@@ -76,33 +77,44 @@ class SearchOutcome:
 
 
 @dataclass
+class Kept(Generic[T]):
+    """A value looked up at most once per ``ttl`` seconds (the portal's lookups of what changes rarely: law names,
+    the LLM endpoint, which methods the index serves, the BM25 retriever). A lookup that raises keeps nothing.
+    Worker threads may race to refresh it; both look up the same thing, and the last one is kept."""
+
+    ttl: float = RETRIEVER_TTL_S
+    _at: float | None = None
+    _value: T | None = None
+
+    def get(self, load: Callable[[], T]) -> T:
+        now = time.monotonic()
+        if self._at is None or now - self._at > self.ttl:
+            self._value, self._at = load(), now
+        return cast(T, self._value)
+
+
+@dataclass
 class Portal:
     """The portal's state, kept on ``app.state.portal``: settings, the one OpenSearch client, and caches."""
 
     settings: Settings
     client: OpenSearch
     llm_deadline: float = 90.0
-    _methods: tuple[float, dict[str, bool]] | None = field(default=None, repr=False)
+    _methods: Kept[dict[str, bool]] = field(default_factory=lambda: Kept(), repr=False)
     _local: threading.local = field(default_factory=threading.local, repr=False)
-    _faceted: dict[str, tuple[float, BM25Retriever]] = field(default_factory=dict, repr=False)
-    _llm: tuple[float, Settings] | None = field(default=None, repr=False)
-    _laws: tuple[float, dict[str, str]] | None = field(default=None, repr=False)
+    _faceted: dict[str, Kept[BM25Retriever]] = field(default_factory=dict, repr=False)
+    _llm: Kept[Settings] = field(default_factory=lambda: Kept(), repr=False)
+    _laws: Kept[dict[str, str]] = field(default_factory=lambda: Kept(), repr=False)
 
     def laws(self) -> dict[str, str]:
         """Legal source -> law name for the facets (:func:`law_names`), looked up at most once a minute: pages
         then leave the name's sub-aggregation out. A source indexed since shows under its code until then."""
-        now = time.monotonic()
-        if self._laws is None or now - self._laws[0] > RETRIEVER_TTL_S:
-            self._laws = (now, law_names(self.client, self.index))
-        return self._laws[1]
+        return self._laws.get(lambda: law_names(self.client, self.index))
 
     def llm_settings(self) -> Settings:
         """The settings LLM methods run with: the configured endpoint, else a local server (``cli.py llm
         start``) found on NOMOS_LLM_PORT, looked up at most once a minute (one started later shows up)."""
-        now = time.monotonic()
-        if self._llm is None or now - self._llm[0] > RETRIEVER_TTL_S:
-            self._llm = (now, resolve_llm_settings(self.settings))
-        return self._llm[1]
+        return self._llm.get(lambda: resolve_llm_settings(self.settings))
 
     @property
     def llm_configured(self) -> bool:
@@ -118,18 +130,13 @@ class Portal:
 
     def methods(self) -> dict[str, bool]:
         """Which methods this portal can run now (cached for a minute; unknown while the node is down)."""
-        now = time.monotonic()
-        if self._methods and now - self._methods[0] < 60:
-            return self._methods[1]
         try:
-            vectors = self.has_vectors()
-            cache = True
+            return self._methods.get(lambda: self._available(self.has_vectors()))
         except Exception:  # noqa: BLE001 - the node may be down; the page still renders and says so elsewhere
-            vectors, cache = False, False
-        avail = {s.name: (vectors or not s.needs_vectors) and (self.llm_configured or not s.needs_llm) for s in portal_methods()}
-        if cache:
-            self._methods = (now, avail)
-        return avail
+            return self._available(False)  # not kept: asked again on the next page
+
+    def _available(self, vectors: bool) -> dict[str, bool]:
+        return {s.name: (vectors or not s.needs_vectors) and (self.llm_configured or not s.needs_llm) for s in portal_methods()}
 
     def default_method(self) -> str:
         """The best method this index can serve (hybrid with vectors, else BM25): what a search without a method
@@ -155,12 +162,8 @@ class Portal:
         per thread)."""
         if method_spec(method).needs_vectors:
             return cast(FacetedRetriever, self._cached(method))
-        now = time.monotonic()
-        kept = self._faceted.get(method)
-        if kept is None or now - kept[0] > RETRIEVER_TTL_S:
-            kept = (now, cast(BM25Retriever, make_retriever(self.settings, method, self.client, MethodOptions(highlight=True))))
-            self._faceted[method] = kept
-        return kept[1]
+        kept = self._faceted.setdefault(method, Kept())
+        return kept.get(lambda: cast(BM25Retriever, make_retriever(self.settings, method, self.client, MethodOptions(highlight=True))))
 
     def _cached(self, method: str) -> Retriever:
         """One retriever per worker thread for the methods without an LLM (a dense encoder loads once; its vector

@@ -24,10 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nomos.errors import DataError
+
 IN_CHUNK = 500  # keys per ``IN (...)`` lookup: far below SQLite's bound on host parameters
 
 
-class CacheLayoutError(RuntimeError):
+class CacheLayoutError(DataError):
     """An existing cache file whose table lacks the columns this code reads."""
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nomos.errors import NotFound
 from nomos.eval.metrics import METRICS
 from nomos.eval.runs import Run, read_json_run
 from nomos.eval.significance import DEFAULT_PERMUTATIONS, DEFAULT_SEED, holm, randomization_test
@@ -45,7 +46,7 @@ class RunData:
         return "scripted" in model
 
 
-class RunNotFound(FileNotFoundError):
+class RunNotFound(NotFound, FileNotFoundError):
     """A run named on the command line that is neither a results folder nor a name under the runs folder."""
 
 

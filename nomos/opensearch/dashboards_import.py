@@ -13,11 +13,13 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from nomos.errors import NomosError
+
 SAVED_OBJECTS = Path(__file__).resolve().parent / "dashboards" / "nomos-results.ndjson"
 DEFAULT_PREFIX = "nomos-results"
 
 
-class DashboardsError(RuntimeError):
+class DashboardsError(NomosError):
     """Dashboards refused the import or did not answer; the message says which and why."""
 
 

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.sax.saxutils import escape
 
+from nomos.errors import NomosError
 from nomos.opensearch.tool import run_tool
 
 DEPENDENCY_PLUGIN = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1"
 
 
-class MavenError(RuntimeError):
+class MavenError(NomosError):
     """``mvn`` is missing or could not resolve an artifact; the message names the coordinates and Maven's words."""
 
 

@@ -21,13 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 
+from nomos.errors import NomosError
 from nomos.opensearch.assembly import template_env
 
 _NODE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 Log = Callable[[str], None]
 
 
-class NodeError(RuntimeError):
+class NodeError(NomosError):
     """The node could not be installed, started or stopped; the message says why (with log lines when it died)."""
 
 

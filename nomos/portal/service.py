@@ -14,6 +14,7 @@ from typing import Any, Callable, Generic, Mapping, Protocol, TypeVar, cast
 
 from opensearchpy import OpenSearch
 
+from nomos.errors import ConfigError
 from nomos.retrieval.articles import (
     AreaFacet,
     Article,
@@ -56,7 +57,7 @@ class FacetedRetriever(Protocol):
                        post_filter: Mapping[str, Any] | None = None) -> FacetedHits: ...
 
 
-class MethodUnavailable(ValueError):
+class MethodUnavailable(ConfigError):
     """The method exists but this portal cannot run it (no LLM endpoint, or no vectors in the index)."""
 
 

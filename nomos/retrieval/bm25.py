@@ -16,6 +16,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import TransportError
 
+from nomos.errors import SearchError
 from nomos.mappings import ANALYZERS, FIELDS
 from nomos.opensearch.client import RETRY_STATUSES, retrying
 from nomos.retrieval.base import Hit, Progress, SearchResult, rank, tick
@@ -48,10 +49,6 @@ class FacetedHits:
     hits: list[Hit]
     aggregations: dict[str, Any]
     matching: int
-
-
-class SearchError(RuntimeError):
-    """OpenSearch refused a query; names the query id and gives OpenSearch's reason."""
 
 
 def compact_terms(tokens: Sequence[str], max_clauses: int) -> tuple[list[tuple[str, int]], int]:

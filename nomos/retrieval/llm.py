@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
+from nomos.errors import LLMError as BaseLLMError
 from nomos.sqlite_cache import SQLiteCache, Table
 
 log = logging.getLogger(__name__)
@@ -40,7 +41,7 @@ Message = dict[str, str]
 T = TypeVar("T")
 
 
-class LLMError(RuntimeError):
+class LLMError(BaseLLMError):
     """Base class of the LLM errors that stop a run (the CLI prints their message, no stack trace)."""
 
 

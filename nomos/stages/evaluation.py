@@ -10,6 +10,7 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
+from nomos.errors import DataError
 from nomos.eval.fusion_diagnosis import diagnose
 from nomos.eval.manifest import build_manifest
 from nomos.eval.metrics import METRICS, Evaluation, evaluate
@@ -24,7 +25,7 @@ from nomos.retrieval.registry import MethodOptions, make_retriever, method_spec,
 from nomos.settings import Settings
 
 
-class IndexMismatch(RuntimeError):
+class IndexMismatch(DataError):
     """The live index was built from another dataset than the one being evaluated."""
 
 

@@ -18,6 +18,8 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
+from nomos.errors import ConfigError
+
 # Query/passage prompts per model family, matched on the model name (lower-cased); overridable per run.
 PROMPTS: tuple[tuple[str, str, str], ...] = (
     ("e5", "query: ", "passage: "),
@@ -35,7 +37,7 @@ def prompts_for(model: str) -> tuple[str, str]:
     return "", ""
 
 
-class EncoderError(RuntimeError):
+class EncoderError(ConfigError):
     """An encoder could not be built or called; the message names the setting to change."""
 
 

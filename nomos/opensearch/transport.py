@@ -1,0 +1,188 @@
+"""The one way searches and reads reach OpenSearch: retries for a restarting cluster, typed errors for the rest.
+
+Every retriever, results page, ``decorate`` and the article pages send their requests through a
+:class:`Transport`, so a node restart during ``eval --method hybrid`` or a portal page is waited for exactly as
+during BM25, and a refused query surfaces as the same typed error everywhere:
+
+* transient failures (lost connection, timeout, 429/502/503/504, also inside one ``_msearch`` item) are retried
+  with exponential backoff for ``retry_seconds`` (``NOMOS_RETRY_SECONDS``); after that,
+  :class:`~nomos.errors.ClusterUnavailable`;
+* a missing index is :class:`~nomos.errors.IndexNotFound`, a refused query :class:`~nomos.errors.SearchError`,
+  anything else the cluster answers with an error :class:`~nomos.errors.ClusterError`, each with ``status`` and
+  OpenSearch's ``reason``;
+* only opensearch-py's transport errors are caught: an exception from our own code stays a bug with its stack.
+
+Only requests that are safe to repeat go through here (searches, gets, analysis, settings lookups); writes keep
+their own handling (bulk loads are idempotent by id and resumed by the indexer).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence, TypeVar
+
+from opensearchpy import OpenSearch
+from opensearchpy.exceptions import ConnectionError as OSConnectionError
+from opensearchpy.exceptions import ConnectionTimeout, TransportError
+
+from nomos.errors import ClusterError, ClusterUnavailable, IndexNotFound, SearchError
+from nomos.opensearch.client import RETRY_STATUSES, make_client, retrying
+from nomos.settings import Settings
+
+T = TypeVar("T")
+
+UNAVAILABLE_HINT = "start the local node with `python cli.py server start`, or check OPENSEARCH_URL"
+MISSING_INDEX_HINT = "build it with `python cli.py index --dataset …` (or pass --index)"
+
+
+def reason_of(error: Any) -> str:  # noqa: ANN401 - OpenSearch's error bodies are free-form JSON
+    """OpenSearch's most specific reason in an error body (``root_cause[0].reason``, else ``reason``)."""
+    if isinstance(error, Mapping):
+        inner = error.get("error", error)
+        if isinstance(inner, Mapping):
+            causes = inner.get("root_cause") or []
+            if causes and isinstance(causes[0], Mapping) and causes[0].get("reason"):
+                return str(causes[0]["reason"])
+            if inner.get("reason"):
+                return str(inner["reason"])
+            if inner.get("type"):
+                return str(inner["type"])
+        elif inner:
+            return str(inner)
+    return str(error) if error else ""
+
+
+def _is_missing_index(error: Any) -> bool:  # noqa: ANN401
+    text = str(error)
+    return "index_not_found_exception" in text
+
+
+def typed_error(exc: TransportError | OSConnectionError, what: str, *, url: str = "",
+                unavailable_hint: str = UNAVAILABLE_HINT) -> ClusterError:
+    """The :mod:`nomos.errors` type for an opensearch-py error that ended a request named ``what``."""
+    if isinstance(exc, (OSConnectionError, ConnectionTimeout)):
+        where = f" at {url}" if url else ""
+        return ClusterUnavailable(f"no OpenSearch cluster answers{where} ({what})", reason=str(exc.info or exc.error),
+                                  hint=unavailable_hint)
+    status = exc.status_code if isinstance(exc.status_code, int) else None
+    reason = reason_of(exc.info) or str(exc.error)
+    if status == 404 and _is_missing_index(exc.info or exc.error):
+        return IndexNotFound(f"{what}: {reason}", status=status, reason=reason, hint=MISSING_INDEX_HINT)
+    if status in RETRY_STATUSES:
+        return ClusterUnavailable(f"{what}: the cluster is not ready ({status}: {reason})", status=status,
+                                  reason=reason, hint="it did not recover within NOMOS_RETRY_SECONDS")
+    if status is not None and 400 <= status < 500:
+        return SearchError(f"{what}: OpenSearch refused it: {reason}", status=status, reason=reason)
+    return ClusterError(f"{what}: OpenSearch failed ({status}): {reason}", status=status, reason=reason)
+
+
+class _ItemFailed(TransportError):
+    """One ``_msearch`` item failed for a transient reason: the whole batch is sent again."""
+
+
+@dataclass
+class Transport:
+    """Searches and reads with retries and typed errors (see the module's docstring); safe to share between
+    threads (the retry counter is the only state)."""
+
+    client: OpenSearch
+    retry_seconds: float = 120.0
+    url: str = ""
+    unavailable_hint: str = UNAVAILABLE_HINT
+    first_wait: float = 0.5
+    max_wait: float = 8.0
+    retries: int = field(init=False, default=0)
+    _lock: threading.Lock = field(init=False, default_factory=threading.Lock, repr=False)
+
+    # ------------------------------------------------------------------------------------------- the core
+    def call(self, request: Callable[[], T], what: str) -> T:
+        """Run ``request`` (one opensearch-py call) with retries; its failures as :mod:`nomos.errors` types."""
+
+        def count(_attempt: int, _exc: Exception) -> None:
+            with self._lock:
+                self.retries += 1
+
+        try:
+            return retrying(request, seconds=self.retry_seconds, first_wait=self.first_wait, max_wait=self.max_wait,
+                            on_retry=count)
+        except (TransportError, OSConnectionError) as exc:
+            raise typed_error(exc, what, url=self.url, unavailable_hint=self.unavailable_hint) from exc
+
+    # ------------------------------------------------------------------------------------------ requests
+    def search(self, index: str, body: Mapping[str, Any], *, what: str = "search",
+               params: Mapping[str, Any] | None = None, **kwargs: Any) -> dict[str, Any]:
+        """One ``_search``; ``params`` are URL parameters (``filter_path``, ``search_pipeline``…)."""
+        return self.call(lambda: self.client.search(index=index, body=dict(body), params=dict(params or {}), **kwargs),
+                         what)
+
+    def msearch(self, lines: Sequence[Mapping[str, Any]], *, labels: Sequence[str] = (),
+                filter_path: str | None = None, what: str = "search") -> list[dict[str, Any]]:
+        """One ``_msearch`` (header and body lines); returns its responses in order.
+
+        An item that failed transiently (a shard still recovering: 503, or 429/502/504) sends the whole batch
+        again; an item OpenSearch refused raises :class:`SearchError` (or :class:`IndexNotFound`) naming its
+        label (``labels[i]``, e.g. the query id) and OpenSearch's reason."""
+        params = {"filter_path": filter_path} if filter_path else {}
+
+        def send() -> list[dict[str, Any]]:
+            resp = self.client.msearch(body=[dict(line) for line in lines], params=params)
+            responses = list(resp.get("responses", []))
+            for item in responses:
+                if "error" in item and item.get("status") in RETRY_STATUSES:
+                    raise _ItemFailed(item["status"], "msearch item failed", item["error"])
+            return responses
+
+        responses = self.call(send, what)
+        for i, item in enumerate(responses):
+            if "error" in item:
+                label = f"query {labels[i]!r}" if i < len(labels) else f"{what} item {i}"
+                status = item.get("status") if isinstance(item.get("status"), int) else None
+                reason = reason_of(item["error"])
+                if status == 404 and _is_missing_index(item["error"]):
+                    raise IndexNotFound(f"{label}: {reason}", status=status, reason=reason, hint=MISSING_INDEX_HINT)
+                raise SearchError(f"{label}: OpenSearch refused it: {reason}", status=status, reason=reason)
+        return responses
+
+    def mget(self, index: str, ids: Sequence[str], *, source: str | Sequence[str] | bool | None = None,
+             what: str = "mget") -> list[dict[str, Any]]:
+        """The documents for ``ids`` (each with ``found``), in the order asked; ``source`` limits ``_source``
+        (a list of fields, or False for none)."""
+        kwargs: dict[str, Any] = {}
+        if isinstance(source, bool):
+            kwargs["_source"] = source
+        elif source:
+            kwargs["_source_includes"] = source if isinstance(source, str) else ",".join(source)
+        resp = self.call(lambda: self.client.mget(index=index, body={"ids": list(ids)}, **kwargs), what)
+        return list(resp.get("docs", []))
+
+    def count(self, index: str, body: Mapping[str, Any] | None = None, *, what: str = "count") -> int:
+        return int(self.call(lambda: self.client.count(index=index, body=dict(body) if body else None), what)["count"])
+
+    def analyze(self, index: str, body: Mapping[str, Any], *, what: str = "analyze") -> dict[str, Any]:
+        return self.call(lambda: self.client.indices.analyze(index=index, body=dict(body)), what)
+
+    def get_mapping(self, index: str, *, what: str = "mapping") -> dict[str, Any]:
+        return self.call(lambda: self.client.indices.get_mapping(index=index), what)
+
+    def get_settings(self, index: str, name: str | None = None, *, what: str = "settings") -> dict[str, Any]:
+        return self.call(lambda: self.client.indices.get_settings(index=index, name=name), what)
+
+    def mtermvectors(self, index: str, body: Mapping[str, Any], *, what: str = "term vectors",
+                     **params: Any) -> dict[str, Any]:
+        return self.call(lambda: self.client.mtermvectors(index=index, body=dict(body), **params), what)
+
+    def request(self, method: str, path: str, body: Any = None, *, what: str = "request",  # noqa: ANN401
+                params: Mapping[str, Any] | None = None) -> Any:  # noqa: ANN401
+        """A raw request (e.g. ``PUT /_search/pipeline/x``): idempotent ones only, it may be sent twice."""
+        return self.call(lambda: self.client.transport.perform_request(method, path, body=body,
+                                                                       params=dict(params or {})), what)
+
+
+
+def make_transport(settings: Settings, client: OpenSearch | None = None, pool_maxsize: int | None = None) -> Transport:
+    """The transport for ``settings`` (its cluster, ``retry_seconds`` and the hint that fits a local node or a
+    configured URL), over ``client`` where the caller already has one (one client per command or portal)."""
+    hint = "start the local node with `python cli.py server start`" if settings.uses_local_node else "check OPENSEARCH_URL"
+    return Transport(client or make_client(settings, pool_maxsize=pool_maxsize), retry_seconds=settings.retry_seconds,
+                     url=settings.url, unavailable_hint=hint)

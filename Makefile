@@ -48,6 +48,7 @@ run: $(VENV)/.installed-run
 
 lint: $(VENV)/.installed-dev
 	$(PYTHON) -m ruff check .
+	$(VENV)/bin/lint-imports --no-cache
 
 # Tests start a real node of their own (port 9250) once per session and stop it at the end.
 test: lint browser

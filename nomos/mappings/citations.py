@@ -1,0 +1,272 @@
+"""Greek statutory citations read from text: «άρθρο 372 ΠΚ», «ΠΚ 386Α», «άρθρο 21 ν. 4624/2019» → article ids.
+
+Lawyers find an article by citing it, and case descriptions and statutes cite articles all the time, so the query
+side (a citation typed into the search box, a case that names an article) and the ingest side (references between
+articles) read citations with the same rules. The shapes are those of ``shared/docs/greek-citations.md``:
+
+* article then source: «άρθρο 372 ΠΚ», «άρθρ. 372 Π.Κ.», «αρ. 372 ΠΚ», «του άρθρου 372 του Ποινικού Κώδικα»,
+  «άρθρα 372 και 374 ΠΚ», «άρθρα 298, 330 και 343 ΑΚ», «άρθρα 372 έως 378 ΠΚ», «άρθρο 309 παρ. 1 ΚΠΔ»,
+  «άρθρο 21 ν. 4624/2019», «άρθρο 10 ΠΔ 131/2003»; bare «372 ΠΚ», «386Α ΠΚ»;
+* source then article: «ΠΚ 372», «ν. 4624/2019 άρθρο 21», «Ν.4624/2019 αρ. 21»;
+* an article word with no source: the ``default_source`` given (inside a statute, the citing article's own law).
+
+Sources are the benchmark's id prefixes: codes by their abbreviation or written-out name (``areas.json``:
+``short``, ``names``; a code's enacting law, ν. 4619/2019 for the Penal Code, counts as the code), laws and
+presidential decrees by number and year (``N_4624_2019``, ``PD_131_2003``). Article numbers keep a letter suffix as
+a Greek capital (Latin look-alikes, «386A», become «386Α»), as the corpus writes them.
+
+Matching runs over a folded copy of the text (lowercase, no accents, final sigma as sigma) of the same length, so
+every :class:`Citation` carries the span of the original text it was read from.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+from nomos.mappings.areas import table
+
+# Latin capitals that look like Greek ones, as they turn up in article numbers and ids typed on a Latin keyboard.
+LOOKALIKES = str.maketrans("ABEZHIKMNOPTXY", "ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ")
+GREEK_TO_LATIN = str.maketrans("ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ", "ABEZHIKMNOPTXY")
+MAX_RANGE = 60  # «άρθρα 372 έως 378»: ranges longer than this are read as their two ends only
+
+_ART = r"(?:αρθρ(?:ο|ου|α|ων)\b|αρθρ\.|αρθ\.|αρ\.)"
+_NUM = r"\d{1,4}(?:[α-ωa-z](?![\w]))?"
+_LIST_SEP = r"\s*(?:,|και|εωσ|-|–|ωσ)\s*"
+# «παρ. 1», «παρ. 1, 2», «§ 3 εδ. β΄»: a paragraph after an article number (paragraphs listed with commas; «και 47»
+# after a paragraph is the next article, as in «κατά το άρθρο 46 παρ. 1 και 47»)
+_PAR = r"(?:\s*,?\s*(?:παρ\.?|παραγρ\w*|§)\s*\d+[α-ω]?(?:\s*,\s*\d+(?!\d*\s*(?:παρ|§)))*(?:\s*(?:εδ\.?|περ\.?)\s*[\dα-ω][΄']?)*)?"
+_LAW = r"(?P<kind>ν|νομ(?:ου|οσ)|π\.?\s?δ|προεδρικ\w* διαταγματ\w*)\.?\s*(?P<no>\d{1,5})\s*/\s*(?P<year>\d{4})(?!\d)"
+
+
+def fold(text: str) -> str:
+    """Lowercase without accents, final sigma as sigma, one character for one (so offsets carry over)."""
+    out = []
+    for ch in text:
+        base = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if not unicodedata.combining(c))
+        out.append(base[:1] if base else " ")
+    return "".join(out).replace("ς", "σ")
+
+
+def article_number(raw: str) -> str:
+    """«386a», «386A», «386α» → «386Α»: digits, then a letter suffix as a Greek capital."""
+    m = re.fullmatch(r"\s*(\d+)\s*([A-Za-zΑ-Ωα-ωά-ώ]?)\s*", raw)
+    if not m:
+        return raw.strip()
+    suffix = m.group(2).upper().translate(LOOKALIKES)
+    return m.group(1) + suffix
+
+
+@dataclass(frozen=True)
+class Citation:
+    """One cited article: ``source`` (an id prefix such as ``PK``, ``N_4624_2019``), ``article`` (``386Α``), the
+    paragraph where stated, and ``start``/``end`` of the citation in the text it was read from."""
+
+    source: str
+    article: str
+    paragraph: str = ""
+    start: int = 0
+    end: int = 0
+
+    @property
+    def id(self) -> str:
+        return f"{self.source}::{self.article}"
+
+
+@dataclass(frozen=True)
+class _Sources:
+    """The source patterns, compiled once from ``areas.json``."""
+
+    codes: re.Pattern[str]  # an abbreviation or written-out name; group names are the source ids
+    by_group: Mapping[str, str]
+    law_alias: Mapping[str, str]  # "4619/2019" -> "PK"
+
+
+@functools.lru_cache(maxsize=1)
+def _sources() -> _Sources:
+    alternatives: list[str] = []
+    by_group: dict[str, str] = {}
+    law_alias: dict[str, str] = {}
+    for i, (source, entry) in enumerate(table().sources.items()):
+        forms: list[str] = []
+        short = entry.get("short")
+        if short:
+            # «ΚΠολΔ», «Κ.Πολ.Δ.», «ΚΠΟΛΔ»: the abbreviation's pieces (each capital starts one), optional dots between
+            caps = [i for i, ch in enumerate(short) if ch.isupper()] or [0]
+            pieces = [fold(short[a:b]) for a, b in zip(caps, caps[1:] + [len(short)], strict=True)]
+            forms.append(r"\.?\s?".join(re.escape(p) for p in pieces) + r"\.?")
+            latin = short.translate(GREEK_TO_LATIN)
+            if latin.isascii():  # «AK» typed on a Latin keyboard
+                forms.append(re.escape(latin.lower()))
+        forms.extend(entry.get("names") or [])
+        if not forms:
+            continue
+        group = f"s{i}"
+        by_group[group] = source
+        alternatives.append(f"(?P<{group}>{'|'.join(forms)})")
+        if entry.get("law"):
+            law_alias[str(entry["law"])] = source
+    codes = re.compile(r"(?<![\w.])(?:" + "|".join(alternatives) + r")(?![\w])")
+    return _Sources(codes, by_group, law_alias)
+
+
+def _source_at(folded: str, pos: int) -> tuple[str, int, int] | None:
+    """The source that starts at ``pos`` (after optional «του»/«της» and spaces): (source id, start, end)."""
+    m = re.compile(r"\s*(?:του\s+|τησ\s+|,\s*)?").match(folded, pos)
+    at = m.end() if m else pos
+    law = re.compile(_LAW).match(folded, at)
+    if law:
+        return _law_source(law), at, law.end()
+    code = _sources().codes.match(folded, at)
+    if code:
+        return _code_source(code), at, code.end()
+    return None
+
+
+def _law_source(m: re.Match[str]) -> str:
+    number, year = m.group("no"), m.group("year")
+    alias = _sources().law_alias.get(f"{number}/{year}")
+    if alias:
+        return alias
+    kind = "PD" if m.group("kind").startswith(("π", "προεδρ")) else "N"
+    return f"{kind}_{number}_{year}"
+
+
+def _code_source(m: re.Match[str]) -> str:
+    group = next(g for g, v in m.groupdict().items() if v is not None)
+    return _sources().by_group[group]
+
+
+def _source_before(folded: str, end: int) -> tuple[str, int] | None:
+    """A source that ends right before ``end`` (spaces and a comma allowed): (source id, its start)."""
+    window_start = max(0, end - 80)
+    best: tuple[str, int] | None = None
+    for pattern, make in ((re.compile(_LAW), _law_source), (_sources().codes, _code_source)):
+        for m in pattern.finditer(folded, window_start, end):
+            if re.fullmatch(r"[\s,]*", folded[m.end():end]) and (best is None or m.start() < best[1]):
+                best = (make(m), m.start())
+    return best
+
+
+_ITEM = re.compile(rf"(?P<sep>{_LIST_SEP})?(?P<num>{_NUM})(?P<par>{_PAR})")
+
+
+def _numbers(listed: str) -> list[tuple[str, str]]:
+    """«372, 374 και 375 παρ. 1» → (number, paragraph) of each; «372 έως 378» → 372…378."""
+    numbers: list[tuple[str, str]] = []
+    for m in _ITEM.finditer(listed):
+        number, sep = article_number(m.group("num")), (m.group("sep") or "").strip()
+        if sep in ("εωσ", "ωσ", "-", "–") and numbers and numbers[-1][0].isdigit() and number.isdigit():
+            first, last = int(numbers[-1][0]), int(number)
+            if 0 < last - first <= MAX_RANGE:
+                numbers.extend((str(n), "") for n in range(first + 1, last))
+        numbers.append((number, _paragraph(m.group("par"))))
+    return numbers
+
+
+_ARTICLE_LIST = re.compile(rf"{_ART}\s*(?P<list>{_NUM}{_PAR}(?:{_LIST_SEP}{_NUM}{_PAR})*)")
+_BARE_NUMBER = re.compile(rf"(?<![\w/.,])(?P<list>{_NUM})(?P<par>{_PAR})(?![\w/])")
+
+
+def find_citations(text: str, default_source: str | None = None) -> list[Citation]:
+    """Every article the text cites, in reading order (an article cited twice is listed twice).
+
+    An article word followed by numbers takes the source after them («άρθρο 372 ΠΚ»), else the one right before
+    («ν. 4624/2019 άρθρο 21»), else ``default_source`` (none: skipped). A bare number counts only beside a source
+    («372 ΠΚ», «ΠΚ 372»), so dates and amounts in a case are not read as articles.
+    """
+    folded = fold(text)
+    found: list[Citation] = []
+    taken: list[tuple[int, int]] = []
+    for m in _ARTICLE_LIST.finditer(folded):
+        after = _source_at(folded, m.end())
+        if after:
+            source, end = after[0], after[2]
+        else:
+            before = _source_before(folded, m.start())
+            source, end = (before[0], m.end()) if before else (default_source or "", m.end())
+        start = before[1] if not after and before else m.start()
+        if not source:
+            continue
+        found.extend(Citation(source, n, par, start, end) for n, par in _numbers(m.group("list")))
+        taken.append((m.start(), end))
+    for m in _BARE_NUMBER.finditer(folded):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        after = _source_at(folded, m.end())
+        if after:
+            found.append(Citation(after[0], article_number(m.group("list")), _paragraph(m.group("par")), m.start(), after[2]))
+            taken.append((m.start(), after[2]))
+            continue
+        before = _source_before(folded, m.start())
+        if before and not before[0].startswith(("N_", "PD_")) and not m.group("par").strip():
+            found.append(Citation(before[0], article_number(m.group("list")), "", before[1], m.end()))
+            taken.append((before[1], m.end()))
+    return sorted(found, key=lambda c: (c.start, c.end))
+
+
+def _paragraph(raw: str) -> str:
+    m = re.search(r"\d+", raw or "")
+    return m.group(0) if m else ""
+
+
+# What may surround a citation typed as a query: punctuation and the articles and prepositions it is read with
+_FILLER = re.compile(r"(?:[\s,.;:«»\"'()\-–—]|\b(?:του|τησ|το|τα|στο|στα|κατα|βλ)\b)*")
+
+
+def parse_citation(text: str) -> list[Citation]:
+    """The articles a query cites when the query is nothing but a citation («άρθρο 372 ΠΚ», «ΠΚ 386Α»,
+    «άρθρα 372 και 374 ΠΚ»); empty when the query says anything else (a case description that mentions an article
+    is a case, not a citation: :func:`find_citations` reads those)."""
+    found = find_citations(text)
+    if not found:
+        return []
+    folded = fold(text)
+    covered = sorted({(c.start, c.end) for c in found})
+    position = 0
+    for start, end in covered:
+        if not _FILLER.fullmatch(folded[position:start]):
+            return []
+        position = max(position, end)
+    return found if _FILLER.fullmatch(folded[position:]) else []
+
+
+@dataclass(frozen=True)
+class IdResolver:
+    """Article ids as a corpus writes them, from the ways people type them: any case («pk::372»), Latin look-alike
+    letters («PK::386A»), and citations. A typed id resolves only when exactly one corpus id matches it."""
+
+    by_key: Mapping[str, str]
+
+    @classmethod
+    def from_ids(cls, ids: Iterable[str]) -> IdResolver:
+        keys: dict[str, str | None] = {}
+        for doc_id in ids:
+            key = cls.key(doc_id)
+            keys[key] = doc_id if key not in keys or keys[key] == doc_id else None  # ambiguous: resolves to nothing
+        return cls({k: v for k, v in keys.items() if v is not None})
+
+    @staticmethod
+    def key(doc_id: str) -> str:
+        """``doc_id`` compared without case, with Latin look-alikes read as Greek and the number normalised."""
+        source, sep, number = doc_id.strip().partition("::")
+        if not sep:
+            return doc_id.strip().casefold()
+        return f"{source.casefold()}::{article_number(number).casefold()}"
+
+    def resolve(self, typed: str) -> str | None:
+        """The corpus id for an id typed in any of the ways above, or None."""
+        return self.by_key.get(self.key(typed))
+
+    def resolve_citations(self, citations: Iterable[Citation]) -> list[str]:
+        """The corpus ids of ``citations`` that exist, in order, each once."""
+        out: list[str] = []
+        for c in citations:
+            doc_id = self.resolve(c.id)
+            if doc_id and doc_id not in out:
+                out.append(doc_id)
+        return out

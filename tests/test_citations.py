@@ -1,0 +1,118 @@
+"""Greek citations read from text (nomos.mappings.citations): the shapes of shared/docs/greek-citations.md, ids as
+people type them, and generated citation forms over every stand-in article. No OpenSearch."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from nomos.mappings.citations import IdResolver, article_number, find_citations, fold, parse_citation
+
+
+@pytest.mark.parametrize(("text", "ids"), [
+    ("άρθρο 372 ΠΚ", ["PK::372"]),
+    ("άρθρ. 372 Π.Κ.", ["PK::372"]),
+    ("αρ. 372 ΠΚ", ["PK::372"]),
+    ("ΠΚ 372", ["PK::372"]),
+    ("372 ΠΚ", ["PK::372"]),
+    ("386Α ΠΚ", ["PK::386Α"]),
+    ("386A ΠΚ", ["PK::386Α"]),  # Latin A
+    ("ΠΚ 386α", ["PK::386Α"]),
+    ("του άρθρου 372 του Ποινικού Κώδικα", ["PK::372"]),
+    ("άρθρο 372 ν. 4619/2019", ["PK::372"]),  # the law that enacted the Penal Code
+    ("άρθρο 21 ν. 4624/2019", ["N_4624_2019::21"]),
+    ("ν. 4624/2019 άρθρο 21", ["N_4624_2019::21"]),
+    ("Ν.4624/2019 αρ. 21", ["N_4624_2019::21"]),
+    ("άρθρο 28 του Ν 5960/1933", ["N_5960_1933::28"]),
+    ("άρθρο 10 ΠΔ 131/2003", ["PD_131_2003::10"]),
+    ("άρθρο 45 παρ. 1 του Π.Δ. 18/1989", ["PD_18_1989::45"]),
+    ("ΑΚ 914", ["AK::914"]),
+    ("άρθρα 298, 330 και 343 AK", ["AK::298", "AK::330", "AK::343"]),  # Latin AK, as model output writes it
+    ("Κ.Πολ.Δ. 338", ["KPolD::338"]),
+    ("άρθρο 309 παρ. 1 ΚΠΔ", ["KPD::309"]),
+    ("άρθρα 372 και 374 ΠΚ", ["PK::372", "PK::374"]),
+    ("άρθρα 372 έως 375 ΠΚ", ["PK::372", "PK::373", "PK::374", "PK::375"]),
+])
+def test_a_citation_typed_as_a_query_names_its_articles(text: str, ids: list[str]) -> None:
+    assert [c.id for c in parse_citation(text)] == ids
+
+
+def test_citations_inside_a_text_keep_their_spans_and_paragraphs() -> None:
+    text = "Ο Α τιμωρείται (άρθρο 46 ΠΚ, σε συνδυασμό με τα άρθρα 372 και 375 παρ. 1 ΠΚ)."
+    found = find_citations(text)
+    assert [(c.id, c.paragraph) for c in found] == [("PK::46", ""), ("PK::372", ""), ("PK::375", "1")]
+    assert text[found[0].start:found[0].end] == "άρθρο 46 ΠΚ"
+    assert text[found[1].start:found[1].end] == "άρθρα 372 και 375 παρ. 1 ΠΚ"
+    assert parse_citation(text) == []  # a sentence that cites is not a citation query
+
+
+def test_a_citation_without_a_source_takes_the_default_one() -> None:
+    text = "κατά το άρθρο 46 παρ. 1 και 47"
+    assert find_citations(text) == []
+    assert [(c.id, c.paragraph) for c in find_citations(text, default_source="PK")] == [("PK::46", "1"), ("PK::47", "")]
+
+
+@pytest.mark.parametrize("text", [
+    "Ο γείτονας μπήκε στο σπίτι το 2019 και πήρε 372 ευρώ",
+    "πλήρωσε 1.500 ευρώ στις 12/3/2021",
+    "αρ. πρωτοκόλλου 4455",
+    "η κλοπή του πορτοφολιού",
+])
+def test_numbers_that_are_not_citations_are_left_alone(text: str) -> None:
+    assert find_citations(text) == []
+
+
+def test_a_case_that_cites_an_article_among_other_words() -> None:
+    found = find_citations("Εφαρμόζεται το άρθρο 914 ΑΚ για την αδικοπραξία;")
+    assert [c.id for c in found] == ["AK::914"]
+    assert parse_citation("άρθρο 914 ΑΚ αδικοπραξία") == []
+
+
+def test_fold_keeps_one_character_for_one() -> None:
+    text = "Άρθρο 386Α ΠΟΙΝΙΚΟΎ ΚΏΔΙΚΑ, ΐ ΰ ς"
+    assert len(fold(text)) == len(text)
+    assert fold("Άρθρου ΠΟΙΝΙΚΟΎ") == "αρθρου ποινικου"
+
+
+def test_article_numbers_take_a_greek_capital_suffix() -> None:
+    assert [article_number(n) for n in ("386A", "386a", "386α", " 372 ", "386Α")] == ["386Α", "386Α", "386Α", "372", "386Α"]
+
+
+def test_ids_resolve_from_any_case_and_latin_lookalikes_when_unique() -> None:
+    resolver = IdResolver.from_ids(["PK::372", "PK::386Α", "KPolD::338", "N_4624_2019::21"])
+    assert resolver.resolve("PK::386A") == "PK::386Α"
+    assert resolver.resolve("pk::372") == "PK::372"
+    assert resolver.resolve("kpold::338") == "KPolD::338"
+    assert resolver.resolve("PK::999") is None
+    assert resolver.resolve_citations(parse_citation("άρθρα 372, 386A και 999 ΠΚ")) == ["PK::372", "PK::386Α"]
+    ambiguous = IdResolver.from_ids(["X::1", "x::1"])
+    assert ambiguous.resolve("X::1") is None
+
+
+def _forms(doc_id: str, rng: random.Random) -> list[str]:
+    """Ways a lawyer cites an article of the stand-in: codes by abbreviation, laws and decrees by number/year."""
+    source, number = doc_id.split("::")
+    latin = number.translate(str.maketrans("ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ", "ABEZHIKMNOPTXY"))
+    if source == "PK":
+        return [f"άρθρο {number} ΠΚ", f"άρθρ. {number} Π.Κ.", f"ΠΚ {number}", f"{number} ΠΚ", f"{latin} ΠΚ",
+                f"του άρθρου {number} του Ποινικού Κώδικα"]
+    kind, no, year = source.split("_")
+    law = f"ν. {no}/{year}" if kind == "N" else f"π.δ. {no}/{year}"
+    law_alt = f"Ν.{no}/{year}" if kind == "N" else f"ΠΔ {no}/{year}"
+    return [f"άρθρο {number} {law}", f"{law} άρθρο {number}", f"{law_alt} αρ. {number}", f"αρ. {number} του {law_alt}"]
+
+
+def test_generated_citations_of_stand_in_articles_resolve_to_them(shared_data: Path) -> None:
+    ids = [json.loads(line)["_id"] for line in (shared_data / "corpus.jsonl").open(encoding="utf-8")]
+    resolver = IdResolver.from_ids(ids)
+    rng = random.Random(7)
+    sample = sorted(i for i in ids if i.startswith(("PK::", "N_", "PD_")))
+    chosen = rng.sample(sample, 120)
+    forms = [(doc_id, form) for doc_id in chosen for form in _forms(doc_id, rng)]
+    assert len(forms) >= 200
+    wrong = [(doc_id, form, resolver.resolve_citations(parse_citation(form))) for doc_id, form in forms
+             if resolver.resolve_citations(parse_citation(form)) != [doc_id]]
+    assert wrong == []

@@ -4,7 +4,7 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 DATASET ?= greekbar
 
-.PHONY: install run test lint bench browser serve bench-portal llm
+.PHONY: install run test lint bench browser serve bench-portal llm system-deps
 
 PIP := $(PYTHON) -m pip install --disable-pip-version-check -q
 
@@ -31,6 +31,18 @@ llm: $(VENV)/.installed-run requirements-llm.txt
 
 install: $(VENV)/.installed-dev browser
 
+# The local node's system needs: a JDK 17 at /usr/lib/jvm/java-17-openjdk-amd64 (OpenSearch 2.19 needs the Security
+# Manager, gone after 17) and Maven (the node is assembled from Maven Central's artifacts with mvn). As root they are
+# installed from Debian's packages, as the browser step does; otherwise one line says what to run. Nothing to do when
+# OPENSEARCH_URL names a cluster.
+JDK17 := /usr/lib/jvm/java-17-openjdk-amd64
+system-deps:
+	@if [ -z "$$OPENSEARCH_URL" ] && { [ ! -x $(JDK17)/bin/java ] || ! command -v mvn >/dev/null; }; then \
+	  if [ "$$(id -u)" = 0 ]; then DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openjdk-17-jdk-headless maven; \
+	  else echo "the local OpenSearch node needs Java 17 and Maven: sudo apt-get install openjdk-17-jdk-headless maven"; exit 1; fi; \
+	fi
+
 # The portal's browser test (chromedriver) and the report's render test use Debian's chromium (no CDN download).
 browser:
 	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
@@ -41,7 +53,7 @@ browser:
 
 # The main job: start the local node unless OPENSEARCH_URL names a cluster, index, evaluate BM25 (-v: the node's
 # download and start progress on stderr).
-run: $(VENV)/.installed-run
+run: system-deps $(VENV)/.installed-run
 	$(PYTHON) cli.py -v server start
 	$(PYTHON) cli.py index --dataset $(DATASET)
 	$(PYTHON) cli.py eval --method bm25 --dataset $(DATASET)
@@ -51,7 +63,7 @@ lint: $(VENV)/.installed-dev
 	$(VENV)/bin/lint-imports --no-cache
 
 # Tests start a real node of their own (port 9250) once per session and stop it at the end.
-test: lint browser
+test: system-deps lint browser
 	$(PYTHON) -m pytest -q -ra
 
 bench: install

@@ -172,3 +172,21 @@ def test_docker_compose_llm_profile():
     assert f"NOMOS_LLM_MODEL={model}" in header and "NOMOS_LLM_BASE_URL=http://localhost:11434/v1" in header
     for svc in compose["services"].values():  # the default `docker compose up` starts no LLM
         assert ("ollama" not in svc.get("image", "")) or "llm" in svc.get("profiles", [])
+
+
+def test_docker_compose_host_dashboards_profile():
+    """Profile "host-dashboards": Dashboards alone, on the host's network, reading the node `make run` started (the
+    cluster the result indices were written to), with the saved objects imported into it; no OpenSearch of its own."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    host = {name: svc for name, svc in compose["services"].items() if "host-dashboards" in svc.get("profiles", [])}
+    assert sorted(host) == ["dashboards-host", "dashboards-host-import"]
+    dash, load = host["dashboards-host"], host["dashboards-host-import"]
+    assert dash["image"] == compose["services"]["dashboards"]["image"]
+    assert dash["network_mode"] == load["network_mode"] == "host"
+    env = dict(e.split("=", 1) for e in dash["environment"])
+    assert env["OPENSEARCH_HOSTS"] == '["http://127.0.0.1:${NOMOS_HTTP_PORT:-9200}"]'  # the local node's port
+    assert env["SERVER_HOST"] == "127.0.0.1"  # host networking: listen on loopback only
+    assert "depends_on" not in dash  # no OpenSearch container to wait for
+    assert load["depends_on"]["dashboards-host"]["condition"] == "service_healthy"
+    assert "http://127.0.0.1:5601/api/saved_objects/_import?overwrite=true" in load["command"]
+    assert load["volumes"] == compose["services"]["dashboards-import"]["volumes"]  # the same saved objects

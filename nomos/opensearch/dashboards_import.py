@@ -51,7 +51,7 @@ def import_saved_objects(url: str, prefix: str = DEFAULT_PREFIX, timeout: float 
     except urllib.error.HTTPError as exc:
         raise DashboardsError(f"Dashboards at {url} refused the import: HTTP {exc.code} {exc.read()[:300]!r}") from None
     except (urllib.error.URLError, OSError) as exc:
-        raise DashboardsError(f"no OpenSearch Dashboards answers at {url} ({exc}); start it with `docker compose up -d dashboards`") from None
+        raise DashboardsError(f"no OpenSearch Dashboards answers at {url} ({exc}); start it against the local node with `docker compose --profile host-dashboards up -d dashboards-host` (or `docker compose up -d` for a cluster of its own)") from None
     if not answer.get("success", False):
         raise DashboardsError(f"Dashboards imported only part of the objects: {json.dumps(answer.get('errors', answer))[:500]}")
     return answer

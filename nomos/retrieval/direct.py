@@ -1,0 +1,115 @@
+"""Direct hits: a query that names an article outright gets that article first, whatever the method.
+
+Lawyers search by name as often as by facts: a citation («άρθρο 372 ΠΚ», «ΠΚ 386Α», «άρθρο 21 ν. 4624/2019»), an
+id copied from elsewhere («PK::386A» with a Latin A, «pk::372»), or an article's title («Κλοπή»). No ranking
+function puts those first reliably (amending articles quote the cited article's words; a one-word title matches
+hundreds of texts), so the search stage asks here first and pins what it finds above the method's ranking.
+
+Only exact names count: a citation must be the whole query (:func:`~nomos.mappings.citations.parse_citation`), a
+title must equal the query once both are folded (case, accents, final sigma, surrounding punctuation), and an id
+must match one article only. A case description that merely mentions an article is a case, ranked by the method.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Sequence
+
+from nomos.mappings.areas import table as source_table
+from nomos.mappings.citations import Citation, article_number, fold, parse_citation
+from nomos.opensearch.transport import Transport
+from nomos.retrieval.base import Hit
+
+MAX_TITLE_WORDS = 12  # longer queries are cases, not titles (the stand-in's longest code title has 11 words)
+TITLE_CANDIDATES = 50  # articles whose title contains the query as a phrase, of which the exact ones are kept
+_ID = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*::\s*(\d+\s*[A-Za-zΑ-Ωα-ωά-ώ]?)\s*$")
+_EDGE = " \t\n.,;:!?«»\"'()[]"
+
+
+@dataclass(frozen=True)
+class DirectHit:
+    """An article the query names: ``kind`` is ``citation``, ``id`` or ``title``."""
+
+    doc_id: str
+    kind: str
+    title: str = ""
+    law: str = ""
+    source: str = ""
+
+
+def id_candidates(typed: str) -> list[str]:
+    """The ids a typed id may mean: the source as typed, in capitals, or a code's prefix in any case («kpold» →
+    ``KPolD``); the article number with a Greek capital suffix («386A» → ``386Α``)."""
+    m = _ID.match(typed)
+    if not m:
+        return []
+    source, number = m.group(1), article_number(m.group(2))
+    codes = {s.casefold(): s for s in source_table().sources}
+    sources = dict.fromkeys([source, source.upper(), codes.get(source.casefold(), source)])
+    return [f"{s}::{number}" for s in sources]
+
+
+def _found(transport: Transport, index: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """id -> ``_source`` (title, law, source) of those of ``ids`` the index holds."""
+    if not ids:
+        return {}
+    docs = transport.mget(index, list(dict.fromkeys(ids)), source=["title", "law", "source"], what="direct hits")
+    return {d["_id"]: d.get("_source") or {} for d in docs if d.get("found")}
+
+
+def by_citation(transport: Transport, index: str, citations: Sequence[Citation]) -> list[DirectHit]:
+    """The cited articles the index holds, in the order cited."""
+    ids = list(dict.fromkeys(c.id for c in citations))
+    found = _found(transport, index, ids)
+    return [DirectHit(doc_id, "citation", **_fields(found[doc_id])) for doc_id in ids if doc_id in found]
+
+
+def by_id(transport: Transport, index: str, typed: str) -> list[DirectHit]:
+    """The one article a typed id names (none when it matches none, or several)."""
+    found = _found(transport, index, id_candidates(typed))
+    return [DirectHit(doc_id, "id", **_fields(src)) for doc_id, src in found.items()] if len(found) == 1 else []
+
+
+def by_title(transport: Transport, index: str, query: str) -> list[DirectHit]:
+    """Articles whose title is the query (folded): a code's first, then by id. Several laws may share a title
+    («Ορισμοί»); all are returned."""
+    wanted = fold(query).strip(_EDGE)
+    if not wanted or len(wanted.split()) > MAX_TITLE_WORDS:
+        return []
+    body = {"size": TITLE_CANDIDATES, "_source": ["title", "law", "source"],
+            "query": {"match_phrase": {"title.folded": {"query": query.strip(_EDGE)}}}}
+    hits = transport.search(index, body, what="title lookup")["hits"]["hits"]
+    codes = {s for s, entry in source_table().sources.items() if entry.get("short")}
+    exact = [h for h in hits if fold((h.get("_source") or {}).get("title", "")).strip(_EDGE) == wanted]
+    exact.sort(key=lambda h: ((h["_source"].get("source") not in codes), h["_id"]))
+    return [DirectHit(h["_id"], "title", **_fields(h["_source"])) for h in exact]
+
+
+def find_direct(transport: Transport, index: str, query: str) -> list[DirectHit]:
+    """What the query names outright: cited articles, else the article of a typed id, else articles of that title."""
+    citations = parse_citation(query)
+    if citations:
+        return by_citation(transport, index, citations)
+    if "::" in query:
+        return by_id(transport, index, query)
+    return by_title(transport, index, query)
+
+
+def pin(hits: Sequence[Hit], direct: Sequence[DirectHit], k: int) -> list[Hit]:
+    """``direct`` first (scored just above the method's best, in their order, ``details["direct"]`` saying why),
+    then the method's ranking without them, cut to ``k``."""
+    if not direct:
+        return list(hits[:k])
+    top = max((h.score for h in hits), default=0.0)
+    pinned = {d.doc_id for d in direct}
+    own = {h.doc_id: h for h in hits}
+    head = []
+    for i, d in enumerate(direct):
+        base = own.get(d.doc_id) or Hit(d.doc_id, 0.0, title=d.title, law=d.law, source=d.source)
+        head.append(replace(base, score=top + len(direct) - i, details={**base.details, "direct": d.kind}))
+    return (head + [h for h in hits if h.doc_id not in pinned])[:k]
+
+
+def _fields(src: dict[str, Any]) -> dict[str, str]:
+    return {"title": str(src.get("title", "")), "law": str(src.get("law", "")), "source": str(src.get("source", ""))}

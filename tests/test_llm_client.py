@@ -25,6 +25,8 @@ from nomos.retrieval.llm import (
     cost_table,
     make_llm_client,
     run_bounded,
+    run_checkpointed,
+    text_sha,
 )
 from nomos.retrieval.prompts import NAMES, prompt_kind, prompts_info, render
 from nomos.settings import Settings
@@ -187,6 +189,61 @@ def test_run_bounded_stops_everything_at_the_first_error():
         asyncio.run(run_bounded(list(range(10)), work, 2))
     assert time.perf_counter() - t < 2 and len(started) <= 3
 
+
+
+def _run_checkpointed(queries, work, path, *, signature="s1", resume=False, ticks=None, concurrency=2):
+    idle = LLMClient(LLMConfig("http://127.0.0.1:9/v1", "m"))  # never called: the harness only closes it
+    return asyncio.run(run_checkpointed(queries, work, signature=signature, llm=idle, checkpoint=path, resume=resume,
+                                        concurrency=concurrency, on_progress=ticks.append if ticks is not None else None))
+
+
+def test_checkpointed_run_records_resumes_and_redoes_what_changed(tmp_path):
+    path = tmp_path / "checkpoint.jsonl"
+    done: list[str] = []
+
+    async def work(qid: str, text: str) -> dict:
+        done.append(qid)
+        return {"answer": text.upper(), "cost": {"calls": 1, "input_tokens": len(text)}}
+
+    queries = {"q1": "ένα", "q2": "δύο"}
+    run = _run_checkpointed(queries, work, path)
+    assert run.resumed == 0 and list(run.records) == ["q1", "q2"] and sorted(done) == ["q1", "q2"]
+    lines = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+    # the line format every LLM method's checkpoint has: the harness's keys around the method's record
+    assert sorted(lines, key=lambda r: r["query_id"])[0] == {
+        "query_id": "q1", "text_sha": text_sha("ένα"), "answer": "ΈΝΑ", "cost": {"calls": 1, "input_tokens": 3},
+        "signature": "s1"}
+    assert all(list(r) == ["query_id", "text_sha", "answer", "cost", "signature"] for r in lines)
+    idle = LLMClient(LLMConfig("http://127.0.0.1:9/v1", "m"))
+    costs = run.costs(idle, 1.0)
+    assert costs["total"]["calls"] == 2 and costs["resumed_queries"] == 0 and costs["paid_calls_this_run"] == 0
+
+    done.clear()
+    ticks: list[int] = []
+    again = _run_checkpointed({"q1": "ένα", "q2": "δύο", "q3": "τρία"}, work, path, resume=True, ticks=ticks)
+    assert done == ["q3"] and again.resumed == 2 and ticks == [1, 1, 1] and list(again.records) == ["q1", "q2", "q3"]
+    done.clear()
+    changed = _run_checkpointed({"q1": "ένα", "q2": "άλλο", "q3": "τρία"}, work, path, resume=True)
+    assert done == ["q2"] and changed.records["q2"]["answer"] == "ΆΛΛΟ"  # a changed text is redone
+    done.clear()
+    _run_checkpointed({"q1": "ένα"}, work, path, signature="s2", resume=True)
+    assert done == ["q1"]  # another signature: redone
+    done.clear()
+    _run_checkpointed({"q1": "ένα"}, work, path, signature="s2")
+    assert done == ["q1"]  # no resume: a fresh run
+
+
+def test_checkpointed_run_keeps_finished_queries_when_one_fails(tmp_path):
+    path = tmp_path / "checkpoint.jsonl"
+
+    async def work(qid: str, text: str) -> dict:
+        if qid == "q2":
+            raise LLMUnavailable("dead")
+        return {"cost": {}}
+
+    with pytest.raises(LLMUnavailable, match="dead"):
+        _run_checkpointed({"q1": "a", "q2": "b"}, work, path, concurrency=1)
+    assert [json.loads(x)["query_id"] for x in path.read_text().splitlines()] == ["q1"]
 
 def test_settings_from_environment():
     s = Settings.from_env({"NOMOS_LLM_BASE_URL": "http://h:8000/v1", "NOMOS_LLM_MODEL": "gpt-oss-120b", "OPENAI_API_KEY": "k1",

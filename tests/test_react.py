@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from nomos.ingest.beir import load_beir
-from nomos.retrieval.llm import LLMNotConfigured, LLMUnavailable
+from nomos.retrieval.llm import Cost, LLMNotConfigured, LLMUnavailable, Reply
 from nomos.retrieval.prompts import prompts_info
 from nomos.retrieval.react import (
     Candidate,
@@ -29,6 +29,7 @@ from nomos.retrieval.react import (
     parse_observer,
     parse_planner,
 )
+from nomos.retrieval.react_trace import Observation, Plan, QueryTrace, Round, RoundCost, Search
 from nomos.retrieval.registry import make_retriever
 
 # --------------------------------------------------------------------------------------------------- units
@@ -126,6 +127,39 @@ def test_snapshot_rounds():
     assert ReActConfig(rounds=4).snapshot_rounds() == [1, 2, 3, 4]
     assert ReActConfig(rounds=1).snapshot_rounds() == [1]
 
+
+
+def test_round_trace_serialises_to_the_trace_format():
+    # traces.jsonl, the checkpoint and the portal read these keys in this order; to_dict must not change them
+    observation = Observation([2, 1], ["B"], ["A", "C"], {"A": "κλοπή", "C": ""}, [{"kind": "unknown_ids", "ids": ["X"], "batch": 2}])
+    planned = Round(1, Plan("κλοπή", thought="σκέψη"), Search(["A", "B", "C"], 1.5, 0.25), observation,
+                    RoundCost(2, 900, 80, 0.123456, 0.1))
+    d = planned.to_dict()
+    assert list(d) == ["round", "issues", "query_source", "thought", "query", "search_ms", "fetch_ms", "truncated_for_budget",
+                       "candidates", "kept", "reasons", "batches", "calls", "input_tokens", "output_tokens", "seconds",
+                       "llm_wait_seconds", "overhead_ms"]
+    assert d["query_source"] == "planner" and d["thought"] == "σκέψη" and d["truncated_for_budget"] == ["B"]
+    assert d["issues"] == [{"kind": "unknown_ids", "ids": ["X"], "batch": 2}] and d["batches"] == [2, 1]
+    assert (d["seconds"], d["llm_wait_seconds"], d["overhead_ms"]) == (0.1235, 0.1, 23.5)  # from the rounded seconds
+    fallback = Round(2, Plan("υπόθεση", issue={"kind": "planner_empty"}), Search(["A"], 1.0, 0.5),
+                     Observation([1], [], ["A"], {"A": "ναι"}, []), RoundCost(2, 10, 5, 0.2, 0.15))
+    d = fallback.to_dict()
+    assert "thought" not in d and "truncated_for_budget" not in d and d["query_source"] == "fallback"
+    assert d["issues"] == [{"kind": "planner_empty"}] and fallback.plan.fallback_used
+    assert Round(1, Plan("q", thought=None), Search([], 0, 0), Observation([], [], [], {}, []),
+                 RoundCost(1, 1, 1, 0, 0)).to_dict()["thought"] is None  # a planner query without a thought says so
+    cost = Cost()
+    cost.add(Reply("x", 10, 2, 0.5), "planner")
+    trace = QueryTrace("q1", [planned, fallback], ["A", "C"], cost, 1.23456).to_dict()
+    assert list(trace) == ["query_id", "rounds", "final", "calls", "cached_calls", "input_tokens", "output_tokens",
+                           "llm_seconds", "by_purpose", "seconds"]
+    assert trace["rounds"][1]["round"] == 2 and trace["seconds"] == 1.2346 and trace["calls"] == 1
+
+
+def test_round_cost_is_what_the_round_added():
+    before = Cost(calls=2, input_tokens=100, output_tokens=10)
+    after = Cost(calls=5, input_tokens=400, output_tokens=70)
+    assert RoundCost.between(before, after, 1.0, 0.5) == RoundCost(3, 300, 60, 1.0, 0.5)
 
 # --------------------------------------------------------------------------------------------------- loops
 

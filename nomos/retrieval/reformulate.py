@@ -21,11 +21,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from nomos.retrieval.base import Hit, Progress, SearchResult, tick
+from nomos.retrieval.base import Hit, Progress, SearchResult
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.fusion import FusionConfig, client_fuse, fused_hits
 from nomos.retrieval.knn import KnnRetriever
-from nomos.retrieval.llm import Checkpoint, Cost, LLMClient, cost_table, run_bounded
+from nomos.retrieval.llm import Cost, LLMClient, run_checkpointed
 from nomos.retrieval.prompts import prompts_info, render
 
 _BULLET = re.compile(r"^\s*(?:[-•*]|\d+[.)])\s*")
@@ -114,13 +114,14 @@ class ReformRetriever:
         return hashlib.sha256(json.dumps(d, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:16]
 
     async def _rewrite(self, qid: str, text: str) -> dict[str, Any]:
+        """One query's rewrites (its checkpoint record): each prompt's query, the trace and the cost."""
         started = time.perf_counter()
         cost = Cost()
         trace: dict[str, Any] = {"query_id": qid, "issues": []}
         jobs = [("sparse", self.sparse), ("dense", self.dense)]
         kinds = [k for k, on in jobs if on]
         replies = await asyncio.gather(*(self.llm.chat(render(k, query=text), f"reform-{k}") for k in kinds))
-        out: dict[str, Any] = {"query_id": qid, "text_sha": _sha(text)}
+        out: dict[str, Any] = {}
         for kind, reply in zip(kinds, replies, strict=True):
             cost.add(reply, f"reform-{kind}")
             if kind == "sparse":
@@ -139,36 +140,16 @@ class ReformRetriever:
         out.update(trace=trace, cost={**cost.to_dict(), "seconds": round(seconds, 4)})
         return out
 
-    async def _rewrite_all(self, queries: dict[str, str], checkpoint: Path | None, resume: bool,
-                           on_progress: Progress | None) -> tuple[dict[str, dict[str, Any]], int]:
-        sig = self.signature()
-        ckpt = Checkpoint(checkpoint, resume)
-        for qid in list(ckpt.done):
-            if ckpt.done[qid].get("signature") != sig or ckpt.done[qid].get("text_sha") != _sha(queries.get(qid, "")):
-                del ckpt.done[qid]
-        todo = [(q, t) for q, t in queries.items() if q not in ckpt.done]
-        for _ in range(len(queries) - len(todo)):
-            tick(on_progress)  # rewritten already (resumed from the checkpoint)
-
-        async def work(item: tuple[str, str]) -> None:
-            rec = await self._rewrite(*item)
-            rec["signature"] = sig
-            ckpt.add(rec)
-            tick(on_progress)
-
-        try:
-            await run_bounded(todo, work, self.concurrency)
-        finally:
-            await self.llm.aclose()
-        return {q: ckpt.done[q] for q in queries}, len(queries) - len(todo)
-
     def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
                     on_progress: Progress | None = None) -> SearchResult:
         """Rewrite every query (checkpointed: ``resume`` keeps the rewrites already made), then search with the
         rewrites in batches. A query counts as finished for ``on_progress`` when its rewrite is: the LLM calls
         are nearly all the time; the batched searches after them take a moment."""
         started = time.perf_counter()
-        rewrites, resumed = asyncio.run(self._rewrite_all(dict(queries), checkpoint, resume, on_progress))
+        run = asyncio.run(run_checkpointed(dict(queries), self._rewrite, signature=self.signature(), llm=self.llm,
+                                           checkpoint=checkpoint, resume=resume, concurrency=self.concurrency,
+                                           on_progress=on_progress))
+        rewrites = run.records
         depth = max(self._fusion().depth, k) if self.fused else k
         inner: list[SearchResult] = []
         if self.bm25 is not None:
@@ -181,14 +162,8 @@ class ReformRetriever:
             out, evidence = fused_hits(client_fuse(bm25, knn, self._fusion(), k), bm25, knn)
         else:
             out = inner[0].hits
-        costs = cost_table({q: r["cost"] for q, r in rewrites.items()}, time.perf_counter() - started)
-        costs["resumed_queries"] = resumed
-        costs["paid_calls_this_run"] = self.llm.paid_calls
-        costs["retries_this_run"] = self.llm.retried
+        costs = run.costs(self.llm, time.perf_counter() - started)
         own = SearchResult({q: out.get(q, []) for q in queries}, clause_evidence=evidence,
                            traces={q: r["trace"] for q, r in rewrites.items()}, costs=costs)
         return own.merge(*inner)
 
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

@@ -95,6 +95,11 @@ def test_compare_takes_trec_run_files_made_elsewhere(tmp_path) -> None:
     broken.write_text("q1 Q0 PK::372 1 2.0 t\nq1 Q0 PK::375 2 high t\n")
     res = CliRunner().invoke(cli, ["compare", str(good), str(broken), "--dataset", str(folder)])
     assert res.exit_code == 1 and f"{broken}:2: score 'high' is not a number" in res.stderr and "Traceback" not in res.output
+    narrow = tmp_path / "runs" / "mini" / "narrow"  # a folder eval --metrics scored on other metrics
+    narrow.mkdir(parents=True)
+    (narrow / "metrics.json").write_text(json.dumps({"mean": {"mrr": 1.0}, "per_query": {"q1": {"mrr": 1.0}, "q2": {"mrr": 1.0}}}))
+    res = CliRunner().invoke(cli, ["compare", str(good), str(narrow), "--dataset", str(folder)])
+    assert res.exit_code == 1 and "scored without recall@10" in res.stderr and "Traceback" not in res.output
 
 
 def test_topics_files_jsonl_and_tsv(tmp_path) -> None:

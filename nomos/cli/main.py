@@ -26,7 +26,7 @@ from nomos.cli.options import (
     global_option_names,
     global_options,
 )
-from nomos.errors import NomosError
+from nomos.errors import ConfigError, NomosError
 
 
 def report_error(exc: NomosError, verbose: int) -> None:
@@ -89,8 +89,8 @@ def cli(ctx: click.Context, g_verbose: int, g_quiet: bool, g_url: str | None, g_
     apply_verbosity(ctx, g_verbose, g_quiet)  # first: reading the settings logs the .env file it used (shown with -v)
     try:
         ctx.obj = Settings.from_env()
-    except ValueError as exc:
-        raise click.ClickException(str(exc)) from None
+    except ValueError as exc:  # a bad NOMOS_* variable (named in the message)
+        raise ConfigError(str(exc)) from None
     apply_target(ctx, g_url, g_index, g_port)
 
 

@@ -15,6 +15,10 @@ flags    ``nomos.*``        other libraries (opensearch-py, urllib3…)
 ======== ================= ===========================================
 
 Everything goes to stderr, so stdout holds only the command's answer (``--json`` relies on that).
+
+The OpenSearch client and urllib3 log a warning, with a full traceback, for every failed connection attempt; the
+project's transport retries those and then raises one typed error that the CLI prints as one line, so below
+``-vvv`` those loggers are silenced (:data:`CONNECTION_LOGGERS`), and ``-vvv`` shows them again.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ import sys
 from typing import Callable
 
 PROJECT_LOGGER = "nomos"
+CONNECTION_LOGGERS = ("opensearch", "urllib3")  # opensearch-py's connection log and urllib3's retries
+_SILENT = logging.CRITICAL + 1
 
 
 def levels(verbose: int, quiet: bool) -> tuple[int, int]:
@@ -73,6 +79,8 @@ def configure(verbose: int = 0, quiet: bool = False) -> int:
     root.addHandler(_StderrHandler())
     root.setLevel(others)
     logging.getLogger(PROJECT_LOGGER).setLevel(project)
+    for name in CONNECTION_LOGGERS:
+        logging.getLogger(name).setLevel(logging.NOTSET if verbose >= 3 and not quiet else _SILENT)
     return project
 
 

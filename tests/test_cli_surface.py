@@ -39,6 +39,21 @@ def test_verbosity_flags_choose_the_levels() -> None:
     assert res.exit_code == 2 and "-v and -q contradict" in res.stderr
 
 
+def test_connection_loggers_are_silent_below_vvv() -> None:
+    """opensearch-py logs a warning with a traceback per failed connection; the transport's one error says it, so
+    those loggers say nothing at default verbosity, -v or -vv, and everything at -vvv."""
+    from nomos.cli_logging import CONNECTION_LOGGERS, configure
+
+    try:
+        for verbose, shown in ((0, False), (1, False), (2, False), (3, True)):
+            configure(verbose)
+            assert [logging.getLogger(n).isEnabledFor(logging.WARNING) for n in CONNECTION_LOGGERS] == [shown] * 2, verbose
+        configure(0, quiet=True)
+        assert not logging.getLogger("opensearch").isEnabledFor(logging.ERROR)
+    finally:
+        configure(0)
+
+
 def test_info_log_goes_to_stderr_with_v_only(tmp_path) -> None:
     """The settings module logs the .env file it read at INFO: shown on stderr with -v, hidden without, and never
     on stdout (the command's answer)."""

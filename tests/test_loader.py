@@ -95,6 +95,27 @@ def test_greekbar_offline_says_how_to_use_a_local_folder(monkeypatch, tmp_path):
         load_greekbar(cache_dir=str(tmp_path))
     msg = str(err.value)
     assert "AUEB-NLP/greek-bar-bench@v2.0" in msg and "--dataset ../shared/data/greek-statutes" in msg
+    assert "no network: pass --dataset PATH" in msg and "HF_HUB_OFFLINE is set" in msg
+
+
+def test_an_unreachable_hub_is_found_out_by_one_quick_check(monkeypatch, tmp_path):
+    """A closed port answers the TCP check at once: no Hub request, no retries, the cache only."""
+    import socket
+    import time
+
+    from nomos.ingest.huggingface import offline_reason
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", f"http://127.0.0.1:{port}")
+    assert offline_reason() == f"http://127.0.0.1:{port} is unreachable (Connection refused)"
+    started = time.monotonic()
+    with pytest.raises(DatasetError, match="no network: pass --dataset PATH"):
+        load_greekbar(cache_dir=str(tmp_path))
+    assert time.monotonic() - started < 10
 
 
 def test_hub_rows_are_validated_like_files():

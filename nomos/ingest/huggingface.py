@@ -1,14 +1,20 @@
 """Load GreekBarRetrieval from the Hugging Face Hub (``AUEB-NLP/greek-bar-bench`` at a pinned revision).
 
 The ``datasets`` library caches what it downloads, so only the first run needs the network. Machines without
-access get a message that says how to point the CLI at a local BEIR folder instead.
+access get a message that says how to point the CLI at a local BEIR folder instead, at once: left to itself the Hub
+client retries each file of each subset (about 24 s and a dozen warnings) before giving up, so one quick TCP
+check of the endpoint comes first, and an unreachable or offline Hub is read from the local cache only.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from typing import Any, Iterable
+import os
+import socket
+from typing import Any, Iterable, Iterator
+from urllib.parse import urlsplit
 
 from nomos.ingest.beir import parse_article, parse_query
 from nomos.ingest.records import Dataset, DatasetError, Qrels
@@ -21,6 +27,48 @@ OFFLINE_HINT = (
     "BEIR folder instead, e.g. `--dataset ../shared/data/greek-statutes` (corpus.jsonl, queries.jsonl, "
     "qrels/test.tsv), or fill the Hugging Face cache on a connected machine first."
 )
+NO_NETWORK = (
+    "no network: pass --dataset PATH (a local BEIR folder with corpus.jsonl, queries.jsonl, qrels/test.tsv, e.g. "
+    "`--dataset ../shared/data/greek-statutes`); {why}, and {repo}@{rev} is not in the local Hugging Face cache"
+)
+CONNECT_TIMEOUT_S = 3.0  # one TCP handshake: a reachable Hub answers in well under a second
+_TRUE = {"1", "ON", "YES", "TRUE"}
+
+
+def hub_endpoint() -> str:
+    """The Hub the client would use (``HF_ENDPOINT``, else huggingface.co)."""
+    return os.environ.get("HF_ENDPOINT", "").strip().rstrip("/") or "https://huggingface.co"
+
+
+def offline_reason(endpoint: str | None = None, timeout: float = CONNECT_TIMEOUT_S) -> str | None:
+    """Why the Hub cannot be asked (offline mode set, or its host refuses or ignores a TCP connection), or None
+    when it can. Behind an HTTP proxy the direct connection says nothing, so the client is left to try."""
+    if any(os.environ.get(v, "").upper() in _TRUE for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")):
+        return "HF_HUB_OFFLINE is set"
+    if any(os.environ.get(v) for v in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")):
+        return None
+    url = urlsplit(endpoint or hub_endpoint())
+    host, port = url.hostname or "huggingface.co", url.port or (80 if url.scheme == "http" else 443)
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return None
+    except OSError as exc:
+        return f"{url.scheme}://{host}:{port} is unreachable ({exc.strerror or type(exc).__name__})"
+
+
+@contextlib.contextmanager
+def _offline_mode() -> Iterator[None]:
+    """The Hub clients in offline mode for a moment (cache only, no request, no retry). They read the flag at
+    import into module constants, so those are set too, and restored after."""
+    import datasets.config
+    import huggingface_hub.constants
+
+    saved = (datasets.config.HF_HUB_OFFLINE, huggingface_hub.constants.HF_HUB_OFFLINE)
+    datasets.config.HF_HUB_OFFLINE = huggingface_hub.constants.HF_HUB_OFFLINE = True
+    try:
+        yield
+    finally:
+        datasets.config.HF_HUB_OFFLINE, huggingface_hub.constants.HF_HUB_OFFLINE = saved
 
 
 def _first_split(repo: str, subset: str, revision: str, cache_dir: str | None) -> list[dict[str, Any]]:
@@ -89,14 +137,19 @@ def rows_to_dataset(
 
 
 def load_greekbar(repo: str = GREEKBAR_REPO, revision: str = GREEKBAR_REVISION, cache_dir: str | None = None) -> Dataset:
-    """Download (or read from cache) the three subsets and validate them."""
+    """Download (or read from cache) the three subsets and validate them. Without a reachable Hub the cache is
+    the only source; a cache without them fails at once with "no network: pass --dataset PATH"."""
+    why = offline_reason()
     try:
-        corpus = _first_split(repo, "corpus", revision, cache_dir)
-        queries = _first_split(repo, "queries", revision, cache_dir)
-        qrels = _first_split(repo, "qrels", revision, cache_dir)
+        with _offline_mode() if why else contextlib.nullcontext():
+            corpus = _first_split(repo, "corpus", revision, cache_dir)
+            queries = _first_split(repo, "queries", revision, cache_dir)
+            qrels = _first_split(repo, "qrels", revision, cache_dir)
     except DatasetError:
         raise
-    except Exception as exc:  # the Hub client raises many types (ConnectionError, HfHubHTTPError, OSError…)
+    except Exception as exc:
+        if why:
+            raise DatasetError(f"hf:{repo}@{revision}", NO_NETWORK.format(why=why, repo=repo, rev=revision)) from None  # the Hub client raises many types (ConnectionError, HfHubHTTPError, OSError…)
         err = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
         raise DatasetError(f"hf:{repo}@{revision}", OFFLINE_HINT.format(repo=repo, rev=revision, err=err)) from None
     return rows_to_dataset(corpus, queries, qrels, repo, revision)

@@ -6,7 +6,7 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from opensearchpy import OpenSearch
 
@@ -15,7 +15,7 @@ from nomos.eval.fusion_diagnosis import diagnose
 from nomos.eval.manifest import build_manifest
 from nomos.eval.metrics import METRICS, Evaluation, evaluate
 from nomos.eval.results import write_results
-from nomos.eval.runs import Run, atomic_write_json, atomic_write_text
+from nomos.eval.runs import Run, atomic_write_json, atomic_write_text, write_trec
 from nomos.ingest.indexer import index_meta
 from nomos.ingest.records import Dataset
 from nomos.opensearch.client import cluster_version, make_client
@@ -85,11 +85,13 @@ def evaluate_method(
     options: MethodOptions | None = None,
     resume: bool = False,
     on_progress: Progress | None = None,
+    metrics: Sequence[str] = METRICS,
 ) -> EvalOutcome:
     """Run every query through ``method``, score with ranx, write the results folder under ``runs_dir``.
 
     LLM methods also checkpoint each finished query in the folder (``resume=True`` skips those) and write their
     traces, per-round metrics and cost table. ``on_progress`` is called once per finished query (a progress bar).
+    ``metrics``: what ranx scores (default: the paper's five; per-round LLM metrics stay the five).
     Everything written comes from the one :class:`SearchResult` the retriever returns.
     """
     spec = method_spec(method)
@@ -108,7 +110,7 @@ def evaluate_method(
                                    on_progress=on_progress)
     seconds = time.perf_counter() - started
     run: Run = {qid: [(h.doc_id, h.score) for h in hs] for qid, hs in result.hits.items()}
-    evaluation = evaluate(run, dataset.qrels, METRICS)
+    evaluation = evaluate(run, dataset.qrels, tuple(metrics))
     llm_extra = llm_outputs(result, dataset.qrels)
     manifest = build_manifest(
         dataset=dataset.describe(),
@@ -215,6 +217,7 @@ def evaluate_repeated(
     run_name: str | None = None,
     options: MethodOptions | None = None,
     on_progress: Progress | None = None,
+    metrics: Sequence[str] = METRICS,
 ) -> tuple[dict[str, Any], list[EvalOutcome]]:
     """Run ``method`` ``repeat`` times, repetition i with LLM seed ``seed + i`` (a new cache key, so new
     samples), into ``<run>-seed<S>`` folders, and write ``<run>-repeat/summary.json`` with mean, sample std, min
@@ -230,7 +233,7 @@ def evaluate_repeated(
     seeds = [seed + i for i in range(repeat)]
     for s in seeds:
         outcomes.append(evaluate_method(settings.with_overrides(llm_seed=s), dataset, method=method, k=k, run_name=f"{base}-seed{s}",
-                                        options=options, on_progress=on_progress))
+                                        options=options, on_progress=on_progress, metrics=metrics))
     metrics = outcomes[0].evaluation.metrics
     summary: dict[str, Any] = {
         "method": method, "run": base, "repeat": repeat, "seeds": seeds, "runs": [o.run_name for o in outcomes],
@@ -250,3 +253,20 @@ def evaluate_repeated(
     atomic_write_json(path, summary)
     summary["path"] = str(path)
     return summary, outcomes
+
+
+def search_topics(settings: Settings, topics: Mapping[str, str], out: Path, method: str = "bm25", k: int = 100,
+                  options: MethodOptions | None = None, tag: str | None = None,
+                  on_progress: Progress | None = None) -> tuple[Path, int]:
+    """Batch search without judgments (Pyserini's ``search --topics … --output run.trec``): every topic through
+    the same retriever and ``search_many`` path as :func:`evaluate_method`, written with the same TREC writer as a
+    results folder's run.trec. Returns the file and how many lines it holds."""
+    settings = require_llm(settings, method)
+    client = make_client(settings)
+    cluster_version(client, settings)
+    options = resolved_options(settings, options or MethodOptions())
+    retriever = make_retriever(settings, method, client, options)
+    result = retriever.search_many(dict(topics), k, on_progress=on_progress)
+    run: Run = {qid: [(h.doc_id, h.score) for h in hs] for qid, hs in result.hits.items()}
+    write_trec(Path(out), run, tag or default_run_name(method, options))
+    return Path(out), sum(len(r) for r in run.values())

@@ -16,13 +16,47 @@ from nomos.opensearch.results_store import StoredRun, documents, store
 from nomos.settings import Settings
 
 
+def is_run_file(spec: str) -> bool:
+    """A run named on the command line that is a TREC run file (made here or elsewhere), not a results folder."""
+    return Path(spec).is_file()
+
+
+def load_run_file(path: Path, dataset: Dataset | None) -> Any:  # noqa: ANN401 - eval.compare.RunData
+    """A TREC run file scored against the dataset's judgments (the paper's five metrics), as a results folder
+    would hold it; read with the runs reader, so a bad line is named by file and line."""
+    from nomos.errors import ConfigError
+    from nomos.eval.compare import RunData
+    from nomos.eval.metrics import METRICS, evaluate
+    from nomos.eval.runs import read_trec
+
+    if dataset is None:
+        raise ConfigError(f"run file {path}: scoring a TREC run needs its judgments: pass --dataset (greekbar or the BEIR folder)")
+    run = read_trec(path)
+    per_query = evaluate(run, dataset.qrels, METRICS).per_query
+    return RunData(path.stem, path.parent, {"method": {"method": path.stem, "run_file": str(path)}}, per_query, run)
+
+
+def check_scored_on_paper_metrics(run: Any) -> None:  # noqa: ANN401 - eval.compare.RunData
+    """compare and report test the paper's five metrics: a folder ``eval --metrics`` scored on others lacks them."""
+    from nomos.errors import DataError
+    from nomos.eval.metrics import METRICS
+
+    missing = [m for m in METRICS if any(m not in scores for scores in run.per_query.values())]
+    if missing:
+        raise DataError(f"{run.folder}: the run was scored without {', '.join(missing)} (eval --metrics); compare and report "
+                        f"need the five paper metrics: re-run eval without --metrics")
+
+
 def comparison_inputs(runs: list[str], runs_dir: Path, dataset: Dataset | None) -> dict[str, Any]:
-    """Load the runs named on the command line and, from the dataset when given, each query's legal area and the
-    sources of its gold articles (without it: id prefixes)."""
+    """Load the runs named on the command line (results folders, run names, or TREC run files, which are scored
+    with the dataset's judgments) and, from the dataset when given, each query's legal area and the sources of its
+    gold articles (without it: id prefixes)."""
     from nomos.eval.compare import gold_sources, load_run, resolve_run
 
     name = dataset.name if dataset else None
-    loaded = [load_run(resolve_run(r, runs_dir, name)) for r in runs]
+    loaded = [load_run_file(Path(r), dataset) if is_run_file(r) else load_run(resolve_run(r, runs_dir, name)) for r in runs]
+    for r in loaded:
+        check_scored_on_paper_metrics(r)
     areas = {q.id: q.area or q.meta.get("area", "") for q in dataset.queries} if dataset else {}
     sources = gold_sources(dataset.qrels, {a.id: a.source for a in dataset.articles}) if dataset else {}
     if not dataset:  # no qrels to hand: no gold-source breakdown

@@ -1,0 +1,5 @@
+"""``python -m nomos.cli``."""
+
+from nomos.cli import main
+
+main()

@@ -1,0 +1,99 @@
+"""What the verbs print as text (the ``--json`` documents are nomos/render.py's): kept apart from the verbs so a
+verb reads as parse, call one stage, print."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import click
+
+from nomos.render import terminal_snippet
+
+
+def _emphasis(text: str) -> str:
+    """How a highlighted term looks in the terminal."""
+    return click.style(text, bold=True, fg="yellow")
+
+
+def print_index_report(report: Any) -> None:  # noqa: ANN401 - stages.indexing's report
+    click.echo(f"{report.alias} -> {report.index}: {report.documents} documents "
+               f"({'created' if report.created else 'resumed'}, {report.seconds:.1f}s)")
+    for v in report.vectors:
+        done = (f"{v.stats.encoded} encoded, {v.stats.from_cache} from cache, {v.stats.cut} cut to the model's window"
+                if v.stats else "already complete")
+        click.echo(f"{v.field} ({v.encoder['spec']}, dim {v.encoder['dim']}): {v.filled} articles filled; {done}")
+    if report.previous:
+        click.echo(f"alias moved from {', '.join(report.previous)}")
+    if report.deleted:
+        click.echo(f"deleted old versions: {', '.join(report.deleted)}")
+
+
+def print_hits(hits: Sequence[Any]) -> None:
+    """Ranked hits: id, score, title, law, then each highlighted snippet on its own line."""
+    if not hits:
+        click.echo("no articles matched (the query may hold only stop words or punctuation)")
+    for i, h in enumerate(hits, start=1):
+        click.echo(f"{i:>3}. {click.style(h.doc_id, bold=True)}  {h.score:.3f}  {h.title}  [{h.law}]")
+        for snippet in h.highlights:
+            click.echo(f"       … {terminal_snippet(snippet, emphasize=_emphasis)} …")
+
+
+def print_evaluation(outcome: Any, diagnosis: str | None) -> None:  # noqa: ANN401 - stages.evaluation.EvalOutcome
+    """One run's metrics table, then (when the method has them) ReAct rounds, LLM cost and the fusion diagnosis."""
+    from nomos.eval.results import format_table
+
+    ev = outcome.evaluation
+    extra = outcome.extra or {}
+    click.echo(format_table({outcome.run_name: ev.mean}, ev.metrics))
+    if extra.get("rounds"):
+        click.echo("\nafter round (the final ranking's snapshots; pool = every candidate seen so far):")
+        rows = {f"round {r}": {**row["metrics"], "pool_recall": row.get("pool_recall", 0.0)} for r, row in extra["rounds"].items()}
+        metrics = tuple(next(iter(extra["rounds"].values()))["metrics"])
+        click.echo(format_table(rows, (*metrics, "pool_recall")))
+    if extra.get("cost"):
+        c = extra["cost"]
+        m = c["mean_per_query"]
+        click.echo(f"\nLLM cost per query: {m['calls']:.1f} calls, {m['input_tokens']:.0f} input + {m['output_tokens']:.0f} output tokens, "
+                   f"{m['llm_seconds']:.2f}s LLM time, {m['seconds']:.2f}s wall; run wall {c['wall_seconds']:.1f}s, "
+                   f"{c.get('paid_calls_this_run', 0)} paid calls this run, {m['cached_calls'] * c['queries']:.0f} from cache, "
+                   f"{c.get('resumed_queries', 0)} queries resumed")
+    if diagnosis:
+        click.echo("\n" + diagnosis)
+    click.echo(f"{len(ev.queries)} queries, query phase {outcome.seconds:.2f}s ({1000 * outcome.seconds / len(ev.queries):.1f} ms/query)")
+    click.echo(f"results: {outcome.paths['manifest'].parent}")
+
+
+def print_repeated(summary: Mapping[str, Any], outcomes: Sequence[Any]) -> None:
+    """Each repetition's means, then mean/std/min/max per metric."""
+    from nomos.eval.results import format_table
+
+    click.echo(format_table({o.run_name: o.evaluation.mean for o in outcomes}, outcomes[0].evaluation.metrics))
+    click.echo("")
+    rows = {stat: {m: summary["metrics"][m][stat] for m in summary["metrics"]} for stat in ("mean", "std", "min", "max")}
+    click.echo(format_table(rows, tuple(summary["metrics"])))
+    click.echo(f"{summary['repeat']} repetitions (seeds {summary['seeds']}); std is the sample standard deviation (ddof=1)")
+    click.echo(f"summary: {summary['path']}")
+
+
+def print_tune(out: Mapping[str, Any], metric: str, folds: int, seed: int) -> None:
+    """The cross-validated BM25 choice per fold, beside the oracle and the defaults."""
+    click.echo(f"{metric}, {out['queries']} queries, {folds}-fold cross-validation (seed {seed}), {len(out['grid'])} settings")
+    click.echo(f"{'fold':<6}{'k1':>6}{'b':>7}{'train':>10}{'held-out':>10}")
+    for f in out["cross_validated"]["folds"]:
+        click.echo(f"{f['fold']:<6}{f['k1']:>6}{f['b']:>7}{f['train']:>10.4f}{f['test']:>10.4f}")
+    cv, o, d = out["cross_validated"], out["oracle"], out["default"]
+    click.echo(f"cross-validated {metric}: {cv['score']:.4f} (fold std {cv['fold_std']:.4f})")
+    click.echo(f"oracle (best on all queries): k1={o['k1']} b={o['b']} {metric} {o['score']:.4f}")
+    if d:
+        click.echo(f"default: k1={d['k1']} b={d['b']} {metric} {d['score']:.4f}")
+    click.echo("note: " + out["note"])
+    click.echo(f"written: {out['path']}")
+
+
+def print_llm_status(st: Any) -> None:  # noqa: ANN401 - localllm's status
+    if not st.running:
+        click.echo(f"local LLM server: not running (port {st.base_url.rsplit(':', 1)[1].split('/')[0]})")
+        return
+    state = "answering" if st.healthy else "not answering yet (loading?)"
+    click.echo(f"local LLM server: pid {st.pid}, {state}\n  endpoint {st.base_url}\n  model    {st.model or '?'}\n"
+               f"  gguf     {st.gguf}\n  log      {st.log_file}")

@@ -1,0 +1,93 @@
+"""``search``: one query ranked and decorated (the shared search path), or a topics file to a TREC run."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import click
+
+from nomos.cli.main import cli
+from nomos.cli.options import (
+    analysis_options,
+    emit_json,
+    json_option,
+    k_option,
+    llm_options,
+    llm_settings,
+    method_option,
+    method_options,
+    method_options_from,
+)
+from nomos.cli.output import print_hits
+from nomos.settings import Settings
+
+log = logging.getLogger("nomos.search")
+
+
+@cli.command("search")
+@click.argument("query", required=False)
+@k_option(10)
+@method_option
+@analysis_options
+@method_options
+@llm_options
+@click.option("--topics", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="Batch search: a topics file (JSON lines with _id and text, or TSV id<TAB>text) instead of QUERY; "
+                   "needs --output.")
+@click.option("--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="With --topics: the TREC run file to write (qid Q0 docid rank score tag), as eval's run.trec.")
+@click.option("--run-tag", default=None, help="With --topics: the run's tag column (default: the method, as eval names runs).")
+@json_option
+@click.pass_obj
+def search_cmd(settings: Settings, query: str | None, k: int, method: str | None, topics: Path | None, output: Path | None,
+               run_tag: str | None, as_json: bool, **kw: Any) -> None:
+    """Top-k articles for a case description (QUERY): id, title, score and highlighted snippets. With --topics, every
+    query of a file to a TREC run (Pyserini style; no judgments needed, score it with eval-style tools or compare)."""
+    settings = llm_settings(settings, kw)
+    options = method_options_from(kw)
+    if (query is None) == (topics is None):
+        raise click.UsageError("give a QUERY or --topics FILE (one of them)")
+    if topics is not None and output is None:
+        raise click.UsageError("--topics needs --output FILE (the TREC run to write)")
+    if topics is None and (output is not None or run_tag is not None):
+        raise click.UsageError("--output and --run-tag go with --topics")
+    if method is None:
+        from nomos.stages.searching import default_method
+
+        method = default_method(settings)
+        log.info("method %s: the best this index serves", method)
+    if topics is not None:
+        _batch(settings, topics, output, method, k, options, run_tag)  # type: ignore[arg-type]
+        return
+    hits = run_query(settings, query, method, k, options)  # type: ignore[arg-type]
+    if as_json:
+        from nomos.render import search_document
+
+        emit_json(search_document(query, method, k, settings.index_alias, hits))  # type: ignore[arg-type]
+        return
+    print_hits(hits)
+
+
+def run_query(settings: Settings, query: str, method: str, k: int, options: Any) -> list:  # noqa: ANN401
+    """The one call into the search stage (the path the portal shares)."""
+    from nomos.stages.searching import search
+
+    return search(settings, query, method=method, k=k, options=options)
+
+
+def _batch(settings: Settings, topics: Path, output: Path, method: str, k: int, options: Any, tag: str | None) -> None:  # noqa: ANN401
+    from tqdm import tqdm
+
+    from nomos.errors import ConfigError
+    from nomos.ingest.topics import read_topics
+    from nomos.stages.evaluation import search_topics
+
+    if tag is not None and (not tag or any(c.isspace() for c in tag)):
+        raise ConfigError(f"--run-tag must be one word, got {tag!r}")
+    queries = read_topics(topics)
+    with tqdm(total=len(queries), unit="query", desc=f"search {method}", disable=None) as bar:
+        path, lines = search_topics(settings, queries, output, method=method, k=k, options=options, tag=tag,
+                                    on_progress=bar.update)
+    click.echo(f"{len(queries)} queries, {lines} lines -> {path}")

@@ -1,0 +1,102 @@
+"""``server``: the project's own local OpenSearch node (install, start, stop, status)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from nomos.cli.main import cli
+from nomos.cli.options import node_log
+from nomos.errors import ConfigError
+from nomos.settings import Settings
+
+
+@cli.group()
+def server() -> None:
+    """The project's own local OpenSearch node (not used when OPENSEARCH_URL is set)."""
+
+
+def _node_or_exit(settings: Settings):  # noqa: ANN202 - NodeConfig import is lazy
+    from nomos.opensearch.node import NodeConfig
+
+    if not settings.uses_local_node:
+        click.echo(f"OPENSEARCH_URL is set ({settings.url}): using that cluster, nothing to do locally.")
+        sys.exit(0)
+    return NodeConfig(
+        root=settings.node_root,
+        name=settings.node_name,
+        http_port=settings.http_port,
+        transport_port=settings.transport_port,
+        heap=settings.heap,
+        extra_settings={"thread_pool.search.size": settings.search_threads} if settings.search_threads else {},
+    )
+
+
+def _cluster(settings: Settings, nodes: int | None) -> list:
+    """The node configs of the local cluster: ``--nodes``, else NOMOS_NODES, else as many as the last start ran."""
+    from nomos.opensearch.node import cluster_configs, remembered_cluster_size
+
+    base = _node_or_exit(settings)
+    if nodes is None and settings.nodes == 1:
+        nodes = remembered_cluster_size(base)
+    try:
+        return cluster_configs(base, nodes or settings.nodes)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+nodes_option = click.option("--nodes", type=int, default=None,
+                            help="Nodes of a loopback cluster on consecutive ports (default 1, env NOMOS_NODES; "
+                                 "stop/status default to what start ran).")
+
+
+@server.command("install")
+@click.pass_obj
+def server_install(settings: Settings) -> None:
+    """Download OpenSearch and its plugins from Maven Central and assemble a node (idempotent)."""
+    from nomos.opensearch.node import install
+
+    click.echo(f"installed: {install(_node_or_exit(settings), log=node_log)}")
+
+
+@server.command("start")
+@click.option("--timeout", default=180.0, show_default=True, help="Seconds to wait for a yellow cluster.")
+@nodes_option
+@click.pass_obj
+def server_start(settings: Settings, timeout: float, nodes: int | None) -> None:
+    """Install if needed, start the node (or --nodes N of a cluster) detached, and wait until it answers (idempotent)."""
+    from nomos.opensearch.node import install, remember_cluster_size, start_cluster
+
+    cfgs = _cluster(settings, nodes or settings.nodes)
+    install(cfgs[0], log=node_log)
+    pids = start_cluster(cfgs, timeout=timeout, log=node_log)
+    remember_cluster_size(_node_or_exit(settings), len(cfgs))
+    for cfg, pid in zip(cfgs, pids, strict=True):
+        click.echo(f"running: {cfg.name} pid {pid} at {cfg.url}")
+
+
+@server.command("stop")
+@nodes_option
+@click.pass_obj
+def server_stop(settings: Settings, nodes: int | None) -> None:
+    """Stop the node(s) by the pid in each pidfile."""
+    from nomos.opensearch.node import stop
+
+    for cfg in _cluster(settings, nodes):
+        click.echo(f"{cfg.name}: " + ("stopped" if stop(cfg, log=node_log) else "was not running"))
+
+
+@server.command("status")
+@nodes_option
+@click.pass_obj
+def server_status(settings: Settings, nodes: int | None) -> None:
+    """Installed? running? version, health and plugins (per node)."""
+    from nomos.opensearch.node import status
+
+    cfgs = _cluster(settings, nodes)
+    for cfg in cfgs:
+        if len(cfgs) > 1:
+            click.echo(f"[{cfg.name}]")
+        for key, value in status(cfg).items():
+            click.echo(f"{key}: {value}")

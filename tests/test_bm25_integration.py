@@ -110,7 +110,7 @@ def test_cli_eval_end_to_end_writes_runs_and_manifest(os_settings, tmp_path, min
     folder = tmp_path / "mini"
     runner = CliRunner()
     args = ["--url", os_settings.url, "--index", os_settings.index_alias]
-    res = runner.invoke(cli, [*args, "index", "--dataset", str(folder)])
+    res = runner.invoke(cli, [*args, "index", "--no-vectors", "--dataset", str(folder)])
     assert res.exit_code == 0, res.output
     res = runner.invoke(cli, [*args, "eval", "--method", "bm25", "--dataset", str(folder), "--runs-dir", str(tmp_path / "runs")])
     assert res.exit_code == 0, res.output

@@ -128,7 +128,7 @@ def test_batch_search_search_after_verb_and_metrics(os_settings, tmp_path) -> No
     folder = write_beir(tmp_path / "mini")
     runner = CliRunner()
     target = ["--url", os_settings.url, "--index", os_settings.index_alias]
-    assert runner.invoke(cli, ["index", *target, "--dataset", str(folder)]).exit_code == 0
+    assert runner.invoke(cli, ["index", *target, "--no-vectors", "--dataset", str(folder)]).exit_code == 0
     res = runner.invoke(cli, ["search", *target, "--method", "bm25", "--json", "-k", "2", "κλοπή κινητού πράγματος"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["index"] == os_settings.index_alias

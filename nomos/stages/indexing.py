@@ -21,6 +21,7 @@ def index_dataset(
     client: OpenSearch | None = None,
     embedders: tuple[str, ...] = (),
     on_vector_progress: Callable[[int], None] | None = None,
+    on_published: Callable[[str], None] | None = None,
 ) -> IndexReport:
     """Build (or resume) the versioned articles index for ``dataset``, add one vector field per embedder, and
     point the alias at it."""
@@ -40,4 +41,5 @@ def index_dataset(
     return build_index(
         client, dataset, settings.index_alias, body, meta,
         on_progress=on_progress, vectors=plan, on_vector_progress=on_vector_progress,
+        on_published=on_published,
     )

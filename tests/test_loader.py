@@ -135,3 +135,56 @@ def test_loader_dispatch(tmp_path):
     assert load_dataset(str(write_beir(tmp_path))).name == tmp_path.name
     with pytest.raises(DatasetError, match="not a folder"):
         load_dataset(str(tmp_path / "nope"))
+
+
+def _hub_shaped_repo(folder):
+    """A local dataset repository laid out as AUEB-NLP/greek-bar-bench's subsets are (quickstart notebook): corpus and
+    queries with `id` and `text` only, qrels with `query-id`/`corpus-id`/`score`, the `greekbarbench` records carrying
+    each query's `area`, every subset with one split named `test`."""
+    rows = {
+        "corpus": [{"id": "AK::914", "text": "Άρθρο 914 - Ευθύνη από αδικοπραξία\nΌποιος ζημιώσει άλλον παράνομα και "
+                                              "υπαίτια έχει υποχρέωση να τον αποζημιώσει."},
+                   {"id": "AK::932", "text": "Άρθρο 932\nΧρηματική ικανοποίηση λόγω ηθικής βλάβης\nΣε περίπτωση "
+                                              "αδικοπραξίας το δικαστήριο μπορεί να επιδικάσει χρηματική ικανοποίηση."},
+                   {"id": "PK::372", "text": "Όποιος αφαιρεί ξένο κινητό πράγμα από την κατοχή άλλου τιμωρείται."}],
+        "queries": [{"id": "q1", "text": "Ο Α τραυμάτισε τον Β.\n\nΤι μπορεί να ζητήσει ο Β;"},
+                    {"id": "q2", "text": "Ο Γ πήρε το ποδήλατο του Δ.\n\nΤι έπραξε;"}],
+        "qrels": [{"query-id": "q1", "corpus-id": "AK::914", "score": 1},
+                  {"query-id": "q1", "corpus-id": "AK::932", "score": 1},
+                  {"query-id": "q2", "corpus-id": "PK::372", "score": 1}],
+        "greekbarbench": [{"id": "q1", "area": "civil", "facts": "…", "question": "…", "answer": "…"},
+                          {"id": "q2", "area": "Ποινικό δίκαιο", "facts": "…", "question": "…", "answer": "…"}],
+    }
+    for subset, items in rows.items():
+        (folder / subset).mkdir(parents=True)
+        (folder / subset / "test.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in items),
+                                                    encoding="utf-8")
+    configs = "".join(f"- config_name: {s}\n  data_files:\n  - split: test\n    path: {s}/test.jsonl\n" for s in rows)
+    (folder / "README.md").write_text(f"---\nconfigs:\n{configs}---\n", encoding="utf-8")
+    return folder
+
+
+def test_the_benchmark_as_the_hub_ships_it_gets_headings_and_areas(monkeypatch, tmp_path):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # a local repository: nothing is downloaded
+    repo = _hub_shaped_repo(tmp_path / "greek-bar-bench")
+    ds = load_greekbar(repo=str(repo), cache_dir=str(tmp_path / "cache"))
+    by_id = {a.id: a for a in ds.articles}
+    assert by_id["AK::914"].title == "Ευθύνη από αδικοπραξία" and by_id["AK::914"].text.startswith("Όποιος ζημιώσει")
+    assert by_id["AK::932"].title == "Χρηματική ικανοποίηση λόγω ηθικής βλάβης"
+    assert by_id["PK::372"].title == "" and by_id["PK::372"].text.startswith("Όποιος αφαιρεί")  # no heading: as given
+    assert by_id["AK::914"].source == "AK" and by_id["AK::914"].area == "civil"
+    assert {q.id: q.area for q in ds.queries} == {"q1": "civil", "q2": "criminal"}  # Greek labels resolve to keys
+    assert ds.qrels == {"q1": {"AK::914": 1, "AK::932": 1}, "q2": {"PK::372": 1}}
+
+
+def test_headings_are_only_taken_where_the_text_begins_with_one():
+    from nomos.ingest.huggingface import split_heading
+
+    assert split_heading("Άρθρο 5: Ορισμοί\nΓια τους σκοπούς του παρόντος…") == ("Ορισμοί", "Για τους σκοπούς του παρόντος…")
+    assert split_heading("Άρθρο 386Α\nΑπάτη με υπολογιστή\nΌποιος…") == ("Απάτη με υπολογιστή", "Όποιος…")
+    one_sentence = "Όποιος αφαιρεί ξένο κινητό πράγμα τιμωρείται."
+    assert split_heading(one_sentence) == ("", one_sentence)  # nothing follows: the text, not a heading
+    sentence_first = "Ο εργοδότης οφείλει να καταβάλει τον μισθό.\nΗ καταβολή γίνεται μηνιαίως."
+    assert split_heading(sentence_first) == ("", sentence_first)
+    numbered = "1. Όποιος ζημιώσει άλλον\n2. Η αποζημίωση"
+    assert split_heading(numbered) == ("", numbered)

@@ -11,14 +11,20 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
+import re
 import socket
-from typing import Any, Iterable, Iterator
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Mapping
 from urllib.parse import urlsplit
 
 from nomos.ingest.beir import parse_article, parse_query
 from nomos.ingest.records import Dataset, DatasetError, Qrels
 from nomos.ingest.validate import check_references, check_unique
+from nomos.mappings.areas import resolve_area
+
+log = logging.getLogger(__name__)
 
 GREEKBAR_REPO = "AUEB-NLP/greek-bar-bench"
 GREEKBAR_REVISION = "v2.0"
@@ -71,13 +77,57 @@ def _offline_mode() -> Iterator[None]:
         datasets.config.HF_HUB_OFFLINE, huggingface_hub.constants.HF_HUB_OFFLINE = saved
 
 
-def _first_split(repo: str, subset: str, revision: str, cache_dir: str | None) -> list[dict[str, Any]]:
-    """All rows of a subset; the benchmark keeps one split per subset, whatever its name."""
+SPLIT = "test"  # the benchmark's one split, named as its quickstart loads it
+AREAS_SUBSET = "greekbarbench"  # the answering task's records: each query's legal area, joined by id
+_ARTICLE_LINE = re.compile(r"^\s*(?:άρθρο|αρθρο|άρθρ\.|αρθρ\.)\s*\d+\s*[α-ωa-z]?(?![\w])\s*[-–—:.]?\s*", re.I)
+MAX_HEADING_CHARS = 150
+
+
+def _split(repo: str, subset: str, revision: str, cache_dir: str | None) -> list[dict[str, Any]]:
+    """All rows of a subset's ``test`` split (asked for by name, as the benchmark's quickstart does)."""
     import datasets  # heavy import, only when the Hub is really used
 
-    loaded = datasets.load_dataset(repo, subset, revision=revision, cache_dir=cache_dir)
-    split = sorted(loaded.keys())[0]
-    return [dict(row) for row in loaded[split]]
+    return [dict(row) for row in datasets.load_dataset(repo, subset, split=SPLIT, revision=revision, cache_dir=cache_dir)]
+
+
+def split_heading(text: str) -> tuple[str, str]:
+    """(heading, the rest) of an article's text when it begins with a heading line («Άρθρο 914 – Ευθύνη από
+    αδικοπραξία», or «Άρθρο 914» then «Ευθύνη από αδικοπραξία»), else ("", text). The benchmark's corpus rows carry
+    only ``id`` and ``text``; a heading gives the pages and the title-aware ranking a title. A first line counts as a
+    heading only when more text follows and it reads like one: short, not ending like a sentence."""
+    lines = text.strip().split("\n")
+    first = lines[0].strip()
+    prefix = _ARTICLE_LINE.match(first)
+    taken = 1
+    if prefix:
+        first = first[prefix.end():].strip()
+        if not first and len(lines) > 1:  # «Άρθρο 914» alone on its line: the heading may be the next one
+            first, taken = lines[1].strip(), 2
+    rest = "\n".join(lines[taken:]).strip()
+    if (not first or not rest or len(first) > MAX_HEADING_CHARS or first.endswith((".", ",", ";", ":", "·"))
+            or first[0].isdigit() or first[0].islower()):
+        return "", text
+    return first, rest
+
+
+def _with_heading(row: dict[str, Any]) -> dict[str, Any]:
+    """A corpus row without a title gets its text's heading as one (and loses it from its text, so BM25 over title
+    and text scores the same words once); a row with a title is left alone."""
+    if str(row.get("title") or "").strip() or not isinstance(row.get("text"), str):
+        return row
+    heading, rest = split_heading(row["text"])
+    return {**row, "title": heading, "text": rest} if heading else row
+
+
+def query_areas(rows: Iterable[dict[str, Any]]) -> dict[str, str]:
+    """query id -> legal area from the ``greekbarbench`` records (an area key of ``areas.json`` where the value
+    names one, else the value as given)."""
+    out: dict[str, str] = {}
+    for row in rows:
+        qid, area = _pick(row, "id", "_id", "query-id"), _pick(row, "area")
+        if qid is not None and area is not None and str(area).strip():
+            out[str(qid)] = resolve_area(str(area)) or str(area).strip()
+    return out
 
 
 def _pick(row: dict[str, Any], *names: str) -> Any:
@@ -93,15 +143,18 @@ def rows_to_dataset(
     qrels_rows: Iterable[dict[str, Any]],
     repo: str,
     revision: str,
+    areas: Mapping[str, str] | None = None,
 ) -> Dataset:
-    """Validate Hub rows exactly like a BEIR folder; locations read ``hf:repo@rev/subset[row]``."""
+    """Validate Hub rows exactly like a BEIR folder; locations read ``hf:repo@rev/subset[row]``. Corpus rows
+    without a title get their text's heading (:func:`split_heading`); queries without an area get theirs from
+    ``areas`` (:func:`query_areas`)."""
     base = f"hf:{repo}@{revision}"
     h = hashlib.sha256()
     located_articles = []
     for i, row in enumerate(corpus):
         row = {**row, "_id": _pick(row, "_id", "id", "doc_id", "corpus-id")}
         h.update(json.dumps(row, ensure_ascii=False, sort_keys=True, default=str).encode())
-        located_articles.append((f"{base}/corpus[{i}]", parse_article(row, f"{base}/corpus[{i}]")))
+        located_articles.append((f"{base}/corpus[{i}]", parse_article(_with_heading(row), f"{base}/corpus[{i}]")))
     if not located_articles:
         raise DatasetError(f"{base}/corpus", "the corpus is empty")
     check_unique(((w, a.id) for w, a in located_articles), "article")
@@ -109,6 +162,8 @@ def rows_to_dataset(
     for i, row in enumerate(queries):
         row = {**row, "_id": _pick(row, "_id", "id", "query_id", "query-id")}
         h.update(json.dumps(row, ensure_ascii=False, sort_keys=True, default=str).encode())
+        if areas and not str(row.get("area") or "").strip() and str(row["_id"]) in areas:
+            row["area"] = areas[str(row["_id"])]
         located_queries.append((f"{base}/queries[{i}]", parse_query(row, f"{base}/queries[{i}]")))
     check_unique(((w, q.id) for w, q in located_queries), "query")
     qrels: Qrels = {}
@@ -139,17 +194,29 @@ def rows_to_dataset(
 def load_greekbar(repo: str = GREEKBAR_REPO, revision: str = GREEKBAR_REVISION, cache_dir: str | None = None) -> Dataset:
     """Download (or read from cache) the three subsets and validate them. Without a reachable Hub the cache is
     the only source; a cache without them fails at once with "no network: pass --dataset PATH"."""
-    why = offline_reason()
+    why = None if Path(repo).is_dir() else offline_reason()  # a local copy of the repository needs no network
     try:
         with _offline_mode() if why else contextlib.nullcontext():
-            corpus = _first_split(repo, "corpus", revision, cache_dir)
-            queries = _first_split(repo, "queries", revision, cache_dir)
-            qrels = _first_split(repo, "qrels", revision, cache_dir)
+            corpus = _split(repo, "corpus", revision, cache_dir)
+            queries = _split(repo, "queries", revision, cache_dir)
+            qrels = _split(repo, "qrels", revision, cache_dir)
+            areas = _areas(repo, revision, cache_dir)
     except DatasetError:
         raise
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the Hub client raises many types (ConnectionError, HfHubHTTPError, OSError…)
         if why:
-            raise DatasetError(f"hf:{repo}@{revision}", NO_NETWORK.format(why=why, repo=repo, rev=revision)) from None  # the Hub client raises many types (ConnectionError, HfHubHTTPError, OSError…)
+            raise DatasetError(f"hf:{repo}@{revision}", NO_NETWORK.format(why=why, repo=repo, rev=revision)) from None
         err = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
         raise DatasetError(f"hf:{repo}@{revision}", OFFLINE_HINT.format(repo=repo, rev=revision, err=err)) from None
-    return rows_to_dataset(corpus, queries, qrels, repo, revision)
+    return rows_to_dataset(corpus, queries, qrels, repo, revision, areas=areas)
+
+
+def _areas(repo: str, revision: str, cache_dir: str | None) -> dict[str, str]:
+    """The queries' legal areas from the ``greekbarbench`` subset; without it (an older revision, a cache that lacks
+    it) the queries keep no area and the report's area breakdown falls back to their ids."""
+    try:
+        return query_areas(_split(repo, AREAS_SUBSET, revision, cache_dir))
+    except Exception as exc:  # noqa: BLE001 - the Hub client raises many types; areas are optional
+        log.warning("no legal areas for the queries: %s%s could not be read (%s)", repo, f"/{AREAS_SUBSET}",
+                    type(exc).__name__)
+        return {}

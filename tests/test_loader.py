@@ -188,3 +188,37 @@ def test_headings_are_only_taken_where_the_text_begins_with_one():
     assert split_heading(sentence_first) == ("", sentence_first)
     numbered = "1. Όποιος ζημιώσει άλλον\n2. Η αποζημίωση"
     assert split_heading(numbered) == ("", numbered)
+
+
+def test_a_corpus_alone_loads_for_indexing(tmp_path):
+    """A firm's own statutes: corpus.jsonl only (no queries, no judgments) is a dataset `index` accepts."""
+    folder = write_beir(tmp_path / "own")
+    (folder / "queries.jsonl").unlink()
+    (folder / "qrels" / "test.tsv").unlink()
+    ds = load_dataset(str(folder))
+    assert len(ds.articles) == len(ARTICLES) and ds.queries == () and ds.qrels == {}
+    assert ds.corpus_key == ds.fingerprint  # the corpus is all there is
+    (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\tPK::372\t1\n", encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"queries.jsonl: file is missing \(the judgments in .* need their queries\)"):
+        load_dataset(str(folder))
+
+
+def test_new_queries_over_the_same_corpus_keep_its_corpus_fingerprint(tmp_path):
+    """The index is named after (and checked against) the corpus only: new queries or judgments need no re-index."""
+    from nomos.errors import DataError
+    from nomos.stages.evaluation import check_index_matches, check_judged
+
+    first = load_dataset(str(write_beir(tmp_path / "a")))
+    more = load_dataset(str(write_beir(tmp_path / "b", queries=[*QUERIES[:1]], qrels=[QRELS[0]])))
+    assert first.fingerprint != more.fingerprint and first.corpus_key == more.corpus_key
+    check_index_matches({"dataset": first.describe()}, more, "alias")  # the same corpus: accepted
+    check_index_matches({"dataset": {"fingerprint": first.fingerprint}}, first, "alias")  # an index from before
+    other = load_dataset(str(write_beir(tmp_path / "c", articles=ARTICLES[:3], qrels=[QRELS[0]], queries=QUERIES[:1])))
+    with pytest.raises(DataError, match="not from the corpus of 'c'.*need no re-index: pass them with --queries/--qrels"):
+        check_index_matches({"dataset": first.describe()}, other, "alias")
+    corpus_only = tmp_path / "own"
+    write_beir(corpus_only)
+    (corpus_only / "queries.jsonl").unlink()
+    (corpus_only / "qrels" / "test.tsv").unlink()
+    with pytest.raises(DataError, match="has no queries to evaluate: pass --queries FILE"):
+        check_judged(load_dataset(str(corpus_only)))

@@ -145,29 +145,38 @@ def _fingerprint(paths: list[Path]) -> str:
 
 
 def load_beir(folder: Path, corpus_file: str = CORPUS) -> Dataset:
-    """Load and validate a BEIR folder; raises :class:`DatasetError` naming the first bad file and line."""
+    """Load and validate a BEIR folder; raises :class:`DatasetError` naming the first bad file and line.
+
+    Only the corpus is required: a firm indexing its own statutes has no queries or judgments yet (``index`` needs
+    none; ``eval`` asks for them). Queries without judgments load too (``search --topics`` needs no qrels);
+    judgments without queries do not (they would name unknown queries)."""
     folder = Path(folder)
     if not folder.is_dir():
-        raise DatasetError(str(folder), "not a folder (expected corpus.jsonl, queries.jsonl, qrels/test.tsv)")
-    paths = [folder / corpus_file, folder / QUERIES, folder / QRELS]
-    for p in paths:
-        if not p.is_file():
-            raise DatasetError(str(p), "file is missing")
-
-    located_articles = [(where, parse_article(obj, where)) for where, obj in _json_lines(paths[0])]
+        raise DatasetError(str(folder), "not a folder (expected corpus.jsonl, and queries.jsonl, qrels/test.tsv for eval)")
+    corpus, queries_path, qrels_path = folder / corpus_file, folder / QUERIES, folder / QRELS
+    if not corpus.is_file():
+        raise DatasetError(str(corpus), "file is missing")
+    if qrels_path.is_file() and not queries_path.is_file():
+        raise DatasetError(str(queries_path), f"file is missing (the judgments in {qrels_path} need their queries)")
+    located_articles = [(where, parse_article(obj, where)) for where, obj in _json_lines(corpus)]
     if not located_articles:
-        raise DatasetError(str(paths[0]), "the corpus is empty")
+        raise DatasetError(str(corpus), "the corpus is empty")
     check_unique(((w, a.id) for w, a in located_articles), "article")
-    located_queries = read_queries(paths[1])
-    qrels, qrels_where = read_qrels(paths[2])
     articles = tuple(a for _, a in located_articles)
-    queries = tuple(q for _, q in located_queries)
-    check_references(articles, queries, qrels, qrels_where, str(paths[1]))
+    queries: tuple[Query, ...] = ()
+    qrels: Qrels = {}
+    if queries_path.is_file():
+        queries = tuple(q for _, q in read_queries(queries_path))
+    if qrels_path.is_file():
+        qrels, qrels_where = read_qrels(qrels_path)
+        check_references(articles, queries, qrels, qrels_where, str(queries_path))
+    present = [p for p in (corpus, queries_path, qrels_path) if p.is_file()]
     return Dataset(
         name=folder.resolve().name,
         revision="local",
-        fingerprint=_fingerprint(paths),
+        fingerprint=_fingerprint(present),
         articles=articles,
         queries=queries,
         qrels=qrels,
+        corpus_fingerprint=_fingerprint([corpus]),
     )

@@ -149,11 +149,13 @@ def rows_to_dataset(
     without a title get their text's heading (:func:`split_heading`); queries without an area get theirs from
     ``areas`` (:func:`query_areas`)."""
     base = f"hf:{repo}@{revision}"
-    h = hashlib.sha256()
+    h, corpus_h = hashlib.sha256(), hashlib.sha256()
     located_articles = []
     for i, row in enumerate(corpus):
         row = {**row, "_id": _pick(row, "_id", "id", "doc_id", "corpus-id")}
-        h.update(json.dumps(row, ensure_ascii=False, sort_keys=True, default=str).encode())
+        line = json.dumps(row, ensure_ascii=False, sort_keys=True, default=str).encode()
+        h.update(line)
+        corpus_h.update(line)
         located_articles.append((f"{base}/corpus[{i}]", parse_article(_with_heading(row), f"{base}/corpus[{i}]")))
     if not located_articles:
         raise DatasetError(f"{base}/corpus", "the corpus is empty")
@@ -188,6 +190,7 @@ def rows_to_dataset(
         articles=articles,
         queries=queries_t,
         qrels=qrels,
+        corpus_fingerprint=corpus_h.hexdigest(),
     )
 
 

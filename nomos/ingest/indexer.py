@@ -47,7 +47,7 @@ class IndexReport:
 
 
 def versioned_name(alias: str, body: dict[str, Any], dataset: Dataset) -> str:
-    return f"{alias}-{body_hash(body, dataset.fingerprint)}"
+    return f"{alias}-{body_hash(body, dataset.corpus_key)}"
 
 
 def alias_targets(client: OpenSearch, alias: str) -> list[str]:

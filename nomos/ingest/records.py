@@ -71,6 +71,14 @@ class Dataset:
     articles: tuple[Article, ...]
     queries: tuple[Query, ...]
     qrels: Qrels
+    # the corpus alone: what an index is built from, so new queries or judgments over the same corpus need no new
+    # index ("" for a dataset made before it existed: the whole fingerprint stands in)
+    corpus_fingerprint: str = ""
+
+    @property
+    def corpus_key(self) -> str:
+        """The fingerprint an index is named after and checked against."""
+        return self.corpus_fingerprint or self.fingerprint
 
     def describe(self) -> dict[str, object]:
         """What a manifest records about the data a result was produced from."""
@@ -78,6 +86,7 @@ class Dataset:
             "name": self.name,
             "revision": self.revision,
             "fingerprint": self.fingerprint,
+            "corpus_fingerprint": self.corpus_key,
             "articles": len(self.articles),
             "queries": len(self.queries),
             "judgments": sum(len(v) for v in self.qrels.values()),

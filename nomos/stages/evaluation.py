@@ -39,14 +39,33 @@ class EvalOutcome:
 
 
 def check_index_matches(meta: dict[str, Any], dataset: Dataset, alias: str) -> None:
-    """Refuse to score a dataset against an index built from different data (a silent wrong number)."""
-    built = meta.get("dataset", {}).get("fingerprint")
-    if built != dataset.fingerprint:
-        name = meta.get("dataset", {}).get("name", "unknown data")
+    """Refuse to score a dataset against an index built from another corpus (a silent wrong number). Only the
+    corpus counts (new queries or judgments over the same articles need no re-index); an index built before the
+    corpus had a fingerprint of its own is compared on the whole dataset's."""
+    built = meta.get("dataset", {})
+    if built.get("corpus_fingerprint"):
+        same = built["corpus_fingerprint"] == dataset.corpus_key
+    else:
+        same = built.get("fingerprint") == dataset.fingerprint
+    if not same:
+        name = built.get("name", "unknown data")
+        shown = str(built.get("corpus_fingerprint") or built.get("fingerprint"))[:12]
         raise IndexMismatch(
-            f"index {alias!r} was built from {name!r} (fingerprint {str(built)[:12]}), not from {dataset.name!r} "
-            f"({dataset.fingerprint[:12]}): run `python cli.py index --dataset …` with the same dataset first"
+            f"index {alias!r} was built from the corpus of {name!r} (fingerprint {shown}), not from the corpus of "
+            f"{dataset.name!r} ({dataset.corpus_key[:12]}): run `python cli.py index --dataset …` with this corpus "
+            "first (new queries or judgments over the same corpus need no re-index: pass them with --queries/--qrels)"
         )
+
+
+def check_judged(dataset: Dataset) -> None:
+    """``eval`` needs queries with judgments; a corpus indexed on its own has none, and the message says how."""
+    if not dataset.queries or not dataset.qrels:
+        missing = "queries" if not dataset.queries else "judgments"
+        raise DataError(
+            f"dataset {dataset.name!r} has no {missing} to evaluate", hint="pass --queries FILE (BEIR jsonl) and "
+            "--qrels FILE (BEIR TSV or TREC qrels), e.g. from the portal's judgments (`python cli.py judgments "
+            "export`), or put queries.jsonl and qrels/test.tsv beside the corpus; `search --topics FILE` ranks "
+            "queries without judgments")
 
 
 def default_run_name(method: str, options: MethodOptions) -> str:
@@ -94,6 +113,7 @@ def evaluate_method(
     ``metrics``: what ranx scores (default: the paper's five; per-round LLM metrics stay the five).
     Everything written comes from the one :class:`SearchResult` the retriever returns.
     """
+    check_judged(dataset)
     spec = method_spec(method)
     settings = require_llm(settings, method)  # a running local LLM server counts
     client = client or make_client(settings)

@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -75,6 +76,11 @@ def test_cli_report(tmp_path):
                                    "--out", str(out), "--permutations", "500"])
     assert res.exit_code == 0, res.output
     assert out.is_file() and "written" in res.output
+    # without --out, the report goes to the runs folder, never the current directory (the checkout)
+    res = CliRunner().invoke(cli, ["report", str(tmp_path / "runs/mini/bm25"), "--runs-dir", str(tmp_path / "runs"),
+                                   "--dataset", str(folder), "--permutations", "500"])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "runs" / "report.html").is_file() and not Path("report.html").exists()
     res = CliRunner().invoke(cli, ["report", "bm25", "--runs-dir", str(tmp_path / "runs")])
     assert res.exit_code == 2 and "needs --dataset" in res.output
 

@@ -52,9 +52,10 @@ def compare_cmd(settings: Settings, runs: tuple[str, ...], json_out: Path | None
 @cli.command("report", epilog=RUNS_HELP)
 @click.argument("runs", nargs=-1, required=True)
 @compare_options
-@click.option("--out", type=click.Path(path_type=Path), default=Path("report.html"), show_default=True, help="The HTML file to write.")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="The HTML file to write (default: report.html in the runs folder, NOMOS_RUNS_DIR; never the checkout).")
 @click.pass_obj
-def report_cmd(settings: Settings, runs: tuple[str, ...], out: Path, **kw: Any) -> None:
+def report_cmd(settings: Settings, runs: tuple[str, ...], out: Path | None, **kw: Any) -> None:
     """One self-contained HTML report: comparison table with significance, Recall@k curves, ReAct rounds,
     cost against quality, breakdowns and a per-query drill-down. Needs --dataset (the judgments)."""
     from nomos.stages.reporting import write_report
@@ -62,5 +63,7 @@ def report_cmd(settings: Settings, runs: tuple[str, ...], out: Path, **kw: Any) 
     if not kw["dataset"]:
         raise click.UsageError("report needs --dataset (greekbar or the BEIR folder the runs were made on): it reads the judgments")
     comparison, inputs = _comparison(settings, runs, kw)
+    out = out or settings.with_overrides(runs_dir=kw["runs_dir"]).runs_dir / "report.html"
+    out.parent.mkdir(parents=True, exist_ok=True)
     path = write_report(comparison, inputs["dataset"], out, command="python cli.py report " + " ".join(sys.argv[2:]))
     click.echo(f"written: {path} ({path.stat().st_size / 1024:.0f} KiB)")

@@ -17,8 +17,9 @@ def judgments_group() -> None:
 
 
 @judgments_group.command("export")
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=Path("judgments.qrels"), show_default=True,
-              help="TREC qrels file (query_id 0 article_id grade).")
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="TREC qrels file (query_id 0 article_id grade); default: judgments/judgments.qrels in the runs folder "
+                   "(NOMOS_RUNS_DIR), never the checkout.")
 @click.option("--queries-out", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="BEIR queries file of the judged queries (default: <out stem>.queries.jsonl beside --out).")
 @click.option("--min-grade", type=click.IntRange(0, 2), default=0, show_default=True,
@@ -26,10 +27,12 @@ def judgments_group() -> None:
 @click.option("--user", default=None, help="Only this user's judgments (default: every user's, aggregated: rounded mean, halves up).")
 @json_option
 @click.pass_obj
-def judgments_export(settings: Settings, out: Path, queries_out: Path | None, min_grade: int, user: str | None, as_json: bool) -> None:
+def judgments_export(settings: Settings, out: Path | None, queries_out: Path | None, min_grade: int, user: str | None, as_json: bool) -> None:
     """Write the judgments as qrels plus the judged queries, for `eval --qrels OUT --queries QUERIES`."""
     from nomos.stages.judgments import export_judgments
 
+    out = out or settings.runs_dir / "judgments" / "judgments.qrels"
+    out.parent.mkdir(parents=True, exist_ok=True)
     r = export_judgments(settings, out, queries_out, min_grade=min_grade, user=user)
     doc = {"qrels": str(r.qrels), "queries": str(r.queries), "n_queries": r.n_queries, "n_judgments": r.n_judgments,
            "n_stored": r.n_stored, "skipped_queries": list(r.skipped_queries)}

@@ -23,10 +23,12 @@ from tests.beir_files import write_beir
 
 @contextmanager
 def requests_sent(web: Any, bodies: list[Any] | None = None) -> Iterator[list[tuple[str, str]]]:
-    """(HTTP method, path) of every request the portal's OpenSearch client sends inside the block (and each one's
-    body into ``bodies`` when given): its transport's ``perform_request`` is wrapped with a recorder that still
-    sends each request to the real node. ``web``: a TestClient of the portal."""
-    transport = web.app.state.portal.client.transport
+    """(HTTP method, path) of every request an OpenSearch client sends inside the block (and each one's body into
+    ``bodies`` when given): its transport's ``perform_request`` is wrapped with a recorder that still sends each
+    request to the real node. ``web``: a TestClient of the portal (its client is watched), or an OpenSearch
+    client (what a command line search is given)."""
+    client = web.app.state.portal.client if hasattr(web, "app") else web
+    transport = client.transport
     sent: list[tuple[str, str]] = []
     original = transport.perform_request
 

@@ -1,7 +1,7 @@
 """Relevance judgments in the portal: a reader grades a search result 0, 1 or 2, and the library grows its own test
 set (``cli.py judgments export`` turns the judgments into qrels that ``eval --qrels`` scores).
 
-Routes (registered on the app by :func:`register_judgments`):
+Routes (``router``, included by ``create_app``; refusals answered by :func:`rejected`):
 
 * ``POST /api/judgments`` (JSON) → 201 with the stored record when new, 200 when it replaced an earlier grade;
 * ``GET /api/judgments?query=…`` (or ``query_id=…``, optionally ``user=…``) → that query's judgments;
@@ -26,31 +26,33 @@ import re
 from typing import Annotated, Any, Callable
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
-from fastapi import FastAPI, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
+from nomos.errors import NomosError
 from nomos.opensearch import judgments_store as store
+from nomos.portal.service import Portal
+from nomos.portal.web import PortalDep, error_response, render, run
 from nomos.retrieval.registry import method_names
 
 DEFAULT_USER = "anonymous"
 USER_HEADER = "X-Remote-User"
 USER_PATTERN = r"^[\w][\w.@\-]{0,63}$"  # letters (Greek too), digits, _ . @ -; what reverse proxies pass on
-MAX_ID_CHARS = 200  # as the article pages' (nomos.portal.app.MAX_ID_CHARS)
+MAX_ID_CHARS = 200  # as the article pages' (nomos.portal.params.MAX_ID_CHARS)
 MAX_BODY_BYTES = 64 * 1024  # a query of 2,000 Greek letters and a note fit many times over
-SOURCE_PATTERN = re.compile(r"^[\w.:\-]{1,100}$")  # as the search page's ``source`` (nomos.portal.app.SOURCE_PATTERN)
+SOURCE_PATTERN = re.compile(r"^[\w.:\-]{1,100}$")  # as the search page's ``source`` (nomos.portal.params.SOURCE_PATTERN)
 FORM_EXTRA = ("k", "source")  # the form's fields that only say where to go back to
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-class JudgmentRejected(Exception):
+class JudgmentRejected(NomosError):
     """A judgment request the portal refuses: a 4xx and a message that names the field."""
 
     def __init__(self, status: int, message: str | list[str]) -> None:
         super().__init__(message if isinstance(message, str) else "; ".join(message))
         self.status = status
-        self.detail = message
-        self.message = str(self)  # what error.html shows
+        self.detail = message  # under /api: the list of field problems as sent
 
 
 def _clean_text(value: str | None) -> str | None:
@@ -258,82 +260,83 @@ def back_to_search(fields: dict[str, str], j: store.Judgment) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ routes
-def register_judgments(app: FastAPI, call: Callable[..., Any], page: Callable[..., Response]) -> None:
-    """Add the judgment routes to the portal ``app``: ``call`` runs blocking OpenSearch work in a worker thread,
-    ``page`` renders a template with the portal's base context (both from ``create_app``)."""
-    portal = app.state.portal
+router = APIRouter()
+REFUSALS: dict[int | str, dict[str, Any]] = {s: {"model": RejectedOut} for s in (400, 403, 413, 415, 422)}
 
-    def exists(article_id: str) -> bool:
-        return store.article_exists(portal.client, portal.index, article_id)
 
-    def save(data: Any, user: str) -> tuple[store.Judgment, bool]:  # noqa: ANN401
-        j = validate(data, exists)
-        return store.put_judgment(portal.client, portal.index, query=j.query, article_id=j.article_id, grade=j.grade,
-                                  user=user, note=j.note, method=j.method)
+def _save(portal: Portal, data: Any, user: str) -> tuple[store.Judgment, bool]:  # noqa: ANN401 - whatever was sent
+    """Validate (the article looked up in the portal's index) and store: blocking, run in a worker thread."""
+    j = validate(data, lambda article_id: store.article_exists(portal.client, portal.index, article_id))
+    return store.put_judgment(portal.client, portal.index, query=j.query, article_id=j.article_id, grade=j.grade,
+                              user=user, note=j.note, method=j.method)
 
-    @app.exception_handler(JudgmentRejected)
-    async def rejected(request: Request, exc: JudgmentRejected) -> Response:
-        if request.url.path.startswith("/api"):
-            return JSONResponse({"detail": exc.detail}, status_code=exc.status)
-        return page(request, "error.html", status=exc.status, error=exc)
 
-    refusals: dict[int | str, dict[str, Any]] = {s: {"model": RejectedOut} for s in (400, 403, 413, 415, 422)}
-    body_schema = JudgmentIn.model_json_schema()
+@router.post("/api/judgments", status_code=201, response_model=JudgmentOut, summary="Grade one result of a search",
+             responses={200: {"model": JudgmentOut, "description": "an earlier grade replaced"}, **REFUSALS},
+             openapi_extra={"requestBody": {"required": True,
+                                            "content": {"application/json": {"schema": JudgmentIn.model_json_schema()}}}})
+async def api_judge(request: Request, portal: PortalDep) -> Response:
+    check_origin(request)
+    raw = await _body(request, "application/json")
+    try:
+        data = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise JudgmentRejected(400, f"body: not JSON ({exc})") from None
+    given = data.get("user") if isinstance(data, dict) and isinstance(data.get("user"), str) else None
+    user = user_of(request, given)
+    if isinstance(data, dict) and request.headers.get(USER_HEADER) is not None:
+        data = {**data, "user": user}  # the proxy's name is the one stored (and checked)
+    judgment, created = await run(portal, _save, portal, data, user)
+    return JSONResponse(judgment.as_dict(), status_code=201 if created else 200)
 
-    @app.post("/api/judgments", status_code=201, response_model=JudgmentOut, summary="Grade one result of a search",
-              responses={200: {"model": JudgmentOut, "description": "an earlier grade replaced"}, **refusals},
-              openapi_extra={"requestBody": {"required": True, "content": {"application/json": {"schema": body_schema}}}})
-    async def api_judge(request: Request) -> Response:
-        check_origin(request)
-        raw = await _body(request, "application/json")
-        try:
-            data = json.loads(raw)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise JudgmentRejected(400, f"body: not JSON ({exc})") from None
-        given = data.get("user") if isinstance(data, dict) and isinstance(data.get("user"), str) else None
-        user = user_of(request, given)
-        if isinstance(data, dict) and request.headers.get(USER_HEADER) is not None:
-            data = {**data, "user": user}  # the proxy's name is the one stored (and checked)
-        judgment, created = await call(save, data, user)
-        return JSONResponse(judgment.as_dict(), status_code=201 if created else 200)
 
-    @app.get("/api/judgments", response_model=JudgmentsOut, responses={422: {"model": RejectedOut}},
-             summary="The judgments of one query")
-    async def api_judgments(query: Annotated[str | None, Query(min_length=1, max_length=store.MAX_QUERY_CHARS)] = None,
-                            query_id: Annotated[str | None, Query(pattern=r"^[0-9a-f]{16}$")] = None,
-                            user: Annotated[str | None, Query(pattern=USER_PATTERN)] = None) -> JudgmentsOut:
-        if (query is None) == (query_id is None):
-            raise JudgmentRejected(422, ["query, query_id: give exactly one of them"])
-        qid = query_id or store.query_id(query or "")
-        rows = await call(lambda: store.list_judgments(portal.client, portal.index, qid=qid, user=user))
-        return JudgmentsOut(query_id=qid, judgments=[JudgmentOut(**j.as_dict()) for j in rows])
+@router.get("/api/judgments", response_model=JudgmentsOut, responses={422: {"model": RejectedOut}},
+            summary="The judgments of one query")
+async def api_judgments(portal: PortalDep,
+                        query: Annotated[str | None, Query(min_length=1, max_length=store.MAX_QUERY_CHARS)] = None,
+                        query_id: Annotated[str | None, Query(pattern=r"^[0-9a-f]{16}$")] = None,
+                        user: Annotated[str | None, Query(pattern=USER_PATTERN)] = None) -> JudgmentsOut:
+    if (query is None) == (query_id is None):
+        raise JudgmentRejected(422, ["query, query_id: give exactly one of them"])
+    qid = query_id or store.query_id(query or "")
+    rows = await run(portal, lambda: store.list_judgments(portal.client, portal.index, qid=qid, user=user))
+    return JudgmentsOut(query_id=qid, judgments=[JudgmentOut(**j.as_dict()) for j in rows])
 
-    @app.get("/api/judgments/queries", response_model=list[QuerySummaryOut], summary="Every judged query, latest first")
-    async def api_judged_queries() -> list[QuerySummaryOut]:
-        rows = await call(store.query_summaries, portal.client, portal.index)
-        return [QuerySummaryOut(**r) for r in rows]
 
-    @app.get("/judgments", include_in_schema=False)
-    async def judgments_page(request: Request, query_id: Annotated[str | None, Query(pattern=r"^[0-9a-f]{16}$")] = None) -> Response:
-        if query_id is None:
-            rows = await call(store.query_summaries, portal.client, portal.index)
-            return page(request, "judgments.html", rows=rows, detail=None)
-        detail = await call(lambda: store.list_judgments(portal.client, portal.index, qid=query_id))
-        if not detail:
-            raise JudgmentRejected(404, "Δεν υπάρχουν αξιολογήσεις για αυτό το ερώτημα.")
-        latest = max(detail, key=lambda j: (j.updated, j.id))
-        return page(request, "judgments.html", rows=None, detail=detail, query=latest.query, query_id=query_id)
+@router.get("/api/judgments/queries", response_model=list[QuerySummaryOut], summary="Every judged query, latest first")
+async def api_judged_queries(portal: PortalDep) -> list[QuerySummaryOut]:
+    rows = await run(portal, store.query_summaries, portal.client, portal.index)
+    return [QuerySummaryOut(**r) for r in rows]
 
-    @app.post("/judgments", include_in_schema=False)
-    async def judge_form(request: Request) -> Response:
-        check_origin(request)
-        fields = _form_fields(await _body(request, "application/x-www-form-urlencoded"))
-        data: dict[str, Any] = {k: v for k, v in fields.items() if k not in FORM_EXTRA and not (k in ("note", "user", "method") and v == "")}
-        user = user_of(request, data.get("user"))
-        if request.headers.get(USER_HEADER) is not None:
-            data["user"] = user
-        try:
-            judgment, _ = await call(save, data, user)
-        except JudgmentRejected as exc:
-            raise JudgmentRejected(exc.status, "Μη έγκυρη αξιολόγηση: " + exc.message) from None
-        return RedirectResponse(back_to_search(fields, judgment), status_code=303)
+
+@router.get("/judgments", include_in_schema=False)
+async def judgments_page(request: Request, portal: PortalDep,
+                         query_id: Annotated[str | None, Query(pattern=r"^[0-9a-f]{16}$")] = None) -> Response:
+    if query_id is None:
+        rows = await run(portal, store.query_summaries, portal.client, portal.index)
+        return await render(request, "judgments.html", rows=rows, detail=None)
+    detail = await run(portal, lambda: store.list_judgments(portal.client, portal.index, qid=query_id))
+    if not detail:
+        raise JudgmentRejected(404, "Δεν υπάρχουν αξιολογήσεις για αυτό το ερώτημα.")
+    latest = max(detail, key=lambda j: (j.updated, j.id))
+    return await render(request, "judgments.html", rows=None, detail=detail, query=latest.query, query_id=query_id)
+
+
+@router.post("/judgments", include_in_schema=False)
+async def judge_form(request: Request, portal: PortalDep) -> Response:
+    check_origin(request)
+    fields = _form_fields(await _body(request, "application/x-www-form-urlencoded"))
+    data: dict[str, Any] = {k: v for k, v in fields.items() if k not in FORM_EXTRA and not (k in ("note", "user", "method") and v == "")}
+    user = user_of(request, data.get("user"))
+    if request.headers.get(USER_HEADER) is not None:
+        data["user"] = user
+    try:
+        judgment, _ = await run(portal, _save, portal, data, user)
+    except JudgmentRejected as exc:
+        raise JudgmentRejected(exc.status, "Μη έγκυρη αξιολόγηση: " + exc.message) from None
+    return RedirectResponse(back_to_search(fields, judgment), status_code=303)
+
+
+async def rejected(request: Request, exc: JudgmentRejected) -> Response:
+    """The answer to a refused judgment: the refusal's status, its detail (a list of field problems, or one line)."""
+    return await error_response(request, exc.status, exc.message, detail=exc.detail)

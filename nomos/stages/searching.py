@@ -1,41 +1,342 @@
-"""The search stage: one query, ranked and decorated, as ``cli.py search`` and the portal show it."""
+"""The search stage: one query answered the same way for ``cli.py search`` and for the portal's pages and API.
+
+A :class:`Searcher` holds one OpenSearch client, the LLM settings (resolved once: a running local server is
+probed at most once per ``KEEP_S``), and the retrievers it built, keyed by method and options. ``search`` takes a
+:class:`SearchRequest` and returns a :class:`SearchPage`: the hits with titles and snippets, the legal-source and
+legal-area facets, the total, the time taken, the method used (and whether it was the index's default), a ReAct
+trace and the re-ranker, if any.
+
+Two paths, chosen by what the method can do (:attr:`MethodSpec.faceted`):
+
+* a *results page* (BM25, kNN, hybrid without a re-ranker): ranking, snippets and facets come back with the
+  ranking's own requests (BM25 and kNN one, hybrid two);
+* a *ranking, then its page* (LLM methods, re-ranked or other methods): the ranking, then its facets, the filter
+  and the snippets (two to four requests more).
+
+Both rank exactly as the method's retriever ranks (``Retriever.search``): the tests pin the CLI's and the
+portal's rankings to it. Only opensearch-py's transport errors are turned into :mod:`nomos.errors` types here
+(:func:`cluster_errors`); anything else is a bug and keeps its stack.
+"""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar, cast
 
 from opensearchpy import OpenSearch
+from opensearchpy.exceptions import ConnectionError as OSConnectionError
+from opensearchpy.exceptions import TransportError
 
-from nomos.opensearch.client import cluster_version, make_client
+from nomos.errors import ConfigError, NomosError, SearchError, VectorsMissing
+from nomos.opensearch.client import make_client
+from nomos.opensearch.transport import typed_error
+from nomos.retrieval.articles import (
+    AreaFacet,
+    Facet,
+    Facets,
+    faceted_search,
+    ids_facets,
+    law_names,
+    matching_ids,
+    page_filter,
+)
 from nomos.retrieval.base import Hit, Retriever
+from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.decorate import decorate
-from nomos.retrieval.knn import index_has_vectors
-from nomos.retrieval.registry import MethodOptions, best_method, make_retriever, method_spec, require_llm
+from nomos.retrieval.knn import FACET_DEPTH, index_has_vectors
+from nomos.retrieval.llm import not_configured_message, resolve_llm_settings
+from nomos.retrieval.registry import (
+    MethodOptions,
+    MethodSpec,
+    best_method,
+    make_retriever,
+    method_spec,
+    resolved_options,
+)
 from nomos.settings import Settings
 
+T = TypeVar("T")
 
+KEEP_S = 60.0  # what changes rarely (law names, the LLM endpoint, whether the index holds vectors, BM25's retriever)
+FILTER_DEPTH = 100  # methods that cannot filter inside OpenSearch: filter this many candidates, keep k
+
+
+class MethodUnavailable(ConfigError):
+    """The method exists but cannot run here: ``needs`` says why ("offer": this searcher does not offer it, e.g.
+    the portal's list; "llm": no LLM endpoint is configured or running)."""
+
+    def __init__(self, message: str, *, method: str, needs: str, hint: str | None = None) -> None:
+        self.method = method
+        self.needs = needs
+        super().__init__(message, hint=hint)
+
+
+@dataclass
+class Kept(Generic[T]):
+    """A value looked up at most once per ``ttl`` seconds. A lookup that raises keeps nothing (asked again next
+    time). Worker threads may race to refresh it; both look up the same thing, and the last one is kept."""
+
+    ttl: float = KEEP_S
+    _at: float | None = None
+    _value: T | None = None
+
+    def get(self, load: Callable[[], T]) -> T:
+        now = time.monotonic()
+        if self._at is None or now - self._at > self.ttl:
+            self._value, self._at = load(), now
+        return cast(T, self._value)
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """One query. ``method`` None: the best the index serves (:meth:`Searcher.default_method`). ``source`` and
+    ``area`` filter the hits (not the facets). ``facets`` False: the hits only (the command line)."""
+
+    query: str
+    method: str | None = None
+    k: int = 10
+    source: str | None = None
+    area: str | None = None
+    options: MethodOptions = MethodOptions()
+    facets: bool = True
+
+    def __post_init__(self) -> None:
+        if self.k < 1:
+            raise ConfigError(f"k: the number of articles must be at least 1, got {self.k}")
+
+
+@dataclass
+class SearchPage:
+    """What one search shows. ``facets``: the legal sources of the matches (with law names and counts), ``areas``
+    the legal areas. ``total``: articles matching (BM25), candidates ranked (kNN, hybrid: the pool) or hits ranked
+    (the other methods)."""
+
+    query: str
+    method: str
+    k: int
+    source: str | None
+    hits: list[Hit]
+    facets: list[Facet]
+    total: int
+    took_ms: float
+    trace: list[dict[str, Any]] | None = None  # ReAct: the rounds, each a dict (query, thought, candidates, kept)
+    area: str | None = None
+    areas: list[AreaFacet] = field(default_factory=list)
+    reranked: str | None = None  # the judge that re-ordered the top (--rerank / NOMOS_RERANK)
+    defaulted: bool = False  # no method was asked for: ``method`` is the index's best
+
+
+def unavailable_hint(settings: Settings) -> str:
+    return "start the local node with `python cli.py server start`" if settings.uses_local_node else "check OPENSEARCH_URL"
+
+
+@contextmanager
+def cluster_errors(settings: Settings, what: str) -> Iterator[None]:
+    """Inside the block, opensearch-py's transport errors become :mod:`nomos.errors` types (ClusterUnavailable,
+    IndexNotFound, SearchError… with status and reason), so callers decide by type. Nothing else is caught.
+
+    Until every retriever sends through :class:`~nomos.opensearch.transport.Transport`, some wrap a transport
+    error into a bare ``SearchError`` (no status) raised ``from None``; its ``__context__`` still holds the
+    original, which is typed here the same way (a lost connection on a kNN page is a 503, not a refused query)."""
+    try:
+        yield
+    except (TransportError, OSConnectionError) as exc:
+        raise typed_error(exc, what, url=settings.url, unavailable_hint=unavailable_hint(settings)) from exc
+    except SearchError as exc:
+        cause = exc.__context__
+        if exc.status is None and isinstance(cause, TransportError):
+            raise typed_error(cause, what, url=settings.url, unavailable_hint=unavailable_hint(settings)) from cause
+        raise
+
+
+def _key(method: str, options: MethodOptions) -> tuple[str, str]:
+    return method, repr(options)  # options may hold filter dicts (unhashable); their repr is stable
+
+
+class Searcher:
+    """Searches one index (``settings.index_alias``) on one client; see the module's docstring. Safe to share
+    between threads: BM25's retriever is shared (it keeps no per-call state), dense and fused ones are per thread
+    (an encoder loads once per thread; the vector cache is per thread), LLM ones are built per search (an LLM
+    client belongs to the event loop of one search).
+
+    ``offered``: the methods this searcher runs (the portal's list); None: every method."""
+
+    def __init__(self, settings: Settings, client: OpenSearch | None = None, *, offered: Iterable[str] | None = None,
+                 keep_s: float = KEEP_S) -> None:
+        if settings.search_type == "auto":
+            # "auto" would look the index's shard count up (a request) to choose dfs only for several shards;
+            # OpenSearch makes that choice itself: a search that hits one shard runs query_then_fetch whatever
+            # the type asked (TransportSearchAction), so dfs_query_then_fetch gives the same scores either way.
+            settings = settings.with_overrides(search_type="dfs_query_then_fetch")
+        self.settings = settings
+        self.client = client if client is not None else make_client(settings)
+        self.offered = None if offered is None else tuple(offered)
+        self._keep_s = keep_s
+        self._llm: Kept[Settings] = Kept(keep_s)
+        self._vectors: Kept[bool] = Kept(keep_s)
+        self._laws: Kept[dict[str, str]] = Kept(keep_s)
+        self._shared: dict[tuple[str, str], Kept[Retriever]] = {}
+        self._local = threading.local()
+
+    @property
+    def index(self) -> str:
+        return self.settings.index_alias
+
+    # ---------------------------------------------------------------------------------------- what it serves
+    def llm_settings(self) -> Settings:
+        """The settings LLM methods run with: the configured endpoint, else a local server (``cli.py llm start``)
+        on NOMOS_LLM_PORT, looked up at most once per ``keep_s`` (one started later shows up)."""
+        return self._llm.get(lambda: resolve_llm_settings(self.settings))
+
+    @property
+    def llm_configured(self) -> bool:
+        llm = self.llm_settings()
+        return bool(llm.llm_base_url and llm.llm_model)
+
+    def has_vectors(self) -> bool:
+        """Whether the index holds the embedder's vectors (kept ``keep_s``); a cluster error propagates typed."""
+        def look() -> bool:
+            with cluster_errors(self.settings, "the index mapping"):
+                return index_has_vectors(self.client, self.index, self.settings.embedder)
+
+        return self._vectors.get(look)
+
+    def default_method(self) -> str:
+        """The best method this index serves: hybrid where it holds the embedder's vectors, else BM25."""
+        return best_method(self.has_vectors())
+
+    def laws(self) -> dict[str, str]:
+        """Legal source -> law name for the facets, looked up at most once per ``keep_s`` (pages then leave the
+        name's sub-aggregation out). A source indexed since shows under its code until then."""
+        def look() -> dict[str, str]:
+            with cluster_errors(self.settings, "the law names"):
+                return law_names(self.client, self.index)
+
+        return self._laws.get(look)
+
+    def check(self, method: str, options: MethodOptions = MethodOptions()) -> MethodSpec:
+        """The spec of ``method`` if it can run here; else :class:`MethodUnavailable` (or ConfigError for an
+        unknown name). Vectors are not checked here: a method that needs them and fails finds out then."""
+        try:
+            spec = method_spec(method)
+        except ValueError as exc:
+            raise ConfigError(f"method: {exc}") from None
+        if self.offered is not None and method not in self.offered:
+            raise MethodUnavailable(f"method {method} is not offered here", method=method, needs="offer")
+        judge = resolved_options(self.settings, options).rerank == "llm"
+        if (spec.needs_llm or judge) and not self.llm_configured:
+            raise MethodUnavailable(not_configured_message(method if spec.needs_llm else "--rerank llm"), method=method,
+                                    needs="llm")
+        return spec
+
+    # ---------------------------------------------------------------------------------------- search
+    def search(self, request: SearchRequest) -> SearchPage:
+        started = time.perf_counter()
+        method = request.method or self.default_method()
+        spec = self.check(method, request.options)
+        options = resolved_options(self.settings, request.options)
+        try:
+            with cluster_errors(self.settings, f"the {method} search"):
+                if self._one_page(spec, options, request.k):
+                    hits, facets, total = self._page(method, options, request)
+                    trace = None
+                else:
+                    hits, facets, total, trace = self._ranked_then_page(spec, method, options, request)
+        except SearchError as exc:
+            if spec.needs_vectors and not self.has_vectors():
+                raise VectorsMissing(
+                    f"method {method} needs the {self.settings.embedder} vectors, and index {self.index} has none",
+                    status=exc.status, reason=exc.reason,
+                    hint=f"re-index with `python cli.py index --embedder {self.settings.embedder}`") from exc
+            raise
+        took = 1000 * (time.perf_counter() - started)
+        return SearchPage(request.query, method, request.k, request.source, hits, facets.sources, total, took, trace,
+                          area=request.area, areas=facets.areas, reranked=options.rerank, defaulted=request.method is None)
+
+    def _one_page(self, spec: MethodSpec, options: MethodOptions, k: int) -> bool:
+        """Whether the method's results page ranks exactly as its ``search``: a faceted method without a re-ranker;
+        for kNN also only while the page's HNSW search (``FACET_DEPTH`` candidates) explores what a top-``k``
+        search explores, ``max(ef_search, k)`` (a small ``--ef-search`` would otherwise change the ranking)."""
+        if not spec.faceted or options.rerank:
+            return False
+        if spec.needs_vectors and not spec.fused and not options.exact:
+            return max(options.ef_search or self.settings.knn_ef_search, k) >= FACET_DEPTH
+        return True
+
+    def _page(self, method: str, options: MethodOptions, request: SearchRequest) -> tuple[list[Hit], Facets, int]:
+        """Ranking, snippets and facets in the ranking's own requests (BM25 and kNN: one; hybrid: two)."""
+        retriever = cast(BM25Retriever, self._page_retriever(method, replace(options, highlight=True)))
+        if request.facets:
+            return faceted_search(retriever, request.query, request.k, request.source, area=request.area,
+                                  laws=self.laws())
+        page = retriever.search_faceted(request.query, request.k, {}, post_filter=page_filter(request.source, request.area))
+        return page.hits, Facets(), page.matching
+
+    def _ranked_then_page(self, spec: MethodSpec, method: str, options: MethodOptions, request: SearchRequest
+                          ) -> tuple[list[Hit], Facets, int, list[dict[str, Any]] | None]:
+        """LLM methods, re-ranked and the other methods rank outside one page: the ranking, then its facets, the
+        filter and the snippets."""
+        filtered = bool(request.source or request.area)
+        if spec.needs_llm or options.rerank == "llm":
+            retriever = self._build(self.llm_settings(), method, options)  # its LLM client: one search's event loop
+        else:
+            retriever = self._per_thread(method, options)
+        result = retriever.search_many({"q": request.query}, max(request.k, FILTER_DEPTH) if filtered else request.k)
+        ranked = result.hits["q"]
+        rounds = result.traces.get("q", {}).get("rounds")  # a round-by-round trace (react) is shown
+        ids = [h.doc_id for h in ranked]
+        facets = Facets()
+        if request.facets:
+            facets = ids_facets(self.client, self.index, ids, source=request.source, area=request.area, laws=self.laws())
+        total = len(ranked)
+        if filtered:
+            keep = matching_ids(self.client, self.index, ids, request.source, request.area)
+            ranked = [h for h in ranked if h.doc_id in keep]
+        hits = decorate(self.client, self.index, ranked[: request.k], request.query)
+        return hits, facets, total, list(rounds) if rounds is not None else None
+
+    # ---------------------------------------------------------------------------------------- retrievers
+    def _build(self, settings: Settings, method: str, options: MethodOptions) -> Retriever:
+        try:
+            return make_retriever(settings, method, self.client, options)
+        except ValueError as exc:  # the registry and the retrievers refuse bad options with ValueError
+            if isinstance(exc, NomosError):
+                raise
+            raise ConfigError(f"{method}: {exc}") from None
+
+    def _page_retriever(self, method: str, options: MethodOptions) -> Retriever:
+        """BM25's is kept ``keep_s`` and shared by threads (a new one per page would redo its set-up); dense and
+        fused ones are per thread."""
+        if method_spec(method).needs_vectors:
+            return self._per_thread(method, options)
+        kept = self._shared.setdefault(_key(method, options), Kept(self._keep_s))
+        return kept.get(lambda: self._build(self.settings, method, options))
+
+    def _per_thread(self, method: str, options: MethodOptions) -> Retriever:
+        cache: dict[tuple[str, str], Retriever] = self._local.__dict__.setdefault("retrievers", {})
+        key = _key(method, options)
+        if key not in cache:
+            cache[key] = self._build(self.settings, method, options)
+        return cache[key]
+
+
+# -------------------------------------------------------------------------------------------- the CLI's calls
 def default_method(settings: Settings, client: OpenSearch | None = None) -> str:
     """The best method the live index serves (hybrid where it holds the embedder's vectors, else BM25): what
     ``search`` and the portal use when no method is named."""
-    client = client or make_client(settings)
-    return best_method(index_has_vectors(client, settings.index_alias, settings.embedder))
+    return Searcher(settings, client).default_method()
 
 
-def search(settings: Settings, query: str, method: str = "bm25", k: int = 10, options: MethodOptions = MethodOptions()) -> list[Hit]:
-    """One query, with highlighted snippets: what ``cli.py search`` and the portal show."""
-    settings = require_llm(settings, method)  # a running local LLM server counts
-    client = make_client(settings)
-    cluster_version(client, settings)
-    return search_with(settings, client, query, method, k, options)
+def search_page(settings: Settings, request: SearchRequest, client: OpenSearch | None = None) -> SearchPage:
+    """One search on a new :class:`Searcher` (one client): the command line's entry, the portal's path."""
+    return Searcher(settings, client).search(request)
 
 
-def search_with(settings: Settings, client: OpenSearch, query: str, method: str = "bm25", k: int = 10,
-                options: MethodOptions = MethodOptions(), retriever: Retriever | None = None) -> list[Hit]:
-    """``search`` on a client the caller keeps (the portal: one per app); ``retriever`` may be prebuilt (one the
-    caller keeps, e.g. per thread)."""
-    retriever = retriever or make_retriever(settings, method, client, replace(options, highlight=True))
-    hits = retriever.search(query, k)
-    if method_spec(method).snippets:
-        return hits
-    # dense and fused rankings carry no titles or snippets: fetch them for the ranked ids
-    return decorate(client, settings.index_alias, hits, query)
+def search(settings: Settings, query: str, method: str | None = "bm25", k: int = 10,
+           options: MethodOptions = MethodOptions()) -> list[Hit]:
+    """One query's hits with titles and highlighted snippets, as ``cli.py search`` shows them (no facets).
+    ``method`` None: the best the index serves."""
+    return search_page(settings, SearchRequest(query, method, k, options=options, facets=False)).hits

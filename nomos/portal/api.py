@@ -1,0 +1,140 @@
+"""The portal's JSON API (``/api/*``), described by its OpenAPI document (``/api/openapi.json``)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, fields
+from typing import Any
+
+from fastapi import APIRouter
+from pydantic import BaseModel, Field
+
+from nomos.portal.errors import PortalError
+from nomos.portal.links import article_url, safe_snippet, search_url
+from nomos.portal.params import AreaParam, ArticleId, KParam, MethodParam, RequiredQuery, SourceParam
+from nomos.portal.web import PortalDep, run, run_search
+from nomos.retrieval.articles import citation
+
+router = APIRouter(prefix="/api")
+
+
+class HitOut(BaseModel):
+    id: str
+    title: str
+    law: str
+    source: str
+    score: float
+    snippets: list[str] = Field(description="HTML: the article's text, escaped, with the query's terms in <mark>")
+    citation: str = Field(description="how to cite the article, e.g. «άρθρο 372 ΠΚ», «άρθρο 5 ν. 4624/2019»")
+    url: str = Field(description="the article's page, the case's terms highlighted, scrolled to the first one")
+
+
+class FacetOut(BaseModel):
+    source: str
+    law: str
+    count: int
+
+
+class AreaFacetOut(BaseModel):
+    area: str
+    label: str
+    count: int
+
+
+class TraceRound(BaseModel):
+    round: int
+    query: str
+    query_source: str | None = None
+    thought: str | None = None
+    candidates: int
+    kept: list[str]
+
+
+class SearchOut(BaseModel):
+    query: str
+    method: str
+    k: int
+    source: str | None
+    area: str | None = None
+    total: int
+    took_ms: float
+    hits: list[HitOut]
+    facets: list[FacetOut]
+    areas: list[AreaFacetOut] = Field(default_factory=list, description="the legal areas of the matches, with counts")
+    trace: list[TraceRound] | None = None
+    reranked: str | None = Field(None, description="the judge that re-ordered the top (the portal's NOMOS_RERANK), if any")
+    url: str = Field(description="the shareable page of this search")
+
+
+class ArticleRefOut(BaseModel):
+    id: str
+    number: str
+    title: str
+    law: str = ""
+    score: float | None = None
+
+
+class ArticleOut(BaseModel):
+    id: str
+    title: str
+    law: str
+    source: str
+    number: str
+    area: str = Field(description="legal area key ('' in an index built before areas existed)")
+    citation: str
+    text: str
+    previous: ArticleRefOut | None
+    next: ArticleRefOut | None
+    neighbours: list[ArticleRefOut]
+    law_size: int
+    similar: list[ArticleRefOut]
+
+
+class ErrorOut(BaseModel):
+    detail: str
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {400: {"model": ErrorOut}, 503: {"model": ErrorOut}}
+
+
+@router.get("/search", response_model=SearchOut, responses={**ERRORS, 502: {"model": ErrorOut}, 504: {"model": ErrorOut}},
+            summary="Top articles for a case description")
+async def api_search(portal: PortalDep, q: RequiredQuery, method: MethodParam = None, k: KParam = 10,
+                     source: SourceParam = None, area: AreaParam = None) -> SearchOut:
+    r = await run_search(portal, q, method, k, source, area)
+    return SearchOut(
+        query=r.query, method=r.method, k=r.k, source=r.source, area=r.area, total=r.total, took_ms=round(r.took_ms, 2),
+        hits=[HitOut(id=h.doc_id, title=h.title, law=h.law, source=h.source, score=h.score,
+                     snippets=[str(safe_snippet(s)) for s in h.highlights], citation=citation(h.doc_id, h.source, h.law),
+                     url=article_url(h.doc_id, r.query))
+              for h in r.hits],
+        facets=[FacetOut(**asdict(f)) for f in r.facets],
+        areas=[AreaFacetOut(**asdict(a)) for a in r.areas],
+        trace=[TraceRound(round=t.get("round", i + 1), query=t.get("query", ""), query_source=t.get("query_source"),
+                          thought=t.get("thought"), candidates=len(t.get("candidates", ())), kept=list(t.get("kept", ())))
+               for i, t in enumerate(r.trace)] if r.trace is not None else None,
+        reranked=r.reranked,
+        url=search_url(r.query, r.method, r.k, r.source, area=r.area),
+    )
+
+
+def _ref(r: Any) -> ArticleRefOut | None:  # noqa: ANN401 - an ArticleRef or None
+    return None if r is None else ArticleRefOut(**{f.name: getattr(r, f.name) for f in fields(r)})
+
+
+@router.get("/articles/{article_id}", response_model=ArticleOut, responses={404: {"model": ErrorOut}, 503: {"model": ErrorOut}},
+            summary="One article with its law's neighbours and similar articles")
+async def api_article(portal: PortalDep, article_id: ArticleId) -> ArticleOut:
+    art = await run(portal, portal.article, article_id, None)
+    if art is None:
+        raise PortalError(404, "no article with this id")
+    return ArticleOut(
+        id=art.id, title=art.title, law=art.law, source=art.source, number=art.number, area=art.area,
+        citation=citation(art.id, art.source, art.law), text=art.text,
+        previous=_ref(art.previous), next=_ref(art.next), neighbours=[_ref(n) for n in art.neighbours],
+        law_size=art.law_size, similar=[_ref(s) for s in art.similar],
+    )
+
+
+@router.get("/health", responses={503: {"model": ErrorOut}}, summary="Is the search engine up?")
+async def api_health(portal: PortalDep) -> dict[str, Any]:
+    return await run(portal, portal.health)

@@ -1,0 +1,42 @@
+"""The portal's HTML pages: the search page (form, results, facets, ReAct trace) and an article's page."""
+
+from __future__ import annotations
+
+from anyio.to_thread import run_sync
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, Response
+
+from nomos.errors import NomosError
+from nomos.portal.errors import PortalError, classify, log_failure
+from nomos.portal.params import AreaParam, ArticleId, Highlight, KParam, MethodParam, QueryText, SourceParam
+from nomos.portal.web import PortalDep, render, run, run_search
+from nomos.retrieval.registry import DEFAULT_METHOD
+
+router = APIRouter(include_in_schema=False)
+
+
+@router.get("/", response_class=HTMLResponse)
+@router.get("/search", response_class=HTMLResponse)
+async def search_page(request: Request, portal: PortalDep, q: QueryText = "", method: MethodParam = None,
+                      k: KParam = 10, source: SourceParam = None, area: AreaParam = None) -> Response:
+    form = {"q": q, "method": method.value if method is not None else DEFAULT_METHOD, "k": k, "source": source, "area": area}
+    if not q.strip():
+        if method is None:
+            form["method"] = await run_sync(portal.default_method)
+        return await render(request, "search.html", form=form, result=None)
+    try:
+        result = await run_search(portal, q, method, k, source, area)
+    except NomosError as exc:  # shown in the page, with the form kept so the person can simply retry
+        err = classify(exc, portal.settings.embedder)
+        log_failure(request.method, request.url.path, exc, err.status)
+        return await render(request, "search.html", status=err.status, form=form, result=None, error=err)
+    form["method"] = result.method
+    return await render(request, "search.html", form=form, result=result, defaulted=result.defaulted)
+
+
+@router.get("/articles/{article_id}", response_class=HTMLResponse)
+async def article_page(request: Request, portal: PortalDep, article_id: ArticleId, q: Highlight = None) -> Response:
+    art = await run(portal, portal.article, article_id, q)
+    if art is None:
+        raise PortalError(404, "Δεν βρέθηκε άρθρο με αυτό το αναγνωριστικό.")
+    return await render(request, "article.html", article=art, q=q or "")

@@ -1,0 +1,42 @@
+"""The portal's request parameters, checked by FastAPI before any handler runs (bounds, patterns, the method
+names), shared by the pages and the JSON API so both accept exactly the same input."""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated
+
+from fastapi import Path as PathParam
+from fastapi import Query
+
+from nomos.mappings.areas import areas as legal_areas
+from nomos.portal.errors import PortalError
+from nomos.retrieval.registry import portal_methods
+
+MAX_QUERY_CHARS = 2000  # a case description; the whole query travels in a shareable URL
+MAX_K = 50
+MAX_ID_CHARS = 200
+SOURCE_PATTERN = r"^[\w.:\-]{1,100}$"
+AREA_PATTERN = r"^[a-z_]{1,40}$"
+K_CHOICES = (10, 20, 50)
+
+# The registry's portal methods (member names with "_" for "-": reform_bm25 = "reform-bm25").
+Method = enum.Enum("Method", {s.name.replace("-", "_"): s.name for s in portal_methods()}, type=str)  # type: ignore[misc]
+
+QueryText = Annotated[str, Query(max_length=MAX_QUERY_CHARS, description="the case, in everyday Greek")]
+RequiredQuery = Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS, description="the case, in everyday Greek")]
+MethodParam = Annotated[Method | None, Query(description="retrieval method; LLM methods only where an endpoint is configured; "
+                                             "default: the best the index serves (hybrid with vectors, else bm25)")]
+KParam = Annotated[int, Query(ge=1, le=MAX_K, description="number of articles")]
+SourceParam = Annotated[str | None, Query(pattern=SOURCE_PATTERN, description="only articles of this legal source")]
+AreaParam = Annotated[str | None, Query(pattern=AREA_PATTERN, description="only articles of this legal area: "
+                                        + ", ".join(f"{a.key} ({a.label})" for a in legal_areas().values()))]
+ArticleId = Annotated[str, PathParam(min_length=1, max_length=MAX_ID_CHARS, description="article id, SOURCE::NUMBER")]
+Highlight = Annotated[str | None, Query(max_length=MAX_QUERY_CHARS, description="terms to highlight in the text")]
+
+
+def check_area(area: str | None) -> str | None:
+    """The ``area`` parameter: None, or a key of the area table; anything else is a 400 naming the field."""
+    if area is not None and area not in legal_areas():
+        raise PortalError(400, f"area: άγνωστος νομικός τομέας {area!r}· επιτρέπονται: {', '.join(legal_areas())}")
+    return area

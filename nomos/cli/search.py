@@ -53,28 +53,30 @@ def search_cmd(settings: Settings, query: str | None, k: int, method: str | None
         raise click.UsageError("--topics needs --output FILE (the TREC run to write)")
     if topics is None and (output is not None or run_tag is not None):
         raise click.UsageError("--output and --run-tag go with --topics")
-    if method is None:
-        from nomos.stages.searching import default_method
-
-        method = default_method(settings)
-        log.info("method %s: the best this index serves", method)
     if topics is not None:
-        _batch(settings, topics, output, method, k, options, run_tag)  # type: ignore[arg-type]
+        if method is None:
+            from nomos.stages.searching import default_method
+
+            method = default_method(settings)
+            log.info("method %s: the best this index serves", method)
+        _batch(settings, topics, output, method, k, options, run_tag)
         return
-    hits = run_query(settings, query, method, k, options)  # type: ignore[arg-type]
+    page = run_query(settings, query, method, k, options)  # type: ignore[arg-type]
+    if page.defaulted:
+        log.info("method %s: the best this index serves", page.method)
     if as_json:
         from nomos.render import search_document
 
-        emit_json(search_document(query, method, k, settings.index_alias, hits))  # type: ignore[arg-type]
+        emit_json(search_document(query, page.method, k, settings.index_alias, page.hits))  # type: ignore[arg-type]
         return
-    print_hits(hits)
+    print_hits(page.hits)
 
 
-def run_query(settings: Settings, query: str, method: str, k: int, options: Any) -> list:  # noqa: ANN401
-    """The one call into the search stage (the path the portal shares)."""
-    from nomos.stages.searching import search
+def run_query(settings: Settings, query: str, method: str | None, k: int, options: Any) -> Any:  # noqa: ANN401
+    """The one call into the search stage, the path the portal's pages take (``method`` None: the index's best)."""
+    from nomos.stages.searching import SearchRequest, search_page
 
-    return search(settings, query, method=method, k=k, options=options)
+    return search_page(settings, SearchRequest(query, method, k, options=options, facets=False))
 
 
 def _batch(settings: Settings, topics: Path, output: Path, method: str, k: int, options: Any, tag: str | None) -> None:  # noqa: ANN401

@@ -62,6 +62,10 @@ class SearchOut(BaseModel):
     areas: list[AreaFacetOut] = Field(default_factory=list, description="the legal areas of the matches, with counts")
     trace: list[TraceRound] | None = None
     reranked: str | None = Field(None, description="the judge that re-ordered the top (the portal's NOMOS_RERANK), if any")
+    named: list[str] = Field(default_factory=list, description="the articles the query names outright (a citation such "
+                             "as «άρθρο 372 ΠΚ», an id, an exact title), first among the hits")
+    cited: list[str] = Field(default_factory=list, description="articles the case cites in passing, put among the "
+                             "hits where the method had not ranked them")
     url: str = Field(description="the shareable page of this search")
 
 
@@ -107,6 +111,7 @@ async def api_search(portal: PortalDep, q: RequiredQuery, method: MethodParam = 
                      snippets=[str(safe_snippet(s)) for s in h.highlights], citation=citation(h.doc_id, h.source, h.law),
                      url=article_url(h.doc_id, r.query))
               for h in r.hits],
+        named=[d.doc_id for d in r.named], cited=list(r.cited),
         facets=[FacetOut(**asdict(f)) for f in r.facets],
         areas=[AreaFacetOut(**asdict(a)) for a in r.areas],
         trace=[TraceRound(round=t.get("round", i + 1), query=t.get("query", ""), query_source=t.get("query_source"),

@@ -12,7 +12,9 @@ import anyio
 from opensearchpy import OpenSearch
 
 from nomos.errors import ClusterError
+from nomos.opensearch.transport import make_transport
 from nomos.retrieval.articles import Article, article_page
+from nomos.retrieval.direct import by_id
 from nomos.retrieval.registry import BEST_WITH_VECTORS, best_method, portal_methods
 from nomos.settings import Settings
 from nomos.stages.searching import MethodUnavailable, Searcher, SearchPage, SearchRequest
@@ -80,7 +82,14 @@ class Portal:
         return self.searcher.search(SearchRequest(query, method, k, source, area))
 
     def article(self, article_id: str, query: str | None = None) -> Article | None:
-        return article_page(self.client, self.index, article_id, query=query or None)
+        """The article's page; an id typed another way (any case, Latin look-alike letters: «PK::386A») finds the
+        one article it can only mean (:func:`~nomos.retrieval.direct.by_id`)."""
+        found = article_page(self.client, self.index, article_id, query=query or None)
+        if found is None:
+            named = by_id(make_transport(self.settings, self.client), self.index, article_id)
+            if named:
+                found = article_page(self.client, self.index, named[0].doc_id, query=query or None)
+        return found
 
     def health(self) -> dict[str, Any]:
         count = self.client.count(index=self.index)["count"]

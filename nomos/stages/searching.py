@@ -31,8 +31,9 @@ from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import TransportError
 
 from nomos.errors import ConfigError, NomosError, SearchError, VectorsMissing
+from nomos.mappings.citations import find_citations
 from nomos.opensearch.client import make_client
-from nomos.opensearch.transport import typed_error
+from nomos.opensearch.transport import make_transport, typed_error
 from nomos.retrieval.articles import (
     AreaFacet,
     Facet,
@@ -46,6 +47,7 @@ from nomos.retrieval.articles import (
 from nomos.retrieval.base import Hit, Retriever
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.decorate import decorate
+from nomos.retrieval.direct import DirectHit, by_citation, find_direct, pin
 from nomos.retrieval.knn import FACET_DEPTH, index_has_vectors
 from nomos.retrieval.llm import not_configured_message, resolve_llm_settings
 from nomos.retrieval.registry import (
@@ -127,6 +129,10 @@ class SearchPage:
     areas: list[AreaFacet] = field(default_factory=list)
     reranked: str | None = None  # the judge that re-ordered the top (--rerank / NOMOS_RERANK)
     defaulted: bool = False  # no method was asked for: ``method`` is the index's best
+    # the articles the query names outright (a citation, an id, an exact title), first in ``hits``
+    named: list[DirectHit] = field(default_factory=list)
+    # articles a case cites in passing, put among ``hits`` where the method had not ranked them
+    cited: list[str] = field(default_factory=list)
 
 
 def unavailable_hint(settings: Settings) -> str:
@@ -245,6 +251,8 @@ class Searcher:
                     trace = None
                 else:
                     hits, facets, total, trace = self._ranked_then_page(spec, method, options, request)
+            with cluster_errors(self.settings, "the articles the query names"):
+                named, cited = self._named(request)
         except SearchError as exc:
             if spec.needs_vectors and not self.has_vectors():
                 raise VectorsMissing(
@@ -252,9 +260,28 @@ class Searcher:
                     status=exc.status, reason=exc.reason,
                     hint=f"re-index with `python cli.py index --embedder {self.settings.embedder}`") from exc
             raise
+        hits = pin(hits, named, request.k)
+        hits, added = _with_cited(hits, cited, request.k)
+        bare = [h for h in hits if h.details.get("direct") and not h.highlights]
+        if bare:  # snippets of the articles that came in from outside the method's page
+            with cluster_errors(self.settings, "the snippets"):
+                shown = {h.doc_id: h for h in decorate(self.client, self.index, bare, request.query)}
+            hits = [shown.get(h.doc_id, h) for h in hits]
         took = 1000 * (time.perf_counter() - started)
         return SearchPage(request.query, method, request.k, request.source, hits, facets.sources, total, took, trace,
-                          area=request.area, areas=facets.areas, reranked=options.rerank, defaulted=request.method is None)
+                          area=request.area, areas=facets.areas, reranked=options.rerank,
+                          defaulted=request.method is None, named=named, cited=added)
+
+    def _named(self, request: SearchRequest) -> tuple[list[DirectHit], list[DirectHit]]:
+        """What the query names outright (:func:`find_direct`), or, for a case, the articles it cites in passing.
+        A source or area filter applies to them too. No request unless the query is short or cites something."""
+        transport = make_transport(self.settings, self.client)
+        named = find_direct(transport, self.index, request.query)
+        cited = [] if named else by_citation(transport, self.index, find_citations(request.query))
+        if request.source or request.area:
+            keep = matching_ids(self.client, self.index, [d.doc_id for d in named + cited], request.source, request.area)
+            named, cited = [d for d in named if d.doc_id in keep], [d for d in cited if d.doc_id in keep]
+        return named, cited
 
     def _one_page(self, spec: MethodSpec, options: MethodOptions, k: int) -> bool:
         """Whether the method's results page ranks exactly as its ``search``: a faceted method without a re-ranker;
@@ -321,6 +348,20 @@ class Searcher:
         if key not in cache:
             cache[key] = self._build(self.settings, method, options)
         return cache[key]
+
+
+def _with_cited(hits: list[Hit], cited: list[DirectHit], k: int) -> tuple[list[Hit], list[str]]:
+    """``hits`` with the articles a case cites that the method did not rank in its top ``k`` put at the end of the
+    page (in place of the lowest-ranked), each marked ``details["direct"] = "cited"``; and the ids put there."""
+    present = {h.doc_id for h in hits}
+    missing = [d for d in cited if d.doc_id not in present][:k]
+    if not missing:
+        return hits, []
+    keep = hits[: k - len(missing)]
+    floor = min((h.score for h in keep), default=0.0)
+    added = [Hit(d.doc_id, floor - 1 - i, title=d.title, law=d.law, source=d.source, details={"direct": "cited"})
+             for i, d in enumerate(missing)]
+    return keep + added, [d.doc_id for d in missing]
 
 
 # -------------------------------------------------------------------------------------------- the CLI's calls

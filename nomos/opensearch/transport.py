@@ -180,10 +180,10 @@ class Transport:
 
 
 # What a caller hands the retrieval layer: a transport, or an OpenSearch client that one is built around.
-Searcher = Union[Transport, OpenSearch]
+TransportOrClient = Union[Transport, OpenSearch]
 
 
-def as_transport(target: Searcher, retry_seconds: float = 0.0) -> Transport:
+def as_transport(target: TransportOrClient, retry_seconds: float = 0.0) -> Transport:
     """``target`` if it is a transport, else a transport over that client retrying for ``retry_seconds`` (the
     retrieval functions accept either, so callers that hold a client keep working). 0 by default: a caller
     that hands over a bare client asked for no waiting (the portal answers at once while the node is down); one
@@ -195,7 +195,7 @@ def as_transport(target: Searcher, retry_seconds: float = 0.0) -> Transport:
     return Transport(target, retry_seconds=retry_seconds)
 
 
-def make_transport(settings: Settings, client: Searcher | None = None, pool_maxsize: int | None = None) -> Transport:
+def make_transport(settings: Settings, client: TransportOrClient | None = None, pool_maxsize: int | None = None) -> Transport:
     """The transport for ``settings`` (its cluster, ``retry_seconds`` and the hint that fits a local node or a
     configured URL), over ``client`` where the caller already has one (one client per command or portal)."""
     if isinstance(client, Transport):

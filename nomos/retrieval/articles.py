@@ -15,7 +15,7 @@ from typing import Any, Mapping, Sequence
 
 from nomos.errors import IndexNotFound
 from nomos.mappings.areas import short_name
-from nomos.opensearch.transport import Searcher, as_transport
+from nomos.opensearch.transport import TransportOrClient, as_transport
 from nomos.retrieval.base import Hit
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.pages import (
@@ -84,7 +84,7 @@ def natural_key(number: str) -> tuple[Any, ...]:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.findall(r"\d+|\D+", number) if p.strip())
 
 
-def get_article(transport: Searcher, index: str, article_id: str, query: str | None = None) -> dict[str, Any] | None:
+def get_article(transport: TransportOrClient, index: str, article_id: str, query: str | None = None) -> dict[str, Any] | None:
     """The stored article (with its full text highlighted for ``query`` when given), or None."""
     body: dict[str, Any] = {
         "size": 1,
@@ -109,7 +109,7 @@ def get_article(transport: Searcher, index: str, article_id: str, query: str | N
     return src
 
 
-def law_articles(transport: Searcher, index: str, source: str) -> list[ArticleRef]:
+def law_articles(transport: TransportOrClient, index: str, source: str) -> list[ArticleRef]:
     """Every article of one legal source, in reading order."""
     body = {"size": MAX_LAW_ARTICLES, "query": {"term": {"source": source}}, "_source": ["number", "title"]}
     resp = as_transport(transport).search(index, body, what=f"the articles of {source!r}")
@@ -117,7 +117,7 @@ def law_articles(transport: Searcher, index: str, source: str) -> list[ArticleRe
     return sorted(refs, key=lambda r: (natural_key(r.number), r.id))
 
 
-def similar_articles(transport: Searcher, index: str, article_id: str, k: int = 8) -> list[ArticleRef]:
+def similar_articles(transport: TransportOrClient, index: str, article_id: str, k: int = 8) -> list[ArticleRef]:
     """Articles that share the most distinctive terms with this one (``more_like_this`` on the stored article;
     no user text involved)."""
     resp = as_transport(transport).search(
@@ -144,7 +144,7 @@ def similar_articles(transport: Searcher, index: str, article_id: str, k: int = 
     ]
 
 
-def article_page(transport: Searcher, index: str, article_id: str, query: str | None = None, window: int = 3,
+def article_page(transport: TransportOrClient, index: str, article_id: str, query: str | None = None, window: int = 3,
                  similar: int = 8) -> Article | None:
     """Everything an article page shows, or None when the id is unknown."""
     transport = as_transport(transport)  # one transport for the page's three requests
@@ -177,7 +177,7 @@ def article_page(transport: Searcher, index: str, article_id: str, query: str | 
     )
 
 
-def law_names(transport: Searcher, index: str) -> dict[str, str]:
+def law_names(transport: TransportOrClient, index: str) -> dict[str, str]:
     """Every legal source of the index with its law's name (source code -> name), in one aggregation.
 
     A source names one law, so a results page need not ask for the name beside every facet bucket: the portal
@@ -201,7 +201,7 @@ def faceted_search(bm25: BM25Retriever, query: str, k: int, source: str | None =
     return page.hits, read_facets(page.aggregations, laws), page.matching
 
 
-def ids_facets(transport: Searcher, index: str, ids: Sequence[str], size: int = 15, source: str | None = None,
+def ids_facets(transport: TransportOrClient, index: str, ids: Sequence[str], size: int = 15, source: str | None = None,
                area: str | None = None, laws: Mapping[str, str] | None = None) -> Facets:
     """Legal sources and areas of a ranked list (LLM methods and re-ranked pages), with counts; ``laws`` as in
     :func:`faceted_search`."""
@@ -213,7 +213,7 @@ def ids_facets(transport: Searcher, index: str, ids: Sequence[str], size: int = 
     return read_facets(resp["aggregations"], laws)
 
 
-def sources_of(transport: Searcher, index: str, ids: Sequence[str]) -> dict[str, str]:
+def sources_of(transport: TransportOrClient, index: str, ids: Sequence[str]) -> dict[str, str]:
     """id -> legal source, for filtering a ranked list of a method that cannot filter inside OpenSearch."""
     if not ids:
         return {}
@@ -221,7 +221,7 @@ def sources_of(transport: Searcher, index: str, ids: Sequence[str]) -> dict[str,
     return {d["_id"]: (d.get("_source") or {}).get("source", "") for d in docs if d.get("found")}
 
 
-def matching_ids(transport: Searcher, index: str, ids: Sequence[str], source: str | None = None,
+def matching_ids(transport: TransportOrClient, index: str, ids: Sequence[str], source: str | None = None,
                  area: str | None = None) -> set[str]:
     """Which of ``ids`` are of ``source`` and ``area`` (those given): filtering a ranked list of a method that
     cannot filter inside OpenSearch."""

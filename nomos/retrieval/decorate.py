@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from nomos.opensearch.transport import Searcher, as_transport
+from nomos.opensearch.transport import TransportOrClient, as_transport
 from nomos.retrieval.base import Hit
 from nomos.retrieval.pages import decorate_body
 
 
-def decorate(transport: Searcher, index: str, hits: list[Hit], query: str) -> list[Hit]:
+def decorate(transport: TransportOrClient, index: str, hits: list[Hit], query: str) -> list[Hit]:
     """Titles, laws and highlighted snippets for a ranked list that carries only ids and scores, in one search
     (``transport``: a :class:`~nomos.opensearch.transport.Transport`, or a client, which retries nothing)."""
     if not hits:

@@ -18,7 +18,7 @@ from opensearchpy import OpenSearch
 
 from nomos.errors import SearchError, VectorsMissing
 from nomos.mappings import vector_field_name
-from nomos.opensearch.transport import Searcher, Transport, as_transport
+from nomos.opensearch.transport import Transport, TransportOrClient, as_transport
 from nomos.retrieval.base import Hit, Progress, SearchResult, check_k, rank, tick
 from nomos.retrieval.pages import (
     PAGE_FILTER,
@@ -173,7 +173,7 @@ class KnnRetriever:
                 "ef_search": self.ef_search, "exact": self.exact}
 
 
-def index_has_vectors(transport: Searcher, index: str, embedder: str) -> bool:
+def index_has_vectors(transport: TransportOrClient, index: str, embedder: str) -> bool:
     """Whether ``index`` (an alias or name) holds the k-NN field of ``embedder``: decides which methods it serves."""
     name = vector_field_name(slug(embedder))
     mapping = as_transport(transport).get_mapping(index, what="the index's mapping")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nomos.opensearch.transport import Searcher, as_transport
+from nomos.opensearch.transport import TransportOrClient, as_transport
 
 
-def fetch_texts(transport: Searcher, index: str, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+def fetch_texts(transport: TransportOrClient, index: str, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
     """(title, text) of each article by one ``mget``; ids that no longer exist are left out. ``transport``: a
     :class:`~nomos.opensearch.transport.Transport`, or a client (then nothing is retried)."""
     if not ids:

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from nomos.opensearch.transport import Searcher, as_transport
+from nomos.opensearch.transport import TransportOrClient, as_transport
 
 
-def stored_vectors(transport: Searcher, index: str, fields: Sequence[str], ids: Sequence[str]) -> dict[str, dict[str, list[float]]]:
+def stored_vectors(transport: TransportOrClient, index: str, fields: Sequence[str], ids: Sequence[str]) -> dict[str, dict[str, list[float]]]:
     """``{article id: {field: vector}}`` for the ``ids`` found in ``index``; a field a document lacks is absent
     from its entry (the script checks ``size()`` instead of failing on a missing value)."""
     if not ids or not fields:

@@ -146,3 +146,26 @@ def test_results_folder_files_come_from_the_typed_result(tmp_path: Path):
     assert paths["rounds_tsv"].read_text().splitlines()[0].startswith("round\trecall@10")
     # a method without evidence writes none of these
     assert llm_outputs(SearchResult({"q1": []}), qrels) == {} and not any(result_details(SearchResult({})).values())
+
+
+def test_bad_options_are_config_errors_naming_the_option(tmp_path):
+    """What a user can get wrong is refused when the retriever is built (or asked for), as a ConfigError naming the
+    option and what is allowed: never a ValueError from deep inside, a FileNotFoundError, or OpenSearch's 400."""
+    from nomos.errors import ConfigError
+
+    settings = Settings(cache_dir=tmp_path / "cache")
+    client = OpenSearch(hosts=["http://127.0.0.1:9"])  # building retrievers sends nothing
+    with pytest.raises(ConfigError, match="bm25-prf does not support --analysis 'ntais'") as err:
+        make_retriever(settings, "bm25-prf", client, MethodOptions(analysis="ntais"))
+    assert "stemmed" in str(err.value) and "folded" in str(err.value)
+    with pytest.raises(ConfigError, match="--analysis 'nope' is not an analysis chain"):
+        make_retriever(settings, "bm25", client, MethodOptions(analysis="nope"))
+    missing = tmp_path / "no-model-here"
+    with pytest.raises(ConfigError, match=f"no model folder at {missing}"):
+        make_retriever(settings, "bm25", client, MethodOptions(rerank=f"cross-encoder:{missing}"))
+    with pytest.raises(ConfigError, match="unknown re-ranker"):
+        make_retriever(settings, "bm25", client, MethodOptions(rerank="magic"))
+    bm25 = make_retriever(settings, "bm25", client)
+    for k in (0, -3):  # refused before anything is sent (nothing listens on port 9)
+        with pytest.raises(ConfigError, match=f"-k must be at least 1, got {k}"):
+            bm25.search("κλοπή", k)

@@ -56,3 +56,31 @@ def test_the_deadline_ends_the_retries_with_the_last_error() -> None:
 def test_is_transient() -> None:
     assert is_transient(ConnectionTimeout("TIMEOUT", "x", None)) and is_transient(TransportError(502, "x", {}))
     assert not is_transient(TransportError(400, "x", {})) and not is_transient(ValueError("x"))
+
+
+# ------------------------------------------------------------------------------------------- the transport's types
+def test_the_transport_retries_transient_errors_and_types_the_rest() -> None:
+    from opensearchpy import OpenSearch
+
+    from nomos.errors import ClusterError, ClusterUnavailable, IndexNotFound, SearchError
+    from nomos.opensearch.transport import Transport
+
+    transport = Transport(OpenSearch(hosts=["http://127.0.0.1:9"]), retry_seconds=5, first_wait=0.01, max_wait=0.02)
+    call, calls = flaky([TransportError(503, "recovering", {}), OSConnectionError("N/A", "refused", None)])
+    assert transport.call(call, "a search") == "ok" and len(calls) == 3 and transport.retries == 2
+    missing = {"error": {"root_cause": [{"type": "index_not_found_exception", "reason": "no such index [x]"}]}}
+    cases = [(TransportError(404, "index_not_found_exception", missing), IndexNotFound, 404, "no such index [x]"),
+             (TransportError(400, "parsing_exception", {"error": {"reason": "unknown query [q]"}}), SearchError, 400,
+              "unknown query [q]"),
+             (TransportError(500, "boom", {"error": {"reason": "shard failure"}}), ClusterError, 500, "shard failure")]
+    for error, kind, status, reason in cases:
+        call, calls = flaky([error])
+        with pytest.raises(kind) as err:
+            transport.call(call, "the probe")
+        assert type(err.value) is kind and err.value.status == status and err.value.reason == reason
+        assert "the probe" in str(err.value) and len(calls) == 1  # not transient: sent once
+    call, _ = flaky([OSConnectionError("N/A", "refused", None)] * 1000)
+    started = time.monotonic()
+    with pytest.raises(ClusterUnavailable):
+        Transport(transport.client, retry_seconds=0).call(call, "a search")  # a bare client's transport: no waiting
+    assert time.monotonic() - started < 0.5

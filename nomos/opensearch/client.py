@@ -14,12 +14,16 @@ from nomos.errors import ClusterUnavailable
 from nomos.settings import Settings
 
 T = TypeVar("T")
-__all__ = ["ClusterUnavailable", "cluster_version", "is_transient", "make_client", "retrying"]
+__all__ = ["INDEXING_RETRIES", "ClusterUnavailable", "cluster_version", "is_transient", "make_client", "retrying"]
 
 
-def make_client(settings: Settings, pool_maxsize: int | None = None) -> OpenSearch:
-    """A client for ``settings.url`` with retries on timeouts (bulk loads and long queries can be slow).
+def make_client(settings: Settings, pool_maxsize: int | None = None, retries: int = 0) -> OpenSearch:
+    """A client for ``settings.url``.
 
+    ``retries``: how often opensearch-py itself re-sends a request that failed to connect or timed out. 0 by
+    default: searches and reads retry in :class:`nomos.opensearch.transport.Transport` (with backoff, for
+    ``NOMOS_RETRY_SECONDS``), and a client retrying underneath would multiply every wait by ``retries + 1``.
+    Bulk indexing, which does not go through the transport, asks for its own (:data:`INDEXING_RETRIES`).
     No HTTP compression: the default cluster is on loopback, where gzip costs more CPU than it saves.
     ``pool_maxsize`` sizes the connection pool for callers that search from many threads at once.
     """
@@ -27,11 +31,15 @@ def make_client(settings: Settings, pool_maxsize: int | None = None) -> OpenSear
     return OpenSearch(
         hosts=[settings.url],
         timeout=settings.request_timeout,
-        max_retries=3,
-        retry_on_timeout=True,
+        max_retries=retries,
+        retry_on_timeout=retries > 0,
         http_compress=False,
         **extra,
     )
+
+
+# Bulk loads are idempotent by article id, and a slow bulk request that timed out is worth sending again.
+INDEXING_RETRIES = 3
 
 
 def cluster_version(client: OpenSearch, settings: Settings) -> str:

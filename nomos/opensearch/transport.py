@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Mapping, Sequence, TypeVar, Union
 
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
@@ -179,10 +179,27 @@ class Transport:
                                                                        params=dict(params or {})), what)
 
 
+# What a caller hands the retrieval layer: a transport, or an OpenSearch client that one is built around.
+TransportOrClient = Union[Transport, OpenSearch]
 
-def make_transport(settings: Settings, client: OpenSearch | None = None, pool_maxsize: int | None = None) -> Transport:
+
+def as_transport(target: TransportOrClient, retry_seconds: float = 0.0) -> Transport:
+    """``target`` if it is a transport, else a transport over that client retrying for ``retry_seconds`` (the
+    retrieval functions accept either, so callers that hold a client keep working). 0 by default: a caller
+    that hands over a bare client asked for no waiting (the portal answers at once while the node is down); one
+    that wants retries passes a transport (:func:`make_transport`)."""
+    if isinstance(target, Transport):
+        return target
+    if not isinstance(target, OpenSearch):
+        raise TypeError(f"expected a Transport or an OpenSearch client, got {type(target).__name__}")
+    return Transport(target, retry_seconds=retry_seconds)
+
+
+def make_transport(settings: Settings, client: TransportOrClient | None = None, pool_maxsize: int | None = None) -> Transport:
     """The transport for ``settings`` (its cluster, ``retry_seconds`` and the hint that fits a local node or a
     configured URL), over ``client`` where the caller already has one (one client per command or portal)."""
+    if isinstance(client, Transport):
+        return client
     hint = "start the local node with `python cli.py server start`" if settings.uses_local_node else "check OPENSEARCH_URL"
     return Transport(client or make_client(settings, pool_maxsize=pool_maxsize), retry_seconds=settings.retry_seconds,
                      url=settings.url, unavailable_hint=hint)

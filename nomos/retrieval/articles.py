@@ -1,7 +1,8 @@
 """Reading articles for people (the portal): one article with its law's neighbours, similar articles, the legal
 sources and legal areas a query's matches fall into, and how to cite an article.
 
-Every function reads only the index (alias) it is given. User text reaches OpenSearch only inside ``match``
+Every function reads only the index (alias) it is given, through a :class:`~nomos.opensearch.transport.Transport`
+(or a bare client, wrapped in one that does not retry). User text reaches OpenSearch only inside ``match``
 clauses (through :meth:`BM25Retriever.query_clause` or a ``highlight_query``); ids go into ``ids`` and ``term``
 clauses as values, never into query syntax.
 """
@@ -12,13 +13,27 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from opensearchpy import OpenSearch
-from opensearchpy.exceptions import NotFoundError
-
-from nomos.mappings.areas import label as area_label
+from nomos.errors import IndexNotFound
 from nomos.mappings.areas import short_name
+from nomos.opensearch.transport import TransportOrClient, as_transport
 from nomos.retrieval.base import Hit
-from nomos.retrieval.bm25 import HIGHLIGHT_TAGS, BM25Retriever
+from nomos.retrieval.bm25 import BM25Retriever
+from nomos.retrieval.pages import (
+    HIGHLIGHT_TAGS,
+    AreaFacet,
+    Facet,
+    Facets,
+    facet_aggs,
+    page_filter,
+    read_facets,
+)
+
+# The page pieces that used to live here, importable as before (nomos.retrieval.pages is their home).
+_facet_aggs = facet_aggs
+_facets = read_facets
+__all__ = ["AreaFacet", "Article", "ArticleRef", "Facet", "Facets", "article_page", "citation", "faceted_search",
+           "get_article", "ids_facets", "law_articles", "law_names", "matching_ids", "page_filter", "similar_articles",
+           "sources_of"]
 
 MAX_LAW_ARTICLES = 2000  # neighbours: every article of one law is listed (the largest stand-in law has 492)
 MAX_SOURCES = 10_000  # law_names: every legal source of an index (the benchmark has 23, the stand-in 67)
@@ -52,28 +67,6 @@ class Article:
     similar: tuple[ArticleRef, ...] = field(default_factory=tuple)
 
 
-@dataclass(frozen=True)
-class Facet:
-    source: str
-    law: str
-    count: int
-
-
-@dataclass(frozen=True)
-class AreaFacet:
-    area: str  # the key (what the ``area`` filter takes)
-    label: str  # the Greek label
-    count: int
-
-
-@dataclass(frozen=True)
-class Facets:
-    """A results page's two facets: legal sources (code or law) and legal areas, each with counts."""
-
-    sources: list[Facet] = field(default_factory=list)
-    areas: list[AreaFacet] = field(default_factory=list)
-
-
 def citation(article_id: str, source: str, law: str) -> str:
     """How a lawyer cites an article: «άρθρο 372 ΠΚ», «άρθρο 5 ν. 4624/2019», «άρθρο 3 π.δ. 131/2003».
 
@@ -91,7 +84,7 @@ def natural_key(number: str) -> tuple[Any, ...]:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.findall(r"\d+|\D+", number) if p.strip())
 
 
-def get_article(client: OpenSearch, index: str, article_id: str, query: str | None = None) -> dict[str, Any] | None:
+def get_article(transport: TransportOrClient, index: str, article_id: str, query: str | None = None) -> dict[str, Any] | None:
     """The stored article (with its full text highlighted for ``query`` when given), or None."""
     body: dict[str, Any] = {
         "size": 1,
@@ -104,8 +97,8 @@ def get_article(client: OpenSearch, index: str, article_id: str, query: str | No
             "fields": {"text": {"number_of_fragments": 0, "highlight_query": {"match": {"text": {"query": query}}}}},
         }
     try:
-        hits = client.search(index=index, body=body)["hits"]["hits"]
-    except NotFoundError:
+        hits = as_transport(transport).search(index, body, what=f"the article {article_id!r}")["hits"]["hits"]
+    except IndexNotFound:
         return None
     if not hits:
         return None
@@ -116,26 +109,20 @@ def get_article(client: OpenSearch, index: str, article_id: str, query: str | No
     return src
 
 
-def law_articles(client: OpenSearch, index: str, source: str) -> list[ArticleRef]:
+def law_articles(transport: TransportOrClient, index: str, source: str) -> list[ArticleRef]:
     """Every article of one legal source, in reading order."""
-    resp = client.search(
-        index=index,
-        body={
-            "size": MAX_LAW_ARTICLES,
-            "query": {"term": {"source": source}},
-            "_source": ["number", "title"],
-        },
-    )
+    body = {"size": MAX_LAW_ARTICLES, "query": {"term": {"source": source}}, "_source": ["number", "title"]}
+    resp = as_transport(transport).search(index, body, what=f"the articles of {source!r}")
     refs = [ArticleRef(h["_id"], h["_source"].get("number", ""), h["_source"].get("title", "")) for h in resp["hits"]["hits"]]
     return sorted(refs, key=lambda r: (natural_key(r.number), r.id))
 
 
-def similar_articles(client: OpenSearch, index: str, article_id: str, k: int = 8) -> list[ArticleRef]:
+def similar_articles(transport: TransportOrClient, index: str, article_id: str, k: int = 8) -> list[ArticleRef]:
     """Articles that share the most distinctive terms with this one (``more_like_this`` on the stored article;
     no user text involved)."""
-    resp = client.search(
-        index=index,
-        body={
+    resp = as_transport(transport).search(
+        index,
+        {
             "size": k,
             "query": {
                 "more_like_this": {
@@ -149,6 +136,7 @@ def similar_articles(client: OpenSearch, index: str, article_id: str, k: int = 8
             },
             "_source": ["number", "title", "law"],
         },
+        what=f"articles similar to {article_id!r}",
     )
     return [
         ArticleRef(h["_id"], h["_source"].get("number", ""), h["_source"].get("title", ""), h["_source"].get("law", ""), h["_score"])
@@ -156,14 +144,15 @@ def similar_articles(client: OpenSearch, index: str, article_id: str, k: int = 8
     ]
 
 
-def article_page(client: OpenSearch, index: str, article_id: str, query: str | None = None, window: int = 3,
+def article_page(transport: TransportOrClient, index: str, article_id: str, query: str | None = None, window: int = 3,
                  similar: int = 8) -> Article | None:
     """Everything an article page shows, or None when the id is unknown."""
-    src = get_article(client, index, article_id, query)
+    transport = as_transport(transport)  # one transport for the page's three requests
+    src = get_article(transport, index, article_id, query)
     if src is None:
         return None
     source = src.get("source") or ""
-    law = law_articles(client, index, source) if source else []
+    law = law_articles(transport, index, source) if source else []
     pos = next((i for i, r in enumerate(law) if r.id == article_id), None)
     prev = nxt = None
     neighbours: tuple[ArticleRef, ...] = ()
@@ -184,60 +173,20 @@ def article_page(client: OpenSearch, index: str, article_id: str, query: str | N
         next=nxt,
         neighbours=neighbours,
         law_size=len(law),
-        similar=tuple(similar_articles(client, index, article_id, similar)),
+        similar=tuple(similar_articles(transport, index, article_id, similar)),
     )
 
 
-def _facets(aggs: dict[str, Any], laws: Mapping[str, str] | None = None) -> Facets:
-    """The two facets out of the aggregations :func:`_facet_aggs` asked for (either shape: plain, or each one under
-    the other facet's filter). A source's law name comes from ``laws`` when given (:func:`law_names`), else from
-    the ``law`` sub-aggregation; a source missing from both is named by its code."""
-    def buckets(name: str) -> list[dict[str, Any]]:
-        agg = aggs.get(name, {})
-        return agg.get("inner", agg).get("buckets", [])
-
-    sources = []
-    for b in buckets("sources"):
-        sub = b.get("law", {}).get("buckets", [])
-        law = (laws or {}).get(b["key"]) or (sub[0]["key"] if sub else b["key"])
-        sources.append(Facet(b["key"], law, int(b["doc_count"])))
-    areas = [AreaFacet(b["key"], area_label(b["key"]), int(b["doc_count"])) for b in buckets("areas") if b["key"]]
-    return Facets(sources, areas)
-
-
-def _facet_aggs(size: int, source: str | None = None, area: str | None = None, *, law_names: bool = True) -> dict[str, Any]:
-    """Aggregations for both facets. A chosen ``area`` narrows the source facet and a chosen ``source`` the area
-    facet (each facet counts what the *other* filter leaves, never its own, so a person can still switch).
-    ``law_names=False`` leaves out the per-source ``law`` sub-aggregation, for a caller that knows the names."""
-    by_source: dict[str, Any] = {"terms": {"field": "source", "size": size}}
-    if law_names:
-        by_source["aggs"] = {"law": {"terms": {"field": "law", "size": 1}}}
-    by_area = {"terms": {"field": "area", "size": size}}
-
-    def under(filter_: dict[str, Any] | None, agg: dict[str, Any]) -> dict[str, Any]:
-        return {"filter": filter_, "aggs": {"inner": agg}} if filter_ else agg
-
-    return {"sources": under({"term": {"area": area}} if area else None, by_source),
-            "areas": under({"term": {"source": source}} if source else None, by_area)}
-
-
-def law_names(client: OpenSearch, index: str) -> dict[str, str]:
+def law_names(transport: TransportOrClient, index: str) -> dict[str, str]:
     """Every legal source of the index with its law's name (source code -> name), in one aggregation.
 
     A source names one law, so a results page need not ask for the name beside every facet bucket: the portal
     keeps this map for a minute and its pages leave the ``law`` sub-aggregation out (8% of a BM25 page's time
     in OpenSearch, bench/page_cost.py)."""
-    resp = client.search(index=index, body={"size": 0, "aggs": {"sources": {
-        "terms": {"field": "source", "size": MAX_SOURCES}, "aggs": {"law": {"terms": {"field": "law", "size": 1}}}}}})
-    return {f.source: f.law for f in _facets(resp.get("aggregations") or {}).sources}
-
-
-def page_filter(source: str | None = None, area: str | None = None) -> dict[str, Any] | None:
-    """The filter a results page applies to its hits (source and/or area), or None."""
-    terms = [{"term": {f: v}} for f, v in (("source", source), ("area", area)) if v]
-    if not terms:
-        return None
-    return terms[0] if len(terms) == 1 else {"bool": {"filter": terms}}
+    body = {"size": 0, "aggs": {"sources": {
+        "terms": {"field": "source", "size": MAX_SOURCES}, "aggs": {"law": {"terms": {"field": "law", "size": 1}}}}}}
+    resp = as_transport(transport).search(index, body, what="the law names")
+    return {f.source: f.law for f in read_facets(resp.get("aggregations") or {}).sources}
 
 
 def faceted_search(bm25: BM25Retriever, query: str, k: int, source: str | None = None,
@@ -247,37 +196,38 @@ def faceted_search(bm25: BM25Retriever, query: str, k: int, source: str | None =
     ``post_filter``), the legal sources and areas of every article the query matches with their counts (each
     facet unfiltered by its own choice, so a person can switch), and how many articles match. With ``laws``
     (:func:`law_names`) the sources' names come from it instead of a sub-aggregation."""
-    aggs = _facet_aggs(size, source, area, law_names=laws is None)
+    aggs = facet_aggs(size, source, area, law_names=laws is None)
     page = bm25.search_faceted(query, k, aggs, post_filter=page_filter(source, area))
-    return page.hits, _facets(page.aggregations, laws), page.matching
+    return page.hits, read_facets(page.aggregations, laws), page.matching
 
 
-def ids_facets(client: OpenSearch, index: str, ids: Sequence[str], size: int = 15, source: str | None = None,
+def ids_facets(transport: TransportOrClient, index: str, ids: Sequence[str], size: int = 15, source: str | None = None,
                area: str | None = None, laws: Mapping[str, str] | None = None) -> Facets:
     """Legal sources and areas of a ranked list (LLM methods and re-ranked pages), with counts; ``laws`` as in
     :func:`faceted_search`."""
     if not ids:
         return Facets()
-    resp = client.search(index=index, body={"size": 0, "query": {"ids": {"values": list(ids)}},
-                                            "aggs": _facet_aggs(size, source, area, law_names=laws is None)})
-    return _facets(resp["aggregations"], laws)
+    body = {"size": 0, "query": {"ids": {"values": list(ids)}},
+            "aggs": facet_aggs(size, source, area, law_names=laws is None)}
+    resp = as_transport(transport).search(index, body, what="the facets of the results")
+    return read_facets(resp["aggregations"], laws)
 
 
-def sources_of(client: OpenSearch, index: str, ids: Sequence[str]) -> dict[str, str]:
+def sources_of(transport: TransportOrClient, index: str, ids: Sequence[str]) -> dict[str, str]:
     """id -> legal source, for filtering a ranked list of a method that cannot filter inside OpenSearch."""
     if not ids:
         return {}
-    resp = client.mget(index=index, body={"ids": list(ids)}, _source_includes="source")
-    return {d["_id"]: (d.get("_source") or {}).get("source", "") for d in resp["docs"] if d.get("found")}
+    docs = as_transport(transport).mget(index, list(ids), source=["source"], what="the results' legal sources")
+    return {d["_id"]: (d.get("_source") or {}).get("source", "") for d in docs if d.get("found")}
 
 
-def matching_ids(client: OpenSearch, index: str, ids: Sequence[str], source: str | None = None,
+def matching_ids(transport: TransportOrClient, index: str, ids: Sequence[str], source: str | None = None,
                  area: str | None = None) -> set[str]:
     """Which of ``ids`` are of ``source`` and ``area`` (those given): filtering a ranked list of a method that
     cannot filter inside OpenSearch."""
     filt = page_filter(source, area)
     if not ids or filt is None:
         return set(ids)
-    resp = client.search(index=index, body={"size": len(ids), "_source": False,
-                                            "query": {"bool": {"filter": [{"ids": {"values": list(ids)}}, filt]}}})
+    body = {"size": len(ids), "_source": False, "query": {"bool": {"filter": [{"ids": {"values": list(ids)}}, filt]}}}
+    resp = as_transport(transport).search(index, body, what="the results' filter")
     return {h["_id"] for h in resp["hits"]["hits"]}

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
+
+from nomos.errors import ConfigError
 
 # (doc id, score) pairs, best first: the shape of a run file's per-query list (nomos.eval.runs.Run values)
 Ranking = list[tuple[str, float]]
@@ -31,13 +33,30 @@ class Hit:
     details: Mapping[str, Any] = field(default_factory=dict)
 
 
+def score_order(item_id: str, score: float) -> tuple[float, str]:
+    """The sort key of every ranking in the project: score descending, then id ascending, so that ties come out
+    the same on every run and every machine."""
+    return (-score, item_id)
+
+
+def by_score(pairs: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:
+    """(id, score) pairs in :func:`score_order` (documents, expansion terms, a judge's verdicts)."""
+    return sorted(pairs, key=lambda p: score_order(p[0], p[1]))
+
+
 def rank(hits: Sequence[Hit], k: int) -> list[Hit]:
-    """Deduplicate by id (keep the best), sort by (score desc, doc id asc) and cut to ``k``: deterministic."""
+    """Deduplicate by id (keep the best), sort by :func:`score_order` and cut to ``k``: deterministic."""
     best: dict[str, Hit] = {}
     for h in hits:
         if h.doc_id not in best or h.score > best[h.doc_id].score:
             best[h.doc_id] = h
-    return sorted(best.values(), key=lambda h: (-h.score, h.doc_id))[:k]
+    return sorted(best.values(), key=lambda h: score_order(h.doc_id, h.score))[:k]
+
+
+def check_k(k: int) -> None:
+    """A ranking's depth must be at least 1 (OpenSearch would answer a negative size with a 400)."""
+    if k < 1:
+        raise ConfigError(f"-k must be at least 1, got {k}", hint="how many articles to return per query")
 
 
 def tick(on_progress: Progress | None) -> None:

@@ -14,41 +14,28 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Sequence
 
 from opensearchpy import OpenSearch
-from opensearchpy.exceptions import TransportError
 
-from nomos.errors import SearchError
+from nomos.errors import ConfigError, SearchError
 from nomos.mappings import ANALYZERS, FIELDS
-from nomos.opensearch.client import RETRY_STATUSES, retrying
-from nomos.retrieval.base import Hit, Progress, SearchResult, rank, tick
+from nomos.opensearch.transport import Transport, as_transport
+from nomos.retrieval.base import Hit, Progress, SearchResult, check_k, rank, tick
+from nomos.retrieval.pages import (
+    HIGHLIGHT_TAGS,
+    HIT_FIELDS,
+    PAGE_FILTER,
+    FacetedHits,
+    faceted_page,
+    page_hit,
+    snippet_highlight,
+    with_facets,
+)
 
-# Only what a ranking needs comes back: less JSON to build, send and parse per query.
-HIT_FIELDS = ("_id", "_score", "sort", "_source", "highlight")
+# the page pieces BM25 pages use, importable from here as before (nomos.retrieval.pages is their home)
+__all__ = ["HIGHLIGHT_TAGS", "PAGE_FILTER", "BM25Retriever", "FacetedHits", "SearchError", "chunks", "compact_terms",
+           "snippet_highlight"]
+
 MSEARCH_FILTER = ",".join(["responses.error", "responses.status"] + [f"responses.hits.hits.{f}" for f in HIT_FIELDS])
-# A results page (hits with their snippets, the facet aggregations, the count of matching articles) in one response.
-PAGE_FILTER = ",".join(["hits.total", "aggregations"] + [f"hits.hits.{f}" for f in HIT_FIELDS])
 ANALYZE_CHUNK_CHARS = 20_000  # stays well under index.analyze.max_token_count (10,000 tokens) per request
-
-
-HIGHLIGHT_TAGS = {"pre_tags": ["<mark>"], "post_tags": ["</mark>"], "encoder": "html"}
-
-
-def snippet_highlight(query: str, no_match_size: int = 0) -> dict[str, Any]:
-    """The result lists' snippets: two ~180-character fragments of ``text`` with the case's words in <mark>
-    (html-escaped); ``no_match_size`` > 0 shows the text's start where no word matched."""
-    field = {"fragment_size": 180, "number_of_fragments": 2, "highlight_query": {"match": {"text": {"query": query[:5000]}}}}
-    if no_match_size:
-        field["no_match_size"] = no_match_size
-    return {**HIGHLIGHT_TAGS, "fields": {"text": field}}
-
-
-@dataclass(frozen=True)
-class FacetedHits:
-    """What :meth:`BM25Retriever.search_faceted` returns: the ranked page, the aggregations over every matching
-    article, and how many articles the query matches (before the page's ``post_filter``)."""
-
-    hits: list[Hit]
-    aggregations: dict[str, Any]
-    matching: int
 
 
 def compact_terms(tokens: Sequence[str], max_clauses: int) -> tuple[list[tuple[str, int]], int]:
@@ -76,9 +63,12 @@ def chunks(text: str, size: int = ANALYZE_CHUNK_CHARS) -> Iterator[str]:
 
 @dataclass
 class BM25Retriever:
-    """BM25 with the stemmed chain (``analysis="stemmed"``) or the unstemmed folded one (``"folded"``)."""
+    """BM25 with the stemmed chain (``analysis="stemmed"``) or the unstemmed folded one (``"folded"``).
 
-    client: OpenSearch
+    ``transport``: every request goes through it (retries, typed errors); an OpenSearch client given instead is
+    wrapped in one that retries for ``retry_seconds``."""
+
+    transport: Transport
     index: str
     analysis: str = "stemmed"
     max_clauses: int = 1024
@@ -90,14 +80,25 @@ class BM25Retriever:
     # "auto": dfs_query_then_fetch when the index has 2+ shards (scores then use index-wide term statistics and do
     # not depend on how documents fall into shards), else query_then_fetch (the same thing on one shard, cheaper).
     search_type: str = "auto"
-    retry_seconds: float = 120.0  # a node restarting mid-evaluation is waited for, not fatal
+    retry_seconds: float = 120.0  # a node restarting mid-evaluation is waited for, not fatal (a client given)
     name: str = field(init=False, default="bm25")
-    retries: int = field(init=False, default=0)
     _resolved_search_type: str | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         if self.analysis not in FIELDS:
-            raise ValueError(f"analysis must be one of {sorted(FIELDS)}, got {self.analysis!r}")
+            raise ConfigError(f"--analysis {self.analysis!r} is not an analysis chain",
+                              hint=f"choose one of {', '.join(sorted(FIELDS))}")
+        self.transport = as_transport(self.transport, self.retry_seconds)
+
+    @property
+    def client(self) -> OpenSearch:
+        """The OpenSearch client under the transport (for callers that read articles with it)."""
+        return self.transport.client
+
+    @property
+    def retries(self) -> int:
+        """Requests the transport sent again after a transient failure (a restarting node), all its users counted."""
+        return self.transport.retries
 
     @property
     def field(self) -> str:
@@ -107,8 +108,8 @@ class BM25Retriever:
         """Tokens of ``text`` under the index's analyzer for this field (the same chain used at index time)."""
         tokens: list[str] = []
         for piece in chunks(text):
-            resp = self._retry(lambda piece=piece: self.client.indices.analyze(
-                index=self.index, body={"analyzer": ANALYZERS[self.analysis], "text": piece}))
+            resp = self.transport.analyze(self.index, {"analyzer": ANALYZERS[self.analysis], "text": piece},
+                                          what="analysing a long query")
             tokens.extend(t["token"] for t in resp.get("tokens", []))
         return tokens
 
@@ -138,12 +139,11 @@ class BM25Retriever:
         }
         if fields:
             body["_source"] = ["title", "law", "source"]
+            body["highlight"] = snippet_highlight(text)
         else:
             # Evaluation needs only ids and scores, both in the sort values: skipping stored fields avoids
             # decompressing every hit's _source and makes the query phase several times faster.
             body["stored_fields"] = "_none_"
-        if fields:
-            body["highlight"] = snippet_highlight(text)
         return body
 
     def search(self, query: str, k: int) -> list[Hit]:
@@ -153,6 +153,7 @@ class BM25Retriever:
                     on_progress: Progress | None = None) -> SearchResult:
         """All queries through ``_msearch`` in batches; results in the order given. ``query_notes`` says which
         long queries were compacted and how many terms that dropped. No LLM: ``checkpoint`` is ignored."""
+        check_k(k)
         out: dict[str, list[Hit]] = {}
         notes: dict[str, dict[str, Any]] = {}
         items = list(queries.items())
@@ -164,8 +165,8 @@ class BM25Retriever:
                 lines.extend([{"index": self.index, "search_type": self.effective_search_type()}, self.body(text, k, note)])
                 if note:
                     notes[qid] = note
-            resp = self.msearch(lines)
-            for (qid, _), r in zip(batch, resp["responses"], strict=True):
+            responses = self.msearch(lines, labels=[qid for qid, _ in batch])
+            for (qid, _), r in zip(batch, responses, strict=True):
                 out[qid] = self.hits_of(r, qid, k)
                 tick(on_progress)
         return SearchResult(out, query_notes=notes)
@@ -177,26 +178,17 @@ class BM25Retriever:
 
     @staticmethod
     def hits_of(response: Mapping[str, Any], qid: str, k: int) -> list[Hit]:
-        """The ranked hits of one ``_msearch`` item; an item OpenSearch refused raises, naming the query."""
-        if "error" in response:
-            err = response["error"]
-            reason = err.get("root_cause", [{}])[0].get("reason") or err.get("reason") if isinstance(err, dict) else err
-            raise SearchError(f"query {qid!r}: OpenSearch refused it: {reason}")
-        return rank([_hit(h) for h in response.get("hits", {}).get("hits", [])], k)
+        """The ranked hits of one ``_msearch`` item (the transport has already raised for a refused one)."""
+        return rank([page_hit(h) for h in response.get("hits", {}).get("hits", [])], k)
 
-    def msearch(self, lines: list[dict[str, Any]]) -> dict[str, Any]:
-        """One ``_msearch`` with this retriever's retries (connection errors, 429/502/503/504)."""
-        return self._retry(lambda: self._msearch(lines))
+    def msearch(self, lines: Sequence[Mapping[str, Any]], labels: Sequence[str] = ()) -> list[dict[str, Any]]:
+        """One ``_msearch`` through the transport (an item refused raises naming its label); its responses."""
+        return self.transport.msearch(lines, labels=labels, filter_path=MSEARCH_FILTER, what="BM25 search")
 
     def faceted_body(self, query: str, k: int, aggs: Mapping[str, Any],
                      post_filter: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The body :meth:`search_faceted` sends (bench/page_cost.py times it part by part)."""
-        body = self.body(query, k)
-        body["track_total_hits"] = True
-        body["aggs"] = {**aggs, "_matching": {"filter": {"match_all": {}}}}
-        if post_filter:
-            body["post_filter"] = dict(post_filter)
-        return body
+        return with_facets(self.body(query, k), aggs, post_filter)
 
     def search_faceted(self, query: str, k: int, aggs: Mapping[str, Any],
                        post_filter: Mapping[str, Any] | None = None) -> FacetedHits:
@@ -207,28 +199,11 @@ class BM25Retriever:
         the others. Neither the filter nor the aggregations score: the ranking is the one :meth:`search` gives with
         the same clause in ``filters``. One request instead of a ranking plus a facet query: the match runs once
         and the node parses, plans and answers one HTTP request per page."""
+        check_k(k)
         body = self.faceted_body(query, k, aggs, post_filter)
-        resp = self._retry(lambda: self.client.search(
-            index=self.index, body=body, search_type=self.effective_search_type(), params={"filter_path": PAGE_FILTER}))
-        aggregations = dict(resp.get("aggregations") or {})
-        matching = int(aggregations.pop("_matching", {}).get("doc_count", 0))
-        hits = rank([_hit(h) for h in resp.get("hits", {}).get("hits", [])], k)
-        return FacetedHits(hits, aggregations, matching)
-
-    def _msearch(self, lines: list[dict[str, Any]]) -> dict[str, Any]:
-        """One ``_msearch``; an item that failed for a transient reason (shards still recovering after a restart:
-        503, or 429/502/504) fails the whole batch so that ``_retry`` sends it again."""
-        resp = self.client.msearch(body=lines, params={"filter_path": MSEARCH_FILTER})
-        for r in resp["responses"]:
-            if "error" in r and r.get("status") in RETRY_STATUSES:
-                raise TransportError(r["status"], "msearch item failed", r["error"])
-        return resp
-
-    def _retry(self, call: Any) -> Any:
-        def count(_attempt: int, _exc: Exception) -> None:
-            self.retries += 1
-
-        return retrying(call, seconds=self.retry_seconds, on_retry=count)
+        resp = self.transport.search(self.index, body, what="the BM25 results page", search_type=self.effective_search_type(),
+                                     params={"filter_path": PAGE_FILTER})
+        return faceted_page(resp, k)
 
     def effective_search_type(self) -> str:
         """The search type sent with every query; "auto" looks up the index's shard count once."""
@@ -236,7 +211,7 @@ class BM25Retriever:
             if self.search_type != "auto":
                 self._resolved_search_type = self.search_type
             else:
-                got = self._retry(lambda: self.client.indices.get_settings(index=self.index, name="index.number_of_shards"))
+                got = self.transport.get_settings(self.index, "index.number_of_shards", what="the index's shard count")
                 shards = max(int(v["settings"]["index"]["number_of_shards"]) for v in got.values())
                 self._resolved_search_type = "dfs_query_then_fetch" if shards > 1 else "query_then_fetch"
         return self._resolved_search_type
@@ -251,18 +226,3 @@ class BM25Retriever:
             "max_clauses": self.max_clauses,
             "long_query_words": self.long_query_words,
         }
-
-
-def _hit(h: dict[str, Any]) -> Hit:
-    src = h.get("_source") or {}
-    score = h.get("_score")
-    if score is None:
-        score = h["sort"][0]
-    return Hit(
-        doc_id=h.get("_id") or str(h["sort"][1]),
-        score=float(score),
-        title=src.get("title", ""),
-        law=src.get("law", ""),
-        source=src.get("source", ""),
-        highlights=tuple(h.get("highlight", {}).get("text", ())),
-    )

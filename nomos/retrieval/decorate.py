@@ -4,25 +4,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from opensearchpy import OpenSearch
-
+from nomos.opensearch.transport import TransportOrClient, as_transport
 from nomos.retrieval.base import Hit
-from nomos.retrieval.bm25 import snippet_highlight
+from nomos.retrieval.pages import decorate_body
 
 
-def decorate(client: OpenSearch, index: str, hits: list[Hit], query: str) -> list[Hit]:
-    """Titles, laws and highlighted snippets for a ranked list that carries only ids and scores."""
+def decorate(transport: TransportOrClient, index: str, hits: list[Hit], query: str) -> list[Hit]:
+    """Titles, laws and highlighted snippets for a ranked list that carries only ids and scores, in one search
+    (``transport``: a :class:`~nomos.opensearch.transport.Transport`, or a client, which retries nothing)."""
     if not hits:
         return hits
-    resp = client.search(
-        index=index,
-        body={
-            "size": len(hits),
-            "query": {"ids": {"values": [h.doc_id for h in hits]}},
-            "_source": ["title", "law", "source"],
-            "highlight": snippet_highlight(query, no_match_size=180),
-        },
-    )
+    resp = as_transport(transport).search(index, decorate_body(hits, query), what="titles and snippets of the results")
     by_id = {h["_id"]: h for h in resp["hits"]["hits"]}
     out = []
     for h in hits:

@@ -7,28 +7,31 @@ neural-search. Either way each fused document carries its BM25 and kNN rank and 
 ranked where it did.
 
 A results page (:meth:`FusionRetriever.search_faceted`) folds its facets and snippets into the fusion's own
-requests.
+requests (:mod:`nomos.retrieval.pages`): two for hybrid's default pool fusion.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
-from opensearchpy import OpenSearch
-
-from nomos.retrieval.base import Hit, Progress, SearchResult, rank, tick
-from nomos.retrieval.bm25 import PAGE_FILTER, BM25Retriever, FacetedHits, SearchError
+from nomos.errors import ConfigError
+from nomos.opensearch.transport import Transport, as_transport
+from nomos.retrieval.base import Hit, Progress, SearchResult, check_k, rank, tick
+from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.decorate import decorate
 from nomos.retrieval.fusion_config import DEFAULT_WEIGHTS, FusionConfig
 from nomos.retrieval.head_fusion import head_fuse
-from nomos.retrieval.knn import KnnRetriever, faceted_page, page_parts
+from nomos.retrieval.knn import KnnRetriever
+from nomos.retrieval.pages import PAGE_FILTER, FacetedHits, faceted_page, page_parts, ranking_page_body
 from nomos.retrieval.pool_fusion import bm25_pool_page, bm25_scores_in_pool, pool_fuse
 
-__all__ = ["DEFAULT_WEIGHTS", "FusionConfig", "FusionRetriever", "clause_details", "client_fuse", "fused_hits"]
+__all__ = ["DEFAULT_WEIGHTS", "FusionConfig", "FusionRetriever", "clause_details", "client_fuse", "fused_hits",
+           "ranking_page_body"]
 
 RANX_NORMS = {"min_max": "min-max", "z_score": "zmuv"}
+
 
 def clause_details(bm25: list[Hit], knn: list[Hit]) -> dict[str, dict[str, Any]]:
     """doc id -> BM25 and kNN rank and score (None where a clause did not return the document)."""
@@ -65,7 +68,7 @@ def client_fuse(bm25: Mapping[str, list[Hit]], knn: Mapping[str, list[Hit]], cfg
     ignore_unsafe_cast_warning()  # ranx's first compile warns of a harmless cast (nomos/numba_quiet.py)
 
     if cfg.kind != "rrf" and (cfg.combination != "arithmetic_mean" or cfg.normalization not in RANX_NORMS):
-        raise ValueError(
+        raise ConfigError(
             "client-side fusion supports rrf and arithmetic_mean over min_max or z_score; "
             f"got {cfg.normalization}/{cfg.combination}: use --fusion server"
         )
@@ -92,51 +95,39 @@ WHERES = ("server", "client", "pool")
 POOL_RANKINGS = ("rrf-head", "minmax")
 
 
-def ranking_page_body(ranked: Sequence[Hit], query: str, k: int, aggs: Mapping[str, Any],
-                      post_filter: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The request of a results page over a ranking computed beforehand (bench/page_cost.py times it): the
-    ranking's articles scored by their position, so ``post_filter`` and ``size`` keep its order, with the page's
-    aggregations over all of them and the shown hits' snippets."""
-    positions = {h.doc_id: len(ranked) - i for i, h in enumerate(ranked)}
-    by_position = {
-        "script_score": {
-            "query": {"ids": {"values": list(positions)}},
-            "script": {"source": "params.p[doc['article_id'].value]", "params": {"p": positions}},
-        }
-    }
-    return {**page_parts(query, k, aggs, post_filter), "query": by_position}
-
-
 @dataclass
 class FusionRetriever:
     """``hybrid`` / ``rrf`` over a BM25 and a kNN retriever; each fused hit carries its clause ranks and scores,
     and the result carries each clause's own ranking too."""
 
-    client: OpenSearch
+    transport: Transport
     index: str
     bm25: BM25Retriever
     knn: KnnRetriever
     config: FusionConfig = field(default_factory=FusionConfig)
+    retry_seconds: float = 120.0  # when a bare client is given instead of a transport
     name: str = field(init=False, default="hybrid")
 
     def __post_init__(self) -> None:
         self.name = self.config.kind
         self.config = replace(self.config, where=self.config.resolved_where)
         if self.config.where not in WHERES:
-            raise ValueError(f"fusion must be one of {', '.join(WHERES)}, got {self.config.where!r}")
+            raise ConfigError(f"fusion must be one of {', '.join(WHERES)}, got {self.config.where!r}")
         if self.config.where == "pool" and (self.config.kind != "hybrid" or self.config.pool not in ("knn", "bm25")):
-            raise ValueError(f"pool fusion re-scores a 'knn' or 'bm25' pool with weights (hybrid), got {self.config.kind}/{self.config.pool}")
+            raise ConfigError(f"pool fusion re-scores a 'knn' or 'bm25' pool with weights (hybrid), got {self.config.kind}/{self.config.pool}")
         if self.config.pool_ranking not in POOL_RANKINGS:
-            raise ValueError(f"pool ranking must be one of {', '.join(POOL_RANKINGS)}, got {self.config.pool_ranking!r}")
+            raise ConfigError(f"pool ranking must be one of {', '.join(POOL_RANKINGS)}, got {self.config.pool_ranking!r}")
         if self.config.head < 0:
-            raise ValueError(f"the pool's RRF head must be 0 or more articles, got {self.config.head}")
+            raise ConfigError(f"the pool's RRF head must be 0 or more articles, got {self.config.head}")
+        self.transport = as_transport(self.transport, self.retry_seconds)
 
     def search(self, query: str, k: int) -> list[Hit]:
         return self.search_many({"q": query}, k).hits["q"]
 
     def _server(self, queries: Mapping[str, str], k: int, on_progress: Progress | None) -> dict[str, list[Hit]]:
         name, body = self.config.pipeline()
-        self.client.transport.perform_request("PUT", f"/_search/pipeline/{name}", body=body)
+        # the pipeline's name is a hash of its body (nomos.mappings.pipeline_name): putting it again is harmless
+        self.transport.request("PUT", f"/_search/pipeline/{name}", body, what=f"the search pipeline {name}")
         items = list(queries.items())
         vectors = self.knn.query_vectors([t for _, t in items])
         depth = max(self.config.depth, k)
@@ -152,10 +143,9 @@ class FusionRetriever:
             # without an error (opensearch-project/neural-search#1490; later versions reject the combination).
             # So the server-side hybrid's BM25 clause scores with per-shard statistics; `--fusion client` fuses the
             # BM25 list that was fetched with dfs instead.
-            try:
-                resp = self.client.search(index=self.index, body=request, params={"search_pipeline": name})
-            except Exception as exc:  # opensearch-py raises TransportError subclasses with the server's reason
-                raise SearchError(f"query {qid!r}: hybrid search failed: {exc}") from None
+            with self.knn.vectors_needed():
+                resp = self.transport.search(self.index, request, what=f"query {qid!r}: hybrid search",
+                                             params={"search_pipeline": name})
             out[qid] = rank([Hit(h["_id"], float(h["_score"])) for h in resp["hits"]["hits"]], k)
             tick(on_progress)
         return out
@@ -182,6 +172,7 @@ class FusionRetriever:
                     on_progress: Progress | None = None) -> SearchResult:
         """Both clauses to ``max(config.depth, k)``, then the fusion; ``clause_rankings`` holds each clause's own
         ranking (the fusion diagnosis compares them with the fused one). No LLM: ``checkpoint`` is ignored."""
+        check_k(k)
         depth = max(self.config.depth, k)
         bm25 = self.bm25.search_many(queries, depth)
         knn = self.knn.search_many(queries, depth)
@@ -204,12 +195,12 @@ class FusionRetriever:
         """A fused results page: the top ``k`` with titles and snippets, and ``aggs`` over the fusion's candidates
         (``post_filter``, a legal source, restricts the page, not the aggregations).
 
-        Pool fusion with a kNN pool (hybrid's default) is three requests, not one: kNN's top ``depth`` (100); the
-        BM25 scores of exactly those articles with the aggregations over them and the ids the filter keeps
+        Pool fusion with a kNN pool and the "minmax" pool ranking is three requests: kNN's top ``depth`` (100);
+        the BM25 scores of exactly those articles with the aggregations over them and the ids the filter keeps
         (:func:`~nomos.retrieval.pool_fusion.bm25_pool_page`); the page's titles and snippets
         (:func:`~nomos.retrieval.decorate.decorate`). The fusion is :func:`pool_fuse` itself, so the page ranks
         exactly as ``search`` does. The facets count the pool, the articles the fusion chose among; a filtered page
-        is the best of the pool in that source, as the portal's filtered top 100 was.
+        is the best of the pool in that source.
 
         Why not one neural-search ``hybrid`` query (BM25 restricted by the ``knn`` clause in filter context, plus
         the ``knn`` clause, min-max and the weights in the pipeline): on the lucene engine a ``knn`` clause
@@ -220,13 +211,14 @@ class FusionRetriever:
         near-tied neighbours below rank 35 in 10 queries (neural-search normalises a clause's lowest score to
         0.001, not 0) and took about 60 ms more per page (``pagination_depth`` 100).
 
-        The "rrf-head" pool ranking (the default) needs both clauses' own lists: two requests, both lists in one
+        The "rrf-head" pool ranking (hybrid's default) needs both clauses' own lists: two requests, both lists in one
         ``_msearch`` (ranked as :meth:`search_many` ranks them), then the page over that ranking (facets over the
         pool, the page's snippets), as "client" does.
 
         "server" is one request: the hybrid query :meth:`search_many` sends, with the page's parts (candidates:
         every BM25 match and kNN's). "client" and a BM25 pool rank first (:meth:`search_many`, ``depth`` deep)
         and fold facets and snippets into one more request."""
+        check_k(k)
         depth = max(self.config.depth, k)
         where = self.config.where
         if where == "pool" and self.config.pool == "knn" and self.config.pool_ranking == "minmax":
@@ -234,7 +226,7 @@ class FusionRetriever:
             scores, aggregations, allowed = bm25_pool_page(self.bm25, query, [h.doc_id for h in pool], aggs, post_filter)
             fused = pool_fuse({"q": pool}, {"q": scores}, self.config.bm25_knn_weights, depth, pool_clause="knn")["q"]
             shown = [h for h in fused if allowed is None or h.doc_id in allowed][:k]
-            return FacetedHits(decorate(self.client, self.index, shown, query), aggregations, len(pool))
+            return FacetedHits(decorate(self.transport, self.index, shown, query), aggregations, len(pool))
         if where == "pool" and self.config.pool_ranking == "rrf-head":
             bm25, knn = self._both_lists(query, depth)
             ranked = self._pool({"q": query}, {"q": bm25}, {"q": knn}, depth)["q"]
@@ -246,18 +238,17 @@ class FusionRetriever:
         _, pipeline = self.config.pipeline()
         hybrid = {"hybrid": {"queries": [self.bm25.query_clause(query), self.knn.clause(vector, depth)]}}
         body = {**page_parts(query, k, aggs, post_filter), "query": hybrid, "search_pipeline": pipeline}
-        try:
-            resp = self.client.search(index=self.index, body=body, params={"filter_path": PAGE_FILTER})
-        except Exception as exc:  # opensearch-py raises TransportError subclasses with the server's reason
-            raise SearchError(f"the hybrid results page failed: {exc}") from None
+        with self.knn.vectors_needed():
+            resp = self.transport.search(self.index, body, what="the hybrid results page", params={"filter_path": PAGE_FILTER})
         return faceted_page(resp, k)
 
     def _both_lists(self, query: str, depth: int) -> tuple[list[Hit], list[Hit]]:
         """BM25's and kNN's own top ``depth`` for one query in one ``_msearch`` (the bodies :meth:`search_many`
         sends through each retriever, so the lists, and the fusion of them, are the same)."""
         vector = self.knn.query_vectors([query])[0]
-        resp = self.bm25.msearch([*self.bm25.request(query, depth), *self.knn.request(vector, depth)])
-        bm25, knn = resp["responses"]
+        with self.knn.vectors_needed():
+            bm25, knn = self.bm25.msearch([*self.bm25.request(query, depth), *self.knn.request(vector, depth)],
+                                          labels=["BM25 list", "k-NN list"])
         return self.bm25.hits_of(bm25, "q", depth), self.knn.hits_of(knn, "q", depth)
 
     def _page_of_ranking(self, ranked: list[Hit], query: str, k: int, aggs: Mapping[str, Any],
@@ -267,10 +258,7 @@ class FusionRetriever:
         if not ranked:
             return FacetedHits([], {}, 0)
         body = ranking_page_body(ranked, query, k, aggs, post_filter)
-        try:
-            resp = self.client.search(index=self.index, body=body, params={"filter_path": PAGE_FILTER})
-        except Exception as exc:  # opensearch-py raises TransportError subclasses with the server's reason
-            raise SearchError(f"the fused results page failed: {exc}") from None
+        resp = self.transport.search(self.index, body, what="the fused results page", params={"filter_path": PAGE_FILTER})
         page = faceted_page(resp, k)
         scores = {h.doc_id: h for h in ranked}
         hits = [replace(h, score=scores[h.doc_id].score, details=scores[h.doc_id].details) for h in page.hits]

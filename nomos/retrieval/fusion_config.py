@@ -27,8 +27,8 @@ DEFAULT_WHERE = {"hybrid": "pool", "rrf": "server"}
 class FusionConfig:
     """How to fuse: ``kind`` "hybrid" (score normalisation + combination) or "rrf"; ``where``: "server"
     (neural-search pipeline), "client" (ranx over the two lists) or "pool" (the ``pool`` clause's top ``depth``
-    re-scored with the other clause's scores: :mod:`nomos.retrieval.pool_fusion`; keeps that clause's recall; a
-    results page with a kNN pool sends the fusion to OpenSearch: :func:`nomos.retrieval.fusion.pool_page_query`)."""
+    re-scored with the other clause's scores: :mod:`nomos.retrieval.pool_fusion`; keeps that clause's recall; its
+    results page is two requests: :meth:`nomos.retrieval.fusion.FusionRetriever.search_faceted`)."""
 
     kind: str = "hybrid"
     where: str | None = None  # None: the kind's default (DEFAULT_WHERE)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from nomos.retrieval.base import Hit
+from nomos.retrieval.base import Hit, by_score
 
 DEFAULT_HEAD = 5  # cross-validated (see the module docstring); one results page is 10
 
@@ -45,7 +45,7 @@ def head_fuse_one(pool: Sequence[Hit], other: Sequence[Hit], k: int, head: int =
     rrf = rrf_scores({pool_clause: pool, other_clause: other}, rank_constant)
     pool_rank = {h.doc_id: i + 1 for i, h in enumerate(pool)}
     other_rank = {h.doc_id: i + 1 for i, h in enumerate(other)}
-    in_pool = sorted(pool_rank, key=lambda d: (-rrf[d], d))
+    in_pool = [d for d, _ in by_score((d, rrf[d]) for d in pool_rank)]
     top = in_pool[: max(head, 0)]
     chosen = set(top)
     order = [*top, *(h.doc_id for h in pool if h.doc_id not in chosen)][:k]

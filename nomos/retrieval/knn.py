@@ -7,6 +7,8 @@ results page (ranking, facets over the candidates, highlighted snippets, a sourc
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -14,33 +16,74 @@ from typing import Any, Mapping
 import numpy as np
 from opensearchpy import OpenSearch
 
+from nomos.errors import SearchError, VectorsMissing
 from nomos.mappings import vector_field_name
-from nomos.retrieval.base import Hit, Progress, SearchResult, rank, tick
-from nomos.retrieval.bm25 import PAGE_FILTER, FacetedHits, SearchError, snippet_highlight
-from nomos.retrieval.bm25 import _hit as page_hit
+from nomos.opensearch.transport import Transport, TransportOrClient, as_transport
+from nomos.retrieval.base import Hit, Progress, SearchResult, check_k, rank, tick
+from nomos.retrieval.pages import (
+    PAGE_FILTER,
+    SNIPPET_FALLBACK_CHARS,
+    FacetedHits,
+    faceted_page,
+    page_parts,
+    ranked_page_body,
+)
 from nomos.vectors.cache import VectorCache, encode_cached
 from nomos.vectors.encoders import Encoder, slug
 
-# The k of a dense results page's knn clause: the depth the portal filtered dense lists to before, and the pool
-# depth of hybrid's fusion (the lucene engine matches max(k, ef_search) candidates: search_faceted).
+__all__ = ["FACET_DEPTH", "SNIPPET_FALLBACK_CHARS", "KnnRetriever", "faceted_page", "index_has_vectors", "page_parts",
+           "vectors_missing"]
+
+# The k of a dense results page's knn clause: the candidates its facets count and its filter picks from, as
+# deep as hybrid's pool (the lucene engine matches max(k, ef_search) candidates: search_faceted).
 FACET_DEPTH = 100
-SNIPPET_FALLBACK_CHARS = 180  # a dense hit need not contain any query word: then its text's start is the snippet
+# What OpenSearch answers a k-NN query (or the exact script) on a field that is not a knn_vector: the index was
+# built without this encoder's vectors.
+_NOT_A_VECTOR_FIELD = ("is not knn_vector type", "field type must be knn_vector")
+
+
+def vectors_missing(embedder: str, index: str) -> VectorsMissing:
+    """The error for a dense method on an index without ``embedder``'s vectors, with the command that adds them."""
+    return VectorsMissing(f"the index {index!r} holds no vectors of the embedder {embedder!r}",
+                          hint=f"re-index with `python cli.py index --embedder {embedder}`")
 
 
 @dataclass
 class KnnRetriever:
-    client: OpenSearch
+    """k-NN over ``encoder``'s vectors; ``transport`` as in :class:`~nomos.retrieval.bm25.BM25Retriever` (a
+    client given instead is wrapped)."""
+
+    transport: Transport
     index: str
     encoder: Encoder
     ef_search: int = 256
     exact: bool = False
     cache: VectorCache | None = None
     batch_size: int = 32
+    retry_seconds: float = 120.0
     name: str = field(init=False, default="knn")
+
+    def __post_init__(self) -> None:
+        self.transport = as_transport(self.transport, self.retry_seconds)
+
+    @property
+    def client(self) -> OpenSearch:
+        return self.transport.client
 
     @property
     def field(self) -> str:
         return vector_field_name(slug(self.encoder.spec))
+
+    @contextmanager
+    def vectors_needed(self) -> Iterator[None]:
+        """Requests inside raise :class:`VectorsMissing` (with the re-index command) where OpenSearch refuses them
+        because the index has no vectors of this encoder; every other error passes unchanged."""
+        try:
+            yield
+        except SearchError as exc:
+            if any(marker in exc.reason for marker in _NOT_A_VECTOR_FIELD):
+                raise vectors_missing(self.encoder.spec, self.index) from exc
+            raise
 
     def query_vectors(self, texts: list[str]) -> np.ndarray:
         """Query embeddings, through the cache (the same queries are embedded once across runs)."""
@@ -90,32 +133,28 @@ class KnnRetriever:
         scores them all), so the facets count the whole index. Snippets highlight the query's words with the
         ``match`` BM25 uses (a ``highlight_query``: the ranking stays dense); a hit that contains none of them
         shows its text's start."""
+        check_k(k)
         vector = self.query_vectors([query])[0]
-        depth = max(depth, k)
-        body: dict[str, Any] = {
-            **page_parts(query, k, aggs, post_filter),
-            "query": self.clause(vector, depth),
-            "sort": [{"_score": "desc"}, {"article_id": "asc"}],
-            "track_scores": True,
-        }
-        try:
-            resp = self.client.search(index=self.index, body=body, params={"filter_path": PAGE_FILTER})
-        except Exception as exc:  # opensearch-py raises TransportError subclasses with the server's reason
-            raise SearchError(f"the k-NN results page failed: {exc}") from None
+        body = ranked_page_body(self.clause(vector, max(depth, k)), query, k, aggs, post_filter)
+        with self.vectors_needed():
+            resp = self.transport.search(self.index, body, what="the k-NN results page", params={"filter_path": PAGE_FILTER})
         return faceted_page(resp, k)
 
     def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
                     on_progress: Progress | None = None) -> SearchResult:
         """Query vectors (through the cache), then ``_msearch`` in batches. No LLM: ``checkpoint`` is ignored."""
+        check_k(k)
         items = list(queries.items())
         vectors = self.query_vectors([t for _, t in items])
         out: dict[str, list[Hit]] = {}
         for start in range(0, len(items), self.batch_size):
+            batch = items[start : start + self.batch_size]
             lines: list[dict[str, Any]] = []
-            for i in range(start, min(start + self.batch_size, len(items))):
-                lines.extend([{"index": self.index}, self.body(vectors[i], k)])
-            resp = self.client.msearch(body=lines)
-            for (qid, _), r in zip(items[start : start + self.batch_size], resp["responses"], strict=True):
+            for i in range(start, start + len(batch)):
+                lines.extend(self.request(vectors[i], k))
+            with self.vectors_needed():
+                responses = self.transport.msearch(lines, labels=[qid for qid, _ in batch], what="k-NN search")
+            for (qid, _), r in zip(batch, responses, strict=True):
                 out[qid] = self.hits_of(r, qid, k)
                 tick(on_progress)
         return SearchResult(out)
@@ -126,9 +165,7 @@ class KnnRetriever:
 
     @staticmethod
     def hits_of(response: Mapping[str, Any], qid: str, k: int) -> list[Hit]:
-        """The ranked hits of one ``_msearch`` item; an item OpenSearch refused raises, naming the query."""
-        if "error" in response:
-            raise SearchError(f"query {qid!r}: OpenSearch refused the k-NN query: {response['error']}")
+        """The ranked hits of one ``_msearch`` item (the transport has already raised for a refused one)."""
         return rank([Hit(str(h["sort"][1]), float(h["sort"][0])) for h in response["hits"]["hits"]], k)
 
     def describe(self) -> dict[str, Any]:
@@ -136,31 +173,8 @@ class KnnRetriever:
                 "ef_search": self.ef_search, "exact": self.exact}
 
 
-def page_parts(query: str, k: int, aggs: Mapping[str, Any], post_filter: Mapping[str, Any] | None) -> dict[str, Any]:
-    """What a results page adds to its ranking query (kNN's and the fused pages): the hits' fields and snippets (the
-    query's words with BM25's ``match``, the text's start where none occurs), the aggregations, the count of
-    candidates (``_matching``, read back by :func:`faceted_page`) and the page's filter."""
-    body: dict[str, Any] = {
-        "size": k,
-        "_source": ["title", "law", "source"],
-        "highlight": snippet_highlight(query, no_match_size=SNIPPET_FALLBACK_CHARS),
-        "aggs": {**aggs, "_matching": {"filter": {"match_all": {}}}},
-    }
-    if post_filter:
-        body["post_filter"] = dict(post_filter)
-    return body
-
-
-def faceted_page(resp: Mapping[str, Any], k: int) -> FacetedHits:
-    """A results page's response (``PAGE_FILTER``'d, with a ``_matching`` filter aggregation counting what the
-    query matched) as :class:`FacetedHits`, read as :meth:`BM25Retriever.search_faceted` reads its own."""
-    aggregations = dict(resp.get("aggregations") or {})
-    matching = int(aggregations.pop("_matching", {}).get("doc_count", 0))
-    return FacetedHits(rank([page_hit(h) for h in resp.get("hits", {}).get("hits", [])], k), aggregations, matching)
-
-
-def index_has_vectors(client: OpenSearch, index: str, embedder: str) -> bool:
+def index_has_vectors(transport: TransportOrClient, index: str, embedder: str) -> bool:
     """Whether ``index`` (an alias or name) holds the k-NN field of ``embedder``: decides which methods it serves."""
     name = vector_field_name(slug(embedder))
-    mapping = client.indices.get_mapping(index=index)
+    mapping = as_transport(transport).get_mapping(index, what="the index's mapping")
     return any(name in m.get("mappings", {}).get("properties", {}) for m in mapping.values())

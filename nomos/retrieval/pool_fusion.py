@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from nomos.opensearch.client import retrying
 from nomos.retrieval.base import Hit, rank
 from nomos.retrieval.bm25 import BM25Retriever
 
@@ -46,8 +45,8 @@ def bm25_scores_in_pool(bm25: BM25Retriever, queries: Mapping[str, str], pools: 
             header, body = bm25.request(queries[qid], len(ids))
             body["query"] = {"bool": {"must": [body["query"]], "filter": [{"ids": {"values": ids}}]}}
             lines.extend([header, body])
-        resp = bm25.msearch(lines)
-        for (qid, ids), r in zip(batch, resp["responses"], strict=True):
+        responses = bm25.msearch(lines, labels=[qid for qid, _ in batch])
+        for (qid, ids), r in zip(batch, responses, strict=True):
             out[qid] = {h.doc_id: h.score for h in bm25.hits_of(r, qid, len(ids))}
     return {q: out[q] for q in pools}
 
@@ -77,7 +76,7 @@ def bm25_pool_page(bm25: BM25Retriever, query: str, ids: Sequence[str], aggs: Ma
     if post_filter:
         body["aggs"]["_kept"] = {"filter": dict(post_filter), "aggs": {"ids": {"terms": {"field": "article_id", "size": len(ids)}}}}
     search_type = bm25.effective_search_type()  # dfs on 2+ shards: the scores search_many gives
-    resp = retrying(lambda: bm25.client.search(index=bm25.index, body=body, search_type=search_type), seconds=bm25.retry_seconds)
+    resp = bm25.transport.search(bm25.index, body, what="BM25 scores of the pool", search_type=search_type)
     scores = {str(h["sort"][1]): float(h["sort"][0]) for h in resp["hits"]["hits"] if float(h["sort"][0]) > 0}
     aggregations = dict(resp.get("aggregations") or {})
     kept = aggregations.pop("_kept", None)
@@ -90,7 +89,7 @@ def pool_fuse(pool: Mapping[str, Sequence[Hit]], other: Mapping[str, Mapping[str
     """Rank each query's pool by ``w_pool * minmax(pool score) + w_other * minmax(other score)``.
 
     ``weights`` is (bm25, knn) like every fusion setting; ``pool_clause`` says which of the two the pool came from.
-    Articles the other clause does not score get 0 there. Ties: (score desc, doc id)."""
+    Articles the other clause does not score get 0 there. Ties: (score desc, doc id), as :func:`rank` orders."""
     w_bm25, w_knn = weights
     w_pool, w_other = (w_knn, w_bm25) if pool_clause == "knn" else (w_bm25, w_knn)
     other_name = "bm25" if pool_clause == "knn" else "knn"

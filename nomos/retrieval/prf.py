@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any, Mapping
 
 import numpy as np
-from opensearchpy import OpenSearch
 
-from nomos.retrieval.base import Hit, Progress, SearchResult, rank, tick
-from nomos.retrieval.bm25 import BM25Retriever, SearchError
+from nomos.errors import ConfigError
+from nomos.retrieval.base import Hit, Progress, SearchResult, by_score, check_k, rank, tick
+from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.knn import KnnRetriever
 from nomos.vectors.stored import stored_vectors
 
@@ -32,7 +32,7 @@ def tfidf_terms(term_vectors: list[dict[str, Any]], n_docs: int, top_terms: int,
             for term, stats in fields.get("terms", {}).items():
                 df = max(int(stats.get("doc_freq", 1)), 1)
                 weights[term] += float(stats.get("term_freq", 1)) * math.log(1 + n_docs / df)
-    ranked = sorted(((t, w) for t, w in weights.items() if t not in exclude and not t.isdigit()), key=lambda tw: (-tw[1], tw[0]))
+    ranked = by_score((t, w) for t, w in weights.items() if t not in exclude and not t.isdigit())
     return ranked[:top_terms]
 
 
@@ -48,7 +48,8 @@ class TfidfPrfRetriever:
 
     def __post_init__(self) -> None:
         if self.bm25.analysis not in PRF_FIELDS:
-            raise ValueError(f"PRF supports the analysis chains {sorted(PRF_FIELDS)}, not {self.bm25.analysis!r}")
+            raise ConfigError(f"bm25-prf does not support --analysis {self.bm25.analysis!r}",
+                              hint=f"pseudo-relevance feedback reads term vectors of the chains {', '.join(sorted(PRF_FIELDS))}")
 
     def search(self, query: str, k: int) -> list[Hit]:
         return self.search_many({"q": query}, k).hits["q"]
@@ -56,9 +57,10 @@ class TfidfPrfRetriever:
     def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
                     on_progress: Progress | None = None) -> SearchResult:
         """First pass, expansion terms per query (in ``expansions``), second pass. No LLM: ``checkpoint`` is ignored."""
-        client: OpenSearch = self.bm25.client
+        check_k(k)
+        transport = self.bm25.transport
         first = self.bm25.search_many(queries, self.feedback_docs)
-        n_docs = int(client.count(index=self.bm25.index)["count"])
+        n_docs = transport.count(self.bm25.index, what="the index's article count")
         out: dict[str, list[Hit]] = {}
         expansions: dict[str, list[tuple[str, float]]] = {}
         for qid, text in queries.items():
@@ -66,9 +68,8 @@ class TfidfPrfRetriever:
             own = set(self.bm25.analyze(text)) if ids else set()
             terms: list[tuple[str, float]] = []
             if ids:
-                resp = client.mtermvectors(
-                    index=self.bm25.index,
-                    body={"ids": ids},
+                resp = transport.mtermvectors(
+                    self.bm25.index, {"ids": ids}, what=f"query {qid!r}: feedback term vectors",
                     params={"fields": ",".join(PRF_FIELDS[self.bm25.analysis]), "term_statistics": "true",
                             "field_statistics": "false", "positions": "false", "offsets": "false"},
                 )
@@ -80,11 +81,8 @@ class TfidfPrfRetriever:
             ]
             body = {"size": k, "query": {"bool": {"should": should}}, "sort": [{"_score": "desc"}, {"article_id": "asc"}],
                     "track_scores": True, "stored_fields": "_none_"}
-            try:
-                hits = client.search(index=self.bm25.index, body=body,
-                                     params={"search_type": self.bm25.effective_search_type()})["hits"]["hits"]
-            except Exception as exc:
-                raise SearchError(f"query {qid!r}: PRF search failed: {exc}") from None
+            hits = transport.search(self.bm25.index, body, what=f"query {qid!r}: expanded search",
+                                    params={"search_type": self.bm25.effective_search_type()})["hits"]["hits"]
             out[qid] = rank([Hit(str(h["sort"][1]), float(h["sort"][0])) for h in hits], k)
             tick(on_progress)
         return SearchResult(out, expansions=expansions).merge(first)
@@ -117,18 +115,21 @@ class RocchioRetriever:
     def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
                     on_progress: Progress | None = None) -> SearchResult:
         """First pass, Rocchio's moved vector, second pass. No LLM: ``checkpoint`` is ignored."""
-        client: OpenSearch = self.knn.client
+        check_k(k)
+        transport = self.knn.transport
         items = list(queries.items())
         vectors = self.knn.query_vectors([t for _, t in items])
         first = self.knn.search_many(queries, self.feedback_docs)
         out: dict[str, list[Hit]] = {}
         for i, (qid, _) in enumerate(items):
             ids = [h.doc_id for h in first.hits.get(qid, [])]
-            stored = stored_vectors(client, self.knn.index, [self.knn.field], ids)  # not in _source
+            stored = stored_vectors(transport, self.knn.index, [self.knn.field], ids)  # not in _source
             fb = np.array([stored[d][self.knn.field] for d in ids if self.knn.field in stored.get(d, {})],
                           dtype=np.float32).reshape(-1, vectors.shape[1])
             moved = rocchio(vectors[i], fb, self.alpha, self.beta)
-            hits = client.search(index=self.knn.index, body=self.knn.body(moved, k))["hits"]["hits"]
+            with self.knn.vectors_needed():
+                hits = transport.search(self.knn.index, self.knn.body(moved, k),
+                                        what=f"query {qid!r}: Rocchio's second search")["hits"]["hits"]
             out[qid] = rank([Hit(str(h["sort"][1]), float(h["sort"][0])) for h in hits], k)
             tick(on_progress)
         return SearchResult(out)

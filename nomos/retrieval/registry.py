@@ -13,11 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable
 
+from nomos.errors import ConfigError
 from nomos.retrieval.fusion_config import FusionConfig
 
 if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
+    from nomos.opensearch.transport import Transport
     from nomos.retrieval.base import Retriever
     from nomos.retrieval.bm25 import BM25Retriever
     from nomos.retrieval.knn import KnnRetriever
@@ -47,7 +49,7 @@ class MethodOptions:
 # apart from the rest of the fusion (weights, normalisation, rank constant: "fusion").
 OPTION_NAMES = ("analysis", "embedder", "exact", "ef_search", "fusion", "fusion_where", "highlight", "filters")
 
-Factory = Callable[["Settings", "OpenSearch", MethodOptions], "Retriever"]
+Factory = Callable[["Settings", "Transport", MethodOptions], "Retriever"]
 
 
 @dataclass(frozen=True)
@@ -87,21 +89,20 @@ def _fusion(settings: Settings, fusion: FusionConfig) -> FusionConfig:
     return fusion if fusion.weights is not None else replace(fusion, weights=settings.fusion_weights)
 
 
-def _bm25(settings: Settings, client: OpenSearch, options: MethodOptions, *, for_llm: bool = False) -> BM25Retriever:
+def _bm25(settings: Settings, transport: Transport, options: MethodOptions, *, for_llm: bool = False) -> BM25Retriever:
     from nomos.retrieval.bm25 import BM25Retriever
 
     if for_llm:  # the LLM loops search for themselves: no highlighting or filters, ids and scores only
-        return BM25Retriever(client, settings.index_alias, analysis=options.analysis, search_type=settings.search_type,
-                             retry_seconds=settings.retry_seconds)
-    return BM25Retriever(client, settings.index_alias, analysis=options.analysis, highlight=options.highlight,
-                         filters=options.filters, search_type=settings.search_type, retry_seconds=settings.retry_seconds)
+        return BM25Retriever(transport, settings.index_alias, analysis=options.analysis, search_type=settings.search_type)
+    return BM25Retriever(transport, settings.index_alias, analysis=options.analysis, highlight=options.highlight,
+                         filters=options.filters, search_type=settings.search_type)
 
 
-def _knn(settings: Settings, client: OpenSearch, options: MethodOptions) -> KnnRetriever:
+def _knn(settings: Settings, transport: Transport, options: MethodOptions) -> KnnRetriever:
     from nomos.retrieval.knn import KnnRetriever
 
     return KnnRetriever(
-        client,
+        transport,
         settings.index_alias,
         encoder_for(settings, options.embedder or settings.embedder),
         ef_search=options.ef_search or settings.knn_ef_search,
@@ -110,47 +111,48 @@ def _knn(settings: Settings, client: OpenSearch, options: MethodOptions) -> KnnR
     )
 
 
-def _llm_client_pool(settings: Settings) -> OpenSearch:
+def _llm_client_pool(settings: Settings) -> Transport:
     """LLM methods run queries concurrently and search from threads: a connection pool that size (make_client's
     default pool keeps one connection, so every concurrent request would open and drop a new one)."""
-    from nomos.opensearch.client import make_client
+    from nomos.opensearch.transport import make_transport
 
-    return make_client(settings, pool_maxsize=max(settings.llm_concurrency, 1) + 4)
+    return make_transport(settings, pool_maxsize=max(settings.llm_concurrency, 1) + 4)
 
 
 # --------------------------------------------------------------------------------------------------- factories
-def _build_bm25(settings: Settings, client: OpenSearch, options: MethodOptions) -> Retriever:
-    return _bm25(settings, client, options)
+def _build_bm25(settings: Settings, transport: Transport, options: MethodOptions) -> Retriever:
+    return _bm25(settings, transport, options)
 
 
-def _build_bm25_prf(settings: Settings, client: OpenSearch, options: MethodOptions) -> Retriever:
+def _build_bm25_prf(settings: Settings, transport: Transport, options: MethodOptions) -> Retriever:
     from nomos.retrieval.prf import TfidfPrfRetriever
 
-    return TfidfPrfRetriever(_bm25(settings, client, options))
+    return TfidfPrfRetriever(_bm25(settings, transport, options))
 
 
-def _build_knn(settings: Settings, client: OpenSearch, options: MethodOptions) -> Retriever:
-    return _knn(settings, client, options)
+def _build_knn(settings: Settings, transport: Transport, options: MethodOptions) -> Retriever:
+    return _knn(settings, transport, options)
 
 
-def _build_knn_rocchio(settings: Settings, client: OpenSearch, options: MethodOptions) -> Retriever:
+def _build_knn_rocchio(settings: Settings, transport: Transport, options: MethodOptions) -> Retriever:
     from nomos.retrieval.prf import RocchioRetriever
 
-    return RocchioRetriever(_knn(settings, client, options))
+    return RocchioRetriever(_knn(settings, transport, options))
 
 
 def _fused(kind: str) -> Factory:
-    def build(settings: Settings, client: OpenSearch, options: MethodOptions) -> Retriever:
+    def build(settings: Settings, transport: Transport, options: MethodOptions) -> Retriever:
         from nomos.retrieval.fusion import FusionRetriever
 
         config = replace(_fusion(settings, options.fusion), kind=kind)
-        return FusionRetriever(client, settings.index_alias, _bm25(settings, client, options), _knn(settings, client, options), config)
+        return FusionRetriever(transport, settings.index_alias, _bm25(settings, transport, options),
+                               _knn(settings, transport, options), config)
 
     return build
 
 
 def _reform(name: str, sparse: bool, dense: bool) -> Factory:
-    def build(settings: Settings, client: OpenSearch, options: MethodOptions) -> Retriever:
+    def build(settings: Settings, transport: Transport, options: MethodOptions) -> Retriever:
         from nomos.retrieval.llm import make_llm_client
         from nomos.retrieval.reformulate import ReformRetriever
 
@@ -163,7 +165,7 @@ def _reform(name: str, sparse: bool, dense: bool) -> Factory:
     return build
 
 
-def _build_react(settings: Settings, client: OpenSearch, options: MethodOptions) -> Retriever:
+def _build_react(settings: Settings, transport: Transport, options: MethodOptions) -> Retriever:
     from nomos.retrieval.llm import make_llm_client
     from nomos.retrieval.react import ReActConfig, ReActRetriever
 
@@ -229,7 +231,7 @@ def method_spec(method: str) -> MethodSpec:
     try:
         return METHODS[method]
     except KeyError:
-        raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}") from None
+        raise ConfigError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}") from None
 
 
 def require_llm(settings: Settings, method: str) -> Settings:
@@ -263,8 +265,20 @@ def make_reranker(settings: Settings, spec: str) -> Any:
         return LLMListwiseReranker(make_llm_client(settings, "--rerank llm"), concurrency=settings.llm_concurrency)
     kind, _, model = spec.partition(":")
     if kind in ("cross-encoder", "ce") and model:
+        check_model(model)
         return CrossEncoderReranker(model)
-    raise ValueError(f"unknown re-ranker {spec!r}; choose one of: {', '.join(RERANKERS)}")
+    raise ConfigError(f"unknown re-ranker {spec!r}; choose one of: {', '.join(RERANKERS)}")
+
+
+def check_model(model: str) -> None:
+    """A cross-encoder named by a path must exist there (a missing folder would otherwise surface as a
+    FileNotFoundError or a Hub lookup of a name that is a path). Hub ids (``org/name``) are checked when loaded."""
+    from pathlib import Path
+
+    looks_like_path = model.startswith(("/", "./", "../", "~")) or Path(model).exists()
+    if looks_like_path and not Path(model).expanduser().is_dir():
+        raise ConfigError(f"--rerank cross-encoder:{model}: no model folder at {model}",
+                          hint="give a sentence-transformers model folder or a Hub model id")
 
 
 def resolved_options(settings: Settings, options: MethodOptions) -> MethodOptions:
@@ -278,13 +292,21 @@ def resolved_options(settings: Settings, options: MethodOptions) -> MethodOption
     return options
 
 
-def make_retriever(settings: Settings, method: str, client: OpenSearch, options: MethodOptions = MethodOptions()) -> Retriever:
+def make_retriever(settings: Settings, method: str, client: OpenSearch | Transport,
+                   options: MethodOptions = MethodOptions()) -> Retriever:
     """The retriever for a method name; every entry point (CLI, portal, benchmarks) builds retrievers here.
-    With ``options.rerank`` the method's top ``rerank_depth`` is re-ordered by that judge (any method)."""
+    With ``options.rerank`` the method's top ``rerank_depth`` is re-ordered by that judge (any method).
+
+    ``client``: the command's (or portal's) OpenSearch client, or a transport over it; every request of the
+    retriever goes through one :class:`~nomos.opensearch.transport.Transport` (built here over a client, with
+    the settings' ``retry_seconds``)."""
+    from nomos.opensearch.transport import make_transport
+
     spec = method_spec(method)
     settings = require_llm(settings, method)
     options = resolved_options(settings, options)
-    first = spec.factory(settings, client, options)
+    transport = make_transport(settings, client)
+    first = spec.factory(settings, transport, options)
     if not options.rerank:
         return first
     from nomos.retrieval.rerank import RerankRetriever
@@ -292,4 +314,4 @@ def make_retriever(settings: Settings, method: str, client: OpenSearch, options:
 
     judge = make_reranker(settings, options.rerank)
     index = settings.index_alias
-    return RerankRetriever(first, judge, fetch=lambda ids: fetch_texts(client, index, ids), depth=options.rerank_depth)
+    return RerankRetriever(first, judge, fetch=lambda ids: fetch_texts(transport, index, ids), depth=options.rerank_depth)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from nomos.retrieval.base import Hit, Progress, Retriever, SearchResult
+from nomos.retrieval.base import Hit, Progress, Retriever, SearchResult, by_score, check_k
 from nomos.retrieval.llm import Cost, LLMClient, cost_table, run_bounded
 from nomos.retrieval.prompts import prompts_info, render
 from nomos.retrieval.react import parse_json_object
@@ -92,7 +92,7 @@ class CrossEncoderReranker:
         for (qid, d), s in zip(owners, scores, strict=True):
             out[qid].append((d, float(s)))
         seconds = time.perf_counter() - started
-        return Judged({q: sorted(v, key=lambda x: (-x[1], x[0])) for q, v in out.items()},
+        return Judged({q: by_score(v) for q, v in out.items()},
                       {"pairs": len(pairs), "wall_seconds": round(seconds, 3),
                        "ms_per_query": round(1000 * seconds / max(len(windows), 1), 1)})
 
@@ -178,6 +178,7 @@ class RerankRetriever:
                     on_progress: Progress | None = None) -> SearchResult:
         """The first stage (with its own checkpoint and progress), then one re-ranking pass over every window; the
         first stage's evidence is kept and the judge's cost is added under ``costs["rerank"]``."""
+        check_k(k)
         first = self.first.search_many(queries, max(k, self.depth), checkpoint=checkpoint, resume=resume,
                                        on_progress=on_progress)
         hits, judged = self.rerank(queries, first.hits, k)

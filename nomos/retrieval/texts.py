@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from opensearchpy import OpenSearch
+from nomos.opensearch.transport import TransportOrClient, as_transport
 
 
-def fetch_texts(client: OpenSearch, index: str, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
-    """(title, text) of each article by one ``mget``; ids that no longer exist are left out."""
+def fetch_texts(transport: TransportOrClient, index: str, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """(title, text) of each article by one ``mget``; ids that no longer exist are left out. ``transport``: a
+    :class:`~nomos.opensearch.transport.Transport`, or a client (then nothing is retried)."""
     if not ids:
         return {}
-    resp = client.mget(index=index, body={"ids": list(dict.fromkeys(ids))}, _source_includes="title,text")
+    docs = as_transport(transport).mget(index, list(dict.fromkeys(ids)), source=["title", "text"], what="article texts")
     return {d["_id"]: ((d.get("_source") or {}).get("title", ""), (d.get("_source") or {}).get("text", ""))
-            for d in resp["docs"] if d.get("found")}
+            for d in docs if d.get("found")}
 
 
 def clip(text: str, chars: int, collapse_spaces: bool = False) -> str:

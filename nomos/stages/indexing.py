@@ -9,7 +9,7 @@ from opensearchpy import OpenSearch
 from nomos.ingest.indexer import IndexReport, VectorPlan, build_index
 from nomos.ingest.records import Dataset
 from nomos.mappings import ANALYZERS, analyzer_chain, articles_index_body
-from nomos.opensearch.client import cluster_version, make_client
+from nomos.opensearch.client import INDEXING_RETRIES, cluster_version, make_client
 from nomos.retrieval.registry import encoder_for, vector_cache
 from nomos.settings import Settings
 
@@ -25,7 +25,7 @@ def index_dataset(
 ) -> IndexReport:
     """Build (or resume) the versioned articles index for ``dataset``, add one vector field per embedder, and
     point the alias at it."""
-    client = client or make_client(settings)
+    client = client or make_client(settings, retries=INDEXING_RETRIES)
     cluster_version(client, settings)
     body = articles_index_body(settings.bm25_k1, settings.bm25_b, settings.shards, settings.replicas)
     meta = {

@@ -14,6 +14,7 @@ from nomos.ingest.indexer import index_meta
 from nomos.ingest.records import Dataset
 from nomos.opensearch.admin import set_bm25
 from nomos.opensearch.client import cluster_version, make_client
+from nomos.opensearch.transport import make_transport
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.settings import Settings
 from nomos.stages.evaluation import check_index_matches
@@ -63,7 +64,7 @@ def tune_bm25(
     started = time.perf_counter()
     try:
         client.cluster.health(index=tmp, wait_for_status="yellow")
-        bm25 = BM25Retriever(client, tmp, analysis=analysis)
+        bm25 = BM25Retriever(make_transport(settings, client), tmp, analysis=analysis)
         for k1 in k1s:
             for b in bs:
                 set_bm25(client, tmp, k1, b)

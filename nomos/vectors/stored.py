@@ -1,15 +1,16 @@
 """Reading the vectors an index holds. Articles' ``_source`` leaves the ``vec_*`` fields out (the mapping's
 ``_source.excludes``), so vectors are read from the k-NN field itself, through ``doc[field].value`` in a script
-field: the float32 values the graph was built from."""
+field: the float32 values the graph was built from. ``transport``: a
+:class:`~nomos.opensearch.transport.Transport`, or a client (then nothing is retried)."""
 
 from __future__ import annotations
 
 from typing import Sequence
 
-from opensearchpy import OpenSearch
+from nomos.opensearch.transport import TransportOrClient, as_transport
 
 
-def stored_vectors(client: OpenSearch, index: str, fields: Sequence[str], ids: Sequence[str]) -> dict[str, dict[str, list[float]]]:
+def stored_vectors(transport: TransportOrClient, index: str, fields: Sequence[str], ids: Sequence[str]) -> dict[str, dict[str, list[float]]]:
     """``{article id: {field: vector}}`` for the ``ids`` found in ``index``; a field a document lacks is absent
     from its entry (the script checks ``size()`` instead of failing on a missing value)."""
     if not ids or not fields:
@@ -18,8 +19,8 @@ def stored_vectors(client: OpenSearch, index: str, fields: Sequence[str], ids: S
         f: {"script": {"source": "doc[params.f].size() == 0 ? null : doc[params.f].value", "params": {"f": f}}}
         for f in fields
     }
-    resp = client.search(index=index, body={"size": len(ids), "_source": False, "query": {"ids": {"values": list(ids)}},
-                                            "script_fields": script_fields})
+    body = {"size": len(ids), "_source": False, "query": {"ids": {"values": list(ids)}}, "script_fields": script_fields}
+    resp = as_transport(transport).search(index, body, what="stored vectors")
     out: dict[str, dict[str, list[float]]] = {}
     for h in resp["hits"]["hits"]:
         got = {f: v[0] for f, v in (h.get("fields") or {}).items() if v and v[0] is not None}

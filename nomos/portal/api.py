@@ -66,6 +66,8 @@ class SearchOut(BaseModel):
                              "as «άρθρο 372 ΠΚ», an id, an exact title), first among the hits")
     cited: list[str] = Field(default_factory=list, description="articles the case cites in passing, put among the "
                              "hits where the method had not ranked them")
+    hybrid_ready: int | None = Field(None, description="no method asked and the vectors still being computed: how far "
+                                     "they are, in percent (BM25 answers until hybrid is ready)")
     url: str = Field(description="the shareable page of this search")
 
 
@@ -111,7 +113,7 @@ async def api_search(portal: PortalDep, q: RequiredQuery, method: MethodParam = 
                      snippets=[str(safe_snippet(s)) for s in h.highlights], citation=citation(h.doc_id, h.source, h.law),
                      url=article_url(h.doc_id, r.query))
               for h in r.hits],
-        named=[d.doc_id for d in r.named], cited=list(r.cited),
+        named=[d.doc_id for d in r.named], cited=list(r.cited), hybrid_ready=r.hybrid_ready,
         facets=[FacetOut(**asdict(f)) for f in r.facets],
         areas=[AreaFacetOut(**asdict(a)) for a in r.areas],
         trace=[TraceRound(round=t.get("round", i + 1), query=t.get("query", ""), query_source=t.get("query_source"),

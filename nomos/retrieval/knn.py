@@ -174,7 +174,39 @@ class KnnRetriever:
 
 
 def index_has_vectors(transport: TransportOrClient, index: str, embedder: str) -> bool:
-    """Whether ``index`` (an alias or name) holds the k-NN field of ``embedder``: decides which methods it serves."""
+    """Whether every article of ``index`` (an alias or name) has ``embedder``'s vector: decides which methods it
+    serves. The index's ``_meta.vectors`` names a field only once the indexer has checked it complete; the mapping
+    alone says nothing, since the field is added before the (long) filling starts on the live index."""
     name = vector_field_name(slug(embedder))
     mapping = as_transport(transport).get_mapping(index, what="the index's mapping")
-    return any(name in m.get("mappings", {}).get("properties", {}) for m in mapping.values())
+    return any(name in (m.get("mappings", {}).get("_meta", {}).get("vectors") or {}) for m in mapping.values())
+
+
+@dataclass(frozen=True)
+class VectorReadiness:
+    """How far ``embedder``'s vectors are: ``started`` once the index has the field (the indexer is filling it),
+    ``done`` of ``total`` articles have theirs, ``complete`` once the indexer has checked them all (then hybrid is
+    the default method)."""
+
+    embedder: str
+    started: bool
+    done: int
+    total: int
+    complete: bool
+
+    @property
+    def percent(self) -> int:
+        return 100 if self.complete else int(100 * self.done / self.total) if self.total else 0
+
+
+def vector_readiness(transport: TransportOrClient, index: str, embedder: str) -> VectorReadiness:
+    """Two counts and the mapping: what the command line and the portal show while vectors are being computed
+    ("hybrid: N% ready")."""
+    t = as_transport(transport)
+    name = vector_field_name(slug(embedder))
+    mappings = [m.get("mappings", {}) for m in t.get_mapping(index, what="the index's mapping").values()]
+    complete = any(name in (m.get("_meta", {}).get("vectors") or {}) for m in mappings)
+    started = complete or any(name in m.get("properties", {}) for m in mappings)
+    total = t.count(index, what="the articles")
+    done = total if complete else t.count(index, {"query": {"exists": {"field": name}}}, what="the vectors") if started else 0
+    return VectorReadiness(embedder, started, done, total, complete)

@@ -248,7 +248,7 @@ class ReActRetriever:
         """Title and full text of each id by ``mget``; texts already fetched in this run are reused."""
         missing = [i for i in dict.fromkeys(ids) if i not in self._articles]
         if missing:
-            self._articles.update(fetch_texts(self.bm25.client, self.bm25.index, missing))
+            self._articles.update(fetch_texts(self.bm25.transport, self.bm25.index, missing))
         return {i: self._articles.get(i, ("", "")) for i in ids}
 
     def _planner_messages(self, text: str, round_no: int, previous: list[str], kept: Mapping[str, KeptStats]) -> list[dict[str, str]]:

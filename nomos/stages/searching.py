@@ -48,7 +48,7 @@ from nomos.retrieval.base import Hit, Retriever
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.decorate import decorate
 from nomos.retrieval.direct import DirectHit, by_citation, find_direct, pin
-from nomos.retrieval.knn import FACET_DEPTH, index_has_vectors
+from nomos.retrieval.knn import FACET_DEPTH, VectorReadiness, index_has_vectors, vector_readiness
 from nomos.retrieval.llm import not_configured_message, resolve_llm_settings
 from nomos.retrieval.registry import (
     MethodOptions,
@@ -133,6 +133,8 @@ class SearchPage:
     named: list[DirectHit] = field(default_factory=list)
     # articles a case cites in passing, put among ``hits`` where the method had not ranked them
     cited: list[str] = field(default_factory=list)
+    # defaulted to BM25 while the embedder's vectors are being computed: how far they are (percent), else None
+    hybrid_ready: int | None = None
 
 
 def unavailable_hint(settings: Settings) -> str:
@@ -183,6 +185,7 @@ class Searcher:
         self._keep_s = keep_s
         self._llm: Kept[Settings] = Kept(keep_s)
         self._vectors: Kept[bool] = Kept(keep_s)
+        self._readiness: Kept[VectorReadiness] = Kept(keep_s)
         self._laws: Kept[dict[str, str]] = Kept(keep_s)
         self._shared: dict[tuple[str, str], Kept[Retriever]] = {}
         self._local = threading.local()
@@ -211,8 +214,16 @@ class Searcher:
         return self._vectors.get(look)
 
     def default_method(self) -> str:
-        """The best method this index serves: hybrid where it holds the embedder's vectors, else BM25."""
+        """The best method this index serves: hybrid once every article has the embedder's vector, else BM25."""
         return best_method(self.has_vectors())
+
+    def readiness(self) -> VectorReadiness:
+        """How far the embedder's vectors are (kept ``keep_s``): what a page says while BM25 stands in for hybrid."""
+        def look() -> VectorReadiness:
+            with cluster_errors(self.settings, "the vectors' progress"):
+                return vector_readiness(self.client, self.index, self.settings.embedder)
+
+        return self._readiness.get(look)
 
     def laws(self) -> dict[str, str]:
         """Legal source -> law name for the facets, looked up at most once per ``keep_s`` (pages then leave the
@@ -267,10 +278,14 @@ class Searcher:
             with cluster_errors(self.settings, "the snippets"):
                 shown = {h.doc_id: h for h in decorate(self.client, self.index, bare, request.query)}
             hits = [shown.get(h.doc_id, h) for h in hits]
+        ready = None
+        if request.method is None and method != "hybrid":
+            progress = self.readiness()
+            ready = progress.percent if progress.started and not progress.complete else None
         took = 1000 * (time.perf_counter() - started)
         return SearchPage(request.query, method, request.k, request.source, hits, facets.sources, total, took, trace,
                           area=request.area, areas=facets.areas, reranked=options.rerank,
-                          defaulted=request.method is None, named=named, cited=added)
+                          defaulted=request.method is None, named=named, cited=added, hybrid_ready=ready)
 
     def _named(self, request: SearchRequest) -> tuple[list[DirectHit], list[DirectHit]]:
         """What the query names outright (:func:`find_direct`), or, for a case, the articles it cites in passing.

@@ -100,7 +100,7 @@ def test_errors_are_typed(dense, os_settings):
         search(dense, CASE, "bm25", -3)
     with pytest.raises(ConfigError, match="unknown method"):
         search(dense, CASE, "nope")
-    with pytest.raises(ConfigError, match="bm25-prf: PRF supports"):  # an option the method refuses: no traceback
+    with pytest.raises(ConfigError, match="bm25-prf does not support --analysis 'ntais'"):  # an option the method refuses: no traceback
         search(dense, CASE, "bm25-prf", 3, MethodOptions(analysis="ntais"))
     with pytest.raises(IndexNotFound):
         search(os_settings.with_overrides(index_alias="pytest-no-such-index"), CASE, "bm25")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from nomos.mappings.areas import table as source_table
 from nomos.mappings.citations import Citation, article_number, fold, parse_citation
@@ -27,6 +27,8 @@ MAX_TITLE_WORDS = 10
 TITLE_CANDIDATES = 50  # articles whose title contains the query as a phrase, of which the exact ones are kept
 _ID = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*::\s*(\d+\s*[A-Za-zΑ-Ωα-ωά-ώ]?)\s*$")
 _EDGE = " \t\n.,;:!?«»\"'()[]"
+FIELDS = ("title", "law", "source", "area")
+TITLE_AGG = "_named_title"  # the aggregation a results page carries to find exact titles in the same request
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,7 @@ class DirectHit:
     title: str = ""
     law: str = ""
     source: str = ""
+    area: str = ""
 
 
 def id_candidates(typed: str) -> list[str]:
@@ -56,7 +59,7 @@ def _found(transport: Transport, index: str, ids: Sequence[str]) -> dict[str, di
     """id -> ``_source`` (title, law, source) of those of ``ids`` the index holds."""
     if not ids:
         return {}
-    docs = transport.mget(index, list(dict.fromkeys(ids)), source=["title", "law", "source"], what="direct hits")
+    docs = transport.mget(index, list(dict.fromkeys(ids)), source=list(FIELDS), what="direct hits")
     return {d["_id"]: d.get("_source") or {} for d in docs if d.get("found")}
 
 
@@ -73,29 +76,56 @@ def by_id(transport: Transport, index: str, typed: str) -> list[DirectHit]:
     return [DirectHit(doc_id, "id", **_fields(src)) for doc_id, src in found.items()] if len(found) == 1 else []
 
 
+def title_aggregation(query: str) -> dict[str, Any] | None:
+    """An aggregation that finds the articles whose title contains the query as a phrase, over the whole index
+    (``global``: whatever the page's own query and filters), so a results page learns the exact titles in its own
+    request; None for a query too long to be a title."""
+    phrase = query.strip(_EDGE)
+    if not phrase or len(fold(phrase).split()) > MAX_TITLE_WORDS:
+        return None
+    return {TITLE_AGG: {"global": {}, "aggs": {"t": {
+        "filter": {"match_phrase": {"title.folded": {"query": phrase}}},
+        "aggs": {"hits": {"top_hits": {"size": TITLE_CANDIDATES, "_source": list(FIELDS)}}}}}}}
+
+
+def titles_in(aggregations: Mapping[str, Any], query: str) -> list[DirectHit]:
+    """The exact-title articles in a page's :func:`title_aggregation` (empty when the page carried none)."""
+    hits = aggregations.get(TITLE_AGG, {}).get("t", {}).get("hits", {}).get("hits", {}).get("hits", [])
+    return _exact_titles(hits, query)
+
+
 def by_title(transport: Transport, index: str, query: str) -> list[DirectHit]:
     """Articles whose title is the query (folded): a code's first, then by id. Several laws may share a title
-    («Ορισμοί»); all are returned."""
-    wanted = fold(query).strip(_EDGE)
-    if not wanted or len(wanted.split()) > MAX_TITLE_WORDS:
+    («Ορισμοί»); all are returned. One request (a results page carries it as :func:`title_aggregation` instead)."""
+    aggs = title_aggregation(query)
+    if aggs is None:
         return []
-    body = {"size": TITLE_CANDIDATES, "_source": ["title", "law", "source"],
-            "query": {"match_phrase": {"title.folded": {"query": query.strip(_EDGE)}}}}
-    hits = transport.search(index, body, what="title lookup")["hits"]["hits"]
+    resp = transport.search(index, {"size": 0, "aggs": aggs}, what="title lookup")
+    return titles_in(resp.get("aggregations") or {}, query)
+
+
+def _exact_titles(hits: Sequence[Mapping[str, Any]], query: str) -> list[DirectHit]:
+    wanted = fold(query).strip(_EDGE)
     codes = {s for s, entry in source_table().sources.items() if entry.get("short")}
     exact = [h for h in hits if fold((h.get("_source") or {}).get("title", "")).strip(_EDGE) == wanted]
-    exact.sort(key=lambda h: ((h["_source"].get("source") not in codes), h["_id"]))
+    exact = sorted(exact, key=lambda h: ((h["_source"].get("source") not in codes), h["_id"]))
     return [DirectHit(h["_id"], "title", **_fields(h["_source"])) for h in exact]
 
 
 def find_direct(transport: Transport, index: str, query: str) -> list[DirectHit]:
     """What the query names outright: cited articles, else the article of a typed id, else articles of that title."""
+    return find_named(transport, index, query) if names_by_citation_or_id(query) else by_title(transport, index, query)
+
+
+def names_by_citation_or_id(query: str) -> bool:
+    """Whether the query is a citation or a typed id (looked up by id), rather than possibly a title."""
+    return bool(parse_citation(query)) or "::" in query
+
+
+def find_named(transport: Transport, index: str, query: str) -> list[DirectHit]:
+    """The articles a citation or a typed id names (one mget)."""
     citations = parse_citation(query)
-    if citations:
-        return by_citation(transport, index, citations)
-    if "::" in query:
-        return by_id(transport, index, query)
-    return by_title(transport, index, query)
+    return by_citation(transport, index, citations) if citations else by_id(transport, index, query)
 
 
 def pin(hits: Sequence[Hit], direct: Sequence[DirectHit], k: int) -> list[Hit]:
@@ -113,5 +143,5 @@ def pin(hits: Sequence[Hit], direct: Sequence[DirectHit], k: int) -> list[Hit]:
     return (head + [h for h in hits if h.doc_id not in pinned])[:k]
 
 
-def _fields(src: dict[str, Any]) -> dict[str, str]:
-    return {"title": str(src.get("title", "")), "law": str(src.get("law", "")), "source": str(src.get("source", ""))}
+def _fields(src: Mapping[str, Any]) -> dict[str, str]:
+    return {f: str(src.get(f, "")) for f in FIELDS}

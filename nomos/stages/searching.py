@@ -38,7 +38,6 @@ from nomos.retrieval.articles import (
     AreaFacet,
     Facet,
     Facets,
-    faceted_search,
     ids_facets,
     law_names,
     matching_ids,
@@ -47,9 +46,18 @@ from nomos.retrieval.articles import (
 from nomos.retrieval.base import Hit, Retriever
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.decorate import decorate
-from nomos.retrieval.direct import DirectHit, by_citation, find_direct, pin
+from nomos.retrieval.direct import (
+    DirectHit,
+    by_citation,
+    find_direct,
+    names_by_citation_or_id,
+    pin,
+    title_aggregation,
+    titles_in,
+)
 from nomos.retrieval.knn import FACET_DEPTH, VectorReadiness, index_has_vectors, vector_readiness
 from nomos.retrieval.llm import not_configured_message, resolve_llm_settings
+from nomos.retrieval.pages import facet_aggs, read_facets
 from nomos.retrieval.registry import (
     MethodOptions,
     MethodSpec,
@@ -257,13 +265,18 @@ class Searcher:
         options = resolved_options(self.settings, request.options)
         try:
             with cluster_errors(self.settings, f"the {method} search"):
+                by_name = names_by_citation_or_id(request.query)
                 if self._one_page(spec, options, request.k):
-                    hits, facets, total = self._page(method, options, request)
+                    # a short query may be a title: the page's own request looks it up (an aggregation)
+                    extra = {} if by_name else title_aggregation(request.query) or {}
+                    hits, facets, total, aggregations = self._page(method, options, request, extra)
                     trace = None
+                    titles = titles_in(aggregations, request.query) if extra else None
                 else:
                     hits, facets, total, trace = self._ranked_then_page(spec, method, options, request)
+                    titles = None
             with cluster_errors(self.settings, "the articles the query names"):
-                named, cited = self._named(request)
+                named, cited = self._named(request, titles)
         except SearchError as exc:
             if spec.needs_vectors and not self.has_vectors():
                 raise VectorsMissing(
@@ -287,16 +300,22 @@ class Searcher:
                           area=request.area, areas=facets.areas, reranked=options.rerank,
                           defaulted=request.method is None, named=named, cited=added, hybrid_ready=ready)
 
-    def _named(self, request: SearchRequest) -> tuple[list[DirectHit], list[DirectHit]]:
-        """What the query names outright (:func:`find_direct`), or, for a case, the articles it cites in passing.
-        A source or area filter applies to them too. No request unless the query is short or cites something."""
+    def _named(self, request: SearchRequest, titles: list[DirectHit] | None) -> tuple[list[DirectHit], list[DirectHit]]:
+        """What the query names outright (a citation or id: one mget; a title: ``titles`` from the page's own
+        request, else one lookup), or, for a case, the articles it cites in passing (one mget, only when it cites).
+        A source or area filter applies to them too."""
         transport = make_transport(self.settings, self.client)
-        named = find_direct(transport, self.index, request.query)
-        cited = [] if named else by_citation(transport, self.index, find_citations(request.query))
-        if request.source or request.area:
-            keep = matching_ids(self.client, self.index, [d.doc_id for d in named + cited], request.source, request.area)
-            named, cited = [d for d in named if d.doc_id in keep], [d for d in cited if d.doc_id in keep]
-        return named, cited
+        if titles is not None:
+            named = titles
+        else:
+            named = find_direct(transport, self.index, request.query)
+        citations = [] if named else find_citations(request.query)
+        cited = by_citation(transport, self.index, citations) if citations else []
+
+        def kept(d: DirectHit) -> bool:
+            return (not request.source or d.source == request.source) and (not request.area or d.area == request.area)
+
+        return [d for d in named if kept(d)], [d for d in cited if kept(d)]
 
     def _one_page(self, spec: MethodSpec, options: MethodOptions, k: int) -> bool:
         """Whether the method's results page ranks exactly as its ``search``: a faceted method without a re-ranker;
@@ -308,14 +327,17 @@ class Searcher:
             return max(options.ef_search or self.settings.knn_ef_search, k) >= FACET_DEPTH
         return True
 
-    def _page(self, method: str, options: MethodOptions, request: SearchRequest) -> tuple[list[Hit], Facets, int]:
-        """Ranking, snippets and facets in the ranking's own requests (BM25 and kNN: one; hybrid: two)."""
+    def _page(self, method: str, options: MethodOptions, request: SearchRequest, extra: dict[str, Any]
+              ) -> tuple[list[Hit], Facets, int, dict[str, Any]]:
+        """Ranking, snippets and facets in the ranking's own requests (BM25 and kNN: one; hybrid: two), with the
+        ``extra`` aggregations; returns the page's aggregations too."""
         retriever = cast(BM25Retriever, self._page_retriever(method, replace(options, highlight=True)))
-        if request.facets:
-            return faceted_search(retriever, request.query, request.k, request.source, area=request.area,
-                                  laws=self.laws())
-        page = retriever.search_faceted(request.query, request.k, {}, post_filter=page_filter(request.source, request.area))
-        return page.hits, Facets(), page.matching
+        laws = self.laws() if request.facets else None
+        aggs = {**(facet_aggs(15, request.source, request.area, law_names=laws is None) if request.facets else {}),
+                **extra}
+        page = retriever.search_faceted(request.query, request.k, aggs, post_filter=page_filter(request.source, request.area))
+        facets = read_facets(page.aggregations, laws) if request.facets else Facets()
+        return page.hits, facets, page.matching, page.aggregations
 
     def _ranked_then_page(self, spec: MethodSpec, method: str, options: MethodOptions, request: SearchRequest
                           ) -> tuple[list[Hit], Facets, int, list[dict[str, Any]] | None]:

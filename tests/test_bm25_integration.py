@@ -144,7 +144,7 @@ def test_cli_reports_bad_input_and_keeps_the_live_index(os_settings, client, tmp
 def test_eval_refuses_an_index_built_from_other_data(os_settings, tmp_path, mini):
     index_dataset(os_settings, mini)
     other = load_beir(write_beir(tmp_path / "other", articles=ARTICLES + [{"_id": "X::1", "text": "άλλο κείμενο"}]))
-    with pytest.raises(IndexMismatch, match="was built from 'mini'"):
+    with pytest.raises(IndexMismatch, match="was built from the corpus of 'mini'"):
         evaluate_method(os_settings, other)
 
 

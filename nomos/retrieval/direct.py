@@ -143,5 +143,19 @@ def pin(hits: Sequence[Hit], direct: Sequence[DirectHit], k: int) -> list[Hit]:
     return (head + [h for h in hits if h.doc_id not in pinned])[:k]
 
 
+def with_cited(hits: list[Hit], cited: list[DirectHit], k: int) -> tuple[list[Hit], list[str]]:
+    """``hits`` with the articles a case cites that the method did not rank in its top ``k`` put at the end of the
+    page (in place of the lowest-ranked), each marked ``details["direct"] = "cited"``; and the ids put there."""
+    present = {h.doc_id for h in hits}
+    missing = [d for d in cited if d.doc_id not in present][:k]
+    if not missing:
+        return hits, []
+    keep = hits[: k - len(missing)]
+    floor = min((h.score for h in keep), default=0.0)
+    added = [Hit(d.doc_id, floor - 1 - i, title=d.title, law=d.law, source=d.source, details={"direct": "cited"})
+             for i, d in enumerate(missing)]
+    return keep + added, [d.doc_id for d in missing]
+
+
 def _fields(src: Mapping[str, Any]) -> dict[str, str]:
     return {f: str(src.get(f, "")) for f in FIELDS}

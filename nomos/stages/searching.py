@@ -23,8 +23,8 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar, cast
+from dataclasses import replace
+from typing import Any, Iterable, Iterator, cast
 
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
@@ -35,8 +35,6 @@ from nomos.mappings.citations import find_citations
 from nomos.opensearch.client import make_client
 from nomos.opensearch.transport import make_transport, typed_error
 from nomos.retrieval.articles import (
-    AreaFacet,
-    Facet,
     Facets,
     ids_facets,
     law_names,
@@ -54,6 +52,7 @@ from nomos.retrieval.direct import (
     pin,
     title_aggregation,
     titles_in,
+    with_cited,
 )
 from nomos.retrieval.knn import FACET_DEPTH, VectorReadiness, index_has_vectors, vector_readiness
 from nomos.retrieval.llm import not_configured_message, resolve_llm_settings
@@ -67,82 +66,12 @@ from nomos.retrieval.registry import (
     resolved_options,
 )
 from nomos.settings import Settings
+from nomos.stages.search_types import KEEP_S, Kept, MethodUnavailable, SearchPage, SearchRequest
 
-T = TypeVar("T")
+__all__ = ["FILTER_DEPTH", "KEEP_S", "Kept", "MethodUnavailable", "SearchPage", "SearchRequest", "Searcher",
+           "cluster_errors", "default_method", "search", "search_page"]
 
-KEEP_S = 60.0  # what changes rarely (law names, the LLM endpoint, whether the index holds vectors, BM25's retriever)
 FILTER_DEPTH = 100  # methods that cannot filter inside OpenSearch: filter this many candidates, keep k
-
-
-class MethodUnavailable(ConfigError):
-    """The method exists but cannot run here: ``needs`` says why ("offer": this searcher does not offer it, e.g.
-    the portal's list; "llm": no LLM endpoint is configured or running)."""
-
-    def __init__(self, message: str, *, method: str, needs: str, hint: str | None = None) -> None:
-        self.method = method
-        self.needs = needs
-        super().__init__(message, hint=hint)
-
-
-@dataclass
-class Kept(Generic[T]):
-    """A value looked up at most once per ``ttl`` seconds. A lookup that raises keeps nothing (asked again next
-    time). Worker threads may race to refresh it; both look up the same thing, and the last one is kept."""
-
-    ttl: float = KEEP_S
-    _at: float | None = None
-    _value: T | None = None
-
-    def get(self, load: Callable[[], T]) -> T:
-        now = time.monotonic()
-        if self._at is None or now - self._at > self.ttl:
-            self._value, self._at = load(), now
-        return cast(T, self._value)
-
-
-@dataclass(frozen=True)
-class SearchRequest:
-    """One query. ``method`` None: the best the index serves (:meth:`Searcher.default_method`). ``source`` and
-    ``area`` filter the hits (not the facets). ``facets`` False: the hits only (the command line)."""
-
-    query: str
-    method: str | None = None
-    k: int = 10
-    source: str | None = None
-    area: str | None = None
-    options: MethodOptions = MethodOptions()
-    facets: bool = True
-
-    def __post_init__(self) -> None:
-        if self.k < 1:
-            raise ConfigError(f"k: the number of articles must be at least 1, got {self.k}")
-
-
-@dataclass
-class SearchPage:
-    """What one search shows. ``facets``: the legal sources of the matches (with law names and counts), ``areas``
-    the legal areas. ``total``: articles matching (BM25), candidates ranked (kNN, hybrid: the pool) or hits ranked
-    (the other methods)."""
-
-    query: str
-    method: str
-    k: int
-    source: str | None
-    hits: list[Hit]
-    facets: list[Facet]
-    total: int
-    took_ms: float
-    trace: list[dict[str, Any]] | None = None  # ReAct: the rounds, each a dict (query, thought, candidates, kept)
-    area: str | None = None
-    areas: list[AreaFacet] = field(default_factory=list)
-    reranked: str | None = None  # the judge that re-ordered the top (--rerank / NOMOS_RERANK)
-    defaulted: bool = False  # no method was asked for: ``method`` is the index's best
-    # the articles the query names outright (a citation, an id, an exact title), first in ``hits``
-    named: list[DirectHit] = field(default_factory=list)
-    # articles a case cites in passing, put among ``hits`` where the method had not ranked them
-    cited: list[str] = field(default_factory=list)
-    # defaulted to BM25 while the embedder's vectors are being computed: how far they are (percent), else None
-    hybrid_ready: int | None = None
 
 
 def unavailable_hint(settings: Settings) -> str:
@@ -285,7 +214,7 @@ class Searcher:
                     hint=f"re-index with `python cli.py index --embedder {self.settings.embedder}`") from exc
             raise
         hits = pin(hits, named, request.k)
-        hits, added = _with_cited(hits, cited, request.k)
+        hits, added = with_cited(hits, cited, request.k)
         bare = [h for h in hits if h.details.get("direct") and not h.highlights]
         if bare:  # snippets of the articles that came in from outside the method's page
             with cluster_errors(self.settings, "the snippets"):
@@ -385,20 +314,6 @@ class Searcher:
         if key not in cache:
             cache[key] = self._build(self.settings, method, options)
         return cache[key]
-
-
-def _with_cited(hits: list[Hit], cited: list[DirectHit], k: int) -> tuple[list[Hit], list[str]]:
-    """``hits`` with the articles a case cites that the method did not rank in its top ``k`` put at the end of the
-    page (in place of the lowest-ranked), each marked ``details["direct"] = "cited"``; and the ids put there."""
-    present = {h.doc_id for h in hits}
-    missing = [d for d in cited if d.doc_id not in present][:k]
-    if not missing:
-        return hits, []
-    keep = hits[: k - len(missing)]
-    floor = min((h.score for h in keep), default=0.0)
-    added = [Hit(d.doc_id, floor - 1 - i, title=d.title, law=d.law, source=d.source, details={"direct": "cited"})
-             for i, d in enumerate(missing)]
-    return keep + added, [d.doc_id for d in missing]
 
 
 # -------------------------------------------------------------------------------------------- the CLI's calls

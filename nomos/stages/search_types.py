@@ -1,0 +1,90 @@
+"""What the search path takes and gives: a :class:`SearchRequest`, a :class:`SearchPage`, the error of a method that
+cannot run here, and :class:`Kept`, the searcher's memory of what changes rarely. Plain values, so the portal's
+templates and API models read them without knowing how a search ran (:mod:`nomos.stages.searching`)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Generic, TypeVar, cast
+
+from nomos.errors import ConfigError
+from nomos.retrieval.articles import AreaFacet, Facet
+from nomos.retrieval.base import Hit
+from nomos.retrieval.direct import DirectHit
+from nomos.retrieval.registry import MethodOptions
+
+T = TypeVar("T")
+
+KEEP_S = 60.0  # what changes rarely (law names, the LLM endpoint, whether the index holds vectors, BM25's retriever)
+
+
+class MethodUnavailable(ConfigError):
+    """The method exists but cannot run here: ``needs`` says why ("offer": this searcher does not offer it, e.g.
+    the portal's list; "llm": no LLM endpoint is configured or running)."""
+
+    def __init__(self, message: str, *, method: str, needs: str, hint: str | None = None) -> None:
+        self.method = method
+        self.needs = needs
+        super().__init__(message, hint=hint)
+
+
+@dataclass
+class Kept(Generic[T]):
+    """A value looked up at most once per ``ttl`` seconds. A lookup that raises keeps nothing (asked again next
+    time). Worker threads may race to refresh it; both look up the same thing, and the last one is kept."""
+
+    ttl: float = KEEP_S
+    _at: float | None = None
+    _value: T | None = None
+
+    def get(self, load: Callable[[], T]) -> T:
+        now = time.monotonic()
+        if self._at is None or now - self._at > self.ttl:
+            self._value, self._at = load(), now
+        return cast(T, self._value)
+
+
+@dataclass(frozen=True)
+class SearchRequest:
+    """One query. ``method`` None: the best the index serves (:meth:`Searcher.default_method`). ``source`` and
+    ``area`` filter the hits (not the facets). ``facets`` False: the hits only (the command line)."""
+
+    query: str
+    method: str | None = None
+    k: int = 10
+    source: str | None = None
+    area: str | None = None
+    options: MethodOptions = MethodOptions()
+    facets: bool = True
+
+    def __post_init__(self) -> None:
+        if self.k < 1:
+            raise ConfigError(f"k: the number of articles must be at least 1, got {self.k}")
+
+
+@dataclass
+class SearchPage:
+    """What one search shows. ``facets``: the legal sources of the matches (with law names and counts), ``areas``
+    the legal areas. ``total``: articles matching (BM25), candidates ranked (kNN, hybrid: the pool) or hits ranked
+    (the other methods)."""
+
+    query: str
+    method: str
+    k: int
+    source: str | None
+    hits: list[Hit]
+    facets: list[Facet]
+    total: int
+    took_ms: float
+    trace: list[dict[str, Any]] | None = None  # ReAct: the rounds, each a dict (query, thought, candidates, kept)
+    area: str | None = None
+    areas: list[AreaFacet] = field(default_factory=list)
+    reranked: str | None = None  # the judge that re-ordered the top (--rerank / NOMOS_RERANK)
+    defaulted: bool = False  # no method was asked for: ``method`` is the index's best
+    # the articles the query names outright (a citation, an id, an exact title), first in ``hits``
+    named: list[DirectHit] = field(default_factory=list)
+    # articles a case cites in passing, put among ``hits`` where the method had not ranked them
+    cited: list[str] = field(default_factory=list)
+    # defaulted to BM25 while the embedder's vectors are being computed: how far they are (percent), else None
+    hybrid_ready: int | None = None

@@ -61,6 +61,16 @@ def article_number(raw: str) -> str:
     return m.group(1) + suffix
 
 
+def article_variants(number: str) -> list[str]:
+    """The ways a corpus may write an article number with a letter suffix, the usual first: «386Α» (Greek capital),
+    «386A» (a Latin look-alike: the stand-in has PK::304A), «386α» (lower case: N_4831_2021::5α)."""
+    canonical = article_number(number)
+    if not canonical or canonical[-1].isdigit():
+        return [canonical]
+    head, letter = canonical[:-1], canonical[-1]
+    return list(dict.fromkeys([canonical, head + letter.translate(GREEK_TO_LATIN), head + letter.lower()]))
+
+
 @dataclass(frozen=True)
 class Citation:
     """One cited article: ``source`` (an id prefix such as ``PK``, ``N_4624_2019``), ``article`` (``386Α``), the

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from nomos.mappings.areas import table as source_table
-from nomos.mappings.citations import Citation, article_number, fold, parse_citation
+from nomos.mappings.citations import Citation, article_variants, fold, parse_citation
 from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit
 
@@ -45,14 +45,15 @@ class DirectHit:
 
 def id_candidates(typed: str) -> list[str]:
     """The ids a typed id may mean: the source as typed, in capitals, or a code's prefix in any case («kpold» →
-    ``KPolD``); the article number with a Greek capital suffix («386A» → ``386Α``)."""
+    ``KPolD``); the article number's suffix as a Greek capital, a Latin look-alike or lower case
+    (:func:`~nomos.mappings.citations.article_variants`)."""
     m = _ID.match(typed)
     if not m:
         return []
-    source, number = m.group(1), article_number(m.group(2))
+    source, numbers = m.group(1), article_variants(m.group(2))
     codes = {s.casefold(): s for s in source_table().sources}
     sources = dict.fromkeys([source, source.upper(), codes.get(source.casefold(), source)])
-    return [f"{s}::{number}" for s in sources]
+    return [f"{s}::{n}" for s in sources for n in numbers]
 
 
 def _found(transport: Transport, index: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -65,9 +66,10 @@ def _found(transport: Transport, index: str, ids: Sequence[str]) -> dict[str, di
 
 def by_citation(transport: Transport, index: str, citations: Sequence[Citation]) -> list[DirectHit]:
     """The cited articles the index holds, in the order cited."""
-    ids = list(dict.fromkeys(c.id for c in citations))
-    found = _found(transport, index, ids)
-    return [DirectHit(doc_id, "citation", **_fields(found[doc_id])) for doc_id in ids if doc_id in found]
+    wanted = {c.id: [f"{c.source}::{n}" for n in article_variants(c.article)] for c in citations}
+    found = _found(transport, index, [v for variants in wanted.values() for v in variants])
+    ids = [next((v for v in variants if v in found), None) for variants in wanted.values()]
+    return [DirectHit(doc_id, "citation", **_fields(found[doc_id])) for doc_id in dict.fromkeys(ids) if doc_id]
 
 
 def by_id(transport: Transport, index: str, typed: str) -> list[DirectHit]:

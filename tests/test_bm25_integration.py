@@ -130,6 +130,13 @@ def test_cli_eval_end_to_end_writes_runs_and_manifest(os_settings, tmp_path, min
     assert per_query[0].split("\t")[0] == "query" and len(per_query) == 3
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["per_query"]["q1"]["recall@10"] == 1.0
+    # the manifest says where the dataset is, so report and compare need no --dataset
+    assert manifest["dataset"]["location"] == str(folder.resolve())
+    res = runner.invoke(cli, ["report", "bm25", "--runs-dir", str(tmp_path / "runs"), "--permutations", "200"])
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "runs" / "report.html").is_file()
+    res = runner.invoke(cli, ["compare", "bm25", "--runs-dir", str(tmp_path / "runs"), "--permutations", "200"])
+    assert res.exit_code == 0 and "PK" in res.output, res.output  # gold sources come from the dataset's judgments
 
 
 def test_cli_reports_bad_input_and_keeps_the_live_index(os_settings, client, tmp_path, mini):

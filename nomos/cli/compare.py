@@ -19,10 +19,13 @@ RUNS_HELP = "RUN: a results folder, a run name under --runs-dir, or a TREC run f
 
 def _comparison(settings: Settings, runs: tuple[str, ...], kw: dict[str, Any]):  # noqa: ANN202
     from nomos.eval.compare import compare
-    from nomos.stages.reporting import comparison_inputs
+    from nomos.stages.reporting import comparison_inputs, dataset_of_runs
 
     settings = settings.with_overrides(runs_dir=kw["runs_dir"])
-    data = load(settings, kw["dataset"], kw["corpus_file"]) if kw["dataset"] else None
+    if kw["dataset"]:
+        data = load(settings, kw["dataset"], kw["corpus_file"])
+    else:  # the dataset the runs' manifests name
+        data = dataset_of_runs(list(runs), settings.runs_dir, settings.cache_dir)
     inputs = {**comparison_inputs(list(runs), settings.runs_dir, data), "dataset": data}
     try:
         return compare(inputs["runs"], baseline=kw["baseline"], areas=inputs["areas"], sources=inputs["sources"],
@@ -60,9 +63,10 @@ def report_cmd(settings: Settings, runs: tuple[str, ...], out: Path | None, **kw
     cost against quality, breakdowns and a per-query drill-down. Needs --dataset (the judgments)."""
     from nomos.stages.reporting import write_report
 
-    if not kw["dataset"]:
-        raise click.UsageError("report needs --dataset (greekbar or the BEIR folder the runs were made on): it reads the judgments")
     comparison, inputs = _comparison(settings, runs, kw)
+    if inputs["dataset"] is None:
+        raise click.UsageError("report needs --dataset (greekbar or the BEIR folder the runs were made on): it reads the "
+                               "judgments, and the runs' manifests do not say where their dataset is")
     out = out or settings.with_overrides(runs_dir=kw["runs_dir"]).runs_dir / "report.html"
     out.parent.mkdir(parents=True, exist_ok=True)
     path = write_report(comparison, inputs["dataset"], out, command="python cli.py report " + " ".join(sys.argv[2:]))

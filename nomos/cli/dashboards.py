@@ -8,7 +8,7 @@ import click
 
 from nomos.cli.evaluate import push
 from nomos.cli.main import cli
-from nomos.cli.options import corpus_option, dataset_option, load, results_prefix_option, runs_dir_option
+from nomos.cli.options import corpus_option, load, results_prefix_option, runs_dir_option
 from nomos.settings import Settings
 
 
@@ -32,19 +32,24 @@ def dashboards_import(settings: Settings, dashboards_url: str, results_prefix: s
 
 @dashboards.command("push")
 @click.argument("runs", nargs=-1, required=True)
-@dataset_option
+@click.option("--dataset", default=None,
+              help="The runs' dataset (greekbar or a BEIR folder); default: the one each run's manifest names.")
 @corpus_option
 @runs_dir_option
 @results_prefix_option
 @click.pass_obj
-def dashboards_push(settings: Settings, runs: tuple[str, ...], dataset: str, corpus_file: str, runs_dir: Path | None,
+def dashboards_push(settings: Settings, runs: tuple[str, ...], dataset: str | None, corpus_file: str, runs_dir: Path | None,
                     results_prefix: str | None) -> None:
     """Write existing results folders to the result indices (what eval --to-opensearch does for a new run)."""
     from nomos.eval.compare import resolve_run
+    from nomos.stages.reporting import dataset_of_runs
 
     settings = settings.with_overrides(runs_dir=runs_dir, results_prefix=results_prefix)
-    data = load(settings, dataset, corpus_file)
+    given = load(settings, dataset, corpus_file) if dataset else None
     for r in runs:
+        data = given or dataset_of_runs([r], settings.runs_dir, settings.cache_dir)
+        if data is None:
+            raise click.UsageError(f"run {r!r}: its manifest does not say where its dataset is: pass --dataset")
         folder = resolve_run(r, settings.runs_dir, data.name)
         click.echo(f"{folder}: ", nl=False)
         push(settings, folder, data)

@@ -202,7 +202,7 @@ def analysis(chosen: str, no_stem: bool) -> str:
 compare_options = stack(  # compare and report
     click.option("--dataset", default=None,
                  help="The runs' dataset (greekbar or a BEIR folder): areas from query metadata, gold sources, qrels "
-                      "(needed to score TREC run files)."),
+                      "(needed to score TREC run files). Default: the one the first results folder's manifest names."),
     corpus_option,
     click.option("--baseline", default=None, help="Run the others are tested against (default: the first)."),
     click.option("--permutations", type=int, default=100_000, show_default=True, help="Randomization-test permutations."),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, Mapping
 
 from nomos.ingest.beir import fingerprint, load_beir, read_qrels, read_queries
 from nomos.ingest.huggingface import load_greekbar
@@ -17,8 +18,9 @@ GREEKBAR = "greekbar"
 def load_dataset(spec: str, corpus_file: str = "corpus.jsonl", cache_dir: Path | None = None) -> Dataset:
     """``greekbar`` (the default) loads the Hub benchmark; anything else is a path to a BEIR folder."""
     if spec == GREEKBAR:
-        return load_greekbar(cache_dir=str(cache_dir / "hf") if cache_dir else None)
-    return load_beir(Path(spec), corpus_file=corpus_file)
+        return replace(load_greekbar(cache_dir=str(cache_dir / "hf") if cache_dir else None), location=GREEKBAR)
+    where = str(Path(spec).resolve()) + ("" if corpus_file == "corpus.jsonl" else f"#{corpus_file}")
+    return replace(load_beir(Path(spec), corpus_file=corpus_file), location=where)
 
 
 def replace_judgments(dataset: Dataset, qrels_file: Path, queries_file: Path | None = None) -> Dataset:
@@ -44,4 +46,19 @@ def replace_judgments(dataset: Dataset, qrels_file: Path, queries_file: Path | N
     check_references(dataset.articles, queries, qrels, where, str(queries_file or qrels_file))
     files = [qrels_file] + ([queries_file] if queries_file is not None else [])
     return replace(dataset, name=f"{dataset.name}+{qrels_file.stem}", queries=queries, qrels=qrels,
-                   revision=f"{dataset.revision}; judgments {fingerprint(files)[:12]}")
+                   revision=f"{dataset.revision}; judgments {fingerprint(files)[:12]}",
+                   judgment_files=(str(qrels_file.resolve()),) + ((str(queries_file.resolve()),) if queries_file else ()))
+
+
+def dataset_of_manifest(manifest: Mapping[str, Any], cache_dir: Path | None = None) -> Dataset | None:
+    """The dataset a results folder was measured on, loaded again from where its manifest says (and with the
+    judgments that replaced its own); None when the manifest predates the record or the data is no longer there."""
+    described = manifest.get("dataset") or {}
+    location, _, corpus_file = str(described.get("location") or "").partition("#")
+    if not location or (location != GREEKBAR and not Path(location).is_dir()):
+        return None
+    data = load_dataset(location, corpus_file=corpus_file or "corpus.jsonl", cache_dir=cache_dir)
+    files = [Path(f) for f in described.get("judgment_files") or ()]
+    if files:
+        data = replace_judgments(data, files[0], files[1] if len(files) > 1 else None)
+    return data

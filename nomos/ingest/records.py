@@ -74,6 +74,10 @@ class Dataset:
     # the corpus alone: what an index is built from, so new queries or judgments over the same corpus need no new
     # index ("" for a dataset made before it existed: the whole fingerprint stands in)
     corpus_fingerprint: str = ""
+    # where it was loaded from ("greekbar", or a folder's absolute path) and the judgments that replaced its own:
+    # recorded in every manifest, so compare, report and dashboards push can load it again without --dataset
+    location: str = ""
+    judgment_files: tuple[str, ...] = ()
 
     @property
     def corpus_key(self) -> str:
@@ -87,6 +91,8 @@ class Dataset:
             "revision": self.revision,
             "fingerprint": self.fingerprint,
             "corpus_fingerprint": self.corpus_key,
+            "location": self.location,
+            "judgment_files": list(self.judgment_files),
             "articles": len(self.articles),
             "queries": len(self.queries),
             "judgments": sum(len(v) for v in self.qrels.values()),

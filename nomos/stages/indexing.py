@@ -37,6 +37,7 @@ def index_dataset(
         cache=vector_cache(settings) if embedders else None,
         m=settings.hnsw_m,
         ef_construction=settings.hnsw_ef_construction,
+        expunge_wait_s=settings.expunge_wait_seconds,
     )
     return build_index(
         client, dataset, settings.index_alias, body, meta,

@@ -33,7 +33,7 @@ from opensearchpy.exceptions import TransportError
 from nomos.errors import ConfigError, NomosError, SearchError, VectorsMissing
 from nomos.mappings.citations import find_citations
 from nomos.opensearch.client import make_client
-from nomos.opensearch.transport import make_transport, typed_error
+from nomos.opensearch.transport import Transport, typed_error
 from nomos.retrieval.articles import (
     Facets,
     ids_facets,
@@ -118,6 +118,10 @@ class Searcher:
             settings = settings.with_overrides(search_type="dfs_query_then_fetch")
         self.settings = settings
         self.client = client if client is not None else make_client(settings)
+        # the page helpers' requests (facets, filters, snippets, the index's state): no retries, so a page while the
+        # node is down answers at once (503) instead of waiting NOMOS_RETRY_SECONDS; errors name the cluster
+        self.transport = Transport(self.client, retry_seconds=0.0, url=settings.url,
+                                   unavailable_hint=unavailable_hint(settings))
         self.offered = None if offered is None else tuple(offered)
         self._keep_s = keep_s
         self._llm: Kept[Settings] = Kept(keep_s)
@@ -146,7 +150,7 @@ class Searcher:
         """Whether the index holds the embedder's vectors (kept ``keep_s``); a cluster error propagates typed."""
         def look() -> bool:
             with cluster_errors(self.settings, "the index mapping"):
-                return index_has_vectors(self.client, self.index, self.settings.embedder)
+                return index_has_vectors(self.transport, self.index, self.settings.embedder)
 
         return self._vectors.get(look)
 
@@ -158,7 +162,7 @@ class Searcher:
         """How far the embedder's vectors are (kept ``keep_s``): what a page says while BM25 stands in for hybrid."""
         def look() -> VectorReadiness:
             with cluster_errors(self.settings, "the vectors' progress"):
-                return vector_readiness(self.client, self.index, self.settings.embedder)
+                return vector_readiness(self.transport, self.index, self.settings.embedder)
 
         return self._readiness.get(look)
 
@@ -167,7 +171,7 @@ class Searcher:
         name's sub-aggregation out). A source indexed since shows under its code until then."""
         def look() -> dict[str, str]:
             with cluster_errors(self.settings, "the law names"):
-                return law_names(self.client, self.index)
+                return law_names(self.transport, self.index)
 
         return self._laws.get(look)
 
@@ -218,7 +222,7 @@ class Searcher:
         bare = [h for h in hits if h.details.get("direct") and not h.highlights]
         if bare:  # snippets of the articles that came in from outside the method's page
             with cluster_errors(self.settings, "the snippets"):
-                shown = {h.doc_id: h for h in decorate(self.client, self.index, bare, request.query)}
+                shown = {h.doc_id: h for h in decorate(self.transport, self.index, bare, request.query)}
             hits = [shown.get(h.doc_id, h) for h in hits]
         ready = None
         if request.method is None and method != "hybrid":
@@ -233,7 +237,7 @@ class Searcher:
         """What the query names outright (a citation or id: one mget; a title: ``titles`` from the page's own
         request, else one lookup), or, for a case, the articles it cites in passing (one mget, only when it cites).
         A source or area filter applies to them too."""
-        transport = make_transport(self.settings, self.client)
+        transport = self.transport
         if titles is not None:
             named = titles
         else:
@@ -283,12 +287,12 @@ class Searcher:
         ids = [h.doc_id for h in ranked]
         facets = Facets()
         if request.facets:
-            facets = ids_facets(self.client, self.index, ids, source=request.source, area=request.area, laws=self.laws())
+            facets = ids_facets(self.transport, self.index, ids, source=request.source, area=request.area, laws=self.laws())
         total = len(ranked)
         if filtered:
-            keep = matching_ids(self.client, self.index, ids, request.source, request.area)
+            keep = matching_ids(self.transport, self.index, ids, request.source, request.area)
             ranked = [h for h in ranked if h.doc_id in keep]
-        hits = decorate(self.client, self.index, ranked[: request.k], request.query)
+        hits = decorate(self.transport, self.index, ranked[: request.k], request.query)
         return hits, facets, total, list(rounds) if rounds is not None else None
 
     # ---------------------------------------------------------------------------------------- retrievers

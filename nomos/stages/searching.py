@@ -81,20 +81,12 @@ def unavailable_hint(settings: Settings) -> str:
 @contextmanager
 def cluster_errors(settings: Settings, what: str) -> Iterator[None]:
     """Inside the block, opensearch-py's transport errors become :mod:`nomos.errors` types (ClusterUnavailable,
-    IndexNotFound, SearchError… with status and reason), so callers decide by type. Nothing else is caught.
-
-    Until every retriever sends through :class:`~nomos.opensearch.transport.Transport`, some wrap a transport
-    error into a bare ``SearchError`` (no status) raised ``from None``; its ``__context__`` still holds the
-    original, which is typed here the same way (a lost connection on a kNN page is a 503, not a refused query)."""
+    IndexNotFound, SearchError… with status and reason), so callers decide by type. Nothing else is caught: every
+    retriever sends through :class:`~nomos.opensearch.transport.Transport`, whose errors are typed already."""
     try:
         yield
     except (TransportError, OSConnectionError) as exc:
         raise typed_error(exc, what, url=settings.url, unavailable_hint=unavailable_hint(settings)) from exc
-    except SearchError as exc:
-        cause = exc.__context__
-        if exc.status is None and isinstance(cause, TransportError):
-            raise typed_error(cause, what, url=settings.url, unavailable_hint=unavailable_hint(settings)) from cause
-        raise
 
 
 def _key(method: str, options: MethodOptions) -> tuple[str, str]:

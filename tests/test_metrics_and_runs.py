@@ -91,3 +91,14 @@ def test_atomic_write_never_leaves_half_files(tmp_path: Path):
         atomic_write_text(target, 123)  # type: ignore[arg-type]  # fails while writing
     assert target.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["metrics.json"]
+
+
+def test_run_files_and_retrievers_order_ties_by_one_rule():
+    """A run read back from a file and a retriever's ranking order ties the same way (one score_order for both), so
+    re-evaluating a saved run never reshuffles tied documents."""
+    from nomos.retrieval.base import Hit, rank
+
+    pairs = [("PK::372", 2.0), ("AK::914", 2.0), ("PK::386Α", 3.5), ("PK::10", 2.0), ("PK::2", 0.5)]
+    from_run = [doc for doc, _ in sort_ranking(pairs)]
+    from_retriever = [h.doc_id for h in rank([Hit(doc_id=d, score=s) for d, s in pairs], k=10)]
+    assert from_run == from_retriever == ["PK::386Α", "AK::914", "PK::10", "PK::372", "PK::2"]

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from nomos.errors import DataError
+from nomos.ordering import score_order
 
 Ranking = list[tuple[str, float]]
 Run = dict[str, Ranking]
@@ -33,12 +34,12 @@ class RunFormatError(DataError):
 
 
 def sort_ranking(pairs: Iterable[tuple[str, float]], k: int | None = None) -> Ranking:
-    """Deduplicate (best score wins) and sort by (score desc, doc id asc): the project's tie rule."""
+    """Deduplicate (best score wins) and sort by :func:`nomos.ordering.score_order`: the project's tie rule."""
     best: dict[str, float] = {}
     for doc, score in pairs:
         if doc not in best or score > best[doc]:
             best[doc] = float(score)
-    ordered = sorted(best.items(), key=lambda ds: (-ds[1], ds[0]))
+    ordered = sorted(best.items(), key=lambda ds: score_order(*ds))
     return ordered if k is None else ordered[:k]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 
 from nomos.errors import ConfigError
+from nomos.ordering import score_order
 
 # (doc id, score) pairs, best first: the shape of a run file's per-query list (nomos.eval.runs.Run values)
 Ranking = list[tuple[str, float]]
@@ -31,12 +32,6 @@ class Hit:
     source: str = ""
     highlights: tuple[str, ...] = ()
     details: Mapping[str, Any] = field(default_factory=dict)
-
-
-def score_order(item_id: str, score: float) -> tuple[float, str]:
-    """The sort key of every ranking in the project: score descending, then id ascending, so that ties come out
-    the same on every run and every machine."""
-    return (-score, item_id)
 
 
 def by_score(pairs: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:

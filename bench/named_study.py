@@ -1,8 +1,8 @@
 """Find by name through the search path (nomos.stages.searching, as `cli.py search` and the portal call it):
 Precision@1 of generated citation forms of stand-in articles, and of every code title used as a query.
 
-Citation forms: for a seeded sample of articles of the Penal Code and of the laws and decrees, the ways a lawyer
-writes them («άρθρο 372 ΠΚ», «άρθρ. 372 Π.Κ.», «ΠΚ 372», «372 ΠΚ», Latin look-alike suffixes, «του άρθρου 372 του
+Citation forms (nomos.mappings.citation_forms, the generator the resolver's tests use): for a seeded sample of
+articles of the Penal Code and of the laws and decrees, the ways a lawyer writes them («άρθρο 372 ΠΚ», «άρθρ. 372 Π.Κ.», «ΠΚ 372», «372 ΠΚ», Latin look-alike suffixes, «του άρθρου 372 του
 Ποινικού Κώδικα», «άρθρο 21 ν. 4624/2019», «ν. 4624/2019 άρθρο 21», «Ν.4624/2019 αρ. 21», «αρ. 21 του Ν.4624/2019»).
 Titles: every non-empty title of the codes (relevant: the code's articles with that title).
 
@@ -21,23 +21,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from nomos.ingest.loader import load_dataset  # noqa: E402
+from nomos.mappings.citation_forms import citation_forms  # noqa: E402
 from nomos.mappings.citations import fold  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
 from nomos.stages.searching import Searcher, SearchRequest  # noqa: E402
 
-LATIN = str.maketrans("ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ", "ABEZHIKMNOPTXY")
 EDGE = " \t\n.,;:!?«»\"'()[]"
-
-
-def forms(doc_id: str) -> list[str]:
-    source, number = doc_id.split("::")
-    latin = number.translate(LATIN)
-    if source == "PK":
-        return [f"άρθρο {number} ΠΚ", f"άρθρ. {number} Π.Κ.", f"ΠΚ {number}", f"{number} ΠΚ", f"{latin} ΠΚ",
-                f"του άρθρου {number} του Ποινικού Κώδικα"]
-    kind, no, year = source.split("_")
-    law, alt = (f"ν. {no}/{year}", f"Ν.{no}/{year}") if kind == "N" else (f"π.δ. {no}/{year}", f"ΠΔ {no}/{year}")
-    return [f"άρθρο {number} {law}", f"{law} άρθρο {number}", f"{alt} αρ. {number}", f"αρ. {number} του {alt}"]
 
 
 def main() -> None:
@@ -52,7 +41,7 @@ def main() -> None:
     searcher = Searcher(Settings.from_env())
     ids = sorted(a.id for a in data.articles if a.id.startswith(("PK::", "N_", "PD_")))
     chosen = random.Random(args.seed).sample(ids, args.sample)
-    cases = [(form, {doc_id}) for doc_id in chosen for form in forms(doc_id)]
+    cases = [(form, {doc_id}) for doc_id in chosen for form in citation_forms(doc_id)]
     titles: dict[str, set[str]] = {}
     for a in data.articles:
         if a.source == "PK" and fold(a.title).strip(EDGE):

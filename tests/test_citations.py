@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from nomos.mappings.citation_forms import citation_forms
 from nomos.mappings.citations import IdResolver, article_number, find_citations, fold, parse_citation
 
 
@@ -92,17 +93,16 @@ def test_ids_resolve_from_any_case_and_latin_lookalikes_when_unique() -> None:
     assert ambiguous.resolve("X::1") is None
 
 
-def _forms(doc_id: str, rng: random.Random) -> list[str]:
-    """Ways a lawyer cites an article of the stand-in: codes by abbreviation, laws and decrees by number/year."""
-    source, number = doc_id.split("::")
-    latin = number.translate(str.maketrans("ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ", "ABEZHIKMNOPTXY"))
-    if source == "PK":
-        return [f"άρθρο {number} ΠΚ", f"άρθρ. {number} Π.Κ.", f"ΠΚ {number}", f"{number} ΠΚ", f"{latin} ΠΚ",
-                f"του άρθρου {number} του Ποινικού Κώδικα"]
-    kind, no, year = source.split("_")
-    law = f"ν. {no}/{year}" if kind == "N" else f"π.δ. {no}/{year}"
-    law_alt = f"Ν.{no}/{year}" if kind == "N" else f"ΠΔ {no}/{year}"
-    return [f"άρθρο {number} {law}", f"{law} άρθρο {number}", f"{law_alt} αρ. {number}", f"αρ. {number} του {law_alt}"]
+def test_the_benchmark_codes_forms_resolve_to_their_articles() -> None:
+    """The real benchmark's codes (ΑΚ, ΚΠολΔ, ΚΠΔ) in every generated form, with a Greek suffix typed in Latin too."""
+    ids = ["AK::914", "KPolD::216", "KPD::309", "PK::386Α", "AK::57", "KPolD::57"]
+    resolver = IdResolver.from_ids(ids)
+    forms = [(doc_id, form) for doc_id in ids for form in citation_forms(doc_id)]
+    assert ("AK::914", "του άρθρου 914 του Αστικού Κώδικα") in forms and ("PK::386Α", "386A ΠΚ") in forms
+    wrong = [(doc_id, form, resolver.resolve_citations(parse_citation(form))) for doc_id, form in forms
+             if resolver.resolve_citations(parse_citation(form)) != [doc_id]]
+    assert wrong == []
+    assert citation_forms("EU_2016_679::5") == [] and citation_forms("no-separator") == []
 
 
 def test_generated_citations_of_stand_in_articles_resolve_to_them(shared_data: Path) -> None:
@@ -111,7 +111,7 @@ def test_generated_citations_of_stand_in_articles_resolve_to_them(shared_data: P
     rng = random.Random(7)
     sample = sorted(i for i in ids if i.startswith(("PK::", "N_", "PD_")))
     chosen = rng.sample(sample, 120)
-    forms = [(doc_id, form) for doc_id in chosen for form in _forms(doc_id, rng)]
+    forms = [(doc_id, form) for doc_id in chosen for form in citation_forms(doc_id)]
     assert len(forms) >= 200
     wrong = [(doc_id, form, resolver.resolve_citations(parse_citation(form))) for doc_id, form in forms
              if resolver.resolve_citations(parse_citation(form)) != [doc_id]]

@@ -114,20 +114,20 @@ def _exact_titles(hits: Sequence[Mapping[str, Any]], query: str) -> list[DirectH
     return [DirectHit(h["_id"], "title", **_fields(h["_source"])) for h in exact]
 
 
-def find_direct(transport: Transport, index: str, query: str) -> list[DirectHit]:
-    """What the query names outright: cited articles, else the article of a typed id, else articles of that title."""
-    return find_named(transport, index, query) if names_by_citation_or_id(query) else by_title(transport, index, query)
+def find_direct(transport: Transport, index: str, query: str, citations: Sequence[Citation] | None = None
+                ) -> list[DirectHit]:
+    """What the query names outright: cited articles (one mget), else the article of a typed id, else articles of
+    that title. ``citations``: the query's :func:`parse_citation`, when the caller has read it already (a search
+    reads it once and passes it to both this and :func:`names_by_citation_or_id`)."""
+    citations = parse_citation(query) if citations is None else citations
+    if citations:
+        return by_citation(transport, index, citations)
+    return by_id(transport, index, query) if "::" in query else by_title(transport, index, query)
 
 
-def names_by_citation_or_id(query: str) -> bool:
+def names_by_citation_or_id(query: str, citations: Sequence[Citation] | None = None) -> bool:
     """Whether the query is a citation or a typed id (looked up by id), rather than possibly a title."""
-    return bool(parse_citation(query)) or "::" in query
-
-
-def find_named(transport: Transport, index: str, query: str) -> list[DirectHit]:
-    """The articles a citation or a typed id names (one mget)."""
-    citations = parse_citation(query)
-    return by_citation(transport, index, citations) if citations else by_id(transport, index, query)
+    return bool(parse_citation(query) if citations is None else citations) or "::" in query
 
 
 def pin(hits: Sequence[Hit], direct: Sequence[DirectHit], k: int) -> list[Hit]:

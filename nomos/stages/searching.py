@@ -31,7 +31,7 @@ from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import TransportError
 
 from nomos.errors import ConfigError, NomosError, SearchError, VectorsMissing
-from nomos.mappings.citations import find_citations
+from nomos.mappings.citations import Citation, find_citations, parse_citation
 from nomos.opensearch.client import make_client
 from nomos.opensearch.transport import Transport, typed_error
 from nomos.retrieval.articles import (
@@ -190,7 +190,8 @@ class Searcher:
         options = resolved_options(self.settings, request.options)
         try:
             with cluster_errors(self.settings, f"the {method} search"):
-                by_name = names_by_citation_or_id(request.query)
+                citations = parse_citation(request.query)  # read once: the page and the name lookup share it
+                by_name = names_by_citation_or_id(request.query, citations)
                 if self._one_page(spec, options, request.k):
                     # a short query may be a title: the page's own request looks it up (an aggregation)
                     extra = {} if by_name else title_aggregation(request.query) or {}
@@ -201,7 +202,7 @@ class Searcher:
                     hits, facets, total, trace = self._ranked_then_page(spec, method, options, request)
                     titles = None
             with cluster_errors(self.settings, "the articles the query names"):
-                named, cited = self._named(request, titles)
+                named, cited = self._named(request, titles, citations)
         except SearchError as exc:
             if spec.needs_vectors and not self.has_vectors():
                 raise VectorsMissing(
@@ -225,7 +226,8 @@ class Searcher:
                           area=request.area, areas=facets.areas, reranked=options.rerank,
                           defaulted=request.method is None, named=named, cited=added, hybrid_ready=ready)
 
-    def _named(self, request: SearchRequest, titles: list[DirectHit] | None) -> tuple[list[DirectHit], list[DirectHit]]:
+    def _named(self, request: SearchRequest, titles: list[DirectHit] | None, citations: list[Citation]
+               ) -> tuple[list[DirectHit], list[DirectHit]]:
         """What the query names outright (a citation or id: one mget; a title: ``titles`` from the page's own
         request, else one lookup), or, for a case, the articles it cites in passing (one mget, only when it cites).
         A source or area filter applies to them too."""
@@ -233,9 +235,9 @@ class Searcher:
         if titles is not None:
             named = titles
         else:
-            named = find_direct(transport, self.index, request.query)
-        citations = [] if named else find_citations(request.query)
-        cited = by_citation(transport, self.index, citations) if citations else []
+            named = find_direct(transport, self.index, request.query, citations)
+        in_passing = [] if named else find_citations(request.query)
+        cited = by_citation(transport, self.index, in_passing) if in_passing else []
 
         def kept(d: DirectHit) -> bool:
             return (not request.source or d.source == request.source) and (not request.area or d.area == request.area)

@@ -85,7 +85,14 @@ def server_install(settings: Settings, secure: bool) -> None:
     """Download OpenSearch and its plugins from Maven Central and assemble a node (idempotent)."""
     from nomos.opensearch.node import install
 
-    click.echo(f"installed: {install(_node_or_exit(settings, secure or None), log=node_log)}")
+    cfg = _node_or_exit(settings, secure or None)
+    click.echo(f"installed: {install(cfg, log=node_log)}")
+    if cfg.secure:
+        from nomos.opensearch.node_security import write_security_config
+
+        write_security_config(cfg, log=click.echo)  # certificates and passwords now, for compose's profile too
+        click.echo(f"NOMOS_SECURE_DIR={cfg.conf_dir} (certs/ and opensearch-security/ for docker compose --profile secure)")
+        _print_access(cfg)
 
 
 @server.command("start")
@@ -100,6 +107,10 @@ def server_start(settings: Settings, timeout: float, nodes: int | None, secure: 
     asked = secure or settings.secure
     cfgs = _cluster(settings, nodes or settings.nodes, secure=asked)
     install(cfgs[0], log=node_log)
+    if cfgs[0].secure:
+        from nomos.opensearch.node_security import ensure_passwords
+
+        ensure_passwords(cfgs[0], log=click.echo)  # the first time: each password shown once, with its file
     pids = start_cluster(cfgs, timeout=timeout, log=node_log)
     remember_cluster_size(_node_or_exit(settings, asked), len(cfgs))
     for cfg, pid in zip(cfgs, pids, strict=True):

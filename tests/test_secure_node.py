@@ -4,6 +4,7 @@ error, not a traceback), and a wrong password is a clear error. One node for the
 
 from __future__ import annotations
 
+import base64
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -116,3 +117,25 @@ def test_the_portal_user_cannot_write_or_delete_an_article_index(secure_node, in
     indexer = make_client(settings_for(secure_node, INDEXER_USER))
     assert indexer.count(index=SECURE_ALIAS)["count"] == 6  # nothing the portal tried reached the articles
     assert indexer.indices.exists(index=index)
+
+
+def test_the_portal_runs_on_its_own_identity(secure_node, indexed):
+    """The whole portal (search page and API, article page, health, judgments) works with nomos_portal's rights:
+    its role is enough for every request a page sends, and the app's client is the portal's, not the indexer's."""
+    from fastapi.testclient import TestClient
+
+    from nomos.portal.app import create_app
+
+    settings = settings_for(secure_node, INDEXER_USER, NOMOS_PORTAL_OPENSEARCH_USER=PORTAL_USER,
+                            NOMOS_PORTAL_OPENSEARCH_PASSWORD_FILE=str(password_file(secure_node, PORTAL_USER)))
+    with TestClient(create_app(settings)) as web:
+        conn = web.app.state.portal.client.transport.connection_pool.connections[0]
+        basic = base64.b64decode(conn.headers["authorization"].removeprefix("Basic ")).decode()
+        assert basic.split(":", 1)[0] == PORTAL_USER
+        for path in ("/api/health", "/api/search?q=κλοπή+κινητού", "/search?q=κλοπή", "/articles/PK::372",
+                     "/api/articles/PK::372"):
+            res = web.get(path)
+            assert res.status_code == 200, (path, res.status_code, res.text[:300])
+        assert web.get("/api/search?q=κλοπή+κινητού").json()["hits"][0]["id"] == "PK::372"
+        res = web.post("/api/judgments", json={"query": "κλοπή", "article_id": "PK::375", "grade": 1, "user": "maria"})
+        assert res.status_code in (200, 201), res.text

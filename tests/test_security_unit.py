@@ -169,21 +169,24 @@ def test_sigv4_without_boto3_is_a_clear_error(monkeypatch):
         Settings.from_env({"NOMOS_OPENSEARCH_AUTH": "kerberos"})
 
 
-def test_sigv4_signs_with_boto3s_credentials():
-    boto3 = pytest.importorskip("boto3", reason="boto3 (requirements-aws.txt) is not installed here")
+def test_sigv4_signs_with_boto3s_credentials(monkeypatch):
+    pytest.importorskip("boto3", reason="boto3 (requirements-aws.txt) is not installed here")
+    import requests
     from opensearchpy import AWSV4SignerAuth, RequestsHttpConnection
 
     from nomos.opensearch.client import connection_options
     from nomos.settings import Settings
 
-    assert boto3 is not None
-    import os
-
-    os.environ.setdefault("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
-    os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "secret")
-    opts = connection_options(Settings.from_env({"OPENSEARCH_URL": "https://x.eu-central-1.es.amazonaws.com",
-                                                 "NOMOS_OPENSEARCH_AUTH": "sigv4", "NOMOS_AWS_REGION": "eu-central-1"}))
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    url = "https://search-x.eu-central-1.es.amazonaws.com"
+    opts = connection_options(Settings.from_env({"OPENSEARCH_URL": url, "NOMOS_OPENSEARCH_AUTH": "sigv4",
+                                                 "NOMOS_AWS_REGION": "eu-central-1"}))
     assert isinstance(opts["http_auth"], AWSV4SignerAuth) and opts["connection_class"] is RequestsHttpConnection
+    signed = opts["http_auth"](requests.Request("GET", url + "/_cluster/health").prepare())
+    assert signed.headers["Authorization"].startswith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/")
+    assert "/eu-central-1/es/aws4_request" in signed.headers["Authorization"]
 
 
 def test_the_portal_gets_its_own_identity():

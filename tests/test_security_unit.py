@@ -221,3 +221,21 @@ def test_the_compose_profile_secure_runs_the_security_plugin_with_our_certificat
     assert security.endswith("internal_users.yml")
     assert node["ports"] == ["127.0.0.1:9210:9200"]  # loopback only, beside the open node's 9200
     assert node["image"] == "opensearchproject/opensearch:2.19.1"
+
+
+def test_refusals_name_the_user_status_and_reason():
+    from opensearchpy.exceptions import AuthenticationException, AuthorizationException, NotFoundError
+
+    from nomos.errors import AccessDenied
+    from nomos.opensearch.client import access_error
+    from nomos.settings import Settings
+
+    settings = Settings(opensearch_user="nomos_portal")
+    body = {"error": {"root_cause": [{"type": "security_exception", "reason": "no permissions for [indices:admin/delete]"}]}}
+    denied = access_error(AuthorizationException(403, "security_exception", body), "delete", settings)
+    assert isinstance(denied, AccessDenied) and denied.status == 403
+    assert "'nomos_portal'" in str(denied) and "indices:admin/delete" in str(denied)
+    headless = access_error(AuthorizationException(403, "", None), "exists", settings)  # a HEAD: no body
+    assert str(headless).startswith("exists: user 'nomos_portal' may not do this (403): the user's role")
+    assert access_error(AuthenticationException(401, "", None), "info", None).status == 401
+    assert access_error(NotFoundError(404, "index_not_found_exception", {}), "search", settings) is None

@@ -120,7 +120,8 @@ def access_error(exc: BaseException, what: str, settings: Settings | None = None
     if exc.status_code == 401:
         return AccessDenied(f"{what}: the cluster did not accept the credentials of {who} (401)", status=401,
                             reason=reason, hint="check NOMOS_OPENSEARCH_USER and NOMOS_OPENSEARCH_PASSWORD(_FILE)")
-    return AccessDenied(f"{what}: {who} may not do this (403): {reason}", status=403, reason=reason,
+    detail = f": {reason}" if reason and reason != "None" else ""  # a HEAD request's refusal has no body
+    return AccessDenied(f"{what}: {who} may not do this (403){detail}", status=403, reason=reason,
                         hint="the user's role lacks the permission: use the user meant for this work")
 
 

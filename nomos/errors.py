@@ -47,6 +47,11 @@ class ClusterUnavailable(ClusterError):
     """No cluster answered (connection refused or timed out), also after retrying for ``NOMOS_RETRY_SECONDS``."""
 
 
+class AccessDenied(ClusterError):
+    """The cluster did not accept who we are (401: wrong user or password, expired AWS credentials) or what the
+    user asked (403: the role lacks the permission), or its TLS certificate is not trusted; names the user."""
+
+
 class SearchError(ClusterError):
     """OpenSearch refused a search (a 4xx other than a missing index): names the query where there is one."""
 

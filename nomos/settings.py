@@ -33,6 +33,7 @@ from pydantic_settings.sources.utils import parse_env_vars
 DEFAULT_ALIAS = "nomos-articles"
 DEFAULT_PORT = 9200
 SEARCH_TYPES = ("auto", "dfs_query_then_fetch", "query_then_fetch")
+AUTH_KINDS = ("basic", "sigv4")
 ENV_PREFIX = "NOMOS_"
 log = logging.getLogger(__name__)
 ENV_FILE_VAR = "NOMOS_ENV_FILE"  # names the .env file from_env() reads (default: .env in the current directory)
@@ -85,6 +86,27 @@ class Settings(BaseSettings):
 
     opensearch_url: str | None = Field(None, validation_alias=_env("OPENSEARCH_URL"))
     http_port: int = DEFAULT_PORT
+    # the local node runs with the security plugin (`server start --secure`): https on http_port, users and roles;
+    # the client then needs opensearch_ca (default: the node's own CA) and a user
+    secure: bool = False
+    # --- how the client proves who it is and whom it trusts (any cluster: the local node, a firm's, Amazon's) ---
+    # a PEM bundle of the CAs that signed the cluster's HTTP certificate; unset: the system's trust store (and for
+    # a secured local node, its own CA under <node_root>/nodes/<node_name>/security/certs/ca.pem)
+    opensearch_ca: Path | None = None
+    # "basic" (user and password below, when a user is set) or "sigv4" (Amazon OpenSearch Service: requests signed
+    # with boto3's credentials for aws_region; needs boto3, installed only where this is used)
+    opensearch_auth: str = "basic"
+    opensearch_user: str | None = None
+    # never logged or shown (repr=False); a file (opensearch_password_file, 0600) keeps it out of the environment
+    opensearch_password: str | None = Field(None, repr=False)
+    opensearch_password_file: Path | None = None
+    aws_region: str | None = None
+    aws_service: str = "es"  # "es" for an OpenSearch Service domain, "aoss" for OpenSearch Serverless
+    # the portal's own identity, so it does not use the indexer's: read the articles, write judgments only
+    # (a secured local node's nomos_portal user). Unset: the portal uses opensearch_user like every command.
+    portal_opensearch_user: str | None = None
+    portal_opensearch_password: str | None = Field(None, repr=False)
+    portal_opensearch_password_file: Path | None = None
     transport_port: int = 9300
     node_root: Path = Field(default_factory=_default_node_root)
     node_name: str = "node-1"
@@ -165,6 +187,13 @@ class Settings(BaseSettings):
             return None
         return v
 
+    @field_validator("opensearch_auth")
+    @classmethod
+    def _auth(cls, v: str) -> str:
+        if v not in AUTH_KINDS:
+            raise ValueError(f"must be one of {', '.join(AUTH_KINDS)}")
+        return v
+
     @field_validator("search_type")
     @classmethod
     def _search_type(cls, v: str) -> str:
@@ -188,11 +217,25 @@ class Settings(BaseSettings):
     @property
     def url(self) -> str:
         """The cluster every command talks to."""
-        return self.opensearch_url or f"http://127.0.0.1:{self.http_port}"
+        return self.opensearch_url or f"{'https' if self.secure else 'http'}://127.0.0.1:{self.http_port}"
 
     @property
     def uses_local_node(self) -> bool:
         return self.opensearch_url is None
+
+    @property
+    def local_node_ca(self) -> Path:
+        """The CA a secured local node's certificate is signed with (made by ``server start --secure``)."""
+        return self.node_root / "nodes" / self.node_name / "security" / "certs" / "ca.pem"
+
+    def for_portal(self) -> Settings:
+        """These settings with the portal's own cluster identity (``portal_opensearch_*``) in place of the
+        indexer's, where one is configured; unchanged otherwise."""
+        if not self.portal_opensearch_user:
+            return self
+        return self.model_copy(update={"opensearch_user": self.portal_opensearch_user,
+                                       "opensearch_password": self.portal_opensearch_password,
+                                       "opensearch_password_file": self.portal_opensearch_password_file})
 
     @property
     def llm_cache(self) -> Path:

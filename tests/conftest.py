@@ -64,3 +64,41 @@ def shared_data() -> Path:
     if not (SHARED_DATA / "corpus.jsonl").is_file():
         pytest.skip(f"stand-in dataset not found at {SHARED_DATA} (set NOMOS_SHARED_DATA to its folder)")
     return SHARED_DATA
+
+
+# The secured node (server start --secure): one for the whole session, two ports above the open one (9352 for 9350).
+SECURE_PORT = TEST_PORT + 2
+SECURE_ALIAS = "pytest-secure"  # the articles alias its roles are written for (indices pytest-secure-*)
+
+
+@pytest.fixture(scope="session")
+def secure_node() -> Iterator[object]:
+    """The project's own node with the security plugin, started once (fresh data, so the security index is made
+    from this checkout's roles) and stopped at the end; skipped with the reason where it cannot be installed."""
+    base = Settings.from_env()
+    if not base.uses_local_node:
+        pytest.skip("OPENSEARCH_URL names a cluster: the secured-node tests run the project's own node")
+    for module in ("cryptography", "bcrypt"):
+        try:
+            __import__(module)
+        except ImportError:
+            pytest.skip(f"the secured node needs `{module}` (requirements.txt), not installed here")
+    import shutil
+
+    from nomos.opensearch.node import NodeConfig, NodeError, install, start, stop
+
+    cfg = NodeConfig(root=base.node_root, name=f"{TEST_NODE}-secure", http_port=SECURE_PORT,
+                     transport_port=SECURE_PORT + 100, heap="512m", secure=True, articles_alias=SECURE_ALIAS,
+                     results_prefix=f"{SECURE_ALIAS}-results")
+    try:
+        install(cfg, log=lambda m: None)
+    except NodeError as exc:
+        pytest.skip(f"the security plugin could not be installed here: {exc}")
+    stop(cfg, log=lambda m: None)
+    # the plugin reads our roles into its security index at that index's first start only
+    shutil.rmtree(cfg.data_dir, ignore_errors=True)
+    start(cfg, timeout=240, log=lambda m: None)
+    try:
+        yield cfg
+    finally:
+        stop(cfg, log=lambda m: None)

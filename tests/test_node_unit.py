@@ -367,7 +367,7 @@ def test_early_death_reports_the_log_tail(cfg: NodeConfig) -> None:
 
 def test_status_of_nothing(cfg: NodeConfig) -> None:
     assert node.status(cfg) == {
-        "installed": False, "running": False, "pid": None, "url": cfg.url,
+        "installed": False, "running": False, "pid": None, "url": cfg.url, "secure": False,
         "version": None, "health": None, "plugins": [], "modules": [],
     }
 

@@ -54,6 +54,22 @@ class NomosGroup(click.Group):
         except NomosError as exc:
             report_error(exc, ctx.meta.get(VERBOSE, 0))
             ctx.exit(1)
+        except Exception as exc:
+            denied = _access_denied(exc, ctx.obj)
+            if denied is None:
+                raise
+            report_error(denied, ctx.meta.get(VERBOSE, 0))
+            ctx.exit(1)
+
+
+def _access_denied(exc: Exception, settings: Any) -> NomosError | None:  # noqa: ANN401 - Settings or None
+    """A write the cluster refused for who sent it (401/403, an untrusted certificate), outside the transport (bulk
+    loads, index creation): the same clear error as a refused search, instead of opensearch-py's traceback."""
+    if not type(exc).__module__.startswith("opensearchpy"):
+        return None
+    from nomos.opensearch.client import access_error
+
+    return access_error(exc, "OpenSearch refused the request", settings if hasattr(settings, "opensearch_user") else None)
 
 
 def _take_global_options(cmd: click.Command) -> None:

@@ -17,27 +17,54 @@ def server() -> None:
     """The project's own local OpenSearch node (not used when OPENSEARCH_URL is set)."""
 
 
-def _node_or_exit(settings: Settings):  # noqa: ANN202 - NodeConfig import is lazy
+def _node_or_exit(settings: Settings, secure: bool | None = None):  # noqa: ANN202 - NodeConfig import is lazy
+    """The local node's config; ``secure`` None: as asked (NOMOS_SECURE) or as the node was last started."""
     from nomos.opensearch.node import NodeConfig
+    from nomos.opensearch.node_config import started_secure
 
     if not settings.uses_local_node:
         click.echo(f"OPENSEARCH_URL is set ({settings.url}): using that cluster, nothing to do locally.")
         sys.exit(0)
-    return NodeConfig(
+    cfg = NodeConfig(
         root=settings.node_root,
         name=settings.node_name,
         http_port=settings.http_port,
         transport_port=settings.transport_port,
         heap=settings.heap,
+        secure=bool(secure) or settings.secure,
+        articles_alias=settings.index_alias,
+        results_prefix=settings.results_prefix,
         extra_settings={"thread_pool.search.size": settings.search_threads} if settings.search_threads else {},
     )
+    if secure is None and not cfg.secure and started_secure(cfg):
+        from dataclasses import replace
+
+        cfg = replace(cfg, secure=True)
+    return cfg
 
 
-def _cluster(settings: Settings, nodes: int | None) -> list:
+secure_option = click.option("--secure", is_flag=True, default=False,
+                             help="The security plugin: TLS on HTTP and transport with certificates nomos makes, an "
+                                  "admin and two least-privilege users (nomos_indexer, nomos_portal) whose passwords "
+                                  "are generated once (env NOMOS_SECURE).")
+
+
+def _print_access(cfg) -> None:  # noqa: ANN001 - NodeConfig
+    """How the command line and the portal reach a secured node: the CA, each user's password file."""
+    from nomos.opensearch.node_security import INDEXER_USER, PORTAL_USER, cert_files, password_file
+
+    click.echo(f"secured: {cfg.url} (TLS; clients trust {cert_files(cfg).ca})")
+    click.echo(f"  indexer: NOMOS_SECURE=1 NOMOS_OPENSEARCH_USER={INDEXER_USER} "
+               f"NOMOS_OPENSEARCH_PASSWORD_FILE={password_file(cfg, INDEXER_USER)}")
+    click.echo(f"  portal:  NOMOS_PORTAL_OPENSEARCH_USER={PORTAL_USER} "
+               f"NOMOS_PORTAL_OPENSEARCH_PASSWORD_FILE={password_file(cfg, PORTAL_USER)}")
+
+
+def _cluster(settings: Settings, nodes: int | None, secure: bool | None = None) -> list:
     """The node configs of the local cluster: ``--nodes``, else NOMOS_NODES, else as many as the last start ran."""
     from nomos.opensearch.node import cluster_configs, remembered_cluster_size
 
-    base = _node_or_exit(settings)
+    base = _node_or_exit(settings, secure)
     if nodes is None and settings.nodes == 1:
         nodes = remembered_cluster_size(base)
     try:
@@ -52,28 +79,44 @@ nodes_option = click.option("--nodes", type=int, default=None,
 
 
 @server.command("install")
+@secure_option
 @click.pass_obj
-def server_install(settings: Settings) -> None:
+def server_install(settings: Settings, secure: bool) -> None:
     """Download OpenSearch and its plugins from Maven Central and assemble a node (idempotent)."""
     from nomos.opensearch.node import install
 
-    click.echo(f"installed: {install(_node_or_exit(settings), log=node_log)}")
+    cfg = _node_or_exit(settings, secure or None)
+    click.echo(f"installed: {install(cfg, log=node_log)}")
+    if cfg.secure:
+        from nomos.opensearch.node_security import write_security_config
+
+        write_security_config(cfg, log=click.echo)  # certificates and passwords now, for compose's profile too
+        click.echo(f"NOMOS_SECURE_DIR={cfg.conf_dir} (certs/ and opensearch-security/ for docker compose --profile secure)")
+        _print_access(cfg)
 
 
 @server.command("start")
 @click.option("--timeout", default=180.0, show_default=True, help="Seconds to wait for a yellow cluster.")
 @nodes_option
+@secure_option
 @click.pass_obj
-def server_start(settings: Settings, timeout: float, nodes: int | None) -> None:
+def server_start(settings: Settings, timeout: float, nodes: int | None, secure: bool) -> None:
     """Install if needed, start the node (or --nodes N of a cluster) detached, and wait until it answers (idempotent)."""
     from nomos.opensearch.node import install, remember_cluster_size, start_cluster
 
-    cfgs = _cluster(settings, nodes or settings.nodes)
+    asked = secure or settings.secure
+    cfgs = _cluster(settings, nodes or settings.nodes, secure=asked)
     install(cfgs[0], log=node_log)
+    if cfgs[0].secure:
+        from nomos.opensearch.node_security import ensure_passwords
+
+        ensure_passwords(cfgs[0], log=click.echo)  # the first time: each password shown once, with its file
     pids = start_cluster(cfgs, timeout=timeout, log=node_log)
-    remember_cluster_size(_node_or_exit(settings), len(cfgs))
+    remember_cluster_size(_node_or_exit(settings, asked), len(cfgs))
     for cfg, pid in zip(cfgs, pids, strict=True):
         click.echo(f"running: {cfg.name} pid {pid} at {cfg.url}")
+    if cfgs[0].secure:
+        _print_access(cfgs[0])
 
 
 @server.command("stop")

@@ -51,9 +51,10 @@ def versioned_name(alias: str, body: dict[str, Any], dataset: Dataset) -> str:
 
 
 def alias_targets(client: OpenSearch, alias: str) -> list[str]:
-    """Indices the alias points at now (empty if the alias does not exist)."""
+    """Indices the alias points at now (empty if the alias does not exist). Asked of the alias itself, not of every
+    index: on a secured cluster the indexer's role covers the alias and its indices only."""
     try:
-        return sorted(client.indices.get_alias(name=alias).keys())
+        return sorted(client.indices.get_alias(index=alias, name=alias).keys())
     except NotFoundError:
         return []
 

@@ -70,6 +70,7 @@ KNN_PLUGIN = "opensearch-knn"
 NEURAL_PLUGIN = "opensearch-neural-search"
 # Published on Maven Central under this artifact id (the plugin inside is named opensearch-neural-search).
 NEURAL_ARTIFACT = "neural-search"
+SECURITY_PLUGIN = "opensearch-security"  # also its Maven Central artifact id
 
 
 def template_env() -> Environment:
@@ -106,6 +107,20 @@ def assemble_home(staging: Path, version: str, plugin_version: str, java_home: P
             Artifact("org.opensearch.plugin", NEURAL_ARTIFACT, plugin_version, "zip"), downloads, java_home
         )
         plugin_cli(staging, java_home, "install", "--batch", neural_zip.as_uri())
+    make_world_readable(staging)
+
+
+def assemble_secure_home(staging: Path, plain_home: Path, plugin_version: str, java_home: Path, log: Log) -> None:
+    """Build the secured home in ``staging``: a copy of the complete plain home plus the security plugin
+    (``org.opensearch.plugin:opensearch-security`` from Maven Central). A home of its own, so open nodes keep
+    running without the plugin (a node with it installed refuses to start without TLS certificates)."""
+    log(f"copying {plain_home} for the secured home")
+    shutil.copytree(plain_home, staging, symlinks=True)
+    with tempfile.TemporaryDirectory(prefix=".download-", dir=staging.parent) as tmp:
+        log(f"installing plugin {SECURITY_PLUGIN} {plugin_version}")
+        zip_path = copy_artifact(Artifact("org.opensearch.plugin", SECURITY_PLUGIN, plugin_version, "zip"), Path(tmp),
+                                 java_home)
+        plugin_cli(staging, java_home, "install", "--batch", zip_path.as_uri())
     make_world_readable(staging)
 
 

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import time
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
-from opensearchpy import OpenSearch
+from opensearchpy import OpenSearch, RequestsHttpConnection
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
-from opensearchpy.exceptions import ConnectionTimeout, TransportError
+from opensearchpy.exceptions import ConnectionTimeout, SSLError, TransportError
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_before_delay, wait_exponential
 
-from nomos.errors import ClusterUnavailable
+from nomos.errors import AccessDenied, ClusterError, ClusterUnavailable, ConfigError
 from nomos.settings import Settings
 
 T = TypeVar("T")
@@ -27,7 +27,8 @@ def make_client(settings: Settings, pool_maxsize: int | None = None, retries: in
     No HTTP compression: the default cluster is on loopback, where gzip costs more CPU than it saves.
     ``pool_maxsize`` sizes the connection pool for callers that search from many threads at once.
     """
-    extra = {"pool_maxsize": pool_maxsize} if pool_maxsize else {}
+    extra: dict[str, Any] = {"pool_maxsize": pool_maxsize} if pool_maxsize else {}
+    extra.update(connection_options(settings))
     return OpenSearch(
         hosts=[settings.url],
         timeout=settings.request_timeout,
@@ -38,6 +39,92 @@ def make_client(settings: Settings, pool_maxsize: int | None = None, retries: in
     )
 
 
+def connection_options(settings: Settings) -> dict[str, Any]:
+    """opensearch-py's TLS and authentication arguments for ``settings``.
+
+    https: certificates are always verified, against ``opensearch_ca`` (else a secured local node's own CA, else
+    the system's store). ``opensearch_auth=basic`` with a user: HTTP basic auth, the password from the setting or
+    its file. ``sigv4``: every request signed with boto3's credentials (Amazon OpenSearch Service), over requests.
+    """
+    opts: dict[str, Any] = {}
+    if settings.url.startswith("https://"):
+        ca = settings.opensearch_ca
+        if ca is None and settings.uses_local_node and settings.local_node_ca.is_file():
+            ca = settings.local_node_ca
+        opts.update(use_ssl=True, verify_certs=True, ssl_show_warn=False)
+        if ca is not None:
+            if not ca.is_file():
+                raise ConfigError(f"NOMOS_OPENSEARCH_CA={ca}: no such file",
+                                  hint="name the PEM file of the CA that signed the cluster's certificate")
+            opts["ca_certs"] = str(ca)
+    if settings.opensearch_auth == "sigv4":
+        opts.update(http_auth=sigv4_auth(settings), connection_class=RequestsHttpConnection)
+    elif settings.opensearch_user:
+        opts["http_auth"] = (settings.opensearch_user, password_of(settings))
+    return opts
+
+
+def password_of(settings: Settings) -> str:
+    """The password of ``opensearch_user``: NOMOS_OPENSEARCH_PASSWORD, else the first line of
+    NOMOS_OPENSEARCH_PASSWORD_FILE (what a secured local node writes, 0600)."""
+    if settings.opensearch_password:
+        return settings.opensearch_password
+    path = settings.opensearch_password_file
+    if path is None:
+        raise ConfigError(f"NOMOS_OPENSEARCH_USER={settings.opensearch_user} has no password",
+                          hint="set NOMOS_OPENSEARCH_PASSWORD or NOMOS_OPENSEARCH_PASSWORD_FILE")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ConfigError(f"NOMOS_OPENSEARCH_PASSWORD_FILE={path}: cannot read it ({exc.strerror})") from None
+    if not lines or not lines[0].strip():
+        raise ConfigError(f"NOMOS_OPENSEARCH_PASSWORD_FILE={path}: the file is empty")
+    return lines[0].strip()
+
+
+def sigv4_auth(settings: Settings) -> Any:  # noqa: ANN401 - opensearchpy.AWSV4SignerAuth
+    """opensearch-py's SigV4 signer over boto3's credential chain (environment, profile, instance role), for
+    Amazon OpenSearch Service (``aws_service`` "es") or Serverless ("aoss"). boto3 is imported only here."""
+    if not settings.aws_region:
+        raise ConfigError("NOMOS_OPENSEARCH_AUTH=sigv4 needs NOMOS_AWS_REGION (the domain's region, e.g. eu-central-1)")
+    if settings.uses_local_node:
+        raise ConfigError("NOMOS_OPENSEARCH_AUTH=sigv4 is for Amazon OpenSearch Service: set OPENSEARCH_URL to the "
+                          "domain's https endpoint")
+    try:
+        import boto3
+    except ImportError:
+        raise ConfigError("NOMOS_OPENSEARCH_AUTH=sigv4 needs boto3, which is not installed",
+                          hint="pip install boto3 (only where nomos talks to Amazon OpenSearch Service)") from None
+    from opensearchpy import AWSV4SignerAuth
+
+    credentials = boto3.Session().get_credentials()
+    if credentials is None:
+        raise ConfigError("NOMOS_OPENSEARCH_AUTH=sigv4: boto3 found no AWS credentials",
+                          hint="set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or run with an IAM role")
+    return AWSV4SignerAuth(credentials, settings.aws_region, settings.aws_service)
+
+
+def access_error(exc: BaseException, what: str, settings: Settings | None = None) -> ClusterError | None:
+    """The clear error for a request the cluster refused for who sent it (401, 403) or whose TLS certificate
+    could not be verified; None for every other failure. ``settings`` names the user."""
+    user = (settings.opensearch_user or "") if settings else ""
+    who = f"user {user!r}" if user else "the client (no NOMOS_OPENSEARCH_USER)"
+    if isinstance(exc, SSLError):
+        return AccessDenied(f"{what}: the cluster's TLS certificate could not be verified ({exc.info or exc.error})",
+                            reason=str(exc.info), hint="set NOMOS_OPENSEARCH_CA to the CA that signed it")
+    if not isinstance(exc, TransportError) or exc.status_code not in (401, 403):
+        return None
+    from nomos.opensearch.transport import reason_of
+
+    reason = reason_of(exc.info) or str(exc.error)
+    if exc.status_code == 401:
+        return AccessDenied(f"{what}: the cluster did not accept the credentials of {who} (401)", status=401,
+                            reason=reason, hint="check NOMOS_OPENSEARCH_USER and NOMOS_OPENSEARCH_PASSWORD(_FILE)")
+    detail = f": {reason}" if reason and reason != "None" else ""  # a HEAD request's refusal has no body
+    return AccessDenied(f"{what}: {who} may not do this (403){detail}", status=403, reason=reason,
+                        hint="the user's role lacks the permission: use the user meant for this work")
+
+
 # Bulk loads are idempotent by article id, and a slow bulk request that timed out is worth sending again.
 INDEXING_RETRIES = 3
 
@@ -46,7 +133,11 @@ def cluster_version(client: OpenSearch, settings: Settings) -> str:
     """The server's version number; fails with a hint when nothing answers."""
     try:
         return str(client.info()["version"]["number"])
-    except OSConnectionError:
+    except (SSLError, TransportError) as exc:
+        if (denied := access_error(exc, f"connecting to {settings.url}", settings)) is not None:
+            raise denied from None
+        if not isinstance(exc, OSConnectionError):
+            raise
         hint = (
             "start the local node with `python cli.py server start`"
             if settings.uses_local_node
@@ -61,6 +152,8 @@ RETRY_STATUSES = (429, 502, 503, 504)
 def is_transient(exc: BaseException) -> bool:
     """A lost connection, a timeout, or a 429/502/503/504 (a node restarting, a cluster that has not recovered its
     shards yet, a full queue): worth waiting for. Anything else (a 400 for a bad query) is not."""
+    if isinstance(exc, SSLError):
+        return False  # an untrusted certificate stays untrusted: say so at once instead of retrying for minutes
     if isinstance(exc, (OSConnectionError, ConnectionTimeout)):
         return True
     return isinstance(exc, TransportError) and getattr(exc, "status_code", None) in RETRY_STATUSES

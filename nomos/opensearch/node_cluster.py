@@ -24,6 +24,8 @@ def cluster_configs(base: NodeConfig, nodes: int) -> list[NodeConfig]:
         raise ValueError(f"nodes must be at least 1, got {nodes}")
     if nodes == 1:
         return [base]
+    if base.secure:
+        raise ValueError("a secured node (--secure) runs as a single node: one certificate and one security index")
     stem = base.name[:-2] if base.name.endswith("-1") else base.name
     names = [f"{stem}-{i + 1}" for i in range(nodes)]
     members = tuple((names[i], base.transport_port + i) for i in range(nodes))

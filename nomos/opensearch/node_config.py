@@ -56,6 +56,13 @@ class NodeConfig:
     service_user: str = "opensearch"  # used only when running as root
     # Members of a loopback cluster as (node name, transport port), this node included; empty = a single-node cluster.
     cluster_nodes: tuple[tuple[str, int], ...] = ()
+    # The security plugin on (server start --secure): TLS on HTTP and transport, users and roles (node_security.py).
+    # A secured node runs from its own home (the plain one plus the plugin), so open nodes never load the plugin.
+    secure: bool = False
+    # What the secured node's roles cover: the articles alias (its indices <alias>-*, judgments <alias>_judgments)
+    # and the results indices' prefix; read at the security index's first initialisation only.
+    articles_alias: str = "nomos-articles"
+    results_prefix: str = "nomos-results"
     # Extra opensearch.yml keys; they override the defaults. Frozen into a read-only mapping, left out of the hash.
     extra_settings: Mapping[str, object] = field(default_factory=dict, hash=False)
 
@@ -69,8 +76,8 @@ class NodeConfig:
 
     @property
     def home(self) -> Path:
-        """The shared install of this version."""
-        return self.root / f"opensearch-{self.version}"
+        """The shared install of this version (``…-secure``: the same plus the security plugin)."""
+        return self.root / (f"opensearch-{self.version}" + ("-secure" if self.secure else ""))
 
     @property
     def node_dir(self) -> Path:
@@ -107,7 +114,7 @@ class NodeConfig:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.http_port}"
+        return f"{'https' if self.secure else 'http'}://127.0.0.1:{self.http_port}"
 
 
 def node_settings(cfg: NodeConfig) -> dict[str, object]:
@@ -132,6 +139,10 @@ def node_settings(cfg: NodeConfig) -> dict[str, object]:
         settings["cluster.initial_cluster_manager_nodes"] = [name for name, _ in cfg.cluster_nodes]
     else:
         settings["discovery.type"] = "single-node"
+    if cfg.secure:
+        from nomos.opensearch.node_security import security_settings
+
+        settings.update(security_settings(cfg))
     settings.update(cfg.extra_settings)
     return settings
 
@@ -183,12 +194,27 @@ def running_layout_mismatch(cfg: NodeConfig) -> str | None:
     def layout(lines: list[str]) -> list[str]:
         return [ln for ln in lines if ln.split(":", 1)[0].strip() in LAYOUT_KEYS]
 
+    secured = any(ln.startswith("plugins.security.ssl.http.enabled") for ln in running)
+    if secured != cfg.secure:
+        was, asked = ("secured", "open") if secured else ("open", "secured")
+        return (f"node {cfg.name} is running {was} (started {'with' if secured else 'without'} --secure), not {asked}: "
+                "stop it first (cli.py server stop), then start again")
     have, want = layout(running), layout(render_opensearch_yml(cfg).splitlines())
     if have == want:
         return None
     as_what = "a single node" if any(ln.startswith("discovery.type") for ln in have) else "a member of another cluster layout"
     wanted = "a single node" if any(ln.startswith("discovery.type") for ln in want) else f"a member of a {len(cfg.cluster_nodes)}-node cluster"
     return f"node {cfg.name} is running at {cfg.url} as {as_what}, not as {wanted}: stop it first (cli.py server stop), then start again"
+
+
+def started_secure(cfg: NodeConfig) -> bool:
+    """Whether the node's last rendered opensearch.yml (its last start) had TLS on HTTP: ``status`` and ``stop``
+    then reach it over https without being told ``--secure`` again."""
+    try:
+        text = cfg.conf_dir.joinpath("opensearch.yml").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return any(ln.startswith("plugins.security.ssl.http.enabled: true") for ln in text.splitlines())
 
 
 @contextmanager

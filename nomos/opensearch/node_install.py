@@ -6,6 +6,7 @@ user can reach).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -14,13 +15,27 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from nomos.opensearch.assembly import BUNDLED_MODULES, KNN_PLUGIN, MODULES, NEURAL_PLUGIN, AssemblyError, assemble_home
+from nomos.opensearch.assembly import (
+    BUNDLED_MODULES,
+    KNN_PLUGIN,
+    MODULES,
+    NEURAL_PLUGIN,
+    SECURITY_PLUGIN,
+    AssemblyError,
+    assemble_home,
+    assemble_secure_home,
+)
 from nomos.opensearch.maven import MavenError
 from nomos.opensearch.node_config import Log, NodeConfig, NodeError, node_lock
 
 MARKER_NAME = ".nomos-installed.json"
 REQUIRED_MODULES: tuple[str, ...] = (*BUNDLED_MODULES, *(m.name for m in MODULES))
 REQUIRED_PLUGINS: tuple[str, ...] = (KNN_PLUGIN, NEURAL_PLUGIN)
+
+
+def required_plugins(cfg: NodeConfig) -> tuple[str, ...]:
+    """The plugins ``cfg``'s home must hold: the secured home has the security plugin too."""
+    return (*REQUIRED_PLUGINS, SECURITY_PLUGIN) if cfg.secure else REQUIRED_PLUGINS
 
 
 def install(cfg: NodeConfig, log: Log = print) -> Path:
@@ -32,6 +47,9 @@ def install(cfg: NodeConfig, log: Log = print) -> Path:
     """
     check_java(cfg)
     _ensure_root(cfg)
+    plain = dataclasses.replace(cfg, secure=False)
+    if cfg.secure:
+        install(plain, log)  # the secured home is the plain one plus a plugin: build (or reuse) that first
     with node_lock(cfg.root / ".install.lock"):
         problems = install_problems(cfg)
         if not problems:
@@ -45,7 +63,10 @@ def install(cfg: NodeConfig, log: Log = print) -> Path:
         shutil.rmtree(staging, ignore_errors=True)
         shutil.rmtree(staging.parent / f"{staging.name}.unzip", ignore_errors=True)
         try:
-            assemble_home(staging, cfg.version, cfg.plugin_version, cfg.java_home, log)
+            if cfg.secure:
+                assemble_secure_home(staging, plain.home, cfg.plugin_version, cfg.java_home, log)
+            else:
+                assemble_home(staging, cfg.version, cfg.plugin_version, cfg.java_home, log)
         except (MavenError, AssemblyError, OSError) as exc:
             shutil.rmtree(staging, ignore_errors=True)
             raise NodeError(f"installing OpenSearch {cfg.version} failed: {exc}") from exc
@@ -80,7 +101,7 @@ def install_problems(cfg: NodeConfig, check_marker: bool = True) -> list[str]:
             problems.append(f"{path} missing")
     for name in REQUIRED_MODULES:
         problems += _descriptor_problems(home / "modules" / name, cfg.version)
-    for name in REQUIRED_PLUGINS:
+    for name in required_plugins(cfg):
         problems += _descriptor_problems(home / "plugins" / name, cfg.plugin_version)
     return problems
 
@@ -122,7 +143,7 @@ def _write_marker(cfg: NodeConfig, seconds: float) -> None:
         "version": cfg.version,
         "plugin_version": cfg.plugin_version,
         "modules": list(REQUIRED_MODULES),
-        "plugins": list(REQUIRED_PLUGINS),
+        "plugins": list(required_plugins(cfg)),
         "installed_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "install_seconds": round(seconds, 1),
     }

@@ -33,6 +33,7 @@ from nomos.opensearch.node_process import (
     running_pid,
     terminate,
 )
+from nomos.opensearch.node_security import write_security_config
 
 LOG_TAIL_LINES = 40
 PIDFILE_GRACE_S = 60.0  # after bin/opensearch returns, the JVM must write its pidfile within this
@@ -107,7 +108,7 @@ def prepare_launch(cfg: NodeConfig, log: Log) -> _Account | None:
             raise NodeError(f"port {port} is taken by another process (not node {cfg.name}, per {cfg.pid_file})")
     account = _service_account(cfg, log)
     _prepare_node_dirs(cfg, account)
-    _write_config(cfg, account)
+    _write_config(cfg, account, log)
     return account
 
 
@@ -156,8 +157,9 @@ def _chown_tree(top: Path, account: _Account) -> None:
         os.chown(path, account.uid, account.gid, follow_symlinks=False)
 
 
-def _write_config(cfg: NodeConfig, account: _Account | None) -> None:
-    """Render opensearch.yml and jvm.options into the node's config dir; log4j2.properties comes from the home."""
+def _write_config(cfg: NodeConfig, account: _Account | None, log: Log = print) -> None:
+    """Render opensearch.yml and jvm.options into the node's config dir; log4j2.properties comes from the home; a
+    secured node's security files, certificate and key too (node_security.write_security_config)."""
     files = {
         cfg.conf_dir / "opensearch.yml": render_opensearch_yml(cfg),
         cfg.conf_dir / "jvm.options": render_jvm_options(cfg),
@@ -166,6 +168,8 @@ def _write_config(cfg: NodeConfig, account: _Account | None) -> None:
     (cfg.conf_dir / "jvm.options.d").mkdir(exist_ok=True)
     for path, text in files.items():
         path.write_text(text, encoding="utf-8")
+    if cfg.secure:
+        write_security_config(cfg, log)
     if account is not None:
         _chown_tree(cfg.conf_dir, account)
 

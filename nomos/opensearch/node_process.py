@@ -18,6 +18,7 @@ from pathlib import Path
 
 from nomos.opensearch.node_config import Log, NodeConfig, NodeError
 from nomos.opensearch.node_install import is_installed
+from nomos.opensearch.node_security import admin_access
 
 OPENSEARCH_MAIN_CLASS = "org.opensearch.bootstrap.OpenSearch"
 
@@ -118,14 +119,19 @@ def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
     return False
 
 
-def http_json(url: str, timeout: float = 5.0) -> object | None:
+def http_json(url: str, timeout: float = 5.0, cfg: NodeConfig | None = None) -> object | None:
     """GET ``url`` and parse JSON; error statuses still give their JSON body; None when nothing answers.
 
-    Proxies are bypassed: an http_proxy in the environment must not swallow requests to 127.0.0.1.
+    Proxies are bypassed: an http_proxy in the environment must not swallow requests to 127.0.0.1. For a secured
+    node (``cfg.secure``) the request trusts the node's CA and signs in as its admin.
     """
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    context, headers = admin_access(cfg) if cfg is not None else (None, {})
+    handlers: list[urllib.request.BaseHandler] = [urllib.request.ProxyHandler({})]
+    if context is not None:
+        handlers.append(urllib.request.HTTPSHandler(context=context))
+    opener = urllib.request.build_opener(*handlers)
     try:
-        with opener.open(url, timeout=timeout) as resp:
+        with opener.open(urllib.request.Request(url, headers=headers), timeout=timeout) as resp:
             body = resp.read()
     except urllib.error.HTTPError as exc:
         body = exc.read()
@@ -139,7 +145,8 @@ def http_json(url: str, timeout: float = 5.0) -> object | None:
 
 def cluster_health(cfg: NodeConfig, wait_s: int = 1) -> str | None:
     """green/yellow/red, or None when the node does not answer (yet)."""
-    data = http_json(f"{cfg.url}/_cluster/health?wait_for_status=yellow&timeout={wait_s}s", timeout=wait_s + 5)
+    data = http_json(f"{cfg.url}/_cluster/health?wait_for_status=yellow&timeout={wait_s}s", timeout=wait_s + 5,
+                     cfg=cfg)
     return data.get("status") if isinstance(data, dict) else None
 
 
@@ -151,8 +158,8 @@ def is_healthy(cfg: NodeConfig) -> bool:
 def status(cfg: NodeConfig) -> dict[str, object]:
     """Installed? running (by pidfile)? and, when running, what the node says about itself."""
     pid = running_pid(cfg)
-    info = http_json(f"{cfg.url}/") if pid is not None else None
-    nodes = http_json(f"{cfg.url}/_nodes/_local/plugins") if pid is not None else None
+    info = http_json(f"{cfg.url}/", cfg=cfg) if pid is not None else None
+    nodes = http_json(f"{cfg.url}/_nodes/_local/plugins", cfg=cfg) if pid is not None else None
     version = info.get("version", {}).get("number") if isinstance(info, dict) else None
     plugins, modules = _plugin_names(nodes)
     return {
@@ -160,6 +167,7 @@ def status(cfg: NodeConfig) -> dict[str, object]:
         "running": pid is not None,
         "pid": pid,
         "url": cfg.url,
+        "secure": cfg.secure,
         "version": version,
         "health": cluster_health(cfg) if pid is not None else None,
         "plugins": plugins,

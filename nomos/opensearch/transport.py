@@ -27,7 +27,7 @@ from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import ConnectionTimeout, TransportError
 
 from nomos.errors import ClusterError, ClusterUnavailable, IndexNotFound, SearchError
-from nomos.opensearch.client import RETRY_STATUSES, make_client, retrying
+from nomos.opensearch.client import RETRY_STATUSES, access_error, make_client, retrying
 from nomos.settings import Settings
 
 T = TypeVar("T")
@@ -61,6 +61,8 @@ def _is_missing_index(error: Any) -> bool:  # noqa: ANN401
 def typed_error(exc: TransportError | OSConnectionError, what: str, *, url: str = "",
                 unavailable_hint: str = UNAVAILABLE_HINT) -> ClusterError:
     """The :mod:`nomos.errors` type for an opensearch-py error that ended a request named ``what``."""
+    if (denied := access_error(exc, what)) is not None:
+        return denied
     if isinstance(exc, (OSConnectionError, ConnectionTimeout)):
         where = f" at {url}" if url else ""
         return ClusterUnavailable(f"no OpenSearch cluster answers{where} ({what})", reason=str(exc.info or exc.error),

@@ -125,7 +125,7 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
         openapi_url="/api/openapi.json",
     )
     quiet_client_log()
-    app.state.portal = Portal(settings, make_client(settings, pool_maxsize=32), llm_deadline=llm_deadline, llm_slots=llm_slots)
+    app.state.portal = Portal(settings, make_client(settings.for_portal(), pool_maxsize=32), llm_deadline=llm_deadline, llm_slots=llm_slots)
     app.state.templates = make_templates()
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.add_middleware(SecurityHeaders)

@@ -1,0 +1,217 @@
+"""The security plugin's configuration of a secured local node (``server start --secure``).
+
+What a security officer reads here: TLS on HTTP and transport with the node's own CA (``node_certs``); the
+internal user database with three users whose passwords nomos generates, stores 0600 under the node folder and
+prints once; and two least-privilege roles:
+
+* ``nomos_indexer`` may create, write and delete the article indices (``<alias>``, ``<alias>-*``), their alias,
+  the judgments index (exports) and the results indices (``<results prefix>-*``), and nothing else;
+* ``nomos_portal`` may read the articles (search, get, mappings, settings, analyze) and write the judgments index
+  (``<alias>_judgments``) only: it cannot create, write or delete an article index.
+
+``admin`` has ``all_access`` (and the admin certificate is the ``admin_dn`` that ``securityadmin.sh`` needs).
+The plugin loads these files into its security index on the node's FIRST start
+(``plugins.security.allow_default_init_securityindex``); later changes to them need ``securityadmin.sh`` (see
+docs/opensearch-local.md).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import secrets
+import shutil
+import ssl
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from nomos.errors import ConfigError
+from nomos.opensearch.node_certs import ADMIN_SUBJECT, NODE_SUBJECT, CertFiles, ensure_certs
+from nomos.opensearch.node_config import Log, NodeConfig
+
+ADMIN_USER = "admin"
+INDEXER_USER = "nomos_indexer"
+PORTAL_USER = "nomos_portal"
+USERS = (ADMIN_USER, INDEXER_USER, PORTAL_USER)
+SECURITY_PLUGIN = "opensearch-security"
+CONF_SUBDIR = "opensearch-security"  # where the plugin reads its yml files, under OPENSEARCH_PATH_CONF
+CERTS_SUBDIR = "certs"  # the node's certificate and key, copied under OPENSEARCH_PATH_CONF (the plugin reads there)
+BCRYPT_ROUNDS = 12  # what the plugin's own hash tool uses
+
+
+def security_dir(cfg: NodeConfig) -> Path:
+    """The node's secrets (CA and keys, passwords): root's (or the caller's) own, 0700, outside the config dir the
+    service user owns."""
+    return cfg.node_dir / "security"
+
+
+def cert_files(cfg: NodeConfig) -> CertFiles:
+    return CertFiles(security_dir(cfg) / "certs")
+
+
+def password_file(cfg: NodeConfig, user: str) -> Path:
+    """``<node>/security/<user>.password`` (0600): what NOMOS_OPENSEARCH_PASSWORD_FILE points at."""
+    return security_dir(cfg) / f"{user}.password"
+
+
+def ensure_passwords(cfg: NodeConfig, log: Log = print) -> dict[str, str]:
+    """The three users' passwords: read back, or generated (``secrets``) and stored 0600 the first time, when they
+    are printed once with where they are kept."""
+    folder = security_dir(cfg)
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o700)
+    passwords: dict[str, str] = {}
+    made: list[str] = []
+    for user in USERS:
+        path = password_file(cfg, user)
+        if path.is_file() and path.read_text(encoding="utf-8").strip():
+            passwords[user] = path.read_text(encoding="utf-8").strip()
+            continue
+        passwords[user] = secrets.token_urlsafe(24)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(passwords[user])
+        path.chmod(0o600)
+        made.append(user)
+    if made:
+        log("generated passwords (shown once; kept 0600 in " + str(folder) + "):")
+        for user in made:
+            log(f"  {user}: {passwords[user]}   ({password_file(cfg, user)})")
+    return passwords
+
+
+def hash_password(password: str) -> str:
+    """bcrypt, as the plugin's internal user database stores it (``$2y$12$…``)."""
+    try:
+        import bcrypt
+    except ImportError:
+        raise ConfigError("a secured node needs the `bcrypt` package", hint="pip install -r requirements.txt") from None
+    return bcrypt.hashpw(password.encode("utf-8"), bcrypt.gensalt(rounds=BCRYPT_ROUNDS, prefix=b"2b")).decode("ascii")
+
+
+def internal_users(passwords: dict[str, str]) -> dict[str, Any]:
+    """internal_users.yml: the three users, hashed."""
+    described = {ADMIN_USER: "nomos: the cluster's administrator (all_access)",
+                 INDEXER_USER: "nomos: builds and replaces the article indices, writes results",
+                 PORTAL_USER: "nomos: the portal; reads the articles, writes judgments"}
+    users: dict[str, Any] = {"_meta": {"type": "internalusers", "config_version": 2}}
+    for user in USERS:
+        users[user] = {"hash": hash_password(passwords[user]), "reserved": user == ADMIN_USER,
+                       "backend_roles": ["admin"] if user == ADMIN_USER else [], "description": described[user]}
+    return users
+
+
+def index_patterns(cfg: NodeConfig) -> dict[str, list[str]]:
+    """The index names each role's permissions cover, from the articles alias and the results prefix."""
+    alias = cfg.articles_alias
+    return {
+        "articles": [alias, f"{alias}-*"],
+        "judgments": [f"{alias}_judgments"],
+        "results": [cfg.results_prefix, f"{cfg.results_prefix}-*"],
+    }
+
+
+def roles(cfg: NodeConfig) -> dict[str, Any]:
+    """roles.yml: ``nomos_indexer`` and ``nomos_portal``, least privilege (see the module's docstring)."""
+    pat = index_patterns(cfg)
+    read_articles = ["read", "indices:admin/mappings/get", "indices:monitor/settings/get", "indices:admin/analyze",
+                     "indices:admin/aliases/get", "indices:admin/get", "indices:admin/resolve/index",
+                     "indices:monitor/stats"]
+    return {
+        "_meta": {"type": "roles", "config_version": 2},
+        INDEXER_USER: {
+            "description": "nomos index / eval --to-opensearch: the article, judgments and results indices only",
+            "cluster_permissions": ["cluster_monitor", "cluster_composite_ops", "cluster:admin/search/pipeline/*",
+                                    "indices:admin/aliases", "indices:admin/aliases/get"],
+            "index_permissions": [
+                {"index_patterns": pat["articles"] + pat["judgments"] + pat["results"],
+                 "allowed_actions": ["indices_all"]},
+            ],
+        },
+        PORTAL_USER: {
+            "description": "nomos portal: read the articles, write the judgments index, nothing else",
+            # bulk: the envelope a single write travels in; each item is still checked against the index rules
+            "cluster_permissions": ["cluster_composite_ops_ro", "cluster:monitor/main", "cluster:monitor/health",
+                                    "cluster:admin/search/pipeline/get", "indices:data/write/bulk"],
+            "index_permissions": [
+                {"index_patterns": pat["articles"], "allowed_actions": read_articles},
+                {"index_patterns": pat["judgments"],
+                 "allowed_actions": ["crud", "create_index", "indices:admin/mapping/put", "indices:admin/get",
+                                     "indices:admin/refresh*", "indices:admin/mappings/get"]},
+            ],
+        },
+    }
+
+
+def roles_mapping() -> dict[str, Any]:
+    """roles_mapping.yml: admin → all_access, each nomos user → its own role."""
+    return {
+        "_meta": {"type": "rolesmapping", "config_version": 2},
+        "all_access": {"reserved": False, "users": [ADMIN_USER], "backend_roles": ["admin"]},
+        INDEXER_USER: {"reserved": False, "users": [INDEXER_USER]},
+        PORTAL_USER: {"reserved": False, "users": [PORTAL_USER]},
+    }
+
+
+def security_settings(cfg: NodeConfig) -> dict[str, object]:
+    """The opensearch.yml keys of a secured node: TLS on transport and HTTP with our certificates (paths relative to
+    the config dir, where :func:`write_security_config` copies them), the first-start init, the admin and node DNs."""
+    certs = {"pemcert_filepath": f"{CERTS_SUBDIR}/node.pem", "pemkey_filepath": f"{CERTS_SUBDIR}/node-key.pem",
+             "pemtrustedcas_filepath": f"{CERTS_SUBDIR}/ca.pem"}
+    settings: dict[str, object] = {f"plugins.security.ssl.transport.{k}": v for k, v in certs.items()}
+    settings.update({f"plugins.security.ssl.http.{k}": v for k, v in certs.items()})
+    settings.update({
+        "plugins.security.ssl.http.enabled": True,
+        "plugins.security.ssl.transport.enforce_hostname_verification": False,
+        "plugins.security.allow_default_init_securityindex": True,
+        "plugins.security.authcz.admin_dn": [ADMIN_SUBJECT],
+        "plugins.security.nodes_dn": [NODE_SUBJECT],
+        "plugins.security.restapi.roles_enabled": ["all_access"],
+        "plugins.security.system_indices.enabled": True,
+        "plugins.security.check_snapshot_restore_write_privileges": True,
+        "plugins.security.enable_snapshot_restore_privilege": True,
+    })
+    return settings
+
+
+def write_security_config(cfg: NodeConfig, log: Log = print) -> None:
+    """Into the node's config dir: the plugin's default yml files from the home, ours over them, and the node's
+    certificate, key and CA (made and kept under :func:`security_dir`)."""
+    files = ensure_certs(cert_files(cfg).folder, log=log)
+    passwords = ensure_passwords(cfg, log=log)
+    target = cfg.conf_dir / CONF_SUBDIR
+    target.mkdir(parents=True, exist_ok=True)
+    defaults = cfg.home / "config" / CONF_SUBDIR
+    for path in sorted(defaults.glob("*.yml")):
+        shutil.copyfile(path, target / path.name)
+    ours = {"internal_users.yml": internal_users(passwords), "roles.yml": roles(cfg), "roles_mapping.yml": roles_mapping()}
+    for name, body in ours.items():
+        _write_private(target / name, yaml.safe_dump(body, sort_keys=False, allow_unicode=True))
+    certs = cfg.conf_dir / CERTS_SUBDIR
+    certs.mkdir(exist_ok=True)
+    certs.chmod(0o700)
+    for source, name in ((files.node, "node.pem"), (files.node_key, "node-key.pem"), (files.ca, "ca.pem")):
+        _write_private(certs / name, source.read_text(encoding="ascii"))
+
+
+def _write_private(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    path.chmod(0o600)
+
+
+def admin_access(cfg: NodeConfig) -> tuple[ssl.SSLContext | None, dict[str, str]]:
+    """How nomos itself reaches the node for health and status: plain for an open node; for a secured one TLS
+    trusting the node's CA and the admin's basic auth (before the first start there is no password yet: no header)."""
+    if not cfg.secure:
+        return None, {}
+    ca = cert_files(cfg).ca
+    context = ssl.create_default_context(cafile=str(ca)) if ca.is_file() else ssl.create_default_context()
+    path = password_file(cfg, ADMIN_USER)
+    if not path.is_file():
+        return context, {}
+    token = base64.b64encode(f"{ADMIN_USER}:{path.read_text(encoding='utf-8').strip()}".encode()).decode("ascii")
+    return context, {"Authorization": f"Basic {token}"}

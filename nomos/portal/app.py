@@ -114,8 +114,11 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
     """The portal for ``settings`` (its cluster and index alias, LLM endpoint if any).
 
     Searches do not wait out a restarting node as ``eval`` does (``retry_seconds``): a person at the page gets a
-    503 at once and retries, so the portal keeps at most ``PORTAL_RETRY_SECONDS`` of backoff."""
-    settings = settings.with_overrides(retry_seconds=min(settings.retry_seconds, PORTAL_RETRY_SECONDS))
+    503 at once and retries, so the portal keeps at most ``PORTAL_RETRY_SECONDS`` of backoff. Its client retries
+    nothing itself (``make_client``'s ``retries=0``: under the transport's own retries a slow search would be sent
+    again and the reader wait a multiple of the timeout) and times out with the portal's deadline."""
+    settings = settings.with_overrides(retry_seconds=min(settings.retry_seconds, PORTAL_RETRY_SECONDS),
+                                       request_timeout=min(settings.request_timeout, settings.portal_deadline_seconds))
     app = FastAPI(
         title="nomos — πύλη νομοθεσίας",
         description="Αναζήτηση άρθρων της ελληνικής νομοθεσίας (BM25, kNN, υβριδική, LLM). JSON API of the nomos portal.",
@@ -125,7 +128,7 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
         openapi_url="/api/openapi.json",
     )
     quiet_client_log()
-    app.state.portal = Portal(settings, make_client(settings, pool_maxsize=32), llm_deadline=llm_deadline, llm_slots=llm_slots)
+    app.state.portal = Portal(settings, make_client(settings, pool_maxsize=32, retries=0), llm_deadline=llm_deadline, llm_slots=llm_slots)
     app.state.templates = make_templates()
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.add_middleware(SecurityHeaders)

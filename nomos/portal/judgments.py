@@ -282,6 +282,8 @@ async def api_judge(request: Request, portal: PortalDep) -> Response:
         data = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise JudgmentRejected(400, f"body: not JSON ({exc})") from None
+    except ValueError:  # Python refuses to read an integer of more than 4,300 digits (a 5,000-digit grade)
+        raise JudgmentRejected(422, ["body: a number too long to be read (more than 4,300 digits)"]) from None
     given = data.get("user") if isinstance(data, dict) and isinstance(data.get("user"), str) else None
     user = user_of(request, given)
     if isinstance(data, dict) and request.headers.get(USER_HEADER) is not None:

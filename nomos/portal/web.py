@@ -26,8 +26,10 @@ PortalDep = Annotated[Portal, Depends(get_portal)]
 
 
 async def run(portal: Portal, fn: Callable[..., Any], *args: Any, llm: bool = False) -> Any:  # noqa: ANN401
-    """``fn(*args)`` in a worker thread, its OpenSearch failures as :mod:`nomos.errors` types. LLM work runs on
-    the portal's few LLM threads, under its deadline (:class:`DeadlineExceeded`; the thread is abandoned)."""
+    """``fn(*args)`` in a worker thread, its OpenSearch failures as :mod:`nomos.errors` types, under the portal's
+    deadline (``NOMOS_PORTAL_DEADLINE_SECONDS``): past it the reader gets a 504 at once (:class:`DeadlineExceeded`)
+    and the thread is abandoned (its OpenSearch request times out as soon: the portal's client has that timeout).
+    LLM work runs on the portal's few LLM threads, under the LLM deadline instead."""
 
     name = getattr(fn, "__name__", "")
     what = name.replace("_", " ") if name.isidentifier() else "request"  # named in the log line (not a lambda's)
@@ -36,13 +38,12 @@ async def run(portal: Portal, fn: Callable[..., Any], *args: Any, llm: bool = Fa
         with cluster_errors(portal.settings, what):
             return fn(*args)
 
-    if not llm:
-        return await run_sync(typed)
+    seconds = portal.llm_deadline if llm else portal.deadline
     try:
-        with anyio.fail_after(portal.llm_deadline):
-            return await run_sync(typed, limiter=portal.llm_limiter, abandon_on_cancel=True)
+        with anyio.fail_after(seconds):
+            return await run_sync(typed, limiter=portal.llm_limiter if llm else None, abandon_on_cancel=True)
     except TimeoutError:
-        raise DeadlineExceeded(portal.llm_deadline) from None
+        raise DeadlineExceeded(seconds, llm=llm) from None
 
 
 async def run_search(portal: Portal, q: str, method: Method | None, k: int, source: str | None,

@@ -9,7 +9,7 @@ from fastapi.responses import HTMLResponse, Response
 from nomos.errors import NomosError
 from nomos.portal.errors import PortalError, classify, log_failure
 from nomos.portal.params import AreaParam, ArticleId, FullText, Highlight, KParam, MethodParam, QueryText, SourceParam
-from nomos.portal.web import PortalDep, render, run, run_search
+from nomos.portal.web import PortalDep, limit, render, run, run_search
 from nomos.retrieval.registry import DEFAULT_METHOD
 
 router = APIRouter(include_in_schema=False)
@@ -24,6 +24,7 @@ async def search_page(request: Request, portal: PortalDep, q: QueryText = "", me
         if method is None:
             form["method"] = await run_sync(portal.default_method)
         return await render(request, "search.html", form=form, result=None)
+    limit(request, "search")
     try:
         result = await run_search(portal, q, method, k, source, area)
     except NomosError as exc:  # shown in the page, with the form kept so the person can simply retry

@@ -11,6 +11,7 @@ from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from nomos.portal.errors import DeadlineExceeded, PortalError
+from nomos.portal.identity import BadUserHeader
 from nomos.portal.params import Method, check_area
 from nomos.portal.service import Portal
 from nomos.retrieval.registry import DEFAULT_METHOD, method_spec
@@ -23,6 +24,21 @@ def get_portal(request: Request) -> Portal:
 
 
 PortalDep = Annotated[Portal, Depends(get_portal)]
+
+
+def client_of(request: Request) -> str:
+    """Who a rate limit counts: the user a trusted proxy signed in, else the client's address."""
+    proxies = request.app.state.proxies
+    try:
+        user = proxies.user(request)
+    except BadUserHeader:
+        user = None
+    return f"user:{user}" if user else f"addr:{proxies.peer(request)}"
+
+
+def limit(request: Request, kind: str) -> None:
+    """Count one ``kind`` request ("search", "judgment") against the client's rate (429 past it)."""
+    request.app.state.rates.hit(kind, client_of(request))
 
 
 async def run(portal: Portal, fn: Callable[..., Any], *args: Any, llm: bool = False) -> Any:  # noqa: ANN401

@@ -8,7 +8,13 @@ stand-in's real queries (a Lua script rotates the URLs) and prints p50 / p95 / p
 method. The portal is stopped at the end (by its own pid).
 
     .venv/bin/python bench/portal_load.py --dataset ../shared/data/greek-statutes [--duration 20] [--workers 2]
-        [--method bm25,hybrid] [--connections 8,32]
+        [--method bm25,hybrid] [--connections 8,32] [--heavy]
+
+``--heavy`` (issue 26): the stand-in plus one article of the largest size ingest allows (NOMOS_MAX_ARTICLE_BYTES)
+behind ``<alias>-heavy``; each wrk run is made twice, alone and while one more client fetches that article's page
+with the query highlighted and ``?full=1`` (the costliest page a reader can ask for) in a loop, and the wrk
+clients' p50 / p95 are printed side by side with how many heavy pages were served. The portal's per-client rate
+limits are lifted for the run (it measures capacity, not the limits).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -31,6 +38,7 @@ from urllib.parse import quote
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from nomos.ingest.beir import QRELS, QUERIES  # noqa: E402
 from nomos.ingest.indexer import index_meta  # noqa: E402
 from nomos.ingest.loader import load_dataset  # noqa: E402
 from nomos.opensearch.client import cluster_version, make_client  # noqa: E402
@@ -80,6 +88,50 @@ def ensure_indexed(settings: Settings, dataset: str, vectors: bool = False) -> N
         print(f"indexing {dataset} behind {settings.index_alias}{what} …", flush=True)
         index_dataset(settings, data, client=client, embedders=(settings.embedder,) if vectors else ())
     return None
+
+
+HEAVY_ID = "BENCH::1"
+
+
+def heavy_dataset(dataset: str, folder: Path, max_bytes: int) -> str:
+    """``dataset`` plus one article of ``max_bytes`` bytes of Greek text (the largest ingest allows), in ``folder``."""
+    src = Path(dataset)
+    (folder / "qrels").mkdir(parents=True, exist_ok=True)
+    shutil.copy(src / QUERIES, folder / QUERIES)
+    shutil.copy(src / QRELS, folder / QRELS)
+    words = [w for line in (src / "corpus.jsonl").open(encoding="utf-8") for w in json.loads(line)["text"].split()[:50]][:20_000]
+    text, size, i = [], 0, 0
+    while True:
+        w = words[i % len(words)]
+        if size + len(w.encode()) + 1 > max_bytes:
+            break
+        text.append(w)
+        size += len(w.encode()) + 1
+        i += 1
+    big = {"_id": HEAVY_ID, "title": "Άρθρο του μέγιστου επιτρεπτού μεγέθους", "text": " ".join(text), "source": "BENCH",
+           "law": "Δοκιμή φόρτου"}
+    with (folder / "corpus.jsonl").open("w", encoding="utf-8") as out:
+        out.write((src / "corpus.jsonl").read_text(encoding="utf-8"))
+        out.write(json.dumps(big, ensure_ascii=False) + "\n")
+    return str(folder)
+
+
+class HeavyClient(threading.Thread):
+    """One client fetching ``url`` again and again until stopped: how many pages, and their mean time."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(daemon=True)
+        self.url, self.stop, self.times, self.bytes, self.failed = url, threading.Event(), [], 0, 0
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            t = time.perf_counter()
+            try:
+                with urllib.request.urlopen(self.url, timeout=60) as r:
+                    self.bytes = len(r.read())
+            except OSError:
+                self.failed += 1
+            self.times.append(time.perf_counter() - t)
 
 
 def wait_up(base: str, timeout: float = 120) -> None:
@@ -158,19 +210,27 @@ def main() -> None:
                     help="pages to load, comma-separated: bm25, hybrid (default both; hybrid needs the embedder's vectors)")
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "portal_load.json"))
+    ap.add_argument("--heavy", action="store_true",
+                    help="each run alone and beside one client loading the largest allowed article's full page")
     args = ap.parse_args()
     if not shutil.which("wrk"):
         raise SystemExit("wrk not found: apt-get install -y wrk")
 
     methods = parse_methods(args.method)
     settings = Settings.from_env()
-    ensure_indexed(settings, args.dataset, vectors=any(method_spec(m).needs_vectors for m in methods))
+    dataset = args.dataset
+    heavy_tmp = tempfile.TemporaryDirectory() if args.heavy else None
+    if heavy_tmp is not None:
+        settings = settings.with_overrides(index_alias=settings.index_alias + "-heavy")
+        dataset = heavy_dataset(args.dataset, Path(heavy_tmp.name), settings.max_article_bytes)
+    ensure_indexed(settings, dataset, vectors=any(method_spec(m).needs_vectors for m in methods))
     queries = [json.loads(line)["text"] for line in Path(args.dataset, "queries.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
     paths = {m: [f"/search?q={quote(q)}&method={m}" + (f"&k={args.k}" if args.k != 10 else "") for q in queries] for m in methods}
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "NOMOS_INDEX": settings.index_alias,
+           "NOMOS_SEARCH_RATE": "1000000/second", "NOMOS_JUDGMENT_RATE": "1000000/second"}
     portal = subprocess.Popen(
         [sys.executable, "cli.py", "serve", "--portal-port", str(port), "--workers", str(args.workers), "--log-level", "warning"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
@@ -188,25 +248,45 @@ def main() -> None:
                 for method in methods:  # side by side at each connection count
                     script = Path(tmp) / f"rotate-{method}.lua"
                     script.write_text(LUA % {"paths": ", ".join(json.dumps(p) for p in paths[method])}, encoding="utf-8")
-                    r = {"method": method, **run_wrk(base, script, c, args.duration, args.threads, pids)}
-                    results.append(r)
-                    cpu = ", ".join(f"{k} {v:.1f}" for k, v in r["cpu_ms_per_request"].items())
-                    print(f"{method:>6} {c:>3} connections: p50 {r['p50_ms']:.1f} ms  p95 {r['p95_ms']:.1f} ms  p99 {r['p99_ms']:.1f} ms  "
-                          f"{r['rps']:.0f} req/s  ({r['requests']} requests, {r['errors']} errors); CPU ms/request: {cpu}", flush=True)
+                    for heavy in ((False, True) if args.heavy else (False,)):
+                        hog = HeavyClient(f"{base}/articles/{quote(HEAVY_ID)}?q={quote(queries[0][:200])}&full=1") if heavy else None
+                        if hog:
+                            hog.start()
+                        try:
+                            r = {"method": method, "heavy": heavy, **run_wrk(base, script, c, args.duration, args.threads, pids)}
+                        finally:
+                            if hog:
+                                hog.stop.set()
+                                hog.join(timeout=70)
+                        if hog:
+                            r["heavy_pages"] = len(hog.times)
+                            r["heavy_failed"] = hog.failed
+                            r["heavy_page_bytes"] = hog.bytes
+                            r["heavy_mean_ms"] = round(1000 * sum(hog.times) / max(len(hog.times), 1), 1)
+                        results.append(r)
+                        cpu = ", ".join(f"{k} {v:.1f}" for k, v in r["cpu_ms_per_request"].items())
+                        beside = (f"; beside {r['heavy_pages']} full pages of the largest article ({r['heavy_page_bytes']:,} bytes, "
+                                  f"{r['heavy_mean_ms']:.0f} ms each)") if heavy else ""
+                        print(f"{method:>6} {c:>3} connections: p50 {r['p50_ms']:.1f} ms  p95 {r['p95_ms']:.1f} ms  p99 {r['p99_ms']:.1f} ms  "
+                              f"{r['rps']:.0f} req/s  ({r['requests']} requests, {r['errors']} errors){beside}; CPU ms/request: {cpu}",
+                              flush=True)
     finally:
         os.killpg(portal.pid, signal.SIGTERM)
         portal.wait(timeout=30)
+        if heavy_tmp is not None:
+            heavy_tmp.cleanup()
     info = {"load_average_after": os.getloadavg(), "queries": len(queries), "methods": methods, "workers": args.workers,
             "duration_s": args.duration, "k": args.k,
             "cpus": os.cpu_count(), "index": settings.index_alias, "results": results}
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(info, indent=2), encoding="utf-8")
-    print("| method | connections | p50 ms | p95 ms | p99 ms | req/s | errors | CPU ms/request (portal / OpenSearch / wrk) |\n"
-          "| --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| method | connections | beside the largest article | p50 ms | p95 ms | p99 ms | req/s | errors | "
+          "CPU ms/request (portal / OpenSearch / wrk) |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in results:
         c = r["cpu_ms_per_request"]
-        print(f"| {r['method']} | {r['connections']} | {r['p50_ms']:.1f} | {r['p95_ms']:.1f} | {r['p99_ms']:.1f} | {r['rps']:.0f} | {r['errors']} | "
-              f"{c['portal']:.1f} / {c['opensearch']:.1f} / {c['wrk']:.1f} |")
+        beside = f"{r['heavy_pages']} pages, {r['heavy_mean_ms']:.0f} ms each" if r.get("heavy") else "no"
+        print(f"| {r['method']} | {r['connections']} | {beside} | {r['p50_ms']:.1f} | {r['p95_ms']:.1f} | {r['p99_ms']:.1f} | "
+              f"{r['rps']:.0f} | {r['errors']} | {c['portal']:.1f} / {c['opensearch']:.1f} / {c['wrk']:.1f} |")
 
 
 if __name__ == "__main__":

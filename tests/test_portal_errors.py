@@ -52,7 +52,7 @@ def test_a_portal_whose_node_is_down_answers_503_in_one_log_line_each(caplog):
     """Nothing listens on the port: every page that needs the node is a 503 at once (the form still renders), and
     the log holds one warning per failed request and no stack trace (opensearch-py's per-attempt tracebacks
     included)."""
-    app = create_app(Settings(http_port=free_port(), retry_seconds=0.2, request_timeout=2.0))
+    app = create_app(Settings(http_port=free_port(), retry_seconds=0.2, request_timeout=2.0, allowed_hosts=("testserver",)))
     failing = ["/search?q=" + CASE, "/api/search?q=" + CASE, "/search?q=x&method=hybrid", "/articles/PK::372",
                "/api/articles/PK::372", "/api/health", "/judgments", "/api/judgments/queries"]
     caplog.set_level(logging.DEBUG, logger="nomos")
@@ -70,7 +70,7 @@ def test_a_portal_whose_node_is_down_answers_503_in_one_log_line_each(caplog):
 
 
 def test_a_bug_logs_its_traceback_and_shows_none(caplog, monkeypatch):
-    app = create_app(Settings(http_port=free_port(), retry_seconds=0.2))
+    app = create_app(Settings(http_port=free_port(), retry_seconds=0.2, allowed_hosts=("testserver",)))
 
     def boom(*args, **kwargs):
         raise ZeroDivisionError("a bug")

@@ -30,7 +30,7 @@ def own_node(tmp_path):
     install(cfg, log=lambda m: None)
     start(cfg, timeout=240, log=lambda m: None)
     try:
-        yield cfg, Settings(http_port=PORT, node_root=base.node_root)
+        yield cfg, Settings(http_port=PORT, node_root=base.node_root, allowed_hosts=("testserver",))
     finally:
         stop(cfg, log=lambda m: None)
 

@@ -114,7 +114,8 @@ def emit_json(document: object) -> None:
 def load(settings: Settings, dataset: str, corpus_file: str):  # noqa: ANN201 - Dataset, imported lazily
     from nomos.ingest.loader import load_dataset
 
-    return load_dataset(dataset, corpus_file=corpus_file, cache_dir=settings.cache_dir)
+    return load_dataset(dataset, corpus_file=corpus_file, cache_dir=settings.cache_dir,
+                        max_article_bytes=settings.max_article_bytes)
 
 
 # ------------------------------------------------------------------------------------------ methods

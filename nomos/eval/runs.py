@@ -86,13 +86,25 @@ def atomic_write_json(path: Path, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, ensure_ascii=False, indent=2, sort_keys=False) + "\n")
 
 
+def _trec_word(value: str, what: str) -> str:
+    """A TREC column: lines are split on white space, so an id with a space (or a NUL, which no reader expects in
+    a text file) would shift every column after it; such an id is refused, never written."""
+    if not value or any(c.isspace() or c == "\0" for c in value):
+        raise DataError(f"{what} {value!r} cannot be written to a TREC run file (its columns are separated by white "
+                        "space): ids must be non-empty words without spaces or NUL")
+    return value
+
+
 def format_trec(run: Mapping[str, Ranking], tag: str) -> str:
-    """TREC run text; query ids in sorted order, ranks from 1."""
+    """TREC run text; query ids in sorted order, ranks from 1. Ids TREC cannot represent raise :class:`DataError`
+    before anything is written."""
     if not tag or any(c.isspace() for c in tag):
         raise ValueError(f"run tag must be a non-empty word, got {tag!r}")
     lines = []
     for qid in sorted(run):
+        _trec_word(qid, "query id")
         for rank, (doc, score) in enumerate(run[qid], start=1):
+            _trec_word(doc, f"article id (query {qid})")
             lines.append(f"{qid} Q0 {doc} {rank} {score:.6f} {tag}")
     return "\n".join(lines) + ("\n" if lines else "")
 

@@ -12,16 +12,21 @@ from pathlib import Path
 from typing import Iterator
 
 from nomos.ingest.records import Article, Dataset, DatasetError, Qrels, Query
-from nomos.ingest.validate import check_references, check_unique
+from nomos.ingest.validate import check_id, check_references, check_text, check_unique, json_type
 from nomos.mappings.areas import areas, resolve_area
 
 CORPUS = "corpus.jsonl"
 QUERIES = "queries.jsonl"
 QRELS = Path("qrels") / "test.tsv"
+DEFAULT_MAX_ARTICLE_BYTES = 1_000_000  # as Settings.max_article_bytes (NOMOS_MAX_ARTICLE_BYTES)
+BOM = "\ufeff"
 
 
 def _json_lines(path: Path) -> Iterator[tuple[str, dict]]:
-    """Yield (``file:line``, object) for each non-blank line, decoding each line strictly as UTF-8."""
+    """Yield (``file:line``, object) for each non-blank line, decoding each line strictly as UTF-8.
+
+    A byte order mark at the very start of the file (what some Windows editors write) is dropped; one at the start
+    of a later line means files were joined, and is refused with that said."""
     with path.open("rb") as fh:
         for lineno, raw in enumerate(fh, start=1):
             where = f"{path}:{lineno}"
@@ -29,6 +34,11 @@ def _json_lines(path: Path) -> Iterator[tuple[str, dict]]:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as exc:
                 raise DatasetError(where, f"not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 4]!r})") from None
+            if line.startswith(BOM):
+                if lineno > 1:
+                    raise DatasetError(where, "a byte order mark (BOM, U+FEFF) starts this line: the file looks like "
+                                              "files joined together; remove it")
+                line = line[1:]
             if not line.strip():
                 continue
             try:
@@ -40,26 +50,35 @@ def _json_lines(path: Path) -> Iterator[tuple[str, dict]]:
             yield where, obj
 
 
-def _text_field(obj: dict, name: str, where: str, *, required: bool) -> str:
+def _text_field(obj: dict, name: str, where: str, *, required: bool, body: bool = False) -> str:
     value = obj.get(name)
     if value is None:
         if required:
             raise DatasetError(where, f"field {name!r} is missing")
         return ""
-    if not isinstance(value, (str, int)):
-        raise DatasetError(where, f"field {name!r} must be a string, got {type(value).__name__}")
-    return str(value)
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise DatasetError(where, f"field {name!r} must be a string, got {json_type(value)}")
+    return check_text(str(value), where, name, body=body)
 
 
-def parse_article(obj: dict, where: str) -> Article:
-    """One corpus record; an article needs an id and non-empty text (a title alone cannot be judged). An ``area``
-    field, when present, must name a legal area of the table (key or Greek label) and wins over the table."""
-    doc_id = _text_field(obj, "_id", where, required=True).strip()
-    if not doc_id:
-        raise DatasetError(where, "field '_id' is empty")
-    text = _text_field(obj, "text", where, required=True)
+def _id_field(obj: dict, where: str) -> str:
+    if obj.get("_id") is None:
+        raise DatasetError(where, "field '_id' is missing")
+    return check_id(obj["_id"], where)
+
+
+def parse_article(obj: dict, where: str, max_bytes: int | None = DEFAULT_MAX_ARTICLE_BYTES) -> Article:
+    """One corpus record; an article needs an id (:func:`~nomos.ingest.validate.check_id`) and non-empty text (a
+    title alone cannot be judged) of at most ``max_bytes`` bytes (one huge article would slow every page that
+    shows or highlights it; None: no limit). An ``area`` field, when present, must name a legal area of the
+    table (key or Greek label) and wins over the table."""
+    doc_id = _id_field(obj, where)
+    text = _text_field(obj, "text", where, required=True, body=True)
     if not text.strip():
         raise DatasetError(where, f"article {doc_id!r} has no text")
+    if max_bytes is not None and (size := len(text.encode("utf-8"))) > max_bytes:
+        raise DatasetError(where, f"article {doc_id!r} has {size:,} bytes of text, more than the {max_bytes:,} "
+                                  "allowed (NOMOS_MAX_ARTICLE_BYTES): split it into its paragraphs or raise the limit")
     source = _text_field(obj, "source", where, required=False) or (doc_id.split("::", 1)[0] if "::" in doc_id else "")
     given = _text_field(obj, "area", where, required=False)
     area = resolve_area(given) if given.strip() else ""
@@ -78,10 +97,8 @@ def parse_article(obj: dict, where: str) -> Article:
 
 def parse_query(obj: dict, where: str) -> Query:
     """One query record; extra string fields (facts, question, area…) are kept as metadata."""
-    qid = _text_field(obj, "_id", where, required=True).strip()
-    if not qid:
-        raise DatasetError(where, "field '_id' is empty")
-    text = _text_field(obj, "text", where, required=True)
+    qid = _id_field(obj, where)
+    text = _text_field(obj, "text", where, required=True, body=True)
     if not text.strip():
         raise DatasetError(where, f"query {qid!r} has no text")
     meta = {k: str(v) for k, v in obj.items() if k not in {"_id", "text"} and isinstance(v, (str, int, float))}
@@ -144,12 +161,13 @@ def _fingerprint(paths: list[Path]) -> str:
     return h.hexdigest()
 
 
-def load_beir(folder: Path, corpus_file: str = CORPUS) -> Dataset:
+def load_beir(folder: Path, corpus_file: str = CORPUS, max_article_bytes: int | None = DEFAULT_MAX_ARTICLE_BYTES) -> Dataset:
     """Load and validate a BEIR folder; raises :class:`DatasetError` naming the first bad file and line.
 
     Only the corpus is required: a firm indexing its own statutes has no queries or judgments yet (``index`` needs
     none; ``eval`` asks for them). Queries without judgments load too (``search --topics`` needs no qrels);
-    judgments without queries do not (they would name unknown queries)."""
+    judgments without queries do not (they would name unknown queries). Everything is checked before anything is
+    sent to OpenSearch, so a bad line never leaves an empty index behind."""
     folder = Path(folder)
     if not folder.is_dir():
         raise DatasetError(str(folder), "not a folder (expected corpus.jsonl, and queries.jsonl, qrels/test.tsv for eval)")
@@ -158,7 +176,7 @@ def load_beir(folder: Path, corpus_file: str = CORPUS) -> Dataset:
         raise DatasetError(str(corpus), "file is missing")
     if qrels_path.is_file() and not queries_path.is_file():
         raise DatasetError(str(queries_path), f"file is missing (the judgments in {qrels_path} need their queries)")
-    located_articles = [(where, parse_article(obj, where)) for where, obj in _json_lines(corpus)]
+    located_articles = [(where, parse_article(obj, where, max_article_bytes)) for where, obj in _json_lines(corpus)]
     if not located_articles:
         raise DatasetError(str(corpus), "the corpus is empty")
     check_unique(((w, a.id) for w, a in located_articles), "article")

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from nomos.ingest.beir import fingerprint, load_beir, read_qrels, read_queries
+from nomos.ingest.beir import DEFAULT_MAX_ARTICLE_BYTES, fingerprint, load_beir, read_qrels, read_queries
 from nomos.ingest.huggingface import load_greekbar
 from nomos.ingest.records import Dataset, DatasetError
 from nomos.ingest.validate import check_references
@@ -15,12 +15,14 @@ from nomos.ingest.validate import check_references
 GREEKBAR = "greekbar"
 
 
-def load_dataset(spec: str, corpus_file: str = "corpus.jsonl", cache_dir: Path | None = None) -> Dataset:
-    """``greekbar`` (the default) loads the Hub benchmark; anything else is a path to a BEIR folder."""
+def load_dataset(spec: str, corpus_file: str = "corpus.jsonl", cache_dir: Path | None = None,
+                 max_article_bytes: int | None = DEFAULT_MAX_ARTICLE_BYTES) -> Dataset:
+    """``greekbar`` (the default) loads the Hub benchmark; anything else is a path to a BEIR folder, whose articles
+    may hold at most ``max_article_bytes`` bytes of text (``NOMOS_MAX_ARTICLE_BYTES``)."""
     if spec == GREEKBAR:
         return replace(load_greekbar(cache_dir=str(cache_dir / "hf") if cache_dir else None), location=GREEKBAR)
     where = str(Path(spec).resolve()) + ("" if corpus_file == "corpus.jsonl" else f"#{corpus_file}")
-    return replace(load_beir(Path(spec), corpus_file=corpus_file), location=where)
+    return replace(load_beir(Path(spec), corpus_file=corpus_file, max_article_bytes=max_article_bytes), location=where)
 
 
 def replace_judgments(dataset: Dataset, qrels_file: Path, queries_file: Path | None = None) -> Dataset:

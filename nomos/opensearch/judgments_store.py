@@ -161,14 +161,18 @@ def list_judgments(client: OpenSearch, alias: str, *, query: str | None = None, 
     return [] if resp is None else [_from_source(h["_id"], h["_source"]) for h in resp["hits"]["hits"]]
 
 
-def query_summaries(client: OpenSearch, alias: str, limit: int = MAX_QUERIES) -> list[dict[str, Any]]:
-    """One row per judged query, the most recently updated first: its id and text, how many articles and users,
-    how many judgments of each grade, and the last update."""
+def query_summaries(client: OpenSearch, alias: str, limit: int = MAX_QUERIES, offset: int = 0) -> list[dict[str, Any]]:
+    """One row per judged query, the most recently updated first (a page of ``limit`` rows after ``offset``): its
+    id and text, how many articles and users, how many judgments of each grade, and the last update. A page lies
+    within the first :data:`MAX_LIST` queries."""
+    offset = max(0, min(offset, MAX_LIST - 1))
+    limit = max(1, min(limit, MAX_LIST - offset))
     body = {
         "size": 0,
         "aggs": {"queries": {
-            "terms": {"field": "query_id", "size": limit, "order": [{"last": "desc"}, {"_key": "asc"}]},
+            "terms": {"field": "query_id", "size": offset + limit, "order": [{"last": "desc"}, {"_key": "asc"}]},
             "aggs": {
+                "page": {"bucket_sort": {"from": offset, "size": limit}},
                 "last": {"max": {"field": "updated"}},
                 "articles": {"cardinality": {"field": "article_id"}},
                 "users": {"cardinality": {"field": "user"}},
@@ -189,6 +193,13 @@ def query_summaries(client: OpenSearch, alias: str, limit: int = MAX_QUERIES) ->
             "grades": {g: grades.get(g, 0) for g in (0, 1, 2)}, "updated": b["last"]["value_as_string"],
         })
     return rows
+
+
+def judged_queries(client: OpenSearch, alias: str) -> int:
+    """How many queries have judgments (OpenSearch's cardinality: exact below 3,000): the pager's total."""
+    resp = _search(client, alias, {"size": 0, "aggs": {"n": {"cardinality": {"field": "query_id",
+                                                                            "precision_threshold": 3000}}}})
+    return 0 if resp is None else int(resp["aggregations"]["n"]["value"])
 
 
 def all_judgments(client: OpenSearch, alias: str, user: str | None = None) -> Iterator[Judgment]:

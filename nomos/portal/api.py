@@ -5,13 +5,13 @@ from __future__ import annotations
 from dataclasses import asdict, fields
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from nomos.portal.errors import PortalError
 from nomos.portal.links import article_url, safe_snippet, search_url
 from nomos.portal.params import AreaParam, ArticleId, KParam, MethodParam, RequiredQuery, SourceParam
-from nomos.portal.web import PortalDep, run, run_search
+from nomos.portal.web import PortalDep, limit, run, run_search
 from nomos.retrieval.articles import citation
 
 router = APIRouter(prefix="/api")
@@ -102,10 +102,12 @@ class ErrorOut(BaseModel):
 ERRORS: dict[int | str, dict[str, Any]] = {400: {"model": ErrorOut}, 503: {"model": ErrorOut}}
 
 
-@router.get("/search", response_model=SearchOut, responses={**ERRORS, 502: {"model": ErrorOut}, 504: {"model": ErrorOut}},
+@router.get("/search", response_model=SearchOut, responses={**ERRORS, 429: {"model": ErrorOut}, 502: {"model": ErrorOut},
+                                                                 504: {"model": ErrorOut}},
             summary="Top articles for a case description")
-async def api_search(portal: PortalDep, q: RequiredQuery, method: MethodParam = None, k: KParam = 10,
+async def api_search(request: Request, portal: PortalDep, q: RequiredQuery, method: MethodParam = None, k: KParam = 10,
                      source: SourceParam = None, area: AreaParam = None) -> SearchOut:
+    limit(request, "search")
     r = await run_search(portal, q, method, k, source, area)
     return SearchOut(
         query=r.query, method=r.method, k=r.k, source=r.source, area=r.area, total=r.total, took_ms=round(r.took_ms, 2),

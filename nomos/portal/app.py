@@ -19,13 +19,16 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from nomos.errors import NomosError
 from nomos.opensearch.client import make_client
 from nomos.portal import api, judgments, pages
 from nomos.portal.errors import INTERNAL, classify, log, log_failure
+from nomos.portal.identity import Proxies
 from nomos.portal.links import article_url, make_templates, search_url
 from nomos.portal.params import Method
+from nomos.portal.ratelimit import RateLimited, RateLimits
 from nomos.portal.service import Portal
 from nomos.portal.web import error_response
 from nomos.settings import Settings
@@ -91,6 +94,14 @@ async def _http(request: Request, exc: StarletteHTTPException) -> Response:
                                 detail=exc.detail, headers=getattr(exc, "headers", None))
 
 
+async def _too_many(request: Request, exc: RateLimited) -> Response:
+    """A client past its rate (:mod:`nomos.portal.ratelimit`): 429, and when to come back."""
+    log.info("%s %s: 429 %s", request.method, request.url.path, exc)
+    what = "αναζητήσεις" if exc.kind == "search" else "αξιολογήσεις"
+    return await error_response(request, 429, f"Πάρα πολλές {what} σε λίγο χρόνο. Δοκιμάστε ξανά σε {exc.retry_after} "
+                                "δευτερόλεπτα.", headers={"Retry-After": str(exc.retry_after)})
+
+
 async def _unexpected(request: Request, exc: Exception) -> Response:
     """A bug: its traceback goes to the log, never to the person. This runs in the outermost middleware, outside
     :class:`SecurityHeaders`: the headers are added here."""
@@ -114,8 +125,11 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
     """The portal for ``settings`` (its cluster and index alias, LLM endpoint if any).
 
     Searches do not wait out a restarting node as ``eval`` does (``retry_seconds``): a person at the page gets a
-    503 at once and retries, so the portal keeps at most ``PORTAL_RETRY_SECONDS`` of backoff."""
-    settings = settings.with_overrides(retry_seconds=min(settings.retry_seconds, PORTAL_RETRY_SECONDS))
+    503 at once and retries, so the portal keeps at most ``PORTAL_RETRY_SECONDS`` of backoff. Its client retries
+    nothing itself (``make_client``'s ``retries=0``: under the transport's own retries a slow search would be sent
+    again and the reader wait a multiple of the timeout) and times out with the portal's deadline."""
+    settings = settings.with_overrides(retry_seconds=min(settings.retry_seconds, PORTAL_RETRY_SECONDS),
+                                       request_timeout=min(settings.request_timeout, settings.portal_deadline_seconds))
     app = FastAPI(
         title="nomos — πύλη νομοθεσίας",
         description="Αναζήτηση άρθρων της ελληνικής νομοθεσίας (BM25, kNN, υβριδική, LLM). JSON API of the nomos portal.",
@@ -125,13 +139,19 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
         openapi_url="/api/openapi.json",
     )
     quiet_client_log()
-    app.state.portal = Portal(settings, make_client(settings.for_portal(), pool_maxsize=32), llm_deadline=llm_deadline, llm_slots=llm_slots)
+    app.state.portal = Portal(settings, make_client(settings.for_portal(), pool_maxsize=32, retries=0), llm_deadline=llm_deadline,
+                              llm_slots=llm_slots)
     app.state.templates = make_templates()
+    app.state.proxies = Proxies(settings.trusted_proxies)
+    app.state.rates = RateLimits.from_specs(settings.search_rate, settings.judgment_rate)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    # a Host not on the list is a 400 before any route (or the trailing-slash redirect) can echo it
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts) or ["*"])
     app.add_middleware(SecurityHeaders)
     # the most specific handler of an exception's class wins (a refused judgment keeps its field list)
     handlers: dict[type[Exception], Callable[..., Any]] = {
         RequestValidationError: _invalid, judgments.JudgmentRejected: judgments.rejected, NomosError: _expected,
+        RateLimited: _too_many,
         StarletteHTTPException: _http, Exception: _unexpected}
     for kind, handler in handlers.items():
         app.add_exception_handler(kind, handler)

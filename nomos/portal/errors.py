@@ -55,11 +55,12 @@ class PortalError(NomosError):
 
 
 class DeadlineExceeded(NomosError):
-    """A search (an LLM method) did not finish within the portal's deadline."""
+    """A request (``llm``: a search with an LLM method) did not finish within the portal's deadline."""
 
-    def __init__(self, seconds: float) -> None:
-        super().__init__(f"the search did not finish within {seconds:g} seconds")
+    def __init__(self, seconds: float, llm: bool = False) -> None:
+        super().__init__(f"the {'search' if llm else 'request'} did not finish within {seconds:g} seconds")
         self.seconds = seconds
+        self.llm = llm
 
 
 def _capitalised(text: str) -> str:
@@ -90,7 +91,9 @@ def classify(exc: NomosError, embedder: str = "") -> PortalError:
     if isinstance(exc, LLMError):
         return PortalError(502, LLM_FAILED)
     if isinstance(exc, DeadlineExceeded):
-        return PortalError(504, f"Η μέθοδος δεν ολοκληρώθηκε σε {exc.seconds:g} δευτερόλεπτα. Δοκιμάστε τη μέθοδο BM25.")
+        if exc.llm:
+            return PortalError(504, f"Η μέθοδος δεν ολοκληρώθηκε σε {exc.seconds:g} δευτερόλεπτα. Δοκιμάστε τη μέθοδο BM25.")
+        return PortalError(504, f"Η μηχανή αναζήτησης δεν απάντησε σε {exc.seconds:g} δευτερόλεπτα. Δοκιμάστε ξανά σε λίγο.")
     if isinstance(exc, NotFound):
         return PortalError(404, "Δεν βρέθηκε.")
     if isinstance(exc, (ConfigError, DataError)):

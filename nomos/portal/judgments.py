@@ -10,10 +10,11 @@ Routes (``router``, included by ``create_app``; refusals answered by :func:`reje
 * ``POST /judgments`` → the search page's plain HTML form (no script: the page has none), answered with a 303 back
   to the same search, where the graded result says it was saved.
 
-Who judged: the ``user`` field (default ``anonymous``), unless the request carries ``X-Remote-User`` (set by an
-institution's reverse proxy after its own sign-in), which wins. A user name is a label, not an authentication:
-the portal has no accounts. Cross-site posts are refused (:func:`check_origin`), so another site cannot grade in a
-reader's name.
+Who judged: the user a trusted reverse proxy signed in (``X-Forwarded-User``/``X-Remote-User`` from an address of
+``NOMOS_TRUSTED_PROXIES``, :mod:`nomos.portal.identity`), which wins; else the ``user`` field (default
+``anonymous``), a label and not an authentication, unless ``NOMOS_REQUIRE_SIGN_IN`` is on: then a judgment without
+a signed-in user is a 401. Each client may post ``NOMOS_JUDGMENT_RATE`` judgments (429 past it). Cross-site posts
+are refused (:func:`check_origin`), so another site cannot grade in a reader's name.
 
 Everything a request sends is checked by :class:`JudgmentIn` (and the body's size, content type and shape before
 it); every refusal is a 4xx whose message names the field.
@@ -32,13 +33,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationIn
 
 from nomos.errors import NomosError
 from nomos.opensearch import judgments_store as store
+from nomos.portal.identity import USER_PATTERN, BadUserHeader
 from nomos.portal.service import Portal
-from nomos.portal.web import PortalDep, error_response, render, run
+from nomos.portal.web import PortalDep, error_response, limit, render, run
 from nomos.retrieval.registry import method_names
 
 DEFAULT_USER = "anonymous"
 USER_HEADER = "X-Remote-User"
-USER_PATTERN = r"^[\w][\w.@\-]{0,63}$"  # letters (Greek too), digits, _ . @ -; what reverse proxies pass on
 MAX_ID_CHARS = 200  # as the article pages' (nomos.portal.params.MAX_ID_CHARS)
 MAX_BODY_BYTES = 64 * 1024  # a query of 2,000 Greek letters and a note fit many times over
 SOURCE_PATTERN = re.compile(r"^[\w.:\-]{1,100}$")  # as the search page's ``source`` (nomos.portal.params.SOURCE_PATTERN)
@@ -80,7 +81,7 @@ class JudgmentIn(BaseModel):
     grade: Annotated[int, Field(ge=0, le=2, description="0 not relevant, 1 relevant, 2 highly relevant")]
     note: Annotated[str | None, Field(max_length=store.MAX_NOTE_CHARS, description="why, in a few words")] = None
     user: Annotated[str | None, Field(pattern=USER_PATTERN, description=f"who judged (default {DEFAULT_USER}; "
-                                                                         f"the {USER_HEADER} header wins)")] = None
+                                                                         "a user a trusted proxy signed in wins)")] = None
     method: Annotated[str | None, Field(max_length=50, description="the retrieval method the result came from")] = None
 
     @field_validator("grade", mode="before")
@@ -168,17 +169,17 @@ def _problems(exc: ValidationError) -> list[str]:
 
 
 def user_of(request: Request, given: str | None) -> str:
-    """The judging user: the reverse proxy's ``X-Remote-User`` when present (checked like the field), else the
-    request's ``user``, else ``anonymous``."""
-    header = request.headers.get(USER_HEADER)
-    if header is not None:
-        try:  # header bytes arrive as latin-1; proxies send a Greek user name as UTF-8
-            header = header.encode("latin-1").decode("utf-8")
-        except UnicodeError:
-            pass  # not UTF-8: checked as it is
-        if not re.fullmatch(USER_PATTERN, header):
-            raise JudgmentRejected(400, f"{USER_HEADER} header: not a user name (letters, digits, _ . @ -, at most 64)")
-        return header
+    """The judging user: the one a trusted proxy signed in (checked like the field), else, unless sign-in is
+    required (401), the request's ``user``, else ``anonymous``. The user headers of anyone but a trusted proxy
+    are ignored."""
+    try:
+        signed = request.app.state.proxies.user(request)
+    except BadUserHeader as exc:
+        raise JudgmentRejected(400, str(exc)) from None
+    if signed:
+        return signed
+    if request.app.state.portal.settings.require_sign_in:
+        raise JudgmentRejected(401, "sign in first: judgments are kept only from signed-in users")
     return given or DEFAULT_USER
 
 
@@ -277,15 +278,18 @@ def _save(portal: Portal, data: Any, user: str) -> tuple[store.Judgment, bool]: 
                                             "content": {"application/json": {"schema": JudgmentIn.model_json_schema()}}}})
 async def api_judge(request: Request, portal: PortalDep) -> Response:
     check_origin(request)
+    limit(request, "judgment")
     raw = await _body(request, "application/json")
     try:
         data = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise JudgmentRejected(400, f"body: not JSON ({exc})") from None
+    except ValueError:  # Python refuses to read an integer of more than 4,300 digits (a 5,000-digit grade)
+        raise JudgmentRejected(422, ["body: a number too long to be read (more than 4,300 digits)"]) from None
     given = data.get("user") if isinstance(data, dict) and isinstance(data.get("user"), str) else None
     user = user_of(request, given)
-    if isinstance(data, dict) and request.headers.get(USER_HEADER) is not None:
-        data = {**data, "user": user}  # the proxy's name is the one stored (and checked)
+    if isinstance(data, dict):
+        data = {**data, "user": user}  # the proxy's name, where there is one, is the one stored (and checked)
     judgment, created = await run(portal, _save, portal, data, user)
     return JSONResponse(judgment.as_dict(), status_code=201 if created else 200)
 
@@ -303,18 +307,38 @@ async def api_judgments(portal: PortalDep,
     return JudgmentsOut(query_id=qid, judgments=[JudgmentOut(**j.as_dict()) for j in rows])
 
 
-@router.get("/api/judgments/queries", response_model=list[QuerySummaryOut], summary="Every judged query, latest first")
-async def api_judged_queries(portal: PortalDep) -> list[QuerySummaryOut]:
-    rows = await run(portal, store.query_summaries, portal.client, portal.index)
+PAGE_SIZE = 50  # judged queries on one page of /judgments
+Page = Annotated[int, Query(ge=1, le=store.MAX_LIST, description="page number, from 1 (newest first)")]
+
+
+def _page_of(page: int, size: int) -> tuple[int, int]:
+    """(offset, size) of a page, within the first ``store.MAX_LIST`` rows (past them: 422 naming the field)."""
+    offset = (page - 1) * size
+    if offset >= store.MAX_LIST:
+        raise JudgmentRejected(422, [f"page: at most {store.MAX_LIST // size} pages of {size}"])
+    return offset, size
+
+
+@router.get("/api/judgments/queries", response_model=list[QuerySummaryOut], responses={422: {"model": RejectedOut}},
+            summary="Every judged query, latest first, a page at a time")
+async def api_judged_queries(portal: PortalDep, page: Page = 1,
+                             size: Annotated[int, Query(ge=1, le=store.MAX_QUERIES)] = store.MAX_QUERIES) -> list[QuerySummaryOut]:
+    offset, size = _page_of(page, size)
+    rows = await run(portal, store.query_summaries, portal.client, portal.index, size, offset)
     return [QuerySummaryOut(**r) for r in rows]
 
 
 @router.get("/judgments", include_in_schema=False)
 async def judgments_page(request: Request, portal: PortalDep,
-                         query_id: Annotated[str | None, Query(pattern=r"^[0-9a-f]{16}$")] = None) -> Response:
+                         query_id: Annotated[str | None, Query(pattern=r"^[0-9a-f]{16}$")] = None,
+                         page: Page = 1, size: Annotated[int, Query(ge=1, le=200)] = PAGE_SIZE) -> Response:
     if query_id is None:
-        rows = await run(portal, store.query_summaries, portal.client, portal.index)
-        return await render(request, "judgments.html", rows=rows, detail=None)
+        offset, size = _page_of(page, size)
+        rows = await run(portal, store.query_summaries, portal.client, portal.index, size, offset)
+        total = await run(portal, store.judged_queries, portal.client, portal.index)
+        pages = max(1, min(-(-total // size), store.MAX_LIST // size))
+        return await render(request, "judgments.html", rows=rows, detail=None, page=page, pages=pages, size=size,
+                            total=total)
     detail = await run(portal, lambda: store.list_judgments(portal.client, portal.index, qid=query_id))
     if not detail:
         raise JudgmentRejected(404, "Δεν υπάρχουν αξιολογήσεις για αυτό το ερώτημα.")
@@ -325,11 +349,11 @@ async def judgments_page(request: Request, portal: PortalDep,
 @router.post("/judgments", include_in_schema=False)
 async def judge_form(request: Request, portal: PortalDep) -> Response:
     check_origin(request)
+    limit(request, "judgment")
     fields = _form_fields(await _body(request, "application/x-www-form-urlencoded"))
     data: dict[str, Any] = {k: v for k, v in fields.items() if k not in FORM_EXTRA and not (k in ("note", "user", "method") and v == "")}
-    user = user_of(request, data.get("user"))
-    if request.headers.get(USER_HEADER) is not None:
-        data["user"] = user
+    data["user"] = user_of(request, data.get("user"))
+    user = data["user"]
     try:
         judgment, _ = await run(portal, _save, portal, data, user)
     except JudgmentRejected as exc:

@@ -76,10 +76,12 @@ def search_url(q: str, method: str = DEFAULT_METHOD, k: int = 10, source: str | 
                 source=source, area=area)
 
 
-def article_url(article_id: str, q: str | None = None, iri: bool = False) -> str:
+def article_url(article_id: str, q: str | None = None, iri: bool = False, full: bool = False) -> str:
     """An article's page, with the case's words to highlight in its text; with a case, the link lands on the first
-    highlighted passage (``#match``; a page without one simply opens at the top)."""
-    return _url("/articles/" + quote(article_id, safe=""), iri, q=q) + (f"#{MATCH_ANCHOR}" if q else "")
+    highlighted passage (``#match``; a page without one simply opens at the top). ``full``: the whole text of an
+    article longer than a page shows."""
+    return (_url("/articles/" + quote(article_id, safe=""), iri, q=q, full=1 if full else None)
+            + (f"#{MATCH_ANCHOR}" if q else ""))
 
 
 def make_templates() -> Jinja2Templates:

@@ -8,8 +8,8 @@ from fastapi.responses import HTMLResponse, Response
 
 from nomos.errors import NomosError
 from nomos.portal.errors import PortalError, classify, log_failure
-from nomos.portal.params import AreaParam, ArticleId, Highlight, KParam, MethodParam, QueryText, SourceParam
-from nomos.portal.web import PortalDep, render, run, run_search
+from nomos.portal.params import AreaParam, ArticleId, FullText, Highlight, KParam, MethodParam, QueryText, SourceParam
+from nomos.portal.web import PortalDep, limit, render, run, run_search
 from nomos.retrieval.registry import DEFAULT_METHOD
 
 router = APIRouter(include_in_schema=False)
@@ -24,6 +24,7 @@ async def search_page(request: Request, portal: PortalDep, q: QueryText = "", me
         if method is None:
             form["method"] = await run_sync(portal.default_method)
         return await render(request, "search.html", form=form, result=None)
+    limit(request, "search")
     try:
         result = await run_search(portal, q, method, k, source, area)
     except NomosError as exc:  # shown in the page, with the form kept so the person can simply retry
@@ -35,8 +36,9 @@ async def search_page(request: Request, portal: PortalDep, q: QueryText = "", me
 
 
 @router.get("/articles/{article_id}", response_class=HTMLResponse)
-async def article_page(request: Request, portal: PortalDep, article_id: ArticleId, q: Highlight = None) -> Response:
-    art = await run(portal, portal.article, article_id, q)
+async def article_page(request: Request, portal: PortalDep, article_id: ArticleId, q: Highlight = None,
+                       full: FullText = False) -> Response:
+    art = await run(portal, portal.article, article_id, q, full)
     if art is None:
         raise PortalError(404, "Δεν βρέθηκε άρθρο με αυτό το αναγνωριστικό.")
     return await render(request, "article.html", article=art, q=q or "")

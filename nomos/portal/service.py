@@ -36,6 +36,7 @@ class Portal:
     client: OpenSearch
     llm_deadline: float = 90.0
     llm_slots: int = 4
+    deadline: float = field(init=False)  # every other request's, from settings.portal_deadline_seconds
     searcher: Searcher = field(init=False, repr=False)
     llm_limiter: anyio.CapacityLimiter = field(init=False, repr=False)
 
@@ -43,6 +44,7 @@ class Portal:
         self.searcher = Searcher(self.settings, self.client, offered=METHOD_LABELS)
         self.client = self.searcher.client
         self.llm_limiter = anyio.CapacityLimiter(self.llm_slots)
+        self.deadline = self.settings.portal_deadline_seconds
 
     @property
     def index(self) -> str:
@@ -81,14 +83,16 @@ class Portal:
         """One results page; ``method`` None: the best the index serves (the page says so)."""
         return self.searcher.search(SearchRequest(query, method, k, source, area))
 
-    def article(self, article_id: str, query: str | None = None) -> Article | None:
+    def article(self, article_id: str, query: str | None = None, full: bool = False) -> Article | None:
         """The article's page; an id typed another way (any case, Latin look-alike letters: «PK::386A») finds the
-        one article it can only mean (:func:`~nomos.retrieval.direct.by_id`)."""
-        found = article_page(self.client, self.index, article_id, query=query or None)
+        one article it can only mean (:func:`~nomos.retrieval.direct.by_id`). Unless ``full``, a text longer than
+        ``NOMOS_PORTAL_ARTICLE_CHARS`` is cut to its start (the page links to the rest)."""
+        cap = None if full else self.settings.portal_article_chars
+        found = article_page(self.client, self.index, article_id, query=query or None, max_chars=cap)
         if found is None:
             named = by_id(make_transport(self.settings, self.client), self.index, article_id)
             if named:
-                found = article_page(self.client, self.index, named[0].doc_id, query=query or None)
+                found = article_page(self.client, self.index, named[0].doc_id, query=query or None, max_chars=cap)
         return found
 
     def health(self) -> dict[str, Any]:

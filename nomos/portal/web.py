@@ -11,6 +11,7 @@ from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from nomos.portal.errors import DeadlineExceeded, PortalError
+from nomos.portal.identity import BadUserHeader
 from nomos.portal.params import Method, check_area
 from nomos.portal.service import Portal
 from nomos.retrieval.registry import DEFAULT_METHOD, method_spec
@@ -25,9 +26,26 @@ def get_portal(request: Request) -> Portal:
 PortalDep = Annotated[Portal, Depends(get_portal)]
 
 
+def client_of(request: Request) -> str:
+    """Who a rate limit counts: the user a trusted proxy signed in, else the client's address."""
+    proxies = request.app.state.proxies
+    try:
+        user = proxies.user(request)
+    except BadUserHeader:
+        user = None
+    return f"user:{user}" if user else f"addr:{proxies.peer(request)}"
+
+
+def limit(request: Request, kind: str) -> None:
+    """Count one ``kind`` request ("search", "judgment") against the client's rate (429 past it)."""
+    request.app.state.rates.hit(kind, client_of(request))
+
+
 async def run(portal: Portal, fn: Callable[..., Any], *args: Any, llm: bool = False) -> Any:  # noqa: ANN401
-    """``fn(*args)`` in a worker thread, its OpenSearch failures as :mod:`nomos.errors` types. LLM work runs on
-    the portal's few LLM threads, under its deadline (:class:`DeadlineExceeded`; the thread is abandoned)."""
+    """``fn(*args)`` in a worker thread, its OpenSearch failures as :mod:`nomos.errors` types, under the portal's
+    deadline (``NOMOS_PORTAL_DEADLINE_SECONDS``): past it the reader gets a 504 at once (:class:`DeadlineExceeded`)
+    and the thread is abandoned (its OpenSearch request times out as soon: the portal's client has that timeout).
+    LLM work runs on the portal's few LLM threads, under the LLM deadline instead."""
 
     name = getattr(fn, "__name__", "")
     what = name.replace("_", " ") if name.isidentifier() else "request"  # named in the log line (not a lambda's)
@@ -36,13 +54,12 @@ async def run(portal: Portal, fn: Callable[..., Any], *args: Any, llm: bool = Fa
         with cluster_errors(portal.settings, what):
             return fn(*args)
 
-    if not llm:
-        return await run_sync(typed)
+    seconds = portal.llm_deadline if llm else portal.deadline
     try:
-        with anyio.fail_after(portal.llm_deadline):
-            return await run_sync(typed, limiter=portal.llm_limiter, abandon_on_cancel=True)
+        with anyio.fail_after(seconds):
+            return await run_sync(typed, limiter=portal.llm_limiter if llm else None, abandon_on_cancel=True)
     except TimeoutError:
-        raise DeadlineExceeded(portal.llm_deadline) from None
+        raise DeadlineExceeded(seconds, llm=llm) from None
 
 
 async def run_search(portal: Portal, q: str, method: Method | None, k: int, source: str | None,

@@ -19,6 +19,7 @@ from nomos.opensearch.transport import TransportOrClient, as_transport
 from nomos.retrieval.base import Hit
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.pages import (
+    HIGHLIGHT_MAX_CHARS,
     HIGHLIGHT_TAGS,
     AreaFacet,
     Facet,
@@ -65,6 +66,29 @@ class Article:
     neighbours: tuple[ArticleRef, ...] = ()  # a window of the same law around this article, in order
     law_size: int = 0
     similar: tuple[ArticleRef, ...] = field(default_factory=tuple)
+    length: int = 0  # characters of the whole text (``text`` may hold only its start: see ``cut``)
+    cut: bool = False  # the page shows the first ``max_chars`` characters; the rest is a link away
+
+
+_MARK_OPEN, _MARK_CLOSE = "<mark>", "</mark>"
+_PARTIAL_TAG = re.compile(r"(<[^>]*|&[^;\s]*)$")
+
+
+def cut_text(text: str, max_chars: int) -> str:
+    """The first ``max_chars`` characters of ``text`` (plain, or the highlighter's html-escaped text with <mark>
+    tags), ended at the last white space before the limit so no word, escape (``&amp;``) or tag is split, with
+    a <mark> left open closed."""
+    if len(text) <= max_chars:
+        return text
+    head = text[:max_chars]
+    space = max(head.rfind(" "), head.rfind("\n"))
+    if space > max_chars // 2:
+        head = head[:space]
+    else:  # one very long word: cut it, but not inside a tag or an escape
+        head = _PARTIAL_TAG.sub("", head)
+    if head.count(_MARK_OPEN) > head.count(_MARK_CLOSE):
+        head += _MARK_CLOSE
+    return head
 
 
 def citation(article_id: str, source: str, law: str) -> str:
@@ -94,7 +118,7 @@ def get_article(transport: TransportOrClient, index: str, article_id: str, query
     if query:
         body["highlight"] = {
             **HIGHLIGHT_TAGS,
-            "fields": {"text": {"number_of_fragments": 0, "highlight_query": {"match": {"text": {"query": query}}}}},
+            "fields": {"text": {"number_of_fragments": 0, "max_analyzer_offset": HIGHLIGHT_MAX_CHARS, "highlight_query": {"match": {"text": {"query": query}}}}},
         }
     try:
         hits = as_transport(transport).search(index, body, what=f"the article {article_id!r}")["hits"]["hits"]
@@ -145,8 +169,10 @@ def similar_articles(transport: TransportOrClient, index: str, article_id: str, 
 
 
 def article_page(transport: TransportOrClient, index: str, article_id: str, query: str | None = None, window: int = 3,
-                 similar: int = 8) -> Article | None:
-    """Everything an article page shows, or None when the id is unknown."""
+                 similar: int = 8, max_chars: int | None = None) -> Article | None:
+    """Everything an article page shows, or None when the id is unknown. ``max_chars``: a longer text is cut to its
+    start (:func:`cut_text`; ``cut`` says so and ``length`` how long it is), so one huge article's page stays as
+    cheap to send and render as any other."""
     transport = as_transport(transport)  # one transport for the page's three requests
     src = get_article(transport, index, article_id, query)
     if src is None:
@@ -160,15 +186,22 @@ def article_page(transport: TransportOrClient, index: str, article_id: str, quer
         prev = law[pos - 1] if pos > 0 else None
         nxt = law[pos + 1] if pos + 1 < len(law) else None
         neighbours = tuple(law[max(0, pos - window) : pos + window + 1])
+    text, marked = src.get("text", ""), src.get("highlighted_text")
+    cut = max_chars is not None and len(text) > max_chars
+    if cut:
+        text = cut_text(text, max_chars or 0)
+        marked = cut_text(marked, max_chars or 0) if marked else marked
     return Article(
         id=src["id"],
         title=src.get("title", ""),
-        text=src.get("text", ""),
+        text=text,
+        length=len(src.get("text", "")),
+        cut=cut,
         law=src.get("law", ""),
         source=source,
         number=src.get("number", ""),
         area=src.get("area", ""),
-        highlighted_text=src.get("highlighted_text"),
+        highlighted_text=marked,
         previous=prev,
         next=nxt,
         neighbours=neighbours,

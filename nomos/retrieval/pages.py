@@ -26,11 +26,21 @@ PAGE_SOURCE = ["title", "law", "source"]  # what a result line shows besides its
 MATCHING = "_matching"  # the filter aggregation that counts what the page's query matched
 
 
+# How many characters of a text the highlighter may analyse again (OpenSearch 2.2+'s ``max_analyzer_offset``): past
+# it a text is shown unmarked rather than re-analysed for every page. The articles' ``text`` stores its offsets in
+# the postings (``index_options: offsets``), so the unified highlighter re-analyses nothing there and marks the whole
+# text; the bound holds for any field or older index without them. The index's own bound,
+# ``index.highlight.max_analyzed_offset``, stays at OpenSearch's 1,000,000 characters, which no article under
+# NOMOS_MAX_ARTICLE_BYTES (1 MB) exceeds, so it never turns into an error. What made a 5 MB article's page cost
+# 1.9 s and 18.6 MB (issue 26) was its size: the ingest limit and the cut article pages bound that.
+HIGHLIGHT_MAX_CHARS = 100_000
+
+
 # --------------------------------------------------------------------------------------------------- snippets
 def snippet_highlight(query: str, no_match_size: int = 0) -> dict[str, Any]:
     """The result lists' snippets: two ~180-character fragments of ``text`` with the case's words in <mark>
     (html-escaped); ``no_match_size`` > 0 shows the text's start where no word matched."""
-    text: dict[str, Any] = {"fragment_size": 180, "number_of_fragments": 2,
+    text: dict[str, Any] = {"fragment_size": 180, "number_of_fragments": 2, "max_analyzer_offset": HIGHLIGHT_MAX_CHARS,
                             "highlight_query": {"match": {"text": {"query": query[:5000]}}}}
     if no_match_size:
         text["no_match_size"] = no_match_size

@@ -127,7 +127,8 @@ def test_the_portal_runs_on_its_own_identity(secure_node, indexed):
     from nomos.portal.app import create_app
 
     settings = settings_for(secure_node, INDEXER_USER, NOMOS_PORTAL_OPENSEARCH_USER=PORTAL_USER,
-                            NOMOS_PORTAL_OPENSEARCH_PASSWORD_FILE=str(password_file(secure_node, PORTAL_USER)))
+                            NOMOS_PORTAL_OPENSEARCH_PASSWORD_FILE=str(password_file(secure_node, PORTAL_USER)),
+                            NOMOS_ALLOWED_HOSTS="testserver")  # TestClient's Host (the portal's allow-list, h26b)
     with TestClient(create_app(settings)) as web:
         conn = web.app.state.portal.client.transport.connection_pool.connections[0]
         basic = base64.b64decode(conn.headers["authorization"].removeprefix("Basic ")).decode()

@@ -34,7 +34,7 @@ LOOKALIKES = str.maketrans("ABEZHIKMNOPTXY", "ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ")
 GREEK_TO_LATIN = str.maketrans("ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ", "ABEZHIKMNOPTXY")
 MAX_RANGE = 60  # «άρθρα 372 έως 378»: ranges longer than this are read as their two ends only
 
-_ART = r"(?:αρθρ(?:ο|ου|α|ων)\b|αρθρ\.|αρθ\.|αρ\.)"
+_ART = r"(?<!\w)(?:αρθρ(?:ο|ου|α|ων)\b|αρθρ\.|αρθ\.|αρ\.)"
 _NUM = r"\d{1,4}(?:[α-ωa-z](?![\w]))?"
 _LIST_SEP = r"\s*(?:,|και|εωσ|-|–|ωσ)\s*"
 # «παρ. 1», «παρ. 1, 2», «§ 3 εδ. β΄»: a paragraph after an article number (paragraphs listed with commas; «και 47»

@@ -46,3 +46,16 @@ def test_links_of_orders_by_position_and_drops_overlaps_and_empty_spans() -> Non
             {"start": 10, "end": 20, "target": "PK::45", "cited": "PK::45", "kind": "cites"},
             {"start": 40, "end": 40, "target": "PK::1", "cited": "PK::1", "kind": "cites"}]
     assert [(lk.start, lk.target, lk.paragraph) for lk in links_of(refs)] == [(8, "PK::46", "1"), (30, "PK::47", None)]
+
+
+def test_references_sharing_one_span_each_link_their_own_number() -> None:
+    """The extractor may give a whole list («άρθρο 46 παρ. 1 και 47») one span for every article in it, or a range
+    («άρθρα 372 έως 378») one span for the articles between: each written number links its own article."""
+    text = "κατά το άρθρο 46 παρ. 1 και 47, και τα άρθρα 372 έως 374."
+    a, b = text.index("άρθρο 46"), text.index("47") + 2
+    c, d = text.index("άρθρα 372"), text.index("374") + 3
+    refs = [{"start": a, "end": b, "target": "PK::46", "cited": "PK::46", "kind": "cites", "paragraph": "1"},
+            {"start": a, "end": b, "target": "PK::47", "cited": "PK::47", "kind": "cites"}]
+    refs += [{"start": c, "end": d, "target": f"PK::{n}", "cited": f"PK::{n}", "kind": "cites"} for n in (372, 373, 374)]
+    got = [(text[lk.start:lk.end], lk.target) for lk in links_of(refs, text)]
+    assert got == [("άρθρο 46", "PK::46"), ("47", "PK::47"), ("άρθρα 372", "PK::372"), ("374", "PK::374")]

@@ -58,4 +58,4 @@ async def law_page(request: Request, portal: PortalDep, source: LawSource) -> Re
     name, articles = await run(portal, portal.law, source)
     if not articles:
         raise PortalError(404, "Δεν βρέθηκε νόμος με αυτόν τον κωδικό.")
-    return await render(request, "law.html", source=source, name=name, articles=articles)
+    return await render(request, "law.html", source=source, law_name=name, articles=articles)

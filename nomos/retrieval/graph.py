@@ -10,6 +10,7 @@ re-reads or re-parses texts. Ids reach OpenSearch only as ``ids``/``term`` value
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,12 +76,29 @@ def _ordered(refs: list[GraphRef]) -> tuple[GraphRef, ...]:
     return tuple(sorted(refs, key=lambda r: (r.source, natural_key(r.number), r.id)))
 
 
-def links_of(references: list[dict[str, Any]]) -> tuple[Link, ...]:
-    """The stored references as text links, by position; overlapping spans keep the first (a list «άρθρα 46 και
-    47» gives one span per number, a range may repeat one span): a link inside a link is not HTML."""
+def links_of(references: list[dict[str, Any]], text: str = "") -> tuple[Link, ...]:
+    """The stored references as text links, by position. Several references may share one span (a list «άρθρο 46
+    παρ. 1 και 47» read as one citation): each then links its own article number inside it (the first from the
+    span's start, so «άρθρο 46 παρ. 1» is one link), found in ``text``. Spans that still overlap keep the first: a
+    link inside a link is not HTML."""
+    groups: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for r in references:
+        groups.setdefault((int(r.get("start", 0)), int(r.get("end", 0))), []).append(r)
+    spans: list[tuple[int, int, dict[str, Any]]] = []
+    for (start, end), refs in groups.items():
+        if len(refs) == 1 or not text:
+            spans.extend((start, end, r) for r in refs)
+            continue
+        at = start
+        for i, r in enumerate(refs):
+            number = (r.get("cited") or "").rpartition("::")[2]
+            m = re.compile(rf"(?<![\w]){re.escape(number)}(?![\w])").search(text, at, end) if number else None
+            if m is None:
+                continue
+            spans.append((start if i == 0 else m.start(), m.end(), r))
+            at = m.end()
     out: list[Link] = []
-    for r in sorted(references, key=lambda r: (int(r.get("start", 0)), -int(r.get("end", 0)))):
-        start, end = int(r.get("start", 0)), int(r.get("end", 0))
+    for start, end, r in sorted(spans, key=lambda x: (x[0], -x[1])):
         if end <= start or (out and start < out[-1].end):
             continue
         out.append(Link(start, end, r.get("target") or "", r.get("cited") or "", r.get("kind") or "cites",
@@ -94,7 +112,7 @@ def article_graph(transport: TransportOrClient, index: str, article_id: str) -> 
     of ``cites``, so the amending articles are the citing ones whose ``amends`` holds this id). None when the id
     is unknown."""
     t = as_transport(transport)
-    docs = t.mget(index, [article_id], source=["references", "cites", "amends"], what=f"the references of {article_id!r}")
+    docs = t.mget(index, [article_id], source=["references", "cites", "amends", "text"], what=f"the references of {article_id!r}")
     if not docs or not docs[0].get("found"):
         return None
     src = docs[0].get("_source") or {}
@@ -120,7 +138,7 @@ def article_graph(transport: TransportOrClient, index: str, article_id: str) -> 
             mine = [r for r in s.get("references") or [] if r.get("target") == article_id and r.get("kind") in AMENDMENT_KINDS]
             paras = sorted({str(r["paragraph"]) for r in mine if r.get("paragraph")}, key=natural_key)
             amended_by.append(_ref(h["_id"], s, mine[0]["kind"] if mine else "amends", ", ".join(paras) or None))
-    return ArticleGraph(article_id, links_of(refs), _ordered(cites), _ordered(cited_by), _ordered(amended_by),
+    return ArticleGraph(article_id, links_of(refs, src.get("text") or ""), _ordered(cites), _ordered(cited_by), _ordered(amended_by),
                         _ordered(out_amends))
 
 

@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import numpy as np  # noqa: E402
 
 from nomos.eval.metrics import evaluate  # noqa: E402
+from nomos.eval.significance import randomization_test  # noqa: E402
 from nomos.eval.tuning import cross_validate  # noqa: E402
 from nomos.ingest.loader import load_dataset, replace_judgments  # noqa: E402
 from nomos.opensearch.client import make_client  # noqa: E402
@@ -84,10 +85,16 @@ def main() -> None:
             scores[m][key] = {q: ev.per_query[q][m] for q in ev.queries}
     print(f"{args.method}: {len(queries)} queries, {sum(len(v) for v in targets.values())} amendment edges among "
           f"the {len({h.doc_id for hs in first.values() for h in hs})} articles ranked in the top {K}")
-    print(f"{'setting':<14}" + "".join(f"{m:>12}" for m in METRICS) + f"{'moved':>8}")
-    for spec, row in means.items():
-        print(f"{spec:<14}" + "".join(f"{row[m]:>12.4f}" for m in METRICS) + f"{moved[spec]:>8}")
-    report: dict[str, object] = {"method": args.method, "means": means, "moved": moved, "cv": {}}
+    print(f"{'setting':<14}" + "".join(f"{m:>12}" for m in METRICS) + f"{'moved':>8}   paired p vs off (" + ", ".join(METRICS) + ")")
+    qids = sorted(scores[METRICS[0]][(0, 0)])
+    pvalues: dict[str, dict[str, float]] = {}
+    for key, cfg in CANDIDATES.items():
+        row = means[cfg.spec]
+        pvalues[cfg.spec] = {m: randomization_test([scores[m][(0, 0)][q] for q in qids], [scores[m][key][q] for q in qids])
+                             for m in METRICS}
+        print(f"{cfg.spec:<14}" + "".join(f"{row[m]:>12.4f}" for m in METRICS) + f"{moved[cfg.spec]:>8}   "
+              + ", ".join(f"{pvalues[cfg.spec][m]:.3f}" for m in METRICS))
+    report: dict[str, object] = {"method": args.method, "means": means, "moved": moved, "p_vs_off": pvalues, "cv": {}}
     for m in METRICS:
         cvs, chosen = [], []
         for seed in (int(s) for s in args.seeds.split(",")):

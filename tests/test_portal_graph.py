@@ -125,3 +125,14 @@ def test_amendments_follow_and_credit_bring_the_amended_article(graph_settings):
     assert out.paths["manifest"].parent.name == "bm25-amend-credit_1"
     manifest = json.loads(out.paths["manifest"].read_text())
     assert manifest["method"]["amendments"] == {"mode": "credit", "depth": 100, "weight": 1.0}
+
+
+def test_portal_search_with_nomos_amendments_follow(graph_settings):
+    """NOMOS_AMENDMENTS=follow: the portal's BM25 page goes through the ranked path, and the article the amendment
+    brought in comes with its title, law and citation like any hit."""
+    settings, _ = graph_settings
+    with TestClient(create_app(settings.with_overrides(amendments="follow"))) as c:
+        body = c.get("/api/search", params={"q": "πέντε ετών", "method": "bm25"}).json()
+    hits = body["hits"]
+    assert [h["id"] for h in hits[:2]] == [AMENDING, "PK::372"]
+    assert hits[1]["title"] == "Κλοπή" and hits[1]["law"] == "Ποινικός Κώδικας" and hits[1]["citation"] == "άρθρο 372 ΠΚ"

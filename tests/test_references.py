@@ -124,3 +124,28 @@ def test_cited_by_is_one_terms_query_and_reindexing_is_idempotent(os_settings, c
     index_dataset(os_settings, ds2, client=client)
     doc = client.get(index=alias, id="PK::49")["_source"]
     assert doc["cites"] == ["PK::372"]
+
+
+def test_lists_ranges_and_sources_named_around_the_article() -> None:
+    # «έως και» is a range; a list's law is named by its opening clause; «του ίδιου νόμου» is the law named last
+    got = edges("N_4855_2021::177", "εφαρμόζονται τα άρθρα 372 έως και 374 ΠΚ", "N_4855_2021")
+    assert [c for c, *_ in got] == ["PK::372", "PK::373", "PK::374"]
+    text = "Καταργούνται οι ακόλουθες διατάξεις του ν. 4624/2019:\nα) το άρθρο 5,\nβ) η παρ. 2 του άρθρου 6."
+    assert edges("AK::914", text) == [("N_4624_2019::5", "N_4624_2019::5", "repeals", None),
+                                     ("N_4624_2019::6", "N_4624_2019::6", "repeals", "2")]
+    got = edges("AK::914", "σύμφωνα με το άρθρο 21 του ν. 4624/2019 και κατά παρέκκλιση του άρθρου 5 του ίδιου νόμου")
+    assert [c for c, *_ in got] == ["N_4624_2019::21", "N_4624_2019::5"]
+    assert edges("AK::914", "Προσθήκη άρθρου 25Α στον ν. 4276/2014")[0][:1] == ("N_4276_2014::25Α",)
+    assert edges("AK::914", "Στον ΠΚ προστίθεται άρθρο 398 ως εξής:")[0][0::2] == ("PK::398", "inserts")
+
+
+def test_what_is_no_article_edge_or_no_amendment() -> None:
+    assert edges("AK::914", "Ο τίτλος του Κεφαλαίου 56 του ν. 4700/2020 αντικαθίσταται") == []
+    inner = edges("AK::914", "Το εσωτερικό άρθρο 55 του άρθρου 2 του ν. 4335/2015 αντικαθίσταται ως εξής:")
+    assert inner == [("N_4335_2015::2", "", "replaces", None)]
+    got = edges("N_4855_2021::177", "Το άρθρο 374 ΠΚ, όπως τροποποιείται με τον παρόντα, εφαρμόζεται", "N_4855_2021")
+    assert got[0][2] == "cites"
+    assert edges("PK::49", "Άρθρα 376 – 378 (Καταργούνται)")[0][2] == "cites"  # an editor's note, not a repeal
+    # one group, one verb: both paragraphs are replaced
+    got = edges("AK::914", "Η παρ. 1 του άρθρου 372 ΠΚ και η παρ. 2 του άρθρου 374 ΠΚ αντικαθίστανται ως εξής:")
+    assert [k for *_, k, _ in got] == ["replaces", "replaces"]

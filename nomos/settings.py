@@ -179,6 +179,10 @@ class Settings(BaseSettings):
     # a re-ranking stage for every search that names none (--rerank): "llm" or "cross-encoder:<model>"; the portal
     # applies it to every method. None: no re-ranking unless asked for; `--rerank none` turns a set one off.
     rerank: str | None = None
+    # amendment-aware ranking for every search that names none (--amendments): "off", "follow[:DEPTH]" or
+    # "credit[:WEIGHT[:DEPTH]]" (nomos/retrieval/amendments.py). None: each method's default, the choice that
+    # helped held-out folds of the extended dev set (retrieval.registry.AMENDMENT_DEFAULTS, docs/benchmarks.md).
+    amendments: str | None = None
     results_prefix: str = "nomos-results"  # eval --to-opensearch writes <prefix>-per-query, -runs, -react-rounds, -traces
     # The local LLM server (`cli.py llm start`, nomos/localllm): a GGUF served by xllamacpp on 127.0.0.1:llm_port.
     # LLM methods use it when llm_base_url is unset and it answers. No GGUF set = the bundled SmolLM2-135M

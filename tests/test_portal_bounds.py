@@ -129,3 +129,20 @@ def test_a_number_too_long_to_read_is_refused_not_a_500(web, digits):
     for path, param in (("/api/search", "k"), ("/search", "k")):
         r = web.get(path, params={"q": "κλοπή", param: huge[:5000]})  # an address holds at most ~64 kB
         assert r.status_code == 422, (path, r.status_code)
+
+
+def test_a_cut_highlight_reads_as_the_cut_text():
+    """The page lays marks and reference links over one text: the highlight is cut where the plain text was, so
+    both read as the same words (an escape counts as one character) and the marks survive the cut."""
+    import html as html_
+
+    from nomos.portal.links import _marked
+    from nomos.retrieval.articles import cut_marked, cut_text
+
+    plain = "ο Α & ο Β κλοπή του άρθρου 372 " * 40
+    marked = html_.escape(plain).replace("κλοπή", "<mark>κλοπή</mark>")
+    text = cut_text(plain, 100)
+    cut = cut_marked(marked, len(text))
+    spans = _marked(cut, text)
+    assert len(text) <= 100 and spans and all(text[a:b] == "κλοπή" for a, b in spans)
+    assert cut_marked("α <mark>κλοπή ξένου</mark> β", 8) == "α <mark>κλοπή </mark>"

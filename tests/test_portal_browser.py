@@ -99,3 +99,50 @@ def test_search_and_open_an_article_in_chromium(cluster, tmp_path, browser):
         browser.save_screenshot(str(tmp_path / "phone.png"))
     for name in ("search.png", "judgments.png", "article.png", "phone.png"):
         assert (tmp_path / name).stat().st_size > 10_000
+
+
+def test_follow_a_reference_and_see_the_amendment_warning(cluster, tmp_path, browser):
+    """The legal graph in a real browser: PK::49's text links «άρθρο 46»; following it lands on PK::46, which lists
+    PK::49 under «Αναφέρεται από»; PK::372, amended by N_4855_2021::86, warns that its text may not be in force and
+    links the amendment, which the browser follows too; the law's table of contents lists the code in order."""
+    import uuid
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from nomos.ingest.beir import load_beir
+    from nomos.opensearch.client import make_client
+    from nomos.stages.indexing import index_dataset
+    from tests.beir_files import write_beir
+    from tests.test_portal_graph import AMENDING, ARTICLES, QRELS, QUERIES
+
+    wait = WebDriverWait(browser, 20)
+    settings = cluster.with_overrides(index_alias=f"pytest-graph-{uuid.uuid4().hex[:8]}", runs_dir=tmp_path / "runs",
+                                      cache_dir=tmp_path / "cache")
+    index_dataset(settings, load_beir(write_beir(tmp_path / "graph", ARTICLES, QUERIES, QRELS)))
+    try:
+        with live_portal(create_app(settings)) as base:
+            browser.get(base + "/articles/PK%3A%3A49")
+            link = browser.find_element(By.CSS_SELECTOR, ".article-text a.ref")
+            assert link.text.startswith("άρθρο 46")
+            assert not browser.find_elements(By.ID, "amended")
+            link.click()
+            wait.until(EC.url_contains("PK%3A%3A46"))
+            assert "Άμεσοι συνεργοί" in browser.find_element(By.CSS_SELECTOR, "#article h1").text
+            assert "άρθρο 49 ΠΚ" in browser.find_element(By.ID, "cited-by").text
+            browser.get(base + "/articles/PK%3A%3A372")
+            warning = browser.find_element(By.ID, "amended")
+            assert "μπορεί να μην είναι το ισχύον" in warning.text and "παρ. 1" in warning.text
+            browser.save_screenshot(str(tmp_path / "amended.png"))
+            warning.find_element(By.TAG_NAME, "a").click()
+            wait.until(EC.url_contains(AMENDING.replace("::", "%3A%3A")))
+            assert "Τροποποίηση" in browser.find_element(By.CSS_SELECTOR, "#article h1").text
+            browser.get(base + "/laws/PK")
+            toc = [e.text for e in browser.find_elements(By.CSS_SELECTOR, ".toc li")]
+            assert [t.split()[1] for t in toc] == ["46", "47", "49", "372"]
+            problems = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
+            assert not problems, problems
+    finally:
+        make_client(settings).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
+    assert (tmp_path / "amended.png").stat().st_size > 10_000

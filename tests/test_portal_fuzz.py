@@ -23,7 +23,7 @@ from tests.portal_support import indexed_mini
 
 pytestmark = pytest.mark.integration
 
-EXAMPLES = 50  # per operation and mode: 6 operations x 2 modes keep the run around a minute
+EXAMPLES = 50  # per operation and mode: 8 operations x 2 modes keep the run around a minute
 JUDGMENT_PATHS = {"/api/judgments", "/api/judgments/queries"}
 
 
@@ -52,7 +52,8 @@ def web_mini(app):
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE], ids=lambda m: m.value)
 def test_api_never_answers_5xx(api_schema, mode):
     operations = [op.ok() for op in api_schema.get_all_operations()]
-    assert {op.path for op in operations} == {"/api/search", "/api/articles/{article_id}", "/api/health", *JUDGMENT_PATHS}
+    assert {op.path for op in operations} == {"/api/search", "/api/articles/{article_id}", "/api/health", *JUDGMENT_PATHS,
+                                              "/api/articles/{article_id}/graph", "/api/laws/{source}"}
     assert {(op.method.upper(), op.path) for op in operations if op.path == "/api/judgments"} == {("GET", "/api/judgments"),
                                                                                                   ("POST", "/api/judgments")}
     search = next(op for op in operations if op.path == "/api/search")

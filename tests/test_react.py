@@ -340,3 +340,22 @@ def test_cli_without_endpoint_prints_the_settings(mini_folder, tmp_path):
 
 def test_scripted_server_sees_parameters(llm):
     assert isinstance(llm, ScriptedLLM) and llm.base_url.startswith("http://127.0.0.1:")
+
+
+@pytest.mark.integration
+def test_planner_query_that_cites_an_article_also_retrieves_it(react_settings):
+    """«άρθρο 914 ΑΚ» in a planner query about theft: BM25 alone ranks the theft articles, the search the observer
+    reads has AK::914 first (direct.with_named, the search path's citation reader); a query citing nothing is
+    BM25's list as it is."""
+    import asyncio
+
+    from nomos.opensearch.client import make_client
+
+    retriever = make_retriever(react_settings, "react", make_client(react_settings))
+    query = "άρθρο 914 ΑΚ αφαίρεση ξένου κινητού πράγματος"
+    alone = [h.doc_id for h in retriever.bm25.search(query, retriever.config.depth)]
+    search, candidates = asyncio.run(retriever._search(query))
+    assert search.candidates[0] == "AK::914" and candidates[0].id == "AK::914" and candidates[0].title == "Έννοια αδικοπραξίας"
+    assert search.candidates[1:] == [d for d in alone if d != "AK::914"] and "PK::372" in search.candidates
+    plain = "αφαίρεση ξένου κινητού πράγματος"
+    assert asyncio.run(retriever._search(plain))[0].candidates == [h.doc_id for h in retriever.bm25.search(plain, retriever.config.depth)]

@@ -150,6 +150,10 @@ method_options = stack(  # options of dense and fused methods (ignored by bm25) 
                       "'cross-encoder:<model id or folder>' (sentence-transformers); default NOMOS_RERANK; 'none' turns it off."),
     click.option("--rerank-depth", type=click.IntRange(min=1), default=20, show_default=True,
                  help="How many of the top articles are re-ranked."),
+    click.option("--amendments", default=None, metavar="MODE",
+                 help="Amendment-aware ranking (any method): 'follow[:DEPTH]' puts each article an amending article "
+                      "amends right after it, 'credit[:WEIGHT[:DEPTH]]' adds WEIGHT x its score to the amended one, "
+                      "'off'; default NOMOS_AMENDMENTS, else the method's cross-validated default."),
 )
 llm_options = stack(  # the LLM methods (reform-*, react); the key comes from NOMOS_LLM_API_KEY or OPENAI_API_KEY
     click.option("--llm-base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://host:8000/v1 (env NOMOS_LLM_BASE_URL)."),
@@ -172,7 +176,8 @@ def llm_settings(settings: Settings, kw: dict[str, Any]) -> Settings:
 
 
 _METHOD_KEYS = ("analysis", "no_stem", "embedder", "exact", "ef_search", "fusion", "pool_ranking", "pool_head", "normalization",
-                "combination", "weights", "rank_constant", "rerank", "rerank_depth")
+                "combination", "weights", "rank_constant", "rerank", "rerank_depth",
+                "amendments")
 
 
 def method_options_from(kw: dict[str, Any]):  # noqa: ANN201 - MethodOptions, imported lazily
@@ -191,7 +196,8 @@ def method_options_from(kw: dict[str, Any]):  # noqa: ANN201 - MethodOptions, im
                           weights=w, rank_constant=o["rank_constant"], pool_ranking=o["pool_ranking"],
                           **({"head": o["pool_head"]} if o["pool_head"] is not None else {}))
     return MethodOptions(analysis=analysis(o["analysis"], o["no_stem"]), embedder=o["embedder"], exact=o["exact"],
-                         ef_search=o["ef_search"], fusion=fusion, rerank=o["rerank"], rerank_depth=o["rerank_depth"])
+                         ef_search=o["ef_search"], fusion=fusion, rerank=o["rerank"], rerank_depth=o["rerank_depth"],
+                         amendments=o["amendments"])
 
 
 def analysis(chosen: str, no_stem: bool) -> str:

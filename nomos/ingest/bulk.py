@@ -1,18 +1,22 @@
 """Bulk requests for articles: one action per article, the article id as the document id.
 
 Using the article id as ``_id`` makes loading idempotent: a re-run or a resumed run overwrites, never duplicates.
+Each document carries its legal-graph edges (``cites``, ``amends``, ``references``, ``references_version``), read
+from its text at load time against the ids of the whole corpus (:mod:`nomos.mappings.references`).
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from opensearchpy import OpenSearch, helpers
 
 from nomos.errors import ClusterError
 from nomos.ingest.records import Article
+from nomos.mappings.citations import IdResolver
+from nomos.mappings.references import REFERENCES_VERSION, edge_fields, extract_references
 
 
 @dataclass(frozen=True)
@@ -36,16 +40,22 @@ class BulkError(ClusterError):
 
 def content_sha(article: Article) -> str:
     """A hash of what is indexed about an article, to verify content after a crash and re-run. The area is part of
-    it: a changed area table (or corpus field) re-sends exactly the articles whose area moved."""
+    it: a changed area table (or corpus field) re-sends exactly the articles whose area moved. So is the reference
+    extractor's version: its edges change only when the text or the extractor does, and then they are recomputed
+    (the ids they resolve against are the corpus's, which names the index itself)."""
     h = hashlib.sha256()
-    for part in (article.id, article.title, article.text, article.source, article.law, article.area):
+    for part in (article.id, article.title, article.text, article.source, article.law, article.area,
+                 REFERENCES_VERSION):
         h.update(part.encode("utf-8"))
         h.update(b"\x00")
     return h.hexdigest()
 
 
-def article_document(article: Article) -> dict[str, str]:
-    """The ``_source`` of an article document (``content`` is filled by ``copy_to``)."""
+def article_document(article: Article, resolver: IdResolver | None = None) -> dict[str, Any]:
+    """The ``_source`` of an article document (``content`` is filled by ``copy_to``), with its graph edges
+    resolved by ``resolver`` (the corpus's ids; None: the article's own id only, so only unresolved edges)."""
+    resolver = resolver or IdResolver.from_ids([article.id])
+    references = extract_references(article.id, article.text, resolver, article.source or article.id.split("::")[0])
     return {
         "article_id": article.id,
         "title": article.title,
@@ -55,13 +65,14 @@ def article_document(article: Article) -> dict[str, str]:
         "area": article.area,
         "number": article.number,
         "content_sha": content_sha(article),
+        **edge_fields(references),
     }
 
 
-def bulk_actions(articles: Iterable[Article], index: str) -> Iterator[dict[str, object]]:
+def bulk_actions(articles: Iterable[Article], index: str, resolver: IdResolver) -> Iterator[dict[str, object]]:
     """Index actions (not ``create``): overwriting by id is what makes re-runs safe."""
     for a in articles:
-        yield {"_op_type": "index", "_index": index, "_id": a.id, "_source": article_document(a)}
+        yield {"_op_type": "index", "_index": index, "_id": a.id, "_source": article_document(a, resolver)}
 
 
 def item_failure(item: dict) -> BulkFailure:
@@ -87,12 +98,17 @@ def load_articles(
     index: str,
     chunk_size: int = 500,
     on_progress: Callable[[int], None] | None = None,
+    resolver: IdResolver | None = None,
 ) -> int:
-    """Bulk-index articles; raises :class:`BulkError` naming every refused article. Returns the count sent."""
+    """Bulk-index articles; raises :class:`BulkError` naming every refused article. Returns the count sent.
+
+    ``resolver`` resolves the edges' targets: the whole corpus's ids (a resumed load sends only some articles, but
+    they cite all of them); None: the ids of ``articles``."""
     failures: list[BulkFailure] = []
+    resolver = resolver or IdResolver.from_ids(a.id for a in articles)
     for ok, item in helpers.streaming_bulk(
         client,
-        bulk_actions(articles, index),
+        bulk_actions(articles, index, resolver),
         chunk_size=chunk_size,
         max_chunk_bytes=20 * 1024 * 1024,
         raise_on_error=False,

@@ -22,6 +22,7 @@ from nomos.ingest.bulk import content_sha, load_articles
 from nomos.ingest.records import Dataset
 from nomos.ingest.vectors import VectorReport, fill_vectors
 from nomos.mappings import MappingError, body_hash, vector_field_name
+from nomos.mappings.citations import IdResolver
 from nomos.opensearch.client import ClusterUnavailable
 from nomos.vectors.cache import VectorCache
 from nomos.vectors.encoders import Encoder, slug
@@ -156,7 +157,8 @@ def build_index(
     with _interruptible(alias, name, published=False):
         client.indices.put_settings(index=name, body={"index": {"refresh_interval": "-1"}})
         try:
-            load_articles(client, todo, name, on_progress=on_progress)
+            load_articles(client, todo, name, on_progress=on_progress,
+                          resolver=IdResolver.from_ids(a.id for a in dataset.articles))
             reports = [fill(e) for e in carried]
         finally:
             client.indices.put_settings(index=name, body={"index": {"refresh_interval": None}})

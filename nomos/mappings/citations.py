@@ -34,13 +34,15 @@ LOOKALIKES = str.maketrans("ABEZHIKMNOPTXY", "ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ")
 GREEK_TO_LATIN = str.maketrans("ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ", "ABEZHIKMNOPTXY")
 MAX_RANGE = 60  # «άρθρα 372 έως 378»: ranges longer than this are read as their two ends only
 
-_ART = r"(?:αρθρ(?:ο|ου|α|ων)\b|αρθρ\.|αρθ\.|αρ\.)"
+_ART = r"(?<!\w)(?:αρθρ(?:ο|ου|α|ων)\b|αρθρ\.|αρθ\.|αρ\.)"
 _NUM = r"\d{1,4}(?:[α-ωa-z](?![\w]))?"
-_LIST_SEP = r"\s*(?:,|και|εωσ|-|–|ωσ)\s*"
+_LIST_SEP = r"\s*(?:,|και|εωσ\s+και|εωσ|-|–|ωσ)\s*"  # «372 έως και 378» is a range too
 # «παρ. 1», «παρ. 1, 2», «§ 3 εδ. β΄»: a paragraph after an article number (paragraphs listed with commas; «και 47»
 # after a paragraph is the next article, as in «κατά το άρθρο 46 παρ. 1 και 47»)
 _PAR = r"(?:\s*,?\s*(?:παρ\.?|παραγρ\w*|§)\s*\d+[α-ω]?(?:\s*,\s*\d+(?!\d*\s*(?:παρ|§)))*(?:\s*(?:εδ\.?|περ\.?)\s*[\dα-ω][΄']?)*)?"
-_LAW = r"(?P<kind>ν|νομ(?:ου|οσ)|π\.?\s?δ|προεδρικ\w* διαταγματ\w*)\.?\s*(?P<no>\d{1,5})\s*/\s*(?P<year>\d{4})(?!\d)"
+# «ν. 4624/2019», «Ν.4624/2019», «v. 4261/2014» (a Latin v typed for the Greek ν), «του νόμου 4624/2019», «π.δ. 131/2003»;
+# never the end of a word («των 3/2020 αποφάσεων» is no law)
+_LAW = r"(?<!\w)(?P<kind>ν|v|νομ(?:ου|οσ)|π\.?\s?δ|προεδρικ\w* διαταγματ\w*)\.?\s*(?P<no>\d{1,5})\s*/\s*(?P<year>\d{4})(?!\d)"
 
 
 def fold(text: str) -> str:
@@ -151,6 +153,19 @@ def _code_source(m: re.Match[str]) -> str:
     return _sources().by_group[group]
 
 
+def sources_in(folded: str, start: int, end: int) -> list[tuple[str, int, int]]:
+    """Every source (a law by number and year, a code by abbreviation or name) named in ``folded[start:end]``:
+    (source id, start, end), in reading order. The graph's extractor asks it which law a clause speaks of."""
+    found = [(_law_source(m), m.start(), m.end()) for m in re.compile(_LAW).finditer(folded, start, end)]
+    found += [(_code_source(m), m.start(), m.end()) for m in _sources().codes.finditer(folded, start, end)]
+    return sorted(found, key=lambda f: f[1])
+
+
+def source_at(folded: str, pos: int) -> tuple[str, int, int] | None:
+    """The source named right at ``pos`` (after «του»/«της»), as :func:`find_citations` reads one after an article."""
+    return _source_at(folded, pos)
+
+
 def _source_before(folded: str, end: int) -> tuple[str, int] | None:
     """A source that ends right before ``end`` (spaces and a comma allowed): (source id, its start)."""
     window_start = max(0, end - 80)
@@ -170,7 +185,7 @@ def _numbers(listed: str) -> list[tuple[str, str]]:
     numbers: list[tuple[str, str]] = []
     for m in _ITEM.finditer(listed):
         number, sep = article_number(m.group("num")), (m.group("sep") or "").strip()
-        if sep in ("εωσ", "ωσ", "-", "–") and numbers and numbers[-1][0].isdigit() and number.isdigit():
+        if (sep.split() or [""])[0] in ("εωσ", "ωσ", "-", "–") and numbers and numbers[-1][0].isdigit() and number.isdigit():
             first, last = int(numbers[-1][0]), int(number)
             if 0 < last - first <= MAX_RANGE:
                 numbers.extend((str(n), "") for n in range(first + 1, last))

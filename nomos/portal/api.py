@@ -9,8 +9,8 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from nomos.portal.errors import PortalError
-from nomos.portal.links import article_url, safe_snippet, search_url
-from nomos.portal.params import AreaParam, ArticleId, KParam, MethodParam, RequiredQuery, SourceParam
+from nomos.portal.links import article_url, law_url, safe_snippet, search_url
+from nomos.portal.params import AreaParam, ArticleId, KParam, LawSource, MethodParam, RequiredQuery, SourceParam
 from nomos.portal.web import PortalDep, limit, run, run_search
 from nomos.retrieval.articles import citation
 
@@ -95,6 +95,48 @@ class ArticleOut(BaseModel):
     similar: list[ArticleRefOut]
 
 
+class LinkOut(BaseModel):
+    start: int = Field(description="the reference's span in the article's text (character offsets)")
+    end: int
+    target: str = Field(description="the cited article's id; '' when it is not in the collection")
+    cited: str = Field(description="the id as read in the text, even when unresolved (e.g. PK::372)")
+    kind: str = Field(description="cites | amends | replaces | inserts | repeals")
+    paragraph: str | None = None
+    url: str | None = Field(None, description="the cited article's page (resolved references only)")
+
+
+class GraphRefOut(BaseModel):
+    id: str
+    number: str
+    title: str
+    law: str
+    source: str
+    citation: str
+    kind: str = Field(description="cites, or for an amendment: amends | replaces | inserts | repeals")
+    paragraph: str | None = Field(None, description="the paragraph of the amended article, where the text says")
+    url: str
+
+
+class GraphOut(BaseModel):
+    id: str
+    warning: str | None = Field(None, description="set when later articles amend this one: its text may not be "
+                                "the one in force (see amended_by)")
+    references: list[LinkOut] = Field(description="the references in the text, by position")
+    cites: list[GraphRefOut] = Field(description="«Παραπέμπει σε»: the articles of the collection this one cites")
+    cited_by: list[GraphRefOut] = Field(description="«Αναφέρεται από»: the articles that cite this one")
+    amended_by: list[GraphRefOut] = Field(description="«Τροποποιήσεις»: the articles that amend this one")
+    amends: list[GraphRefOut] = Field(description="the articles this one amends")
+    previous: ArticleRefOut | None
+    next: ArticleRefOut | None
+    law_url: str = Field(description="the law's table of contents")
+
+
+class LawOut(BaseModel):
+    source: str
+    name: str
+    articles: list[ArticleRefOut] = Field(description="every article of the law, in article-number order")
+
+
 class ErrorOut(BaseModel):
     detail: str
 
@@ -147,3 +189,37 @@ async def api_article(portal: PortalDep, article_id: ArticleId) -> ArticleOut:
 @router.get("/health", responses={503: {"model": ErrorOut}}, summary="Is the search engine up?")
 async def api_health(portal: PortalDep) -> dict[str, Any]:
     return await run(portal, portal.health)
+
+
+def _graph_ref(r: Any) -> GraphRefOut:  # noqa: ANN401 - a retrieval.graph.GraphRef
+    return GraphRefOut(**{f.name: getattr(r, f.name) for f in fields(r)}, url=article_url(r.id))
+
+
+AMENDED_WARNING = "later articles amend this one: its text may not be the one in force"
+
+
+@router.get("/articles/{article_id}/graph", response_model=GraphOut,
+            responses={404: {"model": ErrorOut}, 503: {"model": ErrorOut}},
+            summary="The article's references, the articles citing it and amending it, its neighbours")
+async def api_graph(portal: PortalDep, article_id: ArticleId) -> GraphOut:
+    found = await run(portal, portal.article_and_graph, article_id, None)
+    if found is None:
+        raise PortalError(404, "no article with this id")
+    art, g = found
+    return GraphOut(
+        id=art.id, warning=AMENDED_WARNING if g.warn else None,
+        references=[LinkOut(**{f.name: getattr(lk, f.name) for f in fields(lk)},
+                            url=article_url(lk.target) if lk.target else None) for lk in g.links],
+        cites=[_graph_ref(r) for r in g.cites], cited_by=[_graph_ref(r) for r in g.cited_by],
+        amended_by=[_graph_ref(r) for r in g.amended_by], amends=[_graph_ref(r) for r in g.amends],
+        previous=_ref(art.previous), next=_ref(art.next), law_url=law_url(art.source),
+    )
+
+
+@router.get("/laws/{source}", response_model=LawOut, responses={404: {"model": ErrorOut}, 503: {"model": ErrorOut}},
+            summary="A law's table of contents")
+async def api_law(portal: PortalDep, source: LawSource) -> LawOut:
+    name, articles = await run(portal, portal.law, source)
+    if not articles:
+        raise PortalError(404, "no legal source with this code")
+    return LawOut(source=source, name=name, articles=[_ref(a) for a in articles])

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import functools
 import html
+import itertools
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 from urllib.parse import quote, quote_plus
 
 from fastapi.templating import Jinja2Templates
@@ -39,6 +40,50 @@ def safe_snippet(fragment: str) -> Markup:
 def anchored_snippet(fragment: str) -> Markup:
     """:func:`safe_snippet`, with the first <mark> carrying ``id=MATCH_ANCHOR`` (where ``#match`` links land)."""
     return Markup(str(safe_snippet(fragment)).replace("<mark>", f'<mark id="{MATCH_ANCHOR}">', 1))
+
+
+def _marked(highlighted: str, text: str) -> list[tuple[int, int]]:
+    """The <mark> spans of OpenSearch's highlighted full text as offsets into the plain ``text`` (empty when the
+    highlight does not read back as that text, so links never land on the wrong words)."""
+    plain: list[str] = []
+    spans: list[tuple[int, int]] = []
+    at = 0
+    opened: int | None = None
+    for p in re.split(r"(</?mark>)", highlighted):
+        if p == "<mark>":
+            opened = at
+        elif p == "</mark>":
+            if opened is not None and at > opened:
+                spans.append((opened, at))
+            opened = None
+        else:
+            piece = html.unescape(p)
+            plain.append(piece)
+            at += len(piece)
+    return spans if "".join(plain) == text else []
+
+
+def linked_text(text: str, links: Sequence[Any], highlighted: str | None = None, anchor: bool = True) -> Markup:
+    """An article's text, escaped, with its resolved references as links to their articles (``links``: objects
+    with ``start``, ``end``, ``target``; unresolved ones stay plain text) and, when ``highlighted`` (OpenSearch's
+    highlight of the same text) is given, the query's terms in <mark>, the first one ``id=MATCH_ANCHOR`` when
+    ``anchor``. Nothing of the text can become markup: every piece is escaped, links' addresses are built by
+    :func:`article_url`."""
+    marks = _marked(highlighted, text) if highlighted else []
+    targets = [(int(lk.start), int(lk.end), lk.target) for lk in links if lk.target and 0 <= lk.start < lk.end <= len(text)]
+    cuts = sorted({0, len(text), *(p for a, b, _ in targets for p in (a, b)), *(p for a, b in marks for p in (a, b))})
+    out: list[str] = []
+    first_mark = anchor
+    for a, b in itertools.pairwise(cuts):
+        piece = str(escape(text[a:b]))
+        if any(ma <= a and b <= mb for ma, mb in marks):
+            piece = (f'<mark id="{MATCH_ANCHOR}">' if first_mark else "<mark>") + piece + "</mark>"
+            first_mark = False
+        target = next((t for ta, tb, t in targets if ta <= a and b <= tb), None)
+        if target:
+            piece = f'<a class="ref" href="{_href(article_url(target, iri=True))}">{piece}</a>'
+        out.append(piece)
+    return Markup("".join(out))
 
 
 _ASCII_RUN = re.compile(r"[\x00-\x9f]+")  # ASCII and the C1 controls: percent-encoded; other characters stay
@@ -84,6 +129,11 @@ def article_url(article_id: str, q: str | None = None, iri: bool = False, full: 
             + (f"#{MATCH_ANCHOR}" if q else ""))
 
 
+def law_url(source: str) -> str:
+    """A law's table of contents."""
+    return "/laws/" + quote(source, safe="")
+
+
 def make_templates() -> Jinja2Templates:
     """The pages' templates, with the link builders, labels and snippet filters they use."""
     # auto_reload off: the templates ship with the code, so no stat() of every template on every page
@@ -91,6 +141,7 @@ def make_templates() -> Jinja2Templates:
                       auto_reload=False)
     env.globals.update(search_url=lambda *a, **kw: _href(search_url(*a, **kw, iri=True)),
                        article_url=lambda *a, **kw: _href(article_url(*a, **kw, iri=True)),
+                       law_url=lambda source: _href(law_url(source)), linked_text=linked_text,
                        METHOD_LABELS=METHOD_LABELS, K_CHOICES=K_CHOICES, MAX_QUERY_CHARS=MAX_QUERY_CHARS,
                        AREA_LABELS={a.key: a.label for a in legal_areas().values()}, citation=citation)
     env.filters["snippet"] = safe_snippet

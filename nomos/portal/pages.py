@@ -1,4 +1,5 @@
-"""The portal's HTML pages: the search page (form, results, facets, ReAct trace) and an article's page."""
+"""The portal's HTML pages: the search page (form, results, facets, ReAct trace), an article's page (with its
+references, citing and amending articles) and a law's table of contents."""
 
 from __future__ import annotations
 
@@ -8,7 +9,17 @@ from fastapi.responses import HTMLResponse, Response
 
 from nomos.errors import NomosError
 from nomos.portal.errors import PortalError, classify, log_failure
-from nomos.portal.params import AreaParam, ArticleId, FullText, Highlight, KParam, MethodParam, QueryText, SourceParam
+from nomos.portal.params import (
+    AreaParam,
+    ArticleId,
+    FullText,
+    Highlight,
+    KParam,
+    LawSource,
+    MethodParam,
+    QueryText,
+    SourceParam,
+)
 from nomos.portal.web import PortalDep, limit, render, run, run_search
 from nomos.retrieval.registry import DEFAULT_METHOD
 
@@ -38,7 +49,16 @@ async def search_page(request: Request, portal: PortalDep, q: QueryText = "", me
 @router.get("/articles/{article_id}", response_class=HTMLResponse)
 async def article_page(request: Request, portal: PortalDep, article_id: ArticleId, q: Highlight = None,
                        full: FullText = False) -> Response:
-    art = await run(portal, portal.article, article_id, q, full)
-    if art is None:
+    found = await run(portal, portal.article_and_graph, article_id, q, full)
+    if found is None:
         raise PortalError(404, "Δεν βρέθηκε άρθρο με αυτό το αναγνωριστικό.")
-    return await render(request, "article.html", article=art, q=q or "")
+    art, graph = found
+    return await render(request, "article.html", article=art, graph=graph, q=q or "")
+
+
+@router.get("/laws/{source}", response_class=HTMLResponse)
+async def law_page(request: Request, portal: PortalDep, source: LawSource) -> Response:
+    name, articles = await run(portal, portal.law, source)
+    if not articles:
+        raise PortalError(404, "Δεν βρέθηκε νόμος με αυτόν τον κωδικό.")
+    return await render(request, "law.html", source=source, law_name=name, articles=articles)

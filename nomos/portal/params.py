@@ -33,6 +33,7 @@ AreaParam = Annotated[str | None, Query(pattern=AREA_PATTERN, description="only 
                                         + ", ".join(f"{a.key} ({a.label})" for a in legal_areas().values()))]
 ArticleId = Annotated[str, PathParam(min_length=1, max_length=MAX_ID_CHARS, description="article id, SOURCE::NUMBER")]
 FullText = Annotated[bool, Query(description="the whole text of an article longer than a page shows")]
+LawSource = Annotated[str, PathParam(pattern=SOURCE_PATTERN, description="a legal source, e.g. PK")]
 Highlight = Annotated[str | None, Query(max_length=MAX_QUERY_CHARS, description="terms to highlight in the text")]
 
 

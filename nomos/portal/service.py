@@ -13,8 +13,9 @@ from opensearchpy import OpenSearch
 
 from nomos.errors import ClusterError
 from nomos.opensearch.transport import make_transport
-from nomos.retrieval.articles import Article, article_page
+from nomos.retrieval.articles import Article, ArticleRef, article_page
 from nomos.retrieval.direct import by_id
+from nomos.retrieval.graph import ArticleGraph, article_graph, law_contents
 from nomos.retrieval.registry import BEST_WITH_VECTORS, best_method, portal_methods
 from nomos.settings import Settings
 from nomos.stages.searching import MethodUnavailable, Searcher, SearchPage, SearchRequest
@@ -94,6 +95,25 @@ class Portal:
             if named:
                 found = article_page(self.client, self.index, named[0].doc_id, query=query or None, max_chars=cap)
         return found
+
+    def graph(self, article_id: str) -> ArticleGraph | None:
+        """The article's references, who cites it and what amends it (:func:`~nomos.retrieval.graph.article_graph`);
+        None for an unknown id."""
+        return article_graph(self.client, self.index, article_id)
+
+    def article_and_graph(self, article_id: str, query: str | None = None, full: bool = False
+                          ) -> tuple[Article, ArticleGraph] | None:
+        """An article page's two parts, the graph of the article the id was found as (its links past a cut text's
+        end are not shown: :func:`~nomos.portal.links.linked_text` keeps only spans inside the text it is given)."""
+        art = self.article(article_id, query, full)
+        if art is None:
+            return None
+        graph = self.graph(art.id)
+        return art, graph or ArticleGraph(art.id)
+
+    def law(self, source: str) -> tuple[str, list[ArticleRef]]:
+        """A law's table of contents: its name and articles in article-number order (empty: unknown source)."""
+        return law_contents(self.client, self.index, source)
 
     def health(self) -> dict[str, Any]:
         count = self.client.count(index=self.index)["count"]

@@ -9,6 +9,7 @@ clauses as values, never into query syntax.
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -89,6 +90,29 @@ def cut_text(text: str, max_chars: int) -> str:
     if head.count(_MARK_OPEN) > head.count(_MARK_CLOSE):
         head += _MARK_CLOSE
     return head
+
+
+def cut_marked(marked: str, plain_chars: int) -> str:
+    """The highlighter's html-escaped ``marked`` text cut where its plain reading is ``plain_chars`` long (the length
+    of the plain text :func:`cut_text` kept), a <mark> left open closed: both cuts then read as the same words, so
+    the page can lay links and marks over the one text (``portal.links.linked_text`` checks that they do)."""
+    out: list[str] = []
+    at = 0
+    opened = False
+    for part in re.split(r"(</?mark>)", marked):
+        if part in (_MARK_OPEN, _MARK_CLOSE):
+            opened = part == _MARK_OPEN
+            out.append(part)
+            continue
+        plain = html.unescape(part)
+        if at + len(plain) >= plain_chars:
+            out.append(html.escape(plain[: plain_chars - at]))
+            break
+        out.append(part)
+        at += len(plain)
+    if opened:
+        out.append(_MARK_CLOSE)
+    return "".join(out)
 
 
 def citation(article_id: str, source: str, law: str) -> str:
@@ -190,7 +214,7 @@ def article_page(transport: TransportOrClient, index: str, article_id: str, quer
     cut = max_chars is not None and len(text) > max_chars
     if cut:
         text = cut_text(text, max_chars or 0)
-        marked = cut_text(marked, max_chars or 0) if marked else marked
+        marked = cut_marked(marked, len(text)) if marked else marked
     return Article(
         id=src["id"],
         title=src.get("title", ""),

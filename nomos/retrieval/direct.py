@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
 from nomos.mappings.areas import table as source_table
-from nomos.mappings.citations import Citation, article_variants, fold, parse_citation
+from nomos.mappings.citations import Citation, article_variants, find_citations, fold, parse_citation
 from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit
 
@@ -157,6 +157,15 @@ def with_cited(hits: list[Hit], cited: list[DirectHit], k: int) -> tuple[list[Hi
     added = [Hit(d.doc_id, floor - 1 - i, title=d.title, law=d.law, source=d.source, details={"direct": "cited"})
              for i, d in enumerate(missing)]
     return keep + added, [d.doc_id for d in missing]
+
+
+def with_named(transport: Transport, index: str, query: str, hits: Sequence[Hit], k: int) -> list[Hit]:
+    """``hits`` with the articles ``query`` cites anywhere in it («άρθρο 914 ΑΚ αδικοπραξία») pinned first
+    (:func:`pin`; one mget, only when it cites something the index holds). For queries written by a program that
+    names articles on purpose (ReAct's planner), where a citation in passing is a request, not a case's detail."""
+    citations = find_citations(query)
+    cited = by_citation(transport, index, citations) if citations else []
+    return pin(hits, cited, k) if cited else list(hits[:k])
 
 
 def _fields(src: Mapping[str, Any]) -> dict[str, str]:

@@ -28,6 +28,7 @@ from typing import Any
 
 from nomos.retrieval.base import Hit, Progress, SearchResult
 from nomos.retrieval.bm25 import BM25Retriever
+from nomos.retrieval.direct import with_named
 from nomos.retrieval.llm import CheckpointedRun, Cost, LLMClient, run_checkpointed
 from nomos.retrieval.llm.replies import parse_json_object
 from nomos.retrieval.prompts import prompts_info, render
@@ -210,9 +211,10 @@ class ReActRetriever:
         return Plan(fallback_query(q.text, q.previous, titles), issue=issue), waited
 
     async def _search(self, query: str) -> tuple[Search, list[Candidate]]:
-        """BM25's top ``depth`` for the query, with each article's title and full text."""
+        """BM25's top ``depth`` for the query, the articles it cites first (direct.with_named: «άρθρο 914 ΑΚ
+        αδικοπραξία» also retrieves AK::914), with each article's title and full text."""
         t = time.perf_counter()
-        hits = await asyncio.to_thread(self.bm25.search, query, self.config.depth)
+        hits = await asyncio.to_thread(self._bm25_and_cited, query)
         search_ms = round(1000 * (time.perf_counter() - t), 2)
         t = time.perf_counter()
         ids = [h.doc_id for h in hits]
@@ -243,6 +245,10 @@ class ReActRetriever:
         rank_of = {x.id: x.rank for x in candidates}
         kept_ids = sorted(reasons, key=lambda d: rank_of[d])
         return Observation([len(b) for b in batches], cut, kept_ids, {d: reasons[d] for d in kept_ids}, issues), waited
+
+    def _bm25_and_cited(self, query: str) -> list[Hit]:
+        depth = self.config.depth
+        return with_named(self.bm25.transport, self.bm25.index, query, self.bm25.search(query, depth), depth)
 
     def _fetch(self, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """Title and full text of each id by ``mget``; texts already fetched in this run are reused."""

@@ -43,6 +43,9 @@ class MethodOptions:
     # "cross-encoder:<model id or folder>" (sentence-transformers); None: no re-ranking
     rerank: str | None = None
     rerank_depth: int = 20
+    # amendment-aware ranking (any method): "off", "follow[:DEPTH]", "credit[:WEIGHT[:DEPTH]]"; None: the settings'
+    # NOMOS_AMENDMENTS, else the method's default (AMENDMENT_DEFAULTS)
+    amendments: str | None = None
 
 
 # The options a method may honour: MethodOptions' fields, with the fusion's server/client choice ("fusion_where")
@@ -281,15 +284,26 @@ def check_model(model: str) -> None:
                           hint="give a sentence-transformers model folder or a Hub model id")
 
 
-def resolved_options(settings: Settings, options: MethodOptions) -> MethodOptions:
-    """``options`` with the re-ranker settled: a ``--rerank`` given wins ("none" turns it off), else the
-    settings' (NOMOS_RERANK). Entry points that name results by their options (eval's run folder) call this
-    first, so the name and the ranking agree."""
+# A method's default --amendments (methods not listed: off). Empty: on the extended dev set (bench/amendments_cv.py,
+# docs/benchmarks.md "Amendment-aware ranking") bm25's `follow` won every held-out fold on Recall@100 (+0.008), but
+# from two queries of 74 (paired p 0.5); knn lost held out. Add {"bm25": "follow"} once a larger graph or set shows it.
+AMENDMENT_DEFAULTS: dict[str, str] = {}
+
+
+def resolved_options(settings: Settings, options: MethodOptions, method: str | None = None) -> MethodOptions:
+    """``options`` with the re-ranker and the amendment stage settled: a ``--rerank`` given wins ("none" turns it
+    off), else the settings' (NOMOS_RERANK); an ``--amendments`` given wins, else NOMOS_AMENDMENTS, else the
+    method's default (canonical text, "off" when none). Entry points that name results by their options (eval's
+    run folder) call this first, so the name and the ranking agree."""
+    from nomos.retrieval.amendments import parse_amendments
+
     if options.rerank == "none":
-        return replace(options, rerank=None)
-    if options.rerank is None and settings.rerank:  # Settings turns NOMOS_RERANK=none into None
-        return replace(options, rerank=settings.rerank)
-    return options
+        options = replace(options, rerank=None)
+    elif options.rerank is None and settings.rerank:  # Settings turns NOMOS_RERANK=none into None
+        options = replace(options, rerank=settings.rerank)
+    chosen = options.amendments or settings.amendments or AMENDMENT_DEFAULTS.get(method or "", "off")
+    spec = parse_amendments(chosen).spec
+    return options if options.amendments == spec else replace(options, amendments=spec)
 
 
 def make_retriever(settings: Settings, method: str, client: OpenSearch | Transport,
@@ -301,12 +315,16 @@ def make_retriever(settings: Settings, method: str, client: OpenSearch | Transpo
     retriever goes through one :class:`~nomos.opensearch.transport.Transport` (built here over a client, with
     the settings' ``retry_seconds``)."""
     from nomos.opensearch.transport import make_transport
+    from nomos.retrieval.amendments import AmendmentRetriever, parse_amendments, stored_targets
 
     spec = method_spec(method)
     settings = require_llm(settings, method)
-    options = resolved_options(settings, options)
+    options = resolved_options(settings, options, method)
     transport = make_transport(settings, client)
     first = spec.factory(settings, transport, options)
+    amendments = parse_amendments(options.amendments)
+    if amendments.active:  # before a re-ranker, so the judge sees the articles the amendments brought
+        first = AmendmentRetriever(first, stored_targets(transport, settings.index_alias), amendments)
     if not options.rerank:
         return first
     from nomos.retrieval.rerank import RerankRetriever

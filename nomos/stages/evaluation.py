@@ -21,7 +21,14 @@ from nomos.ingest.records import Dataset
 from nomos.opensearch.client import cluster_version, make_client
 from nomos.retrieval.base import Hit, Progress, SearchResult
 from nomos.retrieval.fusion_config import DEFAULT_WHERE, FusionConfig
-from nomos.retrieval.registry import MethodOptions, make_retriever, method_spec, require_llm, resolved_options
+from nomos.retrieval.registry import (
+    AMENDMENT_DEFAULTS,
+    MethodOptions,
+    make_retriever,
+    method_spec,
+    require_llm,
+    resolved_options,
+)
 from nomos.settings import Settings
 
 
@@ -90,6 +97,8 @@ def default_run_name(method: str, options: MethodOptions) -> str:
     if options.rerank:  # any method: "-rerank-llm", "-rerank-cross-encoder_<model>"
         judge = options.rerank if options.rerank == "llm" else options.rerank.split(":", 1)[0] + "_" + Path(options.rerank.split(":", 1)[1]).name
         parts.append(f"rerank-{judge}{'' if options.rerank_depth == 20 else options.rerank_depth}")
+    if options.amendments and options.amendments != AMENDMENT_DEFAULTS.get(method, "off"):  # "-amend-follow"
+        parts.append("amend-" + options.amendments.replace(":", "_"))
     return "-".join(parts)
 
 
@@ -120,7 +129,7 @@ def evaluate_method(
     version = cluster_version(client, settings)
     meta = index_meta(client, settings.index_alias)
     check_index_matches(meta, dataset, settings.index_alias)
-    options = resolved_options(settings, options or MethodOptions(analysis=analysis))  # NOMOS_RERANK counts
+    options = resolved_options(settings, options or MethodOptions(analysis=analysis), method)  # NOMOS_RERANK counts
     retriever = make_retriever(settings, method, client, options)
     run_name = run_name or default_run_name(method, options)
     folder = settings.runs_dir / dataset.name / run_name
@@ -284,7 +293,7 @@ def search_topics(settings: Settings, topics: Mapping[str, str], out: Path, meth
     settings = require_llm(settings, method)
     client = make_client(settings)
     cluster_version(client, settings)
-    options = resolved_options(settings, options or MethodOptions())
+    options = resolved_options(settings, options or MethodOptions(), method)
     retriever = make_retriever(settings, method, client, options)
     result = retriever.search_many(dict(topics), k, on_progress=on_progress)
     run: Run = {qid: [(h.doc_id, h.score) for h in hs] for qid, hs in result.hits.items()}

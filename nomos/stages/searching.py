@@ -187,7 +187,7 @@ class Searcher:
         started = time.perf_counter()
         method = request.method or self.default_method()
         spec = self.check(method, request.options)
-        options = resolved_options(self.settings, request.options)
+        options = resolved_options(self.settings, request.options, method)
         try:
             with cluster_errors(self.settings, f"the {method} search"):
                 citations = parse_citation(request.query)  # read once: the page and the name lookup share it
@@ -245,10 +245,11 @@ class Searcher:
         return [d for d in named if kept(d)], [d for d in cited if kept(d)]
 
     def _one_page(self, spec: MethodSpec, options: MethodOptions, k: int) -> bool:
-        """Whether the method's results page ranks exactly as its ``search``: a faceted method without a re-ranker;
+        """Whether the method's results page ranks exactly as its ``search``: a faceted method without a re-ranker
+        or an amendment stage;
         for kNN also only while the page's HNSW search (``FACET_DEPTH`` candidates) explores what a top-``k``
         search explores, ``max(ef_search, k)`` (a small ``--ef-search`` would otherwise change the ranking)."""
-        if not spec.faceted or options.rerank:
+        if not spec.faceted or options.rerank or (options.amendments or "off") != "off":
             return False
         if spec.needs_vectors and not spec.fused and not options.exact:
             return max(options.ef_search or self.settings.knn_ef_search, k) >= FACET_DEPTH

@@ -1,0 +1,148 @@
+"""The legal graph's extractor measured on hand-checked samples: precision on edges drawn at random from its output
+and checked by reading the text, recall on references found by reading random articles (issue 25).
+
+The samples are committed (tests/fixtures/graph/precision.json, recall.json; how each was drawn is in its
+``about``); the articles' text is read from corpus.jsonl. tests/test_graph_quality.py asserts the thresholds
+(precision >= 0.95 on >= 150 edges, recall >= 0.90 on >= 50 references) with the same functions.
+
+* precision: each sampled edge is (article, span, cited id as extracted then) with the reader's verdict: the id it
+  really cites (null: not a reference) and the kinds a careful reader accepts. The current extractor's edge over
+  that span with that cited id (or with the verdict's id, once corrected) is correct when its id is the verdict's
+  and its kind is accepted. An edge the extractor no longer gives is counted as withdrawn (not in the ratio); the
+  sample says nothing of edges added since it was drawn, so re-draw it when the rules change much.
+* recall: a hand-found reference is found when an edge with its id overlaps its span; found with the right kind
+  when that edge's kind is one accepted.
+
+Usage:
+  .venv/bin/python bench/graph_quality.py [--data ../shared/data/greek-statutes] [--show]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nomos.ingest.beir import load_beir
+from nomos.ingest.graph import own_source
+from nomos.mappings.citations import IdResolver
+from nomos.mappings.references import Reference, extract_references
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "graph"
+DEFAULT_DATA = ROOT.parent / "shared" / "data" / "greek-statutes"
+
+
+@dataclass
+class Score:
+    """One measure: how many judged, how many right, and the misses (for --show)."""
+
+    total: int = 0
+    right: int = 0
+    right_id: int = 0
+    withdrawn: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    @property
+    def ratio(self) -> float:
+        return self.right / self.total if self.total else 0.0
+
+
+class Corpus:
+    """The corpus's texts and one resolver over its ids, and each article's references (computed once)."""
+
+    def __init__(self, data: Path) -> None:
+        articles = load_beir(data, corpus_file="corpus.jsonl").articles
+        self.by_id = {a.id: a for a in articles}
+        self.resolver = IdResolver.from_ids(self.by_id)
+        self._refs: dict[str, list[Reference]] = {}
+
+    def text(self, article_id: str) -> str:
+        return self.by_id[article_id].text
+
+    def references(self, article_id: str) -> list[Reference]:
+        if article_id not in self._refs:
+            a = self.by_id[article_id]
+            self._refs[article_id] = extract_references(a.id, a.text, self.resolver, own_source(a))
+        return self._refs[article_id]
+
+
+def locate(text: str, span: str, occurrence: int = 0) -> tuple[int, int]:
+    """Where ``span`` is in ``text`` (no-break spaces read as spaces: the corpus has both)."""
+    plain, at = text.replace("\xa0", " "), -1
+    for _ in range(occurrence + 1):
+        at = plain.find(span.replace("\xa0", " "), at + 1)
+        if at < 0:
+            raise ValueError(f"span {span!r} not found in the text")
+    return at, at + len(span)
+
+
+def _over(r: Reference, start: int, end: int) -> bool:
+    return r.start < end and r.end > start
+
+
+def precision(corpus: Corpus, sample: list[dict[str, Any]]) -> Score:
+    score = Score()
+    for item in sample:
+        start, end = item["start"], item["end"]
+        # the edge as sampled, or as corrected since (the extractor now reads the id the reader found)
+        edge = next((r for r in corpus.references(item["article_id"])
+                     if r.cited in (item["cited"], item["truth"]) and _over(r, start, end)), None)
+        if edge is None:
+            score.withdrawn += 1
+            continue
+        score.total += 1
+        right_id = item["truth"] == edge.cited
+        score.right_id += right_id
+        if right_id and edge.kind in item["kinds"]:
+            score.right += 1
+        else:
+            score.misses.append(f"{item['article_id']} {item['span']!r}: {edge.cited} {edge.kind} "
+                                f"(truth {item['truth']} {item['kinds']})")
+    return score
+
+
+def recall(corpus: Corpus, sample: list[dict[str, Any]]) -> Score:
+    score = Score()
+    for item in sample:
+        start, end = locate(corpus.text(item["article_id"]), item["span"], item.get("occurrence", 0))
+        score.total += 1
+        edges = [r for r in corpus.references(item["article_id"]) if r.cited == item["cited"] and _over(r, start, end)]
+        score.right_id += bool(edges)
+        if any(r.kind in item["kinds"] for r in edges):
+            score.right += 1
+        else:
+            got = ", ".join(f"{r.cited} {r.kind}" for r in corpus.references(item["article_id"]) if _over(r, start, end))
+            score.misses.append(f"{item['article_id']} {item['span']!r}: want {item['cited']} {item['kinds']}, "
+                                f"got {got or 'nothing'}")
+    return score
+
+
+def load_sample(name: str) -> dict[str, Any]:
+    return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="BEIR folder with corpus.jsonl")
+    ap.add_argument("--show", action="store_true", help="list the wrong and missed edges")
+    args = ap.parse_args()
+    corpus = Corpus(args.data)
+    rows = []
+    for name, fn, key in (("precision", precision, "edges"), ("recall", recall, "references")):
+        path = f"{name}.json"
+        if not (FIXTURES / path).is_file():
+            continue
+        s = fn(corpus, load_sample(path)[key])
+        rows.append((name, s))
+        print(f"{name:9s} {s.ratio:.3f}  ({s.right}/{s.total}; right id whatever the kind: {s.right_id}/{s.total}"
+              + (f"; withdrawn since sampled: {s.withdrawn}" if name == "precision" else "") + ")")
+        if args.show:
+            for m in s.misses:
+                print("   ", m)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,370 @@
+"""The legal graph's edges read from statute text: which articles an article cites, and which it amends.
+
+Built on the query-side resolver (:mod:`nomos.mappings.citations`: ``fold``, ``find_citations``, ``IdResolver``)
+so a citation typed into the search box and one written inside a statute are read by the same rules. What this
+module adds is what only statute text has:
+
+* the citing law as the default source: a bare «άρθρο 5», «του παρόντος», «του νόμου αυτού» is the citing
+  article's own law, while «άρθρο 5 του Κανονισμού (ΕΕ) 2016/679» or «της Οδηγίας …» (a source the resolver does
+  not know) is no edge at all, rather than a wrong one into the own law;
+* a paragraph written before the article («η παρ. 1 του άρθρου 372 ΠΚ»), and «του προηγούμενου/επόμενου άρθρου»;
+* amendment verbs typing the edge: «τροποποιείται» / «διαμορφώνεται ως εξής» → amends, «αντικαθίσταται» →
+  replaces, «προστίθεται» / «παρεμβάλλεται» → inserts, «καταργείται» / «απαλείφεται» → repeals;
+* text quoted in «…» is the new wording an amendment puts into another law: its references are that law's, read
+  in its own context, so they produce no edges of the amending article (measured: reading them as the citing
+  law's references was the largest source of wrong edges);
+* in an amending article a bare «το άρθρο 15» after «Στο άρθρο 15 του ν. 4786/2021» is that law's article 15.
+
+Every :class:`Reference` carries its span in the text (the portal links it) and ``cited`` as read, even when the
+target is not in the corpus (``target`` is then "").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from nomos.mappings.citations import Citation, IdResolver, find_citations, fold, source_at, sources_in
+
+# Bump whenever the rules below change what is extracted: indexing stores it beside the edges and makes it part of
+# each article's content hash, so a re-index recomputes every article's edges then (and only then).
+REFERENCES_VERSION = "3"
+
+KINDS = ("cites", "amends", "replaces", "inserts", "repeals")
+AMENDMENT_KINDS = frozenset(KINDS[1:])
+
+_SELF = "\x00self"  # find_citations' default source: marks a citation that named no source of its own
+
+# Amendment verbs (folded), present tense as the amending clause writes them; the past («τροποποιήθηκε») only
+# describes the cited article and is no amendment. The nouns of a title («Τροποποίηση της παρ. 1 του άρθρου 7»)
+# and «επέρχονται οι εξής τροποποιήσεις» type the edge the same way.
+_VERBS = re.compile(
+    r"\b(?<!οπωσ )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|συμπληρωνεται|συμπληρωνονται|"
+    r"αναριθμειται|αναριθμουνται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ)"
+    r"|(?P<replaces>αντικαθισταται|αντικαθιστανται)"
+    r"|(?P<inserts>προστιθεται|προστιθενται|παρεμβαλλεται|παρεμβαλλονται)"
+    r"|(?P<repeals>καταργειται|καταργουνται|απαλειφεται|απαλειφονται))\b"
+)
+# a title's noun right before what it names («Τροποποίηση της παρ. 1 του άρθρου 7», «Αντικατάσταση της περ. ιβ’ του»)
+_NOUN_BEFORE = re.compile(
+    r"\b(?:(?P<amends>τροποποιηση|τροποποιησεισ)|(?P<replaces>αντικατασταση)|(?P<inserts>προσθηκη)|"
+    r"(?P<repeals>καταργηση))\s+(?:τ\w{1,3}\s+)?(?:(?:περ|παρ|εδ|υποπερ|στοιχ)\w*\.?\s*[\dα-ω]{1,3}[΄'’)]?"
+    r"(?:\s*(?:,|και)\s*[\dα-ω]{1,3}[΄'’)]?)*\s+(?:τ\w{1,3}\s+|στο\s+|στην\s+)?)*$"
+)
+# after a reference only a verb types it (or «επέρχονται οι εξής τροποποιήσεις»): a noun after it describes it
+# («όπως ισχύει μετά την τροποποίησή του»), and so does «όπως» before a verb («όπως τροποποιούνται με τον παρόντα,
+# εφαρμόζονται»)
+_VERBS_AFTER = re.compile(
+    r"\b(?<!οπωσ )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|συμπληρωνεται|συμπληρωνονται|"
+    r"αναριθμειται|αναριθμουνται|διορθωνεται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ)"
+    r"|(?P<replaces>αντικαθισταται|αντικαθιστανται)"
+    r"|(?P<inserts>προστιθεται|προστιθενται|παρεμβαλλεται|παρεμβαλλονται)"
+    r"|(?P<repeals>καταργειται|καταργουνται|απαλειφεται|απαλειφονται))\b"
+)
+# a colon that opens a list («καταργούνται οι ακόλουθες διατάξεις του ν. 4070/2012:», «Στο π.δ. 40/2020 επέρχονται οι
+# ακόλουθες τροποποιήσεις:», «… του ανωτέρω Κανονισμού, οι εξής:»), not new wording («ως εξής: «…»»)
+_LIST_COLON = re.compile(r":(?!\s*«)")
+_FOREIGN_ACT = re.compile(r"\b(?:κανονισμ|οδηγι|συνθηκ|συμβαση|συνταγμ)\w*")
+_NUMBERED = re.compile(r"(?:^|\n)\s*\d+[α-ω]?\.\s")
+# «Κεφάλαιο 56 του ν. 4700/2020», «Παράρτημα 3 του ν. …»: a number beside a law that is no article
+_NOT_ARTICLE = re.compile(r"\b(?:κεφαλαι\w*|μερ(?:οσ|ουσ)|τμημα\w*|παραρτημα\w*|τευχ\w*|φυλλ\w*|βιβλι\w*|"
+                          r"τιτλ\w*|ενοτητ\w*)\s*$")
+# «προστίθεται άρθρο 25Α στον ν. 4276/2014»: the law after «στον/στο/στην»
+_INTO = re.compile(r"\s*(?:στον|στο|στην|στη)\s+")
+# «το εσωτερικό άρθρο 55 του άρθρου 2 του ν. 4335/2015»: an article inside an article (a code a law ratified); the
+# outer article is the corpus's, and is read on its own
+_INNER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:αρθρ\w*)\s")
+# a citation in the words that name it as an instrument or a yardstick is cited, whatever verb the clause has
+# («προσαρμόζεται προς το άρθρο 398 ΠΚ και διαμορφώνεται», «όπως αντικαταστάθηκε με το άρθρο 25»)
+_CITED_BY_WORDS = re.compile(
+    r"\b(?:συμφωνα\s+με|κατα|προσ|βασει|δυναμει|παρεκκλιση|με|περι|επιφυλαξη|εννοια|εφαρμογη|"
+    r"\w+(?:θηκε|θηκαν|ηκε|ηκαν))\s+(?:τ(?:ο|α|ον|ην|η|ων|ου|ησ)\s+)?$"
+)
+_ELEMENT = r"(?:παρ\w*|περ\w*|εδ\w*|στοιχ\w*|υποπερ\w*|αρθρ\w*|τελευται\w*|πρωτ\w*|δευτερ\w*|τριτ\w*)"
+# What follows an article list and names a source the resolver does not know: no edge rather than a wrong one
+# («άρθρο 14 παράγραφοι 1, 2 και 4 του ΓΚΠΔ», «άρθρο 6 παράγραφος 1 στοιχείο α) του ΓΚΠΔ», «της Οδηγίας …»)
+_DESIGNATORS = r"(?:\s*(?:παρ\w*\.?|περ\w*\.?|στοιχ\w*|εδ\w*\.?|υποπερ\w*\.?)\s*[\dα-ω]{1,3}[΄'’)]?" \
+               r"(?:\s*(?:,|και|εωσ)\s*[\dα-ω]{1,3}[΄'’)]?)*)*"
+_FOREIGN = re.compile(
+    _DESIGNATORS + r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ|των)\s+(?!παροντοσ|παρουσασ|ιδιου|ιδιασ|αυτου|αυτησ|"
+    r"νομου\s+αυτου|παρον\b|" + _ELEMENT + r")(?P<word>[^\s,.;:]+)"
+)
+_SAME_AS_BEFORE = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:ιδιου|ιδιασ)\b")
+# «η παρ. 1 του άρθρου», «της παρ. 2 περ. β΄ του άρθρου», «των παρ. 1 και 2 του άρθρου»: a paragraph before
+_PAR_BEFORE = re.compile(
+    r"(?:παρ\.?|παραγρ\w*|§)\s*(?P<par>\d+)[α-ω]?(?:\s*(?:,|και|εωσ)\s*\d+[α-ω]?)*"
+    r"(?:\s*(?:εδ\.?|εδαφι\w*|περ\.?|περιπτ\w*|στοιχ\w*)\s*[\dα-ω]{1,3}[΄'’]?(?:\s*(?:,|και)\s*[\dα-ω]{1,3}[΄'’]?)*)*"
+    r"\s*(?:του|στο)\s*$"
+)
+_NEIGHBOUR = re.compile(r"\b(?:του|το|στο)\s+(?P<which>προηγουμεν|επομεν)(?:ου|ο)\s+αρθρ(?:ου|ο)\b")
+_ORDINALS = ("πρωτ", "δευτερ", "τριτ", "τεταρτ", "πεμπτ", "εκτ", "εβδομ", "ογδο", "ενατ", "δεκατ")
+# «το άρθρο πρώτο του ν. 2690/1999»: ratifying laws number their articles in words (1-10 read; only with a source)
+_ORDINAL = re.compile(r"\bαρθρ(?:ο|ου)\s+(?P<ord>" + "|".join(_ORDINALS) + r")(?:ο|ου)\b(?!\s+(?:" +
+                      "|".join(_ORDINALS) + r"))")
+# a clause ends at a semicolon, a new line, a full stop before a new sentence, or a colon that opens no list
+_BOUNDARY = re.compile(r";|\n|\.(?=\s+[Α-ΩΆ-Ώ][α-ωά-ώ])|:(?!\s*(?:[α-ω]{1,2}|\d{1,2})[).΄’'])")
+_WINDOW_AFTER = 160
+_PARENTHESES = re.compile(r"\([^()]{0,40}\)")  # «(Α’ 147)», «(Καταργούνται)»: a note, not the clause's verb
+_WINDOW_BEFORE = 45  # a verb before a reference governs it only from close by («Καταργείται το άρθρο 5»)
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One edge of the legal graph: ``source`` cites (or amends, replaces, inserts into, repeals) ``target``.
+
+    ``target`` is the corpus id, "" when the cited article is not in the corpus; ``cited`` is the id as read
+    («PK::372»); ``paragraph`` the target paragraph where stated; ``start``/``end`` the span in the source text."""
+
+    source: str
+    target: str
+    cited: str
+    kind: str
+    paragraph: str | None
+    start: int
+    end: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    """The outermost «…» spans (nested quotes inside them belong to them; an unclosed quote runs to the end)."""
+    spans: list[tuple[int, int]] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(text):
+        if ch == "«":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "»" and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append((start, i + 1))
+    if depth:
+        spans.append((start, len(text)))
+    return spans
+
+
+def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
+def _is_foreign(folded: str, end: int) -> bool:
+    """Whether an article list without a source is followed by one the resolver does not know («άρθρο 5 του
+    Κανονισμού (ΕΕ) 2016/679», «της υπ' αριθμ. … απόφασης», «του ν.δ. 1234/1970»)."""
+    return bool(_FOREIGN.match(folded, end))
+
+
+def _paragraph_before(folded: str, start: int) -> tuple[str, int] | None:
+    """A paragraph written before the article word («η παρ. 1 του άρθρου 372»): (paragraph, where it starts)."""
+    window_start = max(0, start - 80)
+    m = _PAR_BEFORE.search(folded[window_start:start])
+    return (m.group("par"), window_start + m.start()) if m else None
+
+
+def _masked(folded: str, quotes: list[tuple[int, int]]) -> str:
+    """``folded`` with quoted text blanked (same length): a verb inside new wording or a quoted phrase types
+    nothing, and a short quoted phrase («κάθε κάτοχο») does not end the clause around it."""
+    chars = list(folded)
+    for a, b in quotes:
+        chars[a:b] = " " * (b - a)
+    return "".join(chars)
+
+
+def _clause_start(text: str, begin: int, start: int) -> int:
+    ends = [m.end() for m in _BOUNDARY.finditer(text, begin, start)]
+    return ends[-1] if ends else begin
+
+
+def _verb(masked: str, a: int, b: int, after: bool = False) -> str | None:
+    m = (_VERBS_AFTER if after else _VERBS).search(masked, a, b)
+    return m.lastgroup if m else None
+
+
+def _amendment_kind(text: str, masked: str, start: int, end: int, prev_end: int, next_start: int,
+                    list_kind: str | None) -> str:
+    """The kind of edge a group of references is («Η παρ. 1 του άρθρου 5 και η παρ. 2 του άρθρου 6
+    αντικαθίστανται»: one group, one kind): an amendment verb in its own clause after it («Το άρθρο 5 …
+    αντικαθίσταται ως εξής»), else a title's noun right before it («Τροποποίηση της παρ. 1 του άρθρου 7»), else a
+    verb close before it («Καταργείται το άρθρο 5»), else the verb over the list it stands in, else cited."""
+    stop = min(next_start, end + _WINDOW_AFTER, len(masked))
+    b = _BOUNDARY.search(text, end, stop)
+    kind = _verb(_PARENTHESES.sub(lambda m: " " * len(m.group(0)), masked[:stop]), end, b.start() if b else stop,
+                 after=True)
+    if kind:
+        return kind
+    noun = _NOUN_BEFORE.search(masked, max(0, start - 120), start)
+    if noun:
+        return noun.lastgroup or "cites"
+    begin = max(start - _WINDOW_BEFORE, prev_end, 0)
+    return _verb(masked, _clause_start(text, begin, start), start) or list_kind or "cites"
+
+
+def _groups(text: str, masked: str, raw: list[Citation]) -> list[list[Citation]]:
+    """References joined by «και» or a comma with nothing but articles and paragraphs between («των παρ. 4 του
+    άρθρου 87 και των παρ. 3 του άρθρου 89»; a list «άρθρα 1 έως 60» is one span already): one group each."""
+    groups: list[list[Citation]] = []
+    for c in raw:
+        if groups:
+            last = groups[-1][-1]
+            gap = masked[last.end:c.start]
+            if c.start <= last.start or (len(gap) <= 60 and re.search(r"\b(?:και)\b|,", gap)
+                                         and not _BOUNDARY.search(text, last.end, c.start)
+                                         and not _VERBS.search(gap) and not _CITED_BY_WORDS.search(gap)):
+                groups[-1].append(c)
+                continue
+        groups.append([c])
+    return groups
+
+
+def _number_offset(article: str, delta: int) -> str | None:
+    return str(int(article) + delta) if article.isdigit() and int(article) + delta > 0 else None
+
+
+def _source_of_clause(text: str, masked: str, start: int) -> str | None:
+    """For an article with no source of its own: the law or code its clause names before it with an amendment verb
+    between («Στον ΠΚ προστίθεται άρθρο 398» is PK's article 398)."""
+    begin = _clause_start(text, max(0, start - _WINDOW_BEFORE), start)
+    named = sources_in(masked, begin, start)
+    if named and _VERBS.search(masked, named[-1][2], start):
+        return named[-1][0]
+    return None
+
+
+@dataclass(frozen=True)
+class _List:
+    """A list a colon opens: where it applies, the kind its verb gives (None: no verb), the source it names ("":
+    none; _FOREIGN_LIST: a source the resolver cannot name, so an article without its own is no edge)."""
+
+    start: int
+    end: int
+    kind: str | None
+    source: str
+
+
+_FOREIGN_LIST = "\x00foreign"
+
+
+def _lists(text: str, folded: str, masked: str) -> list[_List]:
+    """The lists of an article: «καταργούνται οι ακόλουθες διατάξεις του ν. 4070/2012:» makes every item below it
+    a repeal of that law; «Στο π.δ. 40/2020 επέρχονται οι ακόλουθες τροποποιήσεις:» items amendments of that
+    decree. A list runs to the next numbered paragraph when its own line is numbered, else to the end."""
+    out: list[_List] = []
+    for m in _LIST_COLON.finditer(masked):
+        if re.search(r"ωσ\s+εξησ\s*$", masked[max(0, m.start() - 12):m.start()]):
+            continue  # «ως εξής:» opens new wording (quoted or not), not a list
+        begin = _clause_start(text, max(0, m.start() - 300), m.start())
+        line = text.rfind("\n", 0, begin) + 1
+        kind = _verb(masked, begin, m.start())
+        named = sources_in(masked, begin, m.start())
+        source = named[-1][0] if named else (_FOREIGN_LIST if _FOREIGN_ACT.search(masked, begin, m.start()) else "")
+        if not kind and not source:
+            continue
+        end = len(text)
+        if _NUMBERED.match(text, line):
+            nxt = _NUMBERED.search(text, m.end())
+            end = nxt.start() if nxt else end
+        out.append(_List(m.end(), end, kind, source))
+    return out
+
+
+def extract_references(article_id: str, text: str, resolver: IdResolver, own_source: str) -> list[Reference]:
+    """Every reference of the article ``article_id`` (whose law is ``own_source``), in reading order.
+
+    One :class:`Reference` per cited article (a list or range gives one each); references inside quoted new
+    wording are left out, as are references to the article itself and to sources the resolver cannot name."""
+    folded = fold(text)
+    quotes = quoted_spans(text)
+    masked = _masked(folded, quotes)
+    lists = _lists(text, folded, masked)
+    own_number = article_id.split("::", 1)[1] if "::" in article_id else ""
+    found = [c for c in find_citations(text, default_source=_SELF)
+             if not _inside(c.start, quotes) and not _NOT_ARTICLE.search(folded, max(0, c.start - 20), c.start)]
+    for m in _ORDINAL.finditer(masked):
+        named = source_at(folded, m.end())
+        if named and not any(c.start <= m.start() < c.end for c in found):
+            found.append(Citation(named[0], str(_ORDINALS.index(m.group("ord")) + 1), "", m.start(), named[2]))
+    for m in _NEIGHBOUR.finditer(masked):
+        number = _number_offset(own_number, -1 if m.group("which") == "προηγουμεν" else 1)
+        if number:
+            found.append(Citation(own_source, number, "", m.start(), m.end()))
+    found.sort(key=lambda c: (c.start, c.end))
+    raw: list[Citation] = []
+    explicit: dict[str, str] = {}  # article number -> the external source it was last cited with
+    last_external: str | None = None
+    for i, c in enumerate(found):
+        source = c.source
+        within = next((x for x in reversed(lists) if x.start <= c.start < x.end and x.source), None)
+        in_list = any(x.start <= c.start < x.end for x in lists)
+        if source == _SELF:
+            source = _source_of_bare(text, folded, masked, c, found[i + 1:], within, in_list, explicit,
+                                     last_external, own_source)
+            if not source:
+                continue
+        elif source != own_source:
+            explicit[c.article] = source
+            last_external = source
+        paragraph, start = c.paragraph, c.start
+        before = _paragraph_before(folded, c.start)
+        if before:
+            paragraph, start = paragraph or before[0], before[1]
+        raw.append(Citation(source, c.article, paragraph, start, c.end))
+    out: list[Reference] = []
+    groups = _groups(text, masked, raw)
+    for g, group in enumerate(groups):
+        start, end = group[0].start, max(c.end for c in group)
+        prev_end = max(c.end for c in groups[g - 1]) if g else 0
+        next_start = groups[g + 1][0].start if g + 1 < len(groups) else len(folded)
+        within = next((x for x in reversed(lists) if x.start <= start < x.end and x.kind), None)
+        kind = _amendment_kind(text, masked, start, end, prev_end, next_start, within.kind if within else None)
+        for c in group:
+            cited = "cites" if _CITED_BY_WORDS.search(masked, max(0, c.start - 30), c.start) else kind
+            target = resolver.resolve(c.id) or ""
+            if target == article_id or c.id == article_id:
+                continue
+            out.append(Reference(article_id, target, c.id, cited, c.paragraph or None, c.start, c.end))
+    return out
+
+
+def _source_of_bare(text: str, folded: str, masked: str, c: Citation, later: list[Citation], within: _List | None,
+                    in_list: bool, explicit: dict[str, str], last_external: str | None,
+                    own_source: str) -> str | None:
+    """The source of an article cited without one, or None for no edge. In order: an article inside an article
+    (none: the outer one is read on its own); «του ίδιου νόμου» (the law named last); a source the resolver cannot
+    name (none); «στον ν. 4276/2014» after it; the next reference's source when they are joined («της παρ. 3 του
+    άρθρου 977 και η παρ. 2 του άρθρου 977Α του ΚΠολΔ»); the source of the list it stands in; the source it was
+    cited with before (an amending article's «το άρθρο 15 διαμορφώνεται»); the law its clause amends («Στον ΠΚ
+    προστίθεται άρθρο 398»); else the citing article's own law."""
+    if _INNER.match(folded, c.end):
+        return None
+    if _SAME_AS_BEFORE.match(folded, c.end):
+        return last_external or own_source
+    if _is_foreign(folded, c.end):
+        return None
+    into = _INTO.match(folded, c.end)
+    named = source_at(folded, into.end()) if into else None
+    if named:
+        return named[0]
+    ahead = next((f for f in later if f.source != _SELF and f.start >= c.end), None)
+    reach = 200 if in_list else 60  # a list item names its law once, at its end
+    if ahead and ahead.start - c.end <= reach and "\n" not in text[c.end:ahead.start] \
+            and re.search(r"\b(?:και|,)", folded[c.end:ahead.start]) \
+            and not _BOUNDARY.search(text, c.end, ahead.start) and not _VERBS.search(masked, c.end, ahead.start):
+        return ahead.source
+    if within and within.source:
+        return None if within.source == _FOREIGN_LIST else within.source
+    return explicit.get(c.article) or _source_of_clause(text, masked, c.start) or own_source
+
+
+def edge_fields(references: list[Reference]) -> dict[str, Any]:
+    """The article document's graph fields: ``cites`` (every resolved target, any kind), ``amends`` (resolved
+    targets of amendment-typed edges), ``references`` (the edges themselves) and ``references_version``."""
+    cites = list(dict.fromkeys(r.target for r in references if r.target))
+    amends = list(dict.fromkeys(r.target for r in references if r.target and r.kind in AMENDMENT_KINDS))
+    return {
+        "cites": cites,
+        "amends": amends,
+        "references": [r.as_dict() for r in references],
+        "references_version": REFERENCES_VERSION,
+    }

@@ -1,0 +1,66 @@
+"""``cli.py graph export``: the legal graph written from the corpus files as TSV and GraphML (no node needed)."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import networkx as nx
+from click.testing import CliRunner
+
+from nomos.cli import cli
+from tests.beir_files import write_beir
+
+ARTICLES = [
+    {"_id": "PK::46", "title": "Άμεση συνέργεια", "text": "Με την ποινή του αυτουργού τιμωρείται.", "source": "PK",
+     "law": "Ποινικός Κώδικας"},
+    {"_id": "PK::49", "title": "Ιδιότητες", "text": "οι συμμέτοχοι κατά το άρθρο 46 παρ. 1 και 47 τιμωρούνται.",
+     "source": "PK", "law": "Ποινικός Κώδικας"},
+    {"_id": "PK::372", "title": "Κλοπή", "text": "Όποιος αφαιρεί ξένο κινητό πράγμα τιμωρείται.", "source": "PK",
+     "law": "Ποινικός Κώδικας"},
+    {"_id": "N_4855_2021::86", "title": "Τροποποίηση του άρθρου 372 ΠΚ",
+     "text": "Η παρ. 1 του άρθρου 372 ΠΚ τροποποιείται ως εξής: «1. Όποιος … κατά το άρθρο 46». "
+             "Καταργείται το άρθρο 5 του ν. 4412/2016.",
+     "source": "N_4855_2021", "law": "ν. 4855/2021"},
+]
+QRELS = [("q1", "PK::372", 1), ("q2", "PK::46", 1)]
+EXPECTED = [
+    {"source": "PK::49", "target": "PK::46", "kind": "cites", "paragraph": "1", "cited": "PK::46"},
+    {"source": "PK::49", "target": "", "kind": "cites", "paragraph": "", "cited": "PK::47"},
+    {"source": "N_4855_2021::86", "target": "PK::372", "kind": "amends", "paragraph": "1", "cited": "PK::372"},
+    {"source": "N_4855_2021::86", "target": "", "kind": "repeals", "paragraph": "", "cited": "N_4412_2016::5"},
+]
+
+
+def test_tsv_lists_every_edge_in_corpus_then_reading_order(tmp_path) -> None:
+    data = write_beir(tmp_path / "data", ARTICLES, qrels=QRELS)
+    out = tmp_path / "edges.tsv"
+    res = CliRunner().invoke(cli, ["graph", "export", "--dataset", str(data), "--out", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    with out.open(encoding="utf-8") as fh:
+        assert list(csv.DictReader(fh, delimiter="\t")) == EXPECTED
+    doc = json.loads(res.output)
+    assert doc["edges"] == 4 and doc["kinds"]["resolved"] == {"amends": 1, "cites": 1}
+    assert doc["kinds"]["unresolved"] == {"cites": 1, "repeals": 1}
+    again = tmp_path / "again.tsv"
+    CliRunner().invoke(cli, ["graph", "export", "--dataset", str(data), "--out", str(again)])
+    assert again.read_bytes() == out.read_bytes()  # deterministic
+
+
+def test_graphml_is_read_back_by_networkx(tmp_path) -> None:
+    data = write_beir(tmp_path / "data", ARTICLES, qrels=QRELS)
+    out = tmp_path / "graph.graphml"
+    res = CliRunner().invoke(cli, ["graph", "export", "--dataset", str(data), "--format", "graphml", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    g = nx.read_graphml(out, force_multigraph=True)
+    assert g.is_directed() and g.number_of_edges() == 4
+    assert g.nodes["PK::372"]["in_corpus"] is True and g.nodes["N_4412_2016::5"]["in_corpus"] is False
+    kinds = sorted((u, v, d["kind"], d["paragraph"]) for u, v, d in g.edges(data=True))
+    assert ("N_4855_2021::86", "PK::372", "amends", "1") in kinds and ("PK::49", "PK::47", "cites", "") in kinds
+
+
+def test_bad_corpus_is_a_located_error_not_a_traceback(tmp_path) -> None:
+    data = write_beir(tmp_path / "data", corpus_text='{"_id": "PK::1", "text": "x"}\n{not json\n', qrels=[])
+    res = CliRunner().invoke(cli, ["graph", "export", "--dataset", str(data), "--out", str(tmp_path / "x.tsv")])
+    assert res.exit_code == 1 and "corpus.jsonl" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "x.tsv").exists()

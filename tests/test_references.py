@@ -1,0 +1,151 @@
+"""The legal graph's extractor (nomos/mappings/references.py) on statute sentences of the shapes the stand-in
+corpus writes, and its edges stored at ingest: "cited by X" is one terms query against the real node."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from nomos.ingest.beir import load_beir
+from nomos.ingest.bulk import article_document, content_sha
+from nomos.ingest.indexer import existing_shas
+from nomos.ingest.records import Article
+from nomos.mappings.citations import IdResolver
+from nomos.mappings.references import REFERENCES_VERSION, Reference, extract_references, quoted_spans
+from nomos.stages.indexing import index_dataset
+from tests.beir_files import write_beir
+
+IDS = ["PK::46", "PK::47", "PK::49", "PK::83", "PK::372", "PK::374", "PK::375", "PK::376", "PK::377", "PK::378",
+       "N_4786_2021::15", "N_4855_2021::86", "N_4855_2021::177", "N_4624_2019::21", "N_4624_2019::5",
+       "N_4624_2019::6", "AK::914"]
+RESOLVER = IdResolver.from_ids(IDS)
+
+
+def edges(article_id: str, text: str, own: str | None = None) -> list[tuple[str, str, str, str | None]]:
+    own = own or article_id.split("::")[0]
+    return [(r.cited, r.target, r.kind, r.paragraph) for r in extract_references(article_id, text, RESOLVER, own)]
+
+
+def test_list_with_paragraph_in_own_code() -> None:
+    text = "οι συμμέτοχοι κατά το άρθρο 46\nπαρ. 1 και 47 τιμωρούνται με μειωμένη ποινή (άρθρο 83)."
+    assert edges("PK::49", text) == [("PK::46", "PK::46", "cites", "1"), ("PK::47", "PK::47", "cites", None),
+                                    ("PK::83", "PK::83", "cites", None)]
+    span = extract_references("PK::49", text, RESOLVER, "PK")[0]
+    assert text[span.start:span.end].startswith("άρθρο 46")
+
+
+def test_range_and_list() -> None:
+    got = edges("PK::49", "Οι διατάξεις των άρθρων 372 έως 378 εφαρμόζονται.")
+    assert [c for c, *_ in got] == [f"PK::{n}" for n in range(372, 379)]
+    assert edges("PK::49", "κατά τα άρθρα 372 και 375 παρ. 1 ΠΚ")[-1] == ("PK::375", "PK::375", "cites", "1")
+
+
+def test_same_law_words_and_other_laws() -> None:
+    assert edges("N_4624_2019::6", "σύμφωνα με το άρθρο 5 του παρόντος νόμου")[0][:2] == ("N_4624_2019::5",) * 2
+    assert edges("N_4624_2019::6", "κατά το άρθρο 21 του ν. 4624/2019")[0][1] == "N_4624_2019::21"
+    assert edges("AK::914", "κατά το άρθρο 21 του Ν. 4624/2019 (Α΄ 137)")[0][1] == "N_4624_2019::21"
+    # a law not in the corpus: an edge kept with the id as read, no target
+    assert edges("AK::914", "το άρθρο 326 του ν. 4412/2016")[0][:2] == ("N_4412_2016::326", "")
+    # a source the resolver cannot name is no edge, rather than a wrong one into the own law
+    assert edges("N_4624_2019::6", "το άρθρο 5 του Κανονισμού (ΕΕ) 2016/679 και το άρθρο 3 της Οδηγίας") == []
+    assert edges("N_4624_2019::6", "κατά το προηγούμενο άρθρο")[0][1] == "N_4624_2019::5"
+
+
+def test_amendment_verbs_typed_with_paragraph() -> None:
+    text = ("Η παρ. 1 του άρθρου 372 ΠΚ τροποποιείται ως προς την ποινή και το άρθρο 372 διαμορφώνεται ως εξής: "
+            "«Άρθρο 372 Κλοπή 1. Όποιος αφαιρεί … κατά το άρθρο 374 και το άρθρο 5 του ν. 4624/2019.».")
+    got = edges("N_4855_2021::86", text, "N_4855_2021")
+    assert got == [("PK::372", "PK::372", "amends", "1"), ("PK::372", "PK::372", "amends", None)]
+    assert edges("AK::914", "Το άρθρο 376 ΠΚ αντικαθίσταται ως εξής: «…»")[0][2] == "replaces"
+    assert edges("AK::914", "Στην παρ. 5 του άρθρου 374 ΠΚ προστίθεται περ. ζ΄ ως εξής:")[0][2:] == ("inserts", "5")
+    assert edges("AK::914", "Καταργείται το άρθρο 377 ΠΚ.")[0][2] == "repeals"
+    assert edges("AK::914", "κατά το άρθρο 378 ΠΚ, όπως τροποποιήθηκε, η ποινή")[0][2] == "cites"
+
+
+def test_bare_article_after_an_amended_law_is_that_law() -> None:
+    text = ("Στο άρθρο 15 του ν. 4786/2021 (Α΄ 43) α) τροποποιείται το δεύτερο εδάφιο της παρ. 1, β) αντικαθίσταται η "
+            "παρ. 2 και το άρθρο 15 διαμορφώνεται ως εξής: «Άρθρο 15 …»")
+    assert edges("N_4855_2021::177", text, "N_4855_2021") == [("N_4786_2021::15", "N_4786_2021::15", "amends", None)] * 2
+
+
+def test_quotes_nest_and_paragraph_words_are_not_articles() -> None:
+    assert quoted_spans("α «β «γ» δ» ε «ζ") == [(2, 11), (14, 16)]
+    assert edges("PK::49", "της παρ. 1 και της παρ. 2 του παρόντος") == []
+
+
+def test_reference_is_the_contract() -> None:
+    r = extract_references("PK::49", "άρθρο 46", RESOLVER, "PK")[0]
+    assert r == Reference("PK::49", "PK::46", "PK::46", "cites", None, 0, 8)
+    assert r.as_dict() == {"source": "PK::49", "target": "PK::46", "cited": "PK::46", "kind": "cites",
+                           "paragraph": None, "start": 0, "end": 8}
+
+
+def test_document_fields_and_hash_follow_text_and_version() -> None:
+    a = Article("N_4855_2021::86", "Κλοπή", "Η παρ. 1 του άρθρου 372 ΠΚ τροποποιείται. Βλ. άρθρο 46 ΠΚ.",
+                "N_4855_2021", "ν. 4855/2021")
+    doc = article_document(a, RESOLVER)
+    assert doc["cites"] == ["PK::372", "PK::46"] and doc["amends"] == ["PK::372"]
+    assert doc["references_version"] == REFERENCES_VERSION and len(doc["references"]) == 2
+    assert content_sha(a) != content_sha(dataclasses.replace(a, text=a.text + " "))
+
+
+GRAPH_ARTICLES = [
+    {"_id": "PK::46", "title": "Άμεση συνέργεια", "text": "Με την ποινή του αυτουργού τιμωρείται.", "source": "PK",
+     "law": "Ποινικός Κώδικας"},
+    {"_id": "PK::49", "title": "Ιδιότητες", "text": "οι συμμέτοχοι κατά το άρθρο 46 παρ. 1 και 47 τιμωρούνται.",
+     "source": "PK", "law": "Ποινικός Κώδικας"},
+    {"_id": "PK::372", "title": "Κλοπή", "text": "Όποιος αφαιρεί ξένο κινητό πράγμα (βλ. άρθρο 46) τιμωρείται.",
+     "source": "PK", "law": "Ποινικός Κώδικας"},
+    {"_id": "N_4855_2021::86", "title": "Τροποποίηση του άρθρου 372 ΠΚ",
+     "text": "Η παρ. 1 του άρθρου 372 ΠΚ τροποποιείται ως εξής: «1. Όποιος … κατά το άρθρο 46».",
+     "source": "N_4855_2021", "law": "ν. 4855/2021"},
+]
+
+
+@pytest.mark.integration
+def test_cited_by_is_one_terms_query_and_reindexing_is_idempotent(os_settings, client, tmp_path) -> None:
+    ds = load_beir(write_beir(tmp_path / "graph", GRAPH_ARTICLES, qrels=[("q1", "PK::372", 1), ("q2", "PK::46", 1)]))
+    first = index_dataset(os_settings, ds, client=client)
+    alias = os_settings.index_alias
+    hits = client.search(index=alias, body={"query": {"terms": {"cites": ["PK::46"]}}, "_source": False,
+                                            "sort": [{"article_id": "asc"}]})["hits"]["hits"]
+    assert [h["_id"] for h in hits] == ["PK::372", "PK::49"]  # the amendment's quoted «άρθρο 46» is not its edge
+    amended_by = client.search(index=alias, body={"query": {"term": {"amends": "PK::372"}}})["hits"]["hits"]
+    assert [h["_id"] for h in amended_by] == ["N_4855_2021::86"]
+    stored = amended_by[0]["_source"]
+    assert stored["references"][0]["kind"] == "amends" and stored["references"][0]["paragraph"] == "1"
+    assert stored["references_version"] == REFERENCES_VERSION
+    shas = existing_shas(client, first.index)
+    again = index_dataset(os_settings, ds, client=client)
+    assert again.index == first.index and again.sent == 0 and existing_shas(client, first.index) == shas
+    changed = [dict(a, text="κατά το άρθρο 372 τιμωρείται.") if a["_id"] == "PK::49" else a for a in GRAPH_ARTICLES]
+    ds2 = load_beir(write_beir(tmp_path / "graph2", changed, qrels=[("q1", "PK::372", 1), ("q2", "PK::46", 1)]))
+    index_dataset(os_settings, ds2, client=client)
+    doc = client.get(index=alias, id="PK::49")["_source"]
+    assert doc["cites"] == ["PK::372"]
+
+
+def test_lists_ranges_and_sources_named_around_the_article() -> None:
+    # «έως και» is a range; a list's law is named by its opening clause; «του ίδιου νόμου» is the law named last
+    got = edges("N_4855_2021::177", "εφαρμόζονται τα άρθρα 372 έως και 374 ΠΚ", "N_4855_2021")
+    assert [c for c, *_ in got] == ["PK::372", "PK::373", "PK::374"]
+    text = "Καταργούνται οι ακόλουθες διατάξεις του ν. 4624/2019:\nα) το άρθρο 5,\nβ) η παρ. 2 του άρθρου 6."
+    assert edges("AK::914", text) == [("N_4624_2019::5", "N_4624_2019::5", "repeals", None),
+                                     ("N_4624_2019::6", "N_4624_2019::6", "repeals", "2")]
+    got = edges("AK::914", "σύμφωνα με το άρθρο 21 του ν. 4624/2019 και κατά παρέκκλιση του άρθρου 5 του ίδιου νόμου")
+    assert [c for c, *_ in got] == ["N_4624_2019::21", "N_4624_2019::5"]
+    assert edges("AK::914", "Προσθήκη άρθρου 25Α στον ν. 4276/2014")[0][:1] == ("N_4276_2014::25Α",)
+    assert edges("AK::914", "Στον ΠΚ προστίθεται άρθρο 398 ως εξής:")[0][0::2] == ("PK::398", "inserts")
+
+
+def test_what_is_no_article_edge_or_no_amendment() -> None:
+    assert edges("AK::914", "Ο τίτλος του Κεφαλαίου 56 του ν. 4700/2020 αντικαθίσταται") == []
+    inner = edges("AK::914", "Το εσωτερικό άρθρο 55 του άρθρου 2 του ν. 4335/2015 αντικαθίσταται ως εξής:")
+    assert inner == [("N_4335_2015::2", "", "replaces", None)]
+    got = edges("N_4855_2021::177", "Το άρθρο 374 ΠΚ, όπως τροποποιείται με τον παρόντα, εφαρμόζεται", "N_4855_2021")
+    assert got[0][2] == "cites"
+    assert edges("PK::49", "Άρθρα 376 – 378 (Καταργούνται)")[0][2] == "cites"  # an editor's note, not a repeal
+    # one group, one verb: both paragraphs are replaced
+    got = edges("AK::914", "Η παρ. 1 του άρθρου 372 ΠΚ και η παρ. 2 του άρθρου 374 ΠΚ αντικαθίστανται ως εξής:")
+    assert [k for *_, k, _ in got] == ["replaces", "replaces"]

@@ -97,9 +97,11 @@ def test_parse_planner():
     assert parse_planner('Ορίστε:\n```json\n{"query": "απάτη"}\n```')[0] == "απάτη"
     assert parse_planner('{"ερώτημα": "υπεξαίρεση"}')[0] == "υπεξαίρεση"
     assert parse_planner("   ")[2] == {"kind": "planner_empty"}
-    assert parse_planner("κλοπή, απάτη")[2]["kind"] == "planner_format"
+    assert parse_planner("κλοπή, απάτη") == ("κλοπή, απάτη", None, None)  # a plain keyword reply (the notebook's)
     assert parse_planner('{"query": ""}')[2]["kind"] == "planner_format"
-    assert parse_planner('{"query": ["a"]}')[2]["kind"] == "planner_format"
+    assert parse_planner('{"thought": "σκέψη"}')[2]["kind"] == "planner_format"
+    assert parse_planner('{"query": ["κλοπή", "απάτη"]}')[0] == "κλοπή απάτη"
+    assert parse_planner(" ".join(["λέξη"] * 121))[2]["kind"] == "planner_format"  # prose, not a query
 
 
 def test_parse_observer():
@@ -152,7 +154,7 @@ def test_round_trace_serialises_to_the_trace_format():
     cost.add(Reply("x", 10, 2, 0.5), "planner")
     trace = QueryTrace("q1", [planned, fallback], ["A", "C"], cost, 1.23456).to_dict()
     assert list(trace) == ["query_id", "rounds", "final", "calls", "cached_calls", "input_tokens", "output_tokens",
-                           "llm_seconds", "by_purpose", "seconds"]
+                           "llm_seconds", "by_purpose", "issue_counts", "seconds"]
     assert trace["rounds"][1]["round"] == 2 and trace["seconds"] == 1.2346 and trace["calls"] == 1
 
 
@@ -229,7 +231,7 @@ def test_bad_replies_are_logged_and_the_loop_goes_on(react_settings, mini, llm):
             round1[info["case"]] = "κλοπή ξένου κινητού πράγματος"
             return json.dumps({"query": round1[info["case"]]})
         if r == 2:
-            return "Θα έψαχνα για κλοπή."  # not JSON
+            return '{"thought": "θα έψαχνα για κλοπή"}'  # no query in any form
         if r == 3:
             return json.dumps({"query": "Κλοπή, ξένου ΚΙΝΗΤΟΥ πράγματος"})  # a repeat of round 1
         return ""
@@ -256,6 +258,15 @@ def test_bad_replies_are_logged_and_the_loop_goes_on(react_settings, mini, llm):
         assert len(set(queries[:3])) == 3  # fallbacks avoid asking the same again while they can
         assert all("ΧΧ::1" not in r["kept"] for r in t["rounds"])
     assert out.evaluation.mean["recall@100"] > 0
+    # every kind counted into cost.json: per query one planner format error (round 2), three fallbacks (rounds
+    # 2-4), one empty planner reply asked again and still empty (round 4); one observer format error in the run
+    # and an invented id in every other observer reply
+    cost = json.loads(out.paths["cost"].read_text())
+    n, observer_calls = len(traces), cost["by_purpose"]["observer"]["calls"]
+    counts = cost["issues"]["counts"]
+    assert (counts["format_errors"], counts["fallbacks"], counts["empty_replies"], counts["regenerated"]) == (n + 1, 3 * n, n, n)
+    assert counts["unknown_ids"] == observer_calls - 1 and counts["truncations"] == counts["ambiguous_ids"] == 0
+    assert cost["issues"]["calls"] == cost["total"]["calls"] == 4 * n + observer_calls  # the retry is inside its call
 
 
 @pytest.mark.integration

@@ -28,7 +28,7 @@ from typing import Any
 
 from nomos.retrieval.base import Hit, Progress, SearchResult
 from nomos.retrieval.bm25 import BM25Retriever
-from nomos.retrieval.llm import CheckpointedRun, Cost, LLMClient, run_checkpointed
+from nomos.retrieval.llm import CheckpointedRun, Cost, LLMClient, note_issues, run_checkpointed
 from nomos.retrieval.llm.replies import parse_json_object
 from nomos.retrieval.prompts import prompts_info, render
 from nomos.retrieval.react_parts import (
@@ -206,6 +206,8 @@ class ReActRetriever:
             issue = {"kind": "planner_repeat", "query": query}
         if issue is None and query is not None:
             return Plan(query, thought), waited
+        note_issues(q.cost, [issue])
+        q.cost.note("fallbacks")
         titles = [self._articles.get(h.doc_id, ("", ""))[0] for h in final_ranking(q.kept, self.config.planner_kept)]
         return Plan(fallback_query(q.text, q.previous, titles), issue=issue), waited
 
@@ -239,6 +241,7 @@ class ReActRetriever:
             q.cost.add(rep, "observer")
             kept_b, found = parse_observer(rep.text, [x.id for x in b])
             issues.extend({**iss, "batch": i} for iss in found)
+            note_issues(q.cost, found)
             reasons.update(kept_b)
         rank_of = {x.id: x.rank for x in candidates}
         kept_ids = sorted(reasons, key=lambda d: rank_of[d])

@@ -351,3 +351,30 @@ def test_cli_without_endpoint_prints_the_settings(mini_folder, tmp_path):
 
 def test_scripted_server_sees_parameters(llm):
     assert isinstance(llm, ScriptedLLM) and llm.base_url.startswith("http://127.0.0.1:")
+
+
+@pytest.mark.integration
+def test_degradation_is_summarised_and_strict_fails_the_run(react_settings, mini_folder, llm, tmp_path):
+    from nomos.cli import cli
+
+    # the notebook's observer format, with an invented id in every reply: unknown ids in 100% of observer calls
+    llm.script("observer", lambda info: "\n".join(["ΧΧ::1 | επινοημένο"] + [f"{d} | ναι" for d in info["candidates"][:1]]))
+    env = {"OPENSEARCH_URL": react_settings.url, "NOMOS_INDEX": react_settings.index_alias,
+           "NOMOS_RUNS_DIR": str(tmp_path / "runs"), "NOMOS_CACHE_DIR": str(tmp_path / "cache"),
+           "NOMOS_LLM_BASE_URL": llm.base_url, "NOMOS_LLM_MODEL": "scripted", "NOMOS_REACT_ROUNDS": "2"}
+    args = ["eval", "--method", "react", "--dataset", str(mini_folder)]
+    lenient = CliRunner().invoke(cli, args + ["--run-name", "lenient"], env=env)
+    assert lenient.exit_code == 0, lenient.output
+    folder = tmp_path / "runs" / "mini" / "lenient"
+    issues = json.loads((folder / "cost.json").read_text())["llm_issues"]
+    observer_calls = json.loads((folder / "cost.json").read_text())["by_purpose"]["observer"]["calls"]
+    assert issues["counts"]["unknown_ids"] == observer_calls and issues["counts"]["format_errors"] == 0
+    assert issues["warnings"] == [f"unknown_ids: {observer_calls} of {issues['calls']} LLM calls "
+                                  f"({100 * observer_calls / issues['calls']:.1f}%)"]
+    assert json.loads((folder / "manifest.json").read_text())["cost"]["llm_issues"] == issues
+    assert f"LLM issues in {issues['calls']} calls: unknown ids {observer_calls}" in lenient.output
+    assert "warning: unknown_ids" in lenient.output
+    strict = CliRunner().invoke(cli, args + ["--run-name", "strict", "--strict"], env=env)
+    assert strict.exit_code == 1 and "Traceback" not in strict.output
+    assert "--strict: LLM degradation above 5% of calls in run 'strict': unknown_ids:" in strict.output
+    assert (tmp_path / "runs" / "mini" / "strict" / "run.trec").is_file()  # the run's files are kept

@@ -18,9 +18,17 @@ Every public name is re-exported here, so ``from nomos.retrieval.llm import …`
 from nomos.retrieval.llm.cache import REPLIES, ReplyCache, cache_key
 from nomos.retrieval.llm.client import LLMClient
 from nomos.retrieval.llm.config import LLMConfig, Message, Reply
-from nomos.retrieval.llm.costs import ISSUE_KINDS, Cost, cost_table, degradation_warnings, note_issues, run_issues
+from nomos.retrieval.llm.costs import (
+    ISSUE_KINDS,
+    Cost,
+    cost_table,
+    degradation_warnings,
+    issue_report,
+    note_issues,
+    run_issues,
+)
 from nomos.retrieval.llm.endpoint import make_llm_client, resolve_llm_settings
-from nomos.retrieval.llm.errors import LLMError, LLMNotConfigured, LLMUnavailable, not_configured_message
+from nomos.retrieval.llm.errors import LLMDegraded, LLMError, LLMNotConfigured, LLMUnavailable, not_configured_message
 from nomos.retrieval.llm.harness import Checkpoint, CheckpointedRun, QueryWork, run_bounded, run_checkpointed, text_sha
 from nomos.retrieval.llm.ids import IdMatcher
 from nomos.retrieval.llm.replies import Cleaned, clean_reply, parse_json_object
@@ -32,6 +40,8 @@ __all__ = [
     "IdMatcher",
     "clean_reply",
     "degradation_warnings",
+    "issue_report",
+    "LLMDegraded",
     "note_issues",
     "run_issues",
     "Checkpoint",

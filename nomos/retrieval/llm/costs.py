@@ -147,3 +147,12 @@ def degradation_warnings(summary: Mapping[str, Any] | None, threshold: float = 0
     calls = summary["calls"]
     return [f"{k}: {summary['counts'][k]} of {calls} LLM calls ({100 * summary['counts'][k] / calls:.1f}%)"
             for k in ISSUE_KINDS if k not in INFORMATIONAL and summary["counts"].get(k, 0) / calls > threshold]
+
+
+def issue_report(costs: Mapping[str, Any], threshold: float) -> dict[str, Any] | None:
+    """The run's issue summary (:func:`run_issues`) with the threshold and the warnings above it: what cost.json,
+    the manifest, the report and the end-of-run summary show; None without LLM calls."""
+    summary = run_issues(costs)
+    if summary is None:
+        return None
+    return {**summary, "threshold": threshold, "warnings": degradation_warnings(summary, threshold)}

@@ -246,6 +246,10 @@ def test_citations_resolve_against_the_known_ids():
     (shaped("think", '{"query": "κλοπή"}'), ("κλοπή", None, None)),
     (shaped("harmony", "QUERY: υπεξαίρεση"), ("υπεξαίρεση", None, None)),
     (shaped("think_unclosed", ""), (None, None, {"kind": "planner_empty"})),
+    # the paper notebook's planner format
+    ("REASON:\nΤο ζήτημα είναι η κλοπή.\n\nQUERY:\nκλοπή, αφαίρεση ξένου κινητού, ιδιοποίηση",
+     ("κλοπή, αφαίρεση ξένου κινητού, ιδιοποίηση", "Το ζήτημα είναι η κλοπή.", None)),
+    ("**QUERY:**\n\nαπάτη, περιουσιακή βλάβη", ("απάτη, περιουσιακή βλάβη", None, None)),
 ])
 def test_planner_formats(reply, expected):
     assert parse_planner(reply) == expected
@@ -261,6 +265,7 @@ def test_planner_formats(reply, expected):
     ("PK::372, PK::374", {"PK::372": "", "PK::374": ""}, []),
     (shaped("think", "PK::372 | κλοπή"), {"PK::372": "κλοπή"}, []),
     (shaped("harmony", '{"keep": []}'), {}, []),  # PK::999 in the analysis is never read
+    ("RELEVANT:\nPK::372 | κλοπή\nNOT_RELEVANT:\nPK::374 | άσχετο", {"PK::372": "κλοπή"}, []),  # the notebook stops there
     ("Δεν ξέρω.", {}, [{"kind": "observer_format", "reply": "Δεν ξέρω."}]),
     ('{"keep": "PK::372"}', {}, [{"kind": "observer_format", "reply": '{"keep": "PK::372"}'}]),
     ("", {}, [{"kind": "observer_empty"}]),
@@ -290,6 +295,9 @@ def test_sparse_reformulation_never_searches_thoughts():
     assert (q, terms) == ("κλοπή απάτη", ["κλοπή", "απάτη"])
     assert parse_sparse(shaped("think_unclosed", ""))[2] == {"kind": "empty"}
     assert parse_sparse('{"keywords": ["κλοπή", "απάτη"]}')[1] == ["κλοπή", "απάτη"]
+    # the paper notebook's sections: what follows KEYWORDS/QUERY is the rewrite, the REASON before it is dropped
+    assert parse_sparse("REASON:\nκλοπή ρολογιού\n\nKEYWORDS: κλοπή, απάτη")[1] == ["κλοπή", "απάτη"]
+    assert parse_sparse("QUERY: κλοπή, υπεξαίρεση")[1] == ["κλοπή", "υπεξαίρεση"]
 
 
 # --------------------------------------------------------------------------------------------------- counts

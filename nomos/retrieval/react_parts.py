@@ -80,7 +80,7 @@ def observer_overhead(query: str, chars_per_token: float = 2.5) -> int:
 _SECTION = re.compile(r"^\W*(?P<label>query|ερώτημα|ερωτημα|thought|σκέψη|σκεψη|[A-ZΑ-Ω][A-ZΑ-Ω _]{2,20})[\s*_]*:[\s*_]*(?P<rest>.*)$",
                       re.I)
 _QUERY_LABELS = ("query", "ερώτημα", "ερωτημα")
-_THOUGHT_LABELS = ("thought", "σκέψη", "σκεψη")
+_THOUGHT_LABELS = ("thought", "reason", "σκέψη", "σκεψη")  # REASON: the paper notebook's planner section
 MAX_PLAIN_QUERY_WORDS = 120  # a plain reply longer than this is prose, not a keyword query
 
 
@@ -115,7 +115,7 @@ def parse_planner(text: str) -> tuple[str | None, str | None, dict[str, Any] | N
     """(query, thought, issue): the planner's query, or None with the issue ("planner_empty"/"planner_format").
 
     Read leniently, in this order: JSON (``query``/``ερώτημα``, with ``thought``), a ``QUERY:`` section (the paper
-    notebook's, with an optional ``THOUGHT:``), or a plain keyword reply of at most
+    notebook's, after its ``REASON:``, which becomes the thought), or a plain keyword reply of at most
     :data:`MAX_PLAIN_QUERY_WORDS` words. Thinking text and fences are removed first (:func:`clean_reply`)."""
     s = clean_reply(text).text
     if not s:

@@ -30,7 +30,10 @@ from nomos.retrieval.llm.replies import clean_reply, parse_json_object
 from nomos.retrieval.prompts import prompts_info, render
 
 _BULLET = re.compile(r"^\s*(?:[-•*]|\d+[.)])\s*")
-_LABEL = re.compile(r"^\s*(λέξεις[- ]κλειδιά|όροι|keywords|ερώτημα|παράγραφος)\s*:\s*", re.I)
+_LABEL = re.compile(r"^\s*(λέξεις[- ]κλειδιά|όροι|keywords|ερώτημα|παράγραφος|rewritten_query|query)\s*:\s*", re.I)
+_SECTION = re.compile(r"^\W*(?:KEYWORDS|REWRITTEN_QUERY|QUERY)\W*:[\s*]*", re.I | re.M)
+"""The paper notebook's answer sections: what follows the first of them is the rewrite (a ``REASON:`` before it
+is dropped)."""
 
 
 def clean_rewrite(text: str) -> str:
@@ -39,6 +42,9 @@ def clean_rewrite(text: str) -> str:
     (``{"keywords": [...]}``, ``{"query": "..."}``) becomes its text."""
     s = clean_reply(text).text
     s = re.sub(r"^```\w*\s*|\s*```$", "", s).strip()
+    section = _SECTION.search(s)
+    if section and section.start() > 0:
+        s = s[section.end():].strip()
     obj = parse_json_object(s) if s.startswith("{") else None
     if obj:
         value = next((obj[k] for k in ("keywords", "terms", "query", "paragraph", "text") if obj.get(k)), None)

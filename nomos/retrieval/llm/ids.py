@@ -23,6 +23,9 @@ ID_TOKEN = re.compile(r"[\w.\-]+\s*::\s*[\w.\-]+", re.U)
 """What an id looks like in free text: ``SOURCE::NUMBER`` (``PK::386Α``, ``N_4624_2019::21``)."""
 _BULLET = re.compile(r"^\s*(?:[-•*·]|\d+[.)]|\(\d+\))\s+")
 _STRIP = " \t\"'`«»“”‘’[]()<>*.,;"
+OTHER_SECTION = re.compile(r"^\W*(?:not[_ ]relevant|missing|observation|answer|μη σχετικά|μη σχετικα)\W*:", re.I)
+"""A section after the kept list (the paper notebook's observer stops reading there: ids under ``NOT_RELEVANT:``
+are not kept)."""
 NONE_ANSWER = re.compile(r"^\s*(?:\**\s*(?:relevant|σχετικά|σχετικα)\s*\**\s*:\s*)?\**\s*(?:none|κανένα|κανενα|—|-)\s*\**\s*\.?\s*$",
                          re.I)
 
@@ -113,13 +116,16 @@ def read_id_items(items: Iterable[object], matcher: IdMatcher, found: IdsFound |
 
 def read_id_lines(text: str, matcher: IdMatcher) -> IdsFound:
     """Ids from plain text, one or more a line: ``<id> | reason`` (the paper notebook's observer), ``- <id>``,
-    ``<id>, <id>``, a citation; ``RELEVANT: NONE`` says none. Lines with neither an id nor a citation (prose
-    around the list) are skipped."""
+    ``<id>, <id>``, a citation; ``RELEVANT: NONE`` says none; reading stops at a ``NOT_RELEVANT:``/``MISSING:``
+    section, as the notebook's parser does. Lines with neither an id nor a citation (prose around the list) are
+    skipped."""
     found = IdsFound()
     for raw in text.splitlines():
         line = raw.strip()
         if not line:
             continue
+        if OTHER_SECTION.match(line):
+            break
         if NONE_ANSWER.match(line):
             found.said_none = found.read = True
             continue

@@ -322,3 +322,22 @@ def test_issue_counts_sum_into_the_cost_table_with_a_warning_above_the_threshold
     with pytest.raises(ValueError, match="unknown LLM issue kind 'typo'"):
         Cost().note("typo")
     assert json.loads(json.dumps(table))["per_query"]["q2"]["issue_counts"]["fallbacks"] == 1
+
+
+def test_listwise_reranker_reads_thinking_replies_and_counts_their_issues(server):
+    from nomos.retrieval.rerank import LLMListwiseReranker
+
+    window = ["PK::372", "PK::386Α", "PK::374"]
+    texts = {d: (f"Άρθρο {d}", "κείμενο") for d in window}
+    answers = {"ρολόι": shaped("think", "PK::386A > pk::372\nPK::999"), "άλλη": "Δεν μπορώ να κατατάξω.",
+               "κομμένη": Shape("PK::374 > PK::3", finish_reason="length")}  # cut inside an id, also after the retry
+    server.script("rerank", lambda info: next(a for word, a in answers.items() if word in info["user"]))
+    queries = {"q1": "Ο Νίκος πήρε ένα ρολόι.", "q2": "Μια άλλη υπόθεση.", "q3": "Μια κομμένη απάντηση."}
+    judged = LLMListwiseReranker(client(server, max_tokens=50), concurrency=1).order(queries, dict.fromkeys(queries, window), texts)
+    assert [d for d, _ in judged.orders["q1"]] == ["PK::386Α", "PK::372", "PK::374"]
+    assert [d for d, _ in judged.orders["q2"]] == window  # nothing readable: the first stage's order
+    assert [d for d, _ in judged.orders["q3"]] == window  # cut: not read at all, the first stage's order
+    assert [r["params"]["max_tokens"] for r in server.requests] == [50, 50, 50, 100]  # q3 asked once more, twice the room
+    counts = judged.costs["issues"]["counts"]
+    assert (judged.costs["issues"]["calls"], counts["unknown_ids"], counts["reasoning_stripped"], counts["format_errors"],
+            counts["fallbacks"], counts["truncations"], counts["regenerated"]) == (3, 1, 1, 1, 2, 1, 1)

@@ -38,7 +38,7 @@ from nomos.stages.evaluation import evaluate_method
 # --------------------------------------------------------------------------------------------------- units
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import QUERIES, write_beir
-from tests.llm_server import ScriptedLLM, from_beir
+from tests.llm_server import ScriptedLLM, from_beir, shaped
 
 
 # --------------------------------------------------------------------------------------------------- units
@@ -378,3 +378,32 @@ def test_degradation_is_summarised_and_strict_fails_the_run(react_settings, mini
     assert strict.exit_code == 1 and "Traceback" not in strict.output
     assert "--strict: LLM degradation above 5% of calls in run 'strict': unknown_ids:" in strict.output
     assert (tmp_path / "runs" / "mini" / "strict" / "run.trec").is_file()  # the run's files are kept
+
+
+@pytest.mark.integration
+def test_thinking_models_in_the_notebook_formats_run_as_cleanly_as_json(react_settings, mini, llm):
+    # planner: R1-style thinking then the notebook's REASON/QUERY; observer: raw gpt-oss harmony, then the notebook's
+    # '<id> | reason' lines with ids in lower case (and Latin look-alikes), never JSON
+    def planner(info):
+        words = " ".join(info["case"].split()[:40]) + f" γύρος {info['round']}"  # never a repeat
+        return shaped("think", f"REASON:\nΣκέψη γύρου {info['round']}.\n\nQUERY:\n{words}")
+
+    def observer(info):
+        gold = set(llm.gold.get(info["case"].strip(), ()))
+        lines = [f"{d.lower().replace('Α', 'A')} | ορίζει το έγκλημα" for d in info["candidates"] if d in gold]
+        return shaped("harmony", "RELEVANT:\n" + "\n".join(lines) if lines else "RELEVANT: NONE")
+
+    llm.script("planner", planner)
+    llm.script("observer", observer)
+    out = evaluate_method(react_settings, mini, method="react")
+    assert out.evaluation.mean["recall@100"] == 1.0
+    traces = [json.loads(x) for x in out.paths["traces"].read_text().splitlines()]
+    for t in traces:
+        assert [r["query_source"] for r in t["rounds"]] == ["planner"] * 3 and all(not r["issues"] for r in t["rounds"])
+        assert [r["thought"] for r in t["rounds"]] == ["Σκέψη γύρου 1.", "Σκέψη γύρου 2.", "Σκέψη γύρου 3."]
+        assert all(r["planner_reasoning"].startswith("Η υπόθεση αφορά κλοπή") for r in t["rounds"])
+        assert all(reason == "Need the theft articles; maybe PK::999." for r in t["rounds"] for reason in r["observer_reasoning"])
+        assert all(r["kept"] and set(r["kept"]) <= set(r["candidates"]) for r in t["rounds"])  # corpus spelling
+    counts = json.loads(out.paths["cost"].read_text())["llm_issues"]["counts"]
+    assert counts["reasoning_stripped"] == sum(t["calls"] for t in traces)
+    assert sum(counts[k] for k in ("format_errors", "unknown_ids", "ambiguous_ids", "fallbacks", "empty_replies")) == 0

@@ -202,14 +202,16 @@ class ReActRetriever:
         waited = time.perf_counter() - t
         q.cost.add(reply, "planner")
         query, thought, issue = parse_planner(reply.text)
+        if reply.problem in ("length", "content_filter"):  # cut or refused even after the retry: not a query
+            query, thought, issue = None, None, {"kind": f"planner_{reply.problem}", "reply": reply.text[:500]}
         if issue is None and query is not None and q.is_repeat(query):
             issue = {"kind": "planner_repeat", "query": query}
         if issue is None and query is not None:
-            return Plan(query, thought), waited
+            return Plan(query, thought, reasoning=reply.reasoning), waited
         note_issues(q.cost, [issue])
         q.cost.note("fallbacks")
         titles = [self._articles.get(h.doc_id, ("", ""))[0] for h in final_ranking(q.kept, self.config.planner_kept)]
-        return Plan(fallback_query(q.text, q.previous, titles), issue=issue), waited
+        return Plan(fallback_query(q.text, q.previous, titles), issue=issue, reasoning=reply.reasoning), waited
 
     async def _search(self, query: str) -> tuple[Search, list[Candidate]]:
         """BM25's top ``depth`` for the query, with each article's title and full text."""
@@ -240,12 +242,15 @@ class ReActRetriever:
         for i, (b, rep) in enumerate(zip(batches, replies, strict=True), start=1):
             q.cost.add(rep, "observer")
             kept_b, found = parse_observer(rep.text, [x.id for x in b])
+            if rep.problem in ("length", "content_filter"):  # a cut last line may name another id: keep nothing
+                kept_b, found = {}, [{"kind": f"observer_{rep.problem}", "reply": rep.text[-500:]}]
             issues.extend({**iss, "batch": i} for iss in found)
             note_issues(q.cost, found)
             reasons.update(kept_b)
         rank_of = {x.id: x.rank for x in candidates}
         kept_ids = sorted(reasons, key=lambda d: rank_of[d])
-        return Observation([len(b) for b in batches], cut, kept_ids, {d: reasons[d] for d in kept_ids}, issues), waited
+        return Observation([len(b) for b in batches], cut, kept_ids, {d: reasons[d] for d in kept_ids}, issues,
+                           [rep.reasoning for rep in replies]), waited
 
     def _fetch(self, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """Title and full text of each id by ``mget``; texts already fetched in this run are reused."""

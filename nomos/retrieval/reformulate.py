@@ -140,11 +140,15 @@ class ReformRetriever:
         out: dict[str, Any] = {}
         for kind, reply in zip(kinds, replies, strict=True):
             cost.add(reply, f"reform-{kind}")
+            if reply.reasoning:  # kept for the trace, never searched
+                trace[f"{kind}_reasoning"] = reply.reasoning
             if kind == "sparse":
                 q, terms, issue = parse_sparse(reply.text)
                 trace["terms"] = terms
             else:
                 q, issue = parse_dense(reply.text)
+            if reply.problem in ("length", "content_filter"):  # cut or refused even after the retry: the case itself
+                q, issue = None, {"kind": reply.problem, "reply": reply.text[:500]}
             if issue:
                 trace["issues"].append({**issue, "prompt": kind})
             if q is None:

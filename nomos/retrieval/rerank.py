@@ -164,6 +164,8 @@ class LLMListwiseReranker:
             reply = await self.llm.chat(render("rerank", query=queries[qid], candidates=cands), purpose="rerank")
             cost.add(reply, "rerank")
             ranking, issues = read_ranking(reply.text, window)
+            if reply.problem in ("length", "content_filter"):  # cut or refused even after the retry: first stage
+                ranking, issues = list(window), [{"kind": f"rerank_{reply.problem}", "reply": reply.text[:500]}]
             note_issues(cost, issues)
             out[qid] = [(d, float(len(ranking) - i)) for i, d in enumerate(ranking)]
 

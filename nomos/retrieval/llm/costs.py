@@ -87,7 +87,7 @@ def note_issues(cost: Cost, issues: list[dict[str, Any]]) -> None:
     reply; a reply that kept nothing usable because of a format error is counted there, not twice."""
     for kind in dict.fromkeys(ISSUE_OF[i["kind"]] for i in issues if i.get("kind") in ISSUE_OF):
         cost.note(kind)
-    if any(i.get("kind") in ("rerank_format", "rerank_empty") for i in issues):
+    if any(i.get("kind") in ("rerank_format", "rerank_empty", "rerank_length", "rerank_content_filter") for i in issues):
         cost.note("fallbacks")
 
 

@@ -12,6 +12,7 @@ and both are reported, never guessed.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -30,6 +31,7 @@ NONE_ANSWER = re.compile(r"^\s*(?:\**\s*(?:relevant|σχετικά|σχετικ�
                          re.I)
 
 
+@functools.lru_cache(maxsize=65536)  # the same corpus ids come back batch after batch, round after round
 def id_key(doc_id: str) -> str:
     """The form two spellings of one id share: NFKC, no case, the source's Greek look-alikes as Latin and the
     article number's Latin look-alikes as Greek (the corpus's convention)."""
@@ -56,9 +58,15 @@ class IdMatcher:
     def __init__(self, ids: Iterable[str]) -> None:
         self.ids = list(dict.fromkeys(ids))
         self._exact = set(self.ids)
-        self._by_key: dict[str, list[str]] = {}
-        for d in self.ids:
-            self._by_key.setdefault(id_key(d), []).append(d)
+        self._keys: dict[str, list[str]] | None = None  # built on the first id not typed exactly
+
+    @property
+    def _by_key(self) -> dict[str, list[str]]:
+        if self._keys is None:
+            self._keys = {}
+            for d in self.ids:
+                self._keys.setdefault(id_key(d), []).append(d)
+        return self._keys
 
     def match(self, typed: str) -> Matched:
         """The one known id ``typed`` names (exactly, else by :func:`id_key`), or why there is none."""

@@ -16,6 +16,7 @@ from nomos.retrieval.llm import (
     IdMatcher,
     LLMClient,
     LLMConfig,
+    LLMContextTooLong,
     LLMUnavailable,
     Reply,
     ReplyCache,
@@ -146,11 +147,16 @@ def test_quota_429_is_not_retried_and_names_the_quota(server):
     assert server.count() == 1 and c.retried == 0
 
 
-def test_context_length_400_is_not_retried_and_shows_the_server_reason(server):
+def test_context_length_400_is_not_retried_and_names_the_budget(server):
     server.inject("context")
-    with pytest.raises(LLMUnavailable, match=r"HTTP 400: .*maximum context length is 4096 tokens"):
+    with pytest.raises(LLMContextTooLong, match=r"longer than the model's context \(HTTP 400: .*maximum context length is "
+                                                r"4096 tokens.*\); lower NOMOS_REACT_OBSERVER_BUDGET"):
         chat(client(server))
     assert server.count() == 1
+    server.inject("400")  # another 400: a plain refusal, not a context error
+    with pytest.raises(LLMUnavailable) as refused:
+        chat(client(server))
+    assert not isinstance(refused.value, LLMContextTooLong)
 
 
 def test_retry_after_is_honoured_beyond_the_backoff_cap(server):

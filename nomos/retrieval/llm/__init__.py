@@ -28,7 +28,14 @@ from nomos.retrieval.llm.costs import (
     run_issues,
 )
 from nomos.retrieval.llm.endpoint import make_llm_client, resolve_llm_settings
-from nomos.retrieval.llm.errors import LLMDegraded, LLMError, LLMNotConfigured, LLMUnavailable, not_configured_message
+from nomos.retrieval.llm.errors import (
+    LLMContextTooLong,
+    LLMDegraded,
+    LLMError,
+    LLMNotConfigured,
+    LLMUnavailable,
+    not_configured_message,
+)
 from nomos.retrieval.llm.harness import Checkpoint, CheckpointedRun, QueryWork, run_bounded, run_checkpointed, text_sha
 from nomos.retrieval.llm.ids import IdMatcher
 from nomos.retrieval.llm.replies import Cleaned, clean_reply, parse_json_object
@@ -42,6 +49,7 @@ __all__ = [
     "degradation_warnings",
     "issue_report",
     "LLMDegraded",
+    "LLMContextTooLong",
     "note_issues",
     "run_issues",
     "Checkpoint",

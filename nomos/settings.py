@@ -166,12 +166,25 @@ class Settings(BaseSettings):
     llm_base_url: str | None = None
     llm_api_key: str | None = Field(None, validation_alias=_env("NOMOS_LLM_API_KEY", "OPENAI_API_KEY"))
     llm_model: str | None = None
-    llm_temperature: float = 0.2  # the paper's
-    llm_reasoning_effort: str | None = None  # the paper ran gpt-oss-120b with "low"; sent only when set
+    llm_temperature: float | None = 0.2  # the paper's; "none" sends none (OpenAI's reasoning models reject it)
+    llm_top_p: float | None = 1.0  # the paper's; Ollama and llama.cpp otherwise sample below 1; "none" sends none
+    # unset: "low" for gpt-oss (the paper ran gpt-oss-120b with low), nothing for other models; "none": never sent
+    llm_reasoning_effort: str | None = None
     llm_max_tokens: int | None = None  # sent only when set
+    # which field carries max_tokens: "auto" = max_completion_tokens for OpenAI's o1/o3/o4/gpt-5 families (which
+    # reject max_tokens), max_tokens otherwise; or name the field
+    llm_token_param: str = "auto"
+    # an empty, cut (finish_reason length) or filtered reply is asked once more with twice llm_max_tokens, or with
+    # this many tokens when llm_max_tokens is unset (a thinking model may spend the server's default on thinking)
+    llm_retry_max_tokens: int = 8192
     llm_concurrency: int = 16  # LLM requests (and queries) in flight
-    llm_timeout: float = 120.0
+    llm_timeout: float = 600.0  # the paper notebook's; a reasoning model's long observer call takes minutes
     llm_retries: int = 5
+    # a 429/503's Retry-After is honoured up to this many seconds (hosted endpoints ask for a minute or more)
+    llm_retry_after_max: float = 120.0
+    # a warning when any kind of LLM degradation (format errors, unknown ids, truncations, fallbacks…) exceeds this
+    # share of a run's calls; eval --strict then fails the run
+    llm_issue_threshold: float = 0.05
     react_rounds: int = 10
     # "0.1,0.9" in the environment (NoDecode: not JSON), a pair in Python
     fusion_weights: Annotated[tuple[float, float], NoDecode] = DEFAULT_FUSION_WEIGHTS
@@ -199,6 +212,21 @@ class Settings(BaseSettings):
         """" http://db:9200/ " -> "http://db:9200"; blank -> unset (the local node)."""
         if isinstance(v, str):
             return v.strip().rstrip("/") or None
+        return v
+
+    @field_validator("llm_temperature", "llm_top_p", mode="before")
+    @classmethod
+    def _optional_sampling(cls, v: object) -> object:
+        """"none" or blank -> not sent (an endpoint family that rejects the parameter)."""
+        if isinstance(v, str) and v.strip().lower() in ("", "none"):
+            return None
+        return v
+
+    @field_validator("llm_token_param")
+    @classmethod
+    def _token_param(cls, v: str) -> str:
+        if v not in ("auto", "max_tokens", "max_completion_tokens"):
+            raise ValueError("must be one of auto, max_tokens, max_completion_tokens")
         return v
 
     @field_validator("fusion_weights", mode="before")

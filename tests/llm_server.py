@@ -13,7 +13,13 @@ endpoint. Each request is answered by the kind of prompt it carries (read from t
 
 So numbers produced against it measure the machinery (search, fetch, batching, bookkeeping, ranking), never an
 LLM. Tests script other replies per prompt kind (``script``) and inject faults (``inject``: HTTP 429 / 500,
-slow replies that time out, dropped connections); ``delay`` makes every answer take a fixed time.
+slow replies that time out, dropped connections, a quota 429, a 429 with a long Retry-After, a 400 context-length
+error); ``delay`` makes every answer take a fixed time.
+
+A script answers with a string (the ``content``) or with a :class:`Shape`, to answer the way real servers do: a
+``reasoning_content`` / ``reasoning`` field beside the content (vLLM, Ollama), a ``finish_reason`` of ``length``
+(cut by max tokens) or ``content_filter`` (a refusal), ``content: null``. :data:`SHAPES` holds the texts servers
+send (thinking text, raw harmony, fences, the paper notebook's formats).
 
 Run it standalone for end-to-end runs: ``python -m tests.llm_server --dataset ../shared/data/greek-statutes``.
 """
@@ -41,7 +47,38 @@ CASE = re.compile(r'"""\n(.*?)\n"""', re.S)
 CANDIDATE = re.compile(r"^=== \[([^\]]+)\]", re.M)
 ROUND = re.compile(r"Γύρος (\d+) από (\d+)")
 
-Script = Callable[[dict[str, Any]], "str | None"]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A whole reply as a server sends it: ``content`` (None: JSON null), an optional reasoning field under its
+    server's name, and the ``finish_reason``."""
+
+    content: str | None
+    finish_reason: str = "stop"
+    reasoning_content: str | None = None  # vLLM's field
+    reasoning: str | None = None  # Ollama's / OpenRouter's field
+
+
+Script = Callable[[dict[str, Any]], "str | Shape | None"]
+
+SHAPES: dict[str, str] = {
+    # Qwen3 / R1 without a reasoning parser: thinking in the content
+    "think": "<think>\nΗ υπόθεση αφορά κλοπή· {\"keep\": []} δεν είναι η απάντηση.\n</think>\n\n{body}",
+    # R1's template opened <think> itself: only the closing tag arrives
+    "think_closed_only": "Σκέφτομαι τα άρθρα...\n</think>\n{body}",
+    # cut while still thinking
+    "think_unclosed": "<think>\nΣκέφτομαι ακόμη για το άρθρο PK::372 και",
+    # gpt-oss served without a harmony parser
+    "harmony": "<|channel|>analysis<|message|>Need the theft articles; maybe PK::999.<|end|>"
+               "<|start|>assistant<|channel|>final<|message|>{body}<|return|>",
+    "fence": "```json\n{body}\n```",
+}
+
+
+def shaped(name: str, body: str) -> str:
+    """:data:`SHAPES` ``name`` around ``body``."""
+    return SHAPES[name].replace("{body}", body)
 
 
 @dataclass
@@ -119,7 +156,7 @@ class ScriptedLLM:
             "batch": int(m.group(1)) if (m := re.search(r"ομάδα (\d+) από", user)) else None,
         }
 
-    def answer(self, info: dict[str, Any]) -> str | None:
+    def answer(self, info: dict[str, Any]) -> str | Shape | None:
         fn = self.scripts.get(info["kind"] or "")
         if fn is not None:
             text = fn(info)
@@ -222,6 +259,19 @@ class _Handler(BaseHTTPRequestHandler):
             headers = {"Retry-After": "0"} if status == 429 else {}
             self._send(status, {"error": {"message": f"scripted HTTP {status}", "type": "scripted"}}, headers)
             return
+        if fault == "quota":  # OpenAI's answer when the account has no credit left
+            self._send(429, {"error": {"message": "You exceeded your current quota, please check your plan and billing details.",
+                                       "type": "insufficient_quota", "param": None, "code": "insufficient_quota"}})
+            return
+        if fault and fault.startswith("retry-after:"):  # a rate limit asking for a wait of that many seconds
+            self._send(429, {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}},
+                       {"Retry-After": fault.split(":", 1)[1]})
+            return
+        if fault == "context":  # vLLM's (OpenAI's) answer to a prompt longer than the model's context
+            self._send(400, {"object": "error", "type": "BadRequestError", "code": 400, "param": None,
+                             "message": "This model's maximum context length is 4096 tokens. However, you requested "
+                                        "15633 tokens in the messages. Please reduce the length of the messages."})
+            return
         if fault == "drop":
             self.close_connection = True
             self.connection.close()
@@ -230,16 +280,24 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(float(fault.split(":", 1)[1]))
         if llm.delay:
             time.sleep(llm.delay)
-        text = llm.answer(info)
+        answer = llm.answer(info)
+        shape = answer if isinstance(answer, Shape) else Shape(answer)
+        text = shape.content
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if shape.reasoning_content is not None:
+            message["reasoning_content"] = shape.reasoning_content
+        if shape.reasoning is not None:
+            message["reasoning"] = shape.reasoning
         prompt = "".join(str(m.get("content", "")) for m in messages)
+        out_tokens = _tokens((text or "") + (shape.reasoning_content or shape.reasoning or ""))
         self._send(200, {
             "id": f"chatcmpl-{len(llm.requests)}",
             "object": "chat.completion",
             "created": 0,
             "model": payload.get("model", "scripted"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": _tokens(prompt), "completion_tokens": _tokens(text or ""),
-                      "total_tokens": _tokens(prompt) + _tokens(text or "")},
+            "choices": [{"index": 0, "message": message, "finish_reason": shape.finish_reason}],
+            "usage": {"prompt_tokens": _tokens(prompt), "completion_tokens": out_tokens,
+                      "total_tokens": _tokens(prompt) + out_tokens},
         })
 
 

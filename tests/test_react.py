@@ -38,7 +38,7 @@ from nomos.stages.evaluation import evaluate_method
 # --------------------------------------------------------------------------------------------------- units
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import QUERIES, write_beir
-from tests.llm_server import ScriptedLLM, from_beir
+from tests.llm_server import ScriptedLLM, from_beir, shaped
 
 
 # --------------------------------------------------------------------------------------------------- units
@@ -97,9 +97,11 @@ def test_parse_planner():
     assert parse_planner('Ορίστε:\n```json\n{"query": "απάτη"}\n```')[0] == "απάτη"
     assert parse_planner('{"ερώτημα": "υπεξαίρεση"}')[0] == "υπεξαίρεση"
     assert parse_planner("   ")[2] == {"kind": "planner_empty"}
-    assert parse_planner("κλοπή, απάτη")[2]["kind"] == "planner_format"
+    assert parse_planner("κλοπή, απάτη") == ("κλοπή, απάτη", None, None)  # a plain keyword reply (the notebook's)
     assert parse_planner('{"query": ""}')[2]["kind"] == "planner_format"
-    assert parse_planner('{"query": ["a"]}')[2]["kind"] == "planner_format"
+    assert parse_planner('{"thought": "σκέψη"}')[2]["kind"] == "planner_format"
+    assert parse_planner('{"query": ["κλοπή", "απάτη"]}')[0] == "κλοπή απάτη"
+    assert parse_planner(" ".join(["λέξη"] * 121))[2]["kind"] == "planner_format"  # prose, not a query
 
 
 def test_parse_observer():
@@ -152,7 +154,7 @@ def test_round_trace_serialises_to_the_trace_format():
     cost.add(Reply("x", 10, 2, 0.5), "planner")
     trace = QueryTrace("q1", [planned, fallback], ["A", "C"], cost, 1.23456).to_dict()
     assert list(trace) == ["query_id", "rounds", "final", "calls", "cached_calls", "input_tokens", "output_tokens",
-                           "llm_seconds", "by_purpose", "seconds"]
+                           "llm_seconds", "by_purpose", "issue_counts", "seconds"]
     assert trace["rounds"][1]["round"] == 2 and trace["seconds"] == 1.2346 and trace["calls"] == 1
 
 
@@ -229,7 +231,7 @@ def test_bad_replies_are_logged_and_the_loop_goes_on(react_settings, mini, llm):
             round1[info["case"]] = "κλοπή ξένου κινητού πράγματος"
             return json.dumps({"query": round1[info["case"]]})
         if r == 2:
-            return "Θα έψαχνα για κλοπή."  # not JSON
+            return '{"thought": "θα έψαχνα για κλοπή"}'  # no query in any form
         if r == 3:
             return json.dumps({"query": "Κλοπή, ξένου ΚΙΝΗΤΟΥ πράγματος"})  # a repeat of round 1
         return ""
@@ -256,6 +258,15 @@ def test_bad_replies_are_logged_and_the_loop_goes_on(react_settings, mini, llm):
         assert len(set(queries[:3])) == 3  # fallbacks avoid asking the same again while they can
         assert all("ΧΧ::1" not in r["kept"] for r in t["rounds"])
     assert out.evaluation.mean["recall@100"] > 0
+    # every kind counted into cost.json: per query one planner format error (round 2), three fallbacks (rounds
+    # 2-4), one empty planner reply asked again and still empty (round 4); one observer format error in the run
+    # and an invented id in every other observer reply
+    cost = json.loads(out.paths["cost"].read_text())
+    n, observer_calls = len(traces), cost["by_purpose"]["observer"]["calls"]
+    counts = cost["issues"]["counts"]
+    assert (counts["format_errors"], counts["fallbacks"], counts["empty_replies"], counts["regenerated"]) == (n + 1, 3 * n, n, n)
+    assert counts["unknown_ids"] == observer_calls - 1 and counts["truncations"] == counts["ambiguous_ids"] == 0
+    assert cost["issues"]["calls"] == cost["total"]["calls"] == 4 * n + observer_calls  # the retry is inside its call
 
 
 @pytest.mark.integration
@@ -359,3 +370,59 @@ def test_planner_query_that_cites_an_article_also_retrieves_it(react_settings):
     assert search.candidates[1:] == [d for d in alone if d != "AK::914"] and "PK::372" in search.candidates
     plain = "αφαίρεση ξένου κινητού πράγματος"
     assert asyncio.run(retriever._search(plain))[0].candidates == [h.doc_id for h in retriever.bm25.search(plain, retriever.config.depth)]
+
+
+@pytest.mark.integration
+def test_degradation_is_summarised_and_strict_fails_the_run(react_settings, mini_folder, llm, tmp_path):
+    from nomos.cli import cli
+
+    # the notebook's observer format, with an invented id in every reply: unknown ids in 100% of observer calls
+    llm.script("observer", lambda info: "\n".join(["ΧΧ::1 | επινοημένο"] + [f"{d} | ναι" for d in info["candidates"][:1]]))
+    env = {"OPENSEARCH_URL": react_settings.url, "NOMOS_INDEX": react_settings.index_alias,
+           "NOMOS_RUNS_DIR": str(tmp_path / "runs"), "NOMOS_CACHE_DIR": str(tmp_path / "cache"),
+           "NOMOS_LLM_BASE_URL": llm.base_url, "NOMOS_LLM_MODEL": "scripted", "NOMOS_REACT_ROUNDS": "2"}
+    args = ["eval", "--method", "react", "--dataset", str(mini_folder)]
+    lenient = CliRunner().invoke(cli, args + ["--run-name", "lenient"], env=env)
+    assert lenient.exit_code == 0, lenient.output
+    folder = tmp_path / "runs" / "mini" / "lenient"
+    issues = json.loads((folder / "cost.json").read_text())["llm_issues"]
+    observer_calls = json.loads((folder / "cost.json").read_text())["by_purpose"]["observer"]["calls"]
+    assert issues["counts"]["unknown_ids"] == observer_calls and issues["counts"]["format_errors"] == 0
+    assert issues["warnings"] == [f"unknown_ids: {observer_calls} of {issues['calls']} LLM calls "
+                                  f"({100 * observer_calls / issues['calls']:.1f}%)"]
+    assert json.loads((folder / "manifest.json").read_text())["cost"]["llm_issues"] == issues
+    assert f"LLM issues in {issues['calls']} calls: unknown ids {observer_calls}" in lenient.output
+    assert "warning: unknown_ids" in lenient.output
+    strict = CliRunner().invoke(cli, args + ["--run-name", "strict", "--strict"], env=env)
+    assert strict.exit_code == 1 and "Traceback" not in strict.output
+    assert "--strict: LLM degradation above 5% of calls in run 'strict': unknown_ids:" in strict.output
+    assert (tmp_path / "runs" / "mini" / "strict" / "run.trec").is_file()  # the run's files are kept
+
+
+@pytest.mark.integration
+def test_thinking_models_in_the_notebook_formats_run_as_cleanly_as_json(react_settings, mini, llm):
+    # planner: R1-style thinking then the notebook's REASON/QUERY; observer: raw gpt-oss harmony, then the notebook's
+    # '<id> | reason' lines with ids in lower case (and Latin look-alikes), never JSON
+    def planner(info):
+        words = " ".join(info["case"].split()[:40]) + f" γύρος {info['round']}"  # never a repeat
+        return shaped("think", f"REASON:\nΣκέψη γύρου {info['round']}.\n\nQUERY:\n{words}")
+
+    def observer(info):
+        gold = set(llm.gold.get(info["case"].strip(), ()))
+        lines = [f"{d.lower().replace('Α', 'A')} | ορίζει το έγκλημα" for d in info["candidates"] if d in gold]
+        return shaped("harmony", "RELEVANT:\n" + "\n".join(lines) if lines else "RELEVANT: NONE")
+
+    llm.script("planner", planner)
+    llm.script("observer", observer)
+    out = evaluate_method(react_settings, mini, method="react")
+    assert out.evaluation.mean["recall@100"] == 1.0
+    traces = [json.loads(x) for x in out.paths["traces"].read_text().splitlines()]
+    for t in traces:
+        assert [r["query_source"] for r in t["rounds"]] == ["planner"] * 3 and all(not r["issues"] for r in t["rounds"])
+        assert [r["thought"] for r in t["rounds"]] == ["Σκέψη γύρου 1.", "Σκέψη γύρου 2.", "Σκέψη γύρου 3."]
+        assert all(r["planner_reasoning"].startswith("Η υπόθεση αφορά κλοπή") for r in t["rounds"])
+        assert all(reason == "Need the theft articles; maybe PK::999." for r in t["rounds"] for reason in r["observer_reasoning"])
+        assert all(r["kept"] and set(r["kept"]) <= set(r["candidates"]) for r in t["rounds"])  # corpus spelling
+    counts = json.loads(out.paths["cost"].read_text())["llm_issues"]["counts"]
+    assert counts["reasoning_stripped"] == sum(t["calls"] for t in traces)
+    assert sum(counts[k] for k in ("format_errors", "unknown_ids", "ambiguous_ids", "fallbacks", "empty_replies")) == 0

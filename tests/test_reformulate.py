@@ -8,7 +8,7 @@ import json
 import pytest
 
 from nomos.ingest.beir import load_beir
-from nomos.retrieval.reformulate import clean_reply, parse_dense, parse_sparse
+from nomos.retrieval.reformulate import clean_rewrite, parse_dense, parse_sparse
 from nomos.stages.evaluation import evaluate_method
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import write_beir
@@ -28,7 +28,7 @@ def test_parse_sparse():
 def test_parse_dense():
     assert parse_dense("«Όποιος αφαιρεί ξένο κινητό πράγμα\nτιμωρείται.»") == ("Όποιος αφαιρεί ξένο κινητό πράγμα τιμωρείται.", None)
     assert parse_dense("") == (None, {"kind": "empty"})
-    assert clean_reply("Παράγραφος: κείμενο") == "κείμενο"
+    assert clean_rewrite("Παράγραφος: κείμενο") == "κείμενο"
 
 
 @pytest.fixture

@@ -104,3 +104,25 @@ def test_report_renders_in_headless_chromium(tmp_path):
     assert img.size == (1000, 1400)
     dark = sum(1 for p in img.getdata() if p < 128)
     assert dark > 0.01 * img.size[0] * img.size[1]  # text and charts drawn, not a blank page
+
+
+def test_report_shows_llm_issue_counts_with_those_above_the_threshold_in_bold(tmp_path):
+    from nomos.retrieval.llm import Cost, Reply, cost_table, issue_report
+
+    cost = Cost()
+    for i in range(10):
+        cost.add(Reply("PK::372" if i else "", 10, 2, 0.1, cached=i < 3), "observer")
+    cost.note("unknown_ids")
+    cost.note("fallbacks", 0)
+    table = cost_table({"q1": cost.to_dict()}, 1.0)
+    table["llm_issues"] = issue_report(table, 0.05)
+    assert table["llm_issues"]["warnings"] == ["unknown_ids: 1 of 10 LLM calls (10.0%)", "empty_replies: 1 of 10 LLM calls (10.0%)"]
+    runs = _runs(tmp_path)
+    (tmp_path / "runs" / "mini" / "react" / "cost.json").write_text(json.dumps(table))
+    runs = [load_run(r.folder) for r in runs]
+    html = render_report(compare(runs, n_permutations=100, sources=gold_sources(QRELS)), QRELS, {"name": "mini", "revision": "t"})
+    section = html[html.index("<h2>LLM issues</h2>"):html.index("<h2>ReAct: quality after each round</h2>")]
+    assert "<td>react</td><td>10</td>" in section and "<td>bm25</td>" not in section  # only runs with LLM calls
+    assert "<th>format errors</th>" in section and "<td>0 (0.0%)</td>" in section
+    assert section.count("<strong>1 (10.0%)</strong>") == 2  # unknown ids, empty replies
+    assert "<td>3 (30.0%)</td>" in section  # cache hits: informational, never bold

@@ -72,6 +72,7 @@ class EvalArgs:
     qrels_file: Path | None
     queries_file: Path | None
     as_json: bool
+    strict: bool
 
     @classmethod
     def take(cls, kw: dict[str, Any]) -> EvalArgs:
@@ -102,6 +103,9 @@ class EvalArgs:
               help="Judgments (TREC qrels or BEIR TSV) that replace the dataset's, e.g. from `judgments export`.")
 @click.option("--queries", "queries_file", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="With --qrels: queries (BEIR jsonl) that replace the dataset's (default: the dataset's that --qrels judges).")
+@click.option("--strict", is_flag=True,
+              help="LLM methods: fail (exit 1, after writing the run) when any kind of LLM degradation (format errors, "
+                   "unknown ids, truncations, fallbacks…) exceeds NOMOS_LLM_ISSUE_THRESHOLD (5%) of the calls.")
 @json_option
 @click.pass_obj
 def eval_cmd(settings: Settings, **kw: Any) -> None:
@@ -137,7 +141,7 @@ def _single(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:  
 
     from nomos.eval.fusion_diagnosis import fusion_summary
     from nomos.render import evaluation_document
-    from nomos.stages.evaluation import evaluate_method
+    from nomos.stages.evaluation import check_degradation, evaluate_method
 
     with tqdm(total=len(data.queries), unit="query", desc=f"eval {a.method}", disable=None) as bar:
         outcome = evaluate_method(settings, data, method=a.method, k=a.k, run_name=a.run_name, options=options,
@@ -149,17 +153,21 @@ def _single(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:  
     if a.as_json:
         pushed = push(settings, folder, data, quiet=True) if a.to_opensearch else None
         emit_json(evaluation_document(outcome, a.method, data.name, a.k, diagnosis, pushed))
+        if a.strict:
+            check_degradation(outcome)
         return
     print_evaluation(outcome, diagnosis)
     if a.to_opensearch:
         push(settings, folder, data)
+    if a.strict:
+        check_degradation(outcome)
 
 
 def _repeated(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:  # noqa: ANN401
     from tqdm import tqdm
 
     from nomos.render import repeated_document
-    from nomos.stages.evaluation import evaluate_repeated
+    from nomos.stages.evaluation import check_degradation, evaluate_repeated
 
     with tqdm(total=len(data.queries) * a.repeat, unit="query", desc=f"eval {a.method} ×{a.repeat}", disable=None) as bar:
         summary, outcomes = evaluate_repeated(settings, data, method=a.method, k=a.k, run_name=a.run_name, options=options,
@@ -170,11 +178,14 @@ def _repeated(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:
         if a.to_opensearch:
             doc["result_indices"] = [push(settings, o.paths["manifest"].parent, data, quiet=True) for o in outcomes]
         emit_json(doc)
-        return
-    print_repeated(summary, outcomes)
-    if a.to_opensearch:
+    else:
+        print_repeated(summary, outcomes)
+        if a.to_opensearch:
+            for o in outcomes:
+                push(settings, o.paths["manifest"].parent, data)
+    if a.strict:
         for o in outcomes:
-            push(settings, o.paths["manifest"].parent, data)
+            check_degradation(o)
 
 
 def push(settings: Settings, folder: Path, data: Any, quiet: bool = False) -> dict[str, int]:  # noqa: ANN401

@@ -158,8 +158,12 @@ method_options = stack(  # options of dense and fused methods (ignored by bm25) 
 llm_options = stack(  # the LLM methods (reform-*, react); the key comes from NOMOS_LLM_API_KEY or OPENAI_API_KEY
     click.option("--llm-base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://host:8000/v1 (env NOMOS_LLM_BASE_URL)."),
     click.option("--llm-model", default=None, help="Chat model name (env NOMOS_LLM_MODEL)."),
-    click.option("--temperature", type=float, default=None, help="Sampling temperature (default 0.2, the paper's)."),
-    click.option("--reasoning-effort", default=None, help="Sent as reasoning_effort when set (the paper: low, for gpt-oss-120b)."),
+    click.option("--temperature", type=float, default=None,
+                 help="Sampling temperature (default 0.2, the paper's; NOMOS_LLM_TEMPERATURE=none sends none; never sent "
+                      "to OpenAI's o1/o3/o4/gpt-5 models)."),
+    click.option("--reasoning-effort", default=None,
+                 help="Sent as reasoning_effort (default: low for gpt-oss, as the paper ran gpt-oss-120b; none for other "
+                      "models; 'none' never sends it)."),
     click.option("--max-tokens", type=int, default=None, help="max_tokens per completion (default: the server's)."),
     click.option("--concurrency", type=int, default=None, help="LLM requests and queries in flight (default 16)."),
     click.option("--rounds", type=int, default=None, help="react: rounds per query (default 10)."),

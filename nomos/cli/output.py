@@ -57,10 +57,23 @@ def print_evaluation(outcome: Any, diagnosis: str | None) -> None:  # noqa: ANN4
                    f"{m['llm_seconds']:.2f}s LLM time, {m['seconds']:.2f}s wall; run wall {c['wall_seconds']:.1f}s, "
                    f"{c.get('paid_calls_this_run', 0)} paid calls this run, {m['cached_calls'] * c['queries']:.0f} from cache, "
                    f"{c.get('resumed_queries', 0)} queries resumed")
+    issues = (extra.get("cost") or {}).get("llm_issues")
+    if issues:
+        click.echo(llm_issue_line(issues))
     if diagnosis:
         click.echo("\n" + diagnosis)
     click.echo(f"{len(ev.queries)} queries, query phase {outcome.seconds:.2f}s ({1000 * outcome.seconds / len(ev.queries):.1f} ms/query)")
     click.echo(f"results: {outcome.paths['manifest'].parent}")
+
+
+def llm_issue_line(issues: Mapping[str, Any]) -> str:
+    """The end-of-run line of LLM issue counts ("none" when clean), then a warning line per kind above the
+    threshold."""
+    counts = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in issues["counts"].items() if v) or "none"
+    lines = [f"LLM issues in {issues['calls']} calls: {counts}"]
+    lines += [click.style(f"warning: {w} (above {100 * issues['threshold']:g}%; eval --strict fails)", fg="yellow")
+              for w in issues.get("warnings", [])]
+    return "\n".join(lines)
 
 
 def print_repeated(summary: Mapping[str, Any], outcomes: Sequence[Any]) -> None:

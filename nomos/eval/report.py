@@ -101,6 +101,18 @@ def cost_points(r: RunData) -> dict[str, float]:
     return {"calls": 0.0, "tokens": 0.0, "seconds": float(r.manifest.get("query_phase_seconds", 0.0)) / queries}
 
 
+def llm_issues(r: RunData) -> dict[str, Any] | None:
+    """The run's LLM issue counts (cost.json's ``llm_issues``: per kind, the count, its share of calls and whether
+    it went above the threshold); None for runs without an LLM or written before the counts existed."""
+    issues = (r.cost or {}).get("llm_issues")
+    if not issues or not issues.get("calls"):
+        return None
+    over = {w.split(":", 1)[0] for w in issues.get("warnings", [])}
+    return {"calls": issues["calls"], "threshold": issues.get("threshold"),
+            "kinds": {k: {"count": v, "rate": issues.get("rates", {}).get(k, 0.0), "over": k in over}
+                      for k, v in issues["counts"].items()}}
+
+
 def cost_chart(c: Comparison) -> str:
     plt = _plt()
     fig, axes = plt.subplots(1, 3, figsize=(10.5, 3.6), sharey=True)
@@ -159,6 +171,7 @@ def render_report(
     return env.get_template("report.html.j2").render(
         c=c, WIN=WIN, LOSS=LOSS, charts=charts, dataset=dataset, rounds=rounds,
         costs={r.name: cost_points(r) for r in c.runs}, curves=curves,
+        issues={r.name: i for r in c.runs if (i := llm_issues(r))},
         queries=drilldown(c, qrels, query_texts or {}, titles or {}),
         scripted=[r.name for r in c.runs if r.scripted], command=command,
         generated=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

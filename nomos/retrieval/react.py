@@ -29,7 +29,7 @@ from typing import Any
 from nomos.retrieval.base import Hit, Progress, SearchResult
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.direct import with_named
-from nomos.retrieval.llm import CheckpointedRun, Cost, LLMClient, run_checkpointed
+from nomos.retrieval.llm import CheckpointedRun, Cost, LLMClient, note_issues, run_checkpointed
 from nomos.retrieval.llm.replies import parse_json_object
 from nomos.retrieval.prompts import prompts_info, render
 from nomos.retrieval.react_parts import (
@@ -203,12 +203,16 @@ class ReActRetriever:
         waited = time.perf_counter() - t
         q.cost.add(reply, "planner")
         query, thought, issue = parse_planner(reply.text)
+        if reply.problem in ("length", "content_filter"):  # cut or refused even after the retry: not a query
+            query, thought, issue = None, None, {"kind": f"planner_{reply.problem}", "reply": reply.text[:500]}
         if issue is None and query is not None and q.is_repeat(query):
             issue = {"kind": "planner_repeat", "query": query}
         if issue is None and query is not None:
-            return Plan(query, thought), waited
+            return Plan(query, thought, reasoning=reply.reasoning), waited
+        note_issues(q.cost, [issue])
+        q.cost.note("fallbacks")
         titles = [self._articles.get(h.doc_id, ("", ""))[0] for h in final_ranking(q.kept, self.config.planner_kept)]
-        return Plan(fallback_query(q.text, q.previous, titles), issue=issue), waited
+        return Plan(fallback_query(q.text, q.previous, titles), issue=issue, reasoning=reply.reasoning), waited
 
     async def _search(self, query: str) -> tuple[Search, list[Candidate]]:
         """BM25's top ``depth`` for the query, the articles it cites first (direct.with_named: «άρθρο 914 ΑΚ
@@ -240,11 +244,15 @@ class ReActRetriever:
         for i, (b, rep) in enumerate(zip(batches, replies, strict=True), start=1):
             q.cost.add(rep, "observer")
             kept_b, found = parse_observer(rep.text, [x.id for x in b])
+            if rep.problem in ("length", "content_filter"):  # a cut last line may name another id: keep nothing
+                kept_b, found = {}, [{"kind": f"observer_{rep.problem}", "reply": rep.text[-500:]}]
             issues.extend({**iss, "batch": i} for iss in found)
+            note_issues(q.cost, found)
             reasons.update(kept_b)
         rank_of = {x.id: x.rank for x in candidates}
         kept_ids = sorted(reasons, key=lambda d: rank_of[d])
-        return Observation([len(b) for b in batches], cut, kept_ids, {d: reasons[d] for d in kept_ids}, issues), waited
+        return Observation([len(b) for b in batches], cut, kept_ids, {d: reasons[d] for d in kept_ids}, issues,
+                           [rep.reasoning for rep in replies]), waited
 
     def _bm25_and_cited(self, query: str) -> list[Hit]:
         depth = self.config.depth

@@ -3,6 +3,7 @@ observer's replies, repeat detection and the deterministic fallback query, and t
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import unicodedata
@@ -11,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from nomos.retrieval.base import Hit
-from nomos.retrieval.llm.replies import parse_json_object
+from nomos.retrieval.llm.ids import IdMatcher, read_id_items, read_id_lines
+from nomos.retrieval.llm.replies import clean_reply, parse_json_object
 from nomos.retrieval.prompts import render
 
 
@@ -75,43 +77,103 @@ def observer_overhead(query: str, chars_per_token: float = 2.5) -> int:
     return estimate_tokens("".join(m["content"] for m in messages), chars_per_token)
 
 
+_SECTION = re.compile(r"^\W*(?P<label>query|ερώτημα|ερωτημα|thought|σκέψη|σκεψη|[A-ZΑ-Ω][A-ZΑ-Ω _]{2,20})[\s*_]*:[\s*_]*(?P<rest>.*)$",
+                      re.I)
+_QUERY_LABELS = ("query", "ερώτημα", "ερωτημα")
+_THOUGHT_LABELS = ("thought", "reason", "σκέψη", "σκεψη")  # REASON: the paper notebook's planner section
+MAX_PLAIN_QUERY_WORDS = 120  # a plain reply longer than this is prose, not a keyword query
+
+
+def _sections(text: str) -> dict[str, str]:
+    """``LABEL: text`` sections (a label line, then its lines up to a blank line or the next label)."""
+    out: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        m = _SECTION.match(line)
+        if m and (m.group("label").casefold() in _QUERY_LABELS + _THOUGHT_LABELS or m.group("label").isupper()):
+            current = out.setdefault(m.group("label").casefold(), [])
+            if m.group("rest").strip():
+                current.append(m.group("rest").strip())
+        elif current is not None:
+            if not line.strip():
+                current = None if any(current) else current
+            else:
+                current.append(line.strip())
+    return {k: " ".join(v) for k, v in out.items()}
+
+
+def _plain_query(text: str) -> str | None:
+    """A reply that is just the keywords (the notebook's planner): its words, bullets and quotes dropped."""
+    if "{" in text or "}" in text:
+        return None
+    lines = [re.sub(r"^\s*(?:[-•*]|\d+[.)])\s+", "", ln).strip() for ln in text.splitlines()]
+    q = " ".join(ln for ln in lines if ln).strip(" \"'«»“”`")
+    return q if q and len(q.split()) <= MAX_PLAIN_QUERY_WORDS else None
+
+
 def parse_planner(text: str) -> tuple[str | None, str | None, dict[str, Any] | None]:
-    """(query, thought, issue): the planner's query, or None with the issue ("planner_empty"/"planner_format")."""
-    if not text.strip():
+    """(query, thought, issue): the planner's query, or None with the issue ("planner_empty"/"planner_format").
+
+    Read leniently, in this order: JSON (``query``/``ερώτημα``, with ``thought``), a ``QUERY:`` section (the paper
+    notebook's, after its ``REASON:``, which becomes the thought), or a plain keyword reply of at most
+    :data:`MAX_PLAIN_QUERY_WORDS` words. Thinking text and fences are removed first (:func:`clean_reply`)."""
+    s = clean_reply(text).text
+    if not s:
         return None, None, {"kind": "planner_empty"}
-    obj = parse_json_object(text)
-    query = obj.get("query", obj.get("ερώτημα")) if obj else None
-    if not isinstance(query, str) or not query.strip():
+    obj = parse_json_object(s)
+    if obj is not None:
+        query = obj.get("query", obj.get("ερώτημα"))
+        thought = obj.get("thought")
+        if isinstance(query, list):
+            query = " ".join(str(x) for x in query)
+        if isinstance(query, str) and query.strip():
+            return " ".join(query.split()), thought if isinstance(thought, str) else None, None
         return None, None, {"kind": "planner_format", "reply": text[:500]}
-    thought = obj.get("thought") if obj else None
-    return " ".join(query.split()), thought if isinstance(thought, str) else None, None
+    sections = _sections(s)
+    query = next((sections[k] for k in _QUERY_LABELS if sections.get(k)), None)
+    if query:
+        thought = next((sections[k] for k in _THOUGHT_LABELS if sections.get(k)), None)
+        return " ".join(query.split()), thought, None
+    if not sections:
+        plain = _plain_query(s)
+        if plain:
+            return " ".join(plain.split()), None, None
+    return None, None, {"kind": "planner_format", "reply": text[:500]}
 
 
 def parse_observer(text: str, batch_ids: Sequence[str]) -> tuple[dict[str, str], list[dict[str, Any]]]:
-    """The kept ids of one batch with their reasons, and the issues found (empty, malformed, unknown ids)."""
-    if not text.strip():
+    """The kept ids of one batch with their reasons, and the issues found (empty, malformed, unknown or ambiguous
+    ids).
+
+    Read leniently: JSON (``{"keep": [...]}``, ``{"relevant": [...]}`` or a bare list, of ids or ``{"id",
+    "reason"}``), or the paper notebook's lines ``<id> | reason`` and ``RELEVANT: NONE``, or plain lines/lists of
+    ids or citations. Ids are matched against this batch's only, and kept only when the match is unique
+    (:class:`IdMatcher`)."""
+    s = clean_reply(text).text
+    if not s:
         return {}, [{"kind": "observer_empty"}]
-    obj = parse_json_object(text)
-    items = obj.get("keep") if obj else None
-    if not isinstance(items, list):
+    matcher = IdMatcher(batch_ids)
+    obj = parse_json_object(s)
+    items = None
+    if obj is not None:
+        items = next((obj[k] for k in ("keep", "relevant", "ids", "kept") if isinstance(obj.get(k), list)), None)
+        if items is None:
+            return {}, [{"kind": "observer_format", "reply": text[:500]}]
+    elif s.lstrip().startswith("["):
+        try:
+            loaded = json.loads(s)
+        except ValueError:
+            loaded = None
+        items = loaded if isinstance(loaded, list) else None
+    found = read_id_items(items, matcher) if items is not None else read_id_lines(s, matcher)
+    if not found.read:
         return {}, [{"kind": "observer_format", "reply": text[:500]}]
-    allowed = set(batch_ids)
-    kept: dict[str, str] = {}
-    unknown: list[str] = []
-    for item in items:
-        if isinstance(item, dict):
-            doc, reason = item.get("id"), item.get("reason", "")
-        else:
-            doc, reason = item, ""
-        if not isinstance(doc, str):
-            continue
-        doc = doc.strip().strip("[]").strip()
-        if doc in allowed:
-            kept.setdefault(doc, reason if isinstance(reason, str) else str(reason))
-        else:
-            unknown.append(doc)
-    issues = [{"kind": "unknown_ids", "ids": unknown}] if unknown else []
-    return kept, issues
+    issues: list[dict[str, Any]] = []
+    if found.unknown:
+        issues.append({"kind": "unknown_ids", "ids": found.unknown})
+    if found.ambiguous:
+        issues.append({"kind": "ambiguous_ids", "ids": found.ambiguous})
+    return found.ids, issues
 
 
 def normalize_query(q: str) -> str:

@@ -8,7 +8,7 @@ the portal's trace display and resumed checkpoints read those keys), so the file
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from nomos.retrieval.llm.costs import Cost
@@ -25,6 +25,7 @@ class Plan:
     query: str
     thought: str | None = None
     issue: Issue | None = None
+    reasoning: str = ""  # the planner reply's thinking text / reasoning field (kept, never parsed)
 
     @property
     def fallback_used(self) -> bool:
@@ -54,6 +55,7 @@ class Observation:
     kept: list[str]
     reasons: dict[str, str]
     issues: list[Issue]
+    reasoning: list[str] = field(default_factory=list)  # each batch reply's thinking text ("" where none)
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,12 @@ class Round:
             d["truncated_for_budget"] = self.observation.truncated
         d.update(candidates=self.search.candidates, kept=self.observation.kept,
                  reasons=self.observation.reasons, batches=self.observation.batches)
+        # a thinking model's reasoning, removed before parsing, is kept here (only when there was some, so traces
+        # of other models keep their keys)
+        if self.plan.reasoning:
+            d["planner_reasoning"] = self.plan.reasoning
+        if any(self.observation.reasoning):
+            d["observer_reasoning"] = self.observation.reasoning
         d.update(self.cost.to_dict())
         return d
 

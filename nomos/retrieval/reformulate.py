@@ -26,23 +26,39 @@ from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.fusion import FusionConfig, client_fuse, fused_hits
 from nomos.retrieval.knn import KnnRetriever
 from nomos.retrieval.llm import Cost, LLMClient, run_checkpointed
+from nomos.retrieval.llm.replies import clean_reply, parse_json_object
 from nomos.retrieval.prompts import prompts_info, render
 
 _BULLET = re.compile(r"^\s*(?:[-•*]|\d+[.)])\s*")
-_LABEL = re.compile(r"^\s*(λέξεις[- ]κλειδιά|όροι|keywords|ερώτημα|παράγραφος)\s*:\s*", re.I)
+_LABEL = re.compile(r"^\s*(λέξεις[- ]κλειδιά|όροι|keywords|ερώτημα|παράγραφος|rewritten_query|query)\s*:\s*", re.I)
+_SECTION = re.compile(r"^\W*(?:KEYWORDS|REWRITTEN_QUERY|QUERY)\W*:[\s*]*", re.I | re.M)
+"""The paper notebook's answer sections: what follows the first of them is the rewrite (a ``REASON:`` before it
+is dropped)."""
 
 
-def clean_reply(text: str) -> str:
-    """Strip code fences, quotes and a leading label ("Λέξεις-κλειδιά: …") from a reformulation."""
-    s = text.strip()
+def clean_rewrite(text: str) -> str:
+    """A reformulation without thinking text and fences (:func:`llm.replies.clean_reply`, so the keywords searched
+    are never the model's thoughts), quotes, or a leading label ("Λέξεις-κλειδιά: …"); a JSON reply
+    (``{"keywords": [...]}``, ``{"query": "..."}``) becomes its text."""
+    s = clean_reply(text).text
     s = re.sub(r"^```\w*\s*|\s*```$", "", s).strip()
+    section = _SECTION.search(s)
+    if section and section.start() > 0:
+        s = s[section.end():].strip()
+    obj = parse_json_object(s) if s.startswith("{") else None
+    if obj:
+        value = next((obj[k] for k in ("keywords", "terms", "query", "paragraph", "text") if obj.get(k)), None)
+        if isinstance(value, list):
+            s = "\n".join(str(v) for v in value)
+        elif isinstance(value, str):
+            s = value
     s = _LABEL.sub("", s).strip().strip("\"'«»“”").strip()
     return s
 
 
 def parse_sparse(text: str) -> tuple[str | None, list[str], dict[str, Any] | None]:
     """(query, terms, issue): keywords joined into one BM25 query; None with an issue when there are none."""
-    s = clean_reply(text)
+    s = clean_rewrite(text)
     if not s:
         return None, [], {"kind": "empty"}
     terms = [_BULLET.sub("", t).strip(" .;·") for t in re.split(r"[,\n;]", s)]
@@ -54,7 +70,7 @@ def parse_sparse(text: str) -> tuple[str | None, list[str], dict[str, Any] | Non
 
 
 def parse_dense(text: str) -> tuple[str | None, dict[str, Any] | None]:
-    s = " ".join(clean_reply(text).split())
+    s = " ".join(clean_rewrite(text).split())
     return (s, None) if s else (None, {"kind": "empty"})
 
 
@@ -124,16 +140,23 @@ class ReformRetriever:
         out: dict[str, Any] = {}
         for kind, reply in zip(kinds, replies, strict=True):
             cost.add(reply, f"reform-{kind}")
+            if reply.reasoning:  # kept for the trace, never searched
+                trace[f"{kind}_reasoning"] = reply.reasoning
             if kind == "sparse":
                 q, terms, issue = parse_sparse(reply.text)
                 trace["terms"] = terms
             else:
                 q, issue = parse_dense(reply.text)
+            if reply.problem in ("length", "content_filter"):  # cut or refused even after the retry: the case itself
+                q, issue = None, {"kind": reply.problem, "reply": reply.text[:500]}
             if issue:
                 trace["issues"].append({**issue, "prompt": kind})
             if q is None:
                 q = text
                 trace[f"{kind}_source"] = "fallback (original query)"
+                cost.note("fallbacks")
+                if issue and issue["kind"] == "format":
+                    cost.note("format_errors")
             out[kind] = trace[kind] = q
         seconds = time.perf_counter() - started
         trace.update(cost.to_dict(), seconds=round(seconds, 4))

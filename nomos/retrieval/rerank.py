@@ -18,6 +18,7 @@ and every hit keeps its first-stage rank and score and the judge's score in ``de
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -25,9 +26,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from nomos.retrieval.base import Hit, Progress, Retriever, SearchResult, by_score, check_k
-from nomos.retrieval.llm import Cost, LLMClient, cost_table, run_bounded
+from nomos.retrieval.llm import Cost, LLMClient, cost_table, note_issues, run_bounded
+from nomos.retrieval.llm.ids import IdMatcher, IdsFound, read_id_items, read_id_lines
+from nomos.retrieval.llm.replies import clean_reply, parse_json_object
 from nomos.retrieval.prompts import prompts_info, render
-from nomos.retrieval.react import parse_json_object
 from nomos.retrieval.texts import clip
 
 Texts = Mapping[str, tuple[str, str]]  # article id -> (title, text)
@@ -104,15 +106,38 @@ class CrossEncoderReranker:
 def parse_ranking(text: str, window: Sequence[str]) -> list[str]:
     """The ids of ``window`` in the order the model gave; ids it invented are dropped, ids it left out follow in
     their first-stage order (so a bad reply degrades to the first stage, never to a shorter list)."""
-    obj = parse_json_object(text) or {}
-    given = obj.get("ranking") if isinstance(obj, dict) else None
-    allowed = set(window)
-    seen: list[str] = []
-    for item in given if isinstance(given, list) else []:
-        d = item.get("id") if isinstance(item, dict) else item
-        if isinstance(d, str) and d in allowed and d not in seen:
-            seen.append(d)
-    return seen + [d for d in window if d not in seen]
+    return read_ranking(text, window)[0]
+
+
+def read_ranking(text: str, window: Sequence[str]) -> tuple[list[str], list[dict[str, Any]]]:
+    """:func:`parse_ranking` with the issues found: read leniently (JSON ``{"ranking": [...]}`` or a bare list, of
+    ids or ``{"id"}``; else plain lines or comma lists of ids or citations), ids matched to the window's only and
+    kept when the match is unique (:class:`IdMatcher`). A reply with no usable id is a ``rerank_format`` issue (the
+    first-stage order stands: a fallback)."""
+    s = clean_reply(text).text
+    matcher = IdMatcher(window)
+    obj = parse_json_object(s)
+    given: Any = obj.get("ranking", obj.get("ids")) if obj is not None else None
+    if obj is None and s.lstrip().startswith("["):
+        try:
+            given = json.loads(s)
+        except ValueError:
+            given = None
+    if isinstance(given, list):
+        found = read_id_items(given, matcher)
+    elif obj is None:
+        found = read_id_lines(s.replace(",", "\n").replace(">", "\n"), matcher)
+    else:
+        found = IdsFound()
+    seen = list(found.ids)
+    issues: list[dict[str, Any]] = []
+    if not seen:
+        issues.append({"kind": "rerank_empty" if not s else "rerank_format", "reply": text[:500]})
+    if found.unknown:
+        issues.append({"kind": "unknown_ids", "ids": found.unknown})
+    if found.ambiguous:
+        issues.append({"kind": "ambiguous_ids", "ids": found.ambiguous})
+    return seen + [d for d in window if d not in seen], issues
 
 
 @dataclass
@@ -138,7 +163,10 @@ class LLMListwiseReranker:
             cands = [{"id": d, "title": texts[d][0], "text": clip(texts[d][1], self.chars_per_article, collapse_spaces=True)} for d in window]
             reply = await self.llm.chat(render("rerank", query=queries[qid], candidates=cands), purpose="rerank")
             cost.add(reply, "rerank")
-            ranking = parse_ranking(reply.text, window)
+            ranking, issues = read_ranking(reply.text, window)
+            if reply.problem in ("length", "content_filter"):  # cut or refused even after the retry: first stage
+                ranking, issues = list(window), [{"kind": f"rerank_{reply.problem}", "reply": reply.text[:500]}]
+            note_issues(cost, issues)
             out[qid] = [(d, float(len(ranking) - i)) for i, d in enumerate(ranking)]
 
         async def run_all() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from nomos.ingest.records import Dataset
 from nomos.opensearch.client import cluster_version, make_client
 from nomos.retrieval.base import Hit, Progress, SearchResult
 from nomos.retrieval.fusion_config import DEFAULT_WHERE, FusionConfig
+from nomos.retrieval.llm import LLMDegraded, issue_report
 from nomos.retrieval.registry import (
     AMENDMENT_DEFAULTS,
     MethodOptions,
@@ -30,6 +32,8 @@ from nomos.retrieval.registry import (
     resolved_options,
 )
 from nomos.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 class IndexMismatch(DataError):
@@ -141,6 +145,12 @@ def evaluate_method(
     run: Run = {qid: [(h.doc_id, h.score) for h in hs] for qid, hs in result.hits.items()}
     evaluation = evaluate(run, dataset.qrels, tuple(metrics))
     llm_extra = llm_outputs(result, dataset.qrels)
+    if llm_extra.get("cost"):
+        report = issue_report(llm_extra["cost"], settings.llm_issue_threshold)
+        if report is not None:
+            llm_extra["cost"] = {**llm_extra["cost"], "llm_issues": report}
+            for line in report["warnings"]:
+                log.warning("LLM degradation above %.0f%% of calls: %s", 100 * settings.llm_issue_threshold, line)
     manifest = build_manifest(
         dataset=dataset.describe(),
         method={**retriever.describe(), "k": k},
@@ -168,6 +178,19 @@ def evaluate_method(
         paths.update(write_llm_outputs(folder, result, llm_extra))
     extra = {**llm_extra, **({"fusion_diagnosis": manifest["fusion_diagnosis"]} if fusion_diag else {})}
     return EvalOutcome(evaluation, paths, seconds, run_name, extra or None)
+
+
+def check_degradation(outcome: EvalOutcome) -> None:
+    """``eval --strict``: raise :class:`LLMDegraded` naming every kind of LLM degradation above the threshold (the
+    run's files are already written, so nothing is lost; the exit status says the numbers are suspect)."""
+    report = ((outcome.extra or {}).get("cost") or {}).get("llm_issues")
+    if report and report.get("warnings"):
+        raise LLMDegraded(
+            f"--strict: LLM degradation above {100 * report['threshold']:g}% of calls in run {outcome.run_name!r}: "
+            + "; ".join(report["warnings"])
+            + f" (results written to {outcome.paths['manifest'].parent}; see traces.jsonl and cost.json; the threshold "
+            "is NOMOS_LLM_ISSUE_THRESHOLD)"
+        )
 
 
 def result_details(result: SearchResult, fusion_diagnosis: dict[str, Any] | None = None) -> dict[str, Any]:

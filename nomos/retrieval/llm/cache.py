@@ -1,5 +1,7 @@
-"""The reply cache: every reply stored in SQLite under a hash of (model, messages, parameters), so a re-run or a
-``--resume`` after a crash replays the stored replies, with their tokens and latency, and pays for nothing."""
+"""The reply cache: every reply stored in SQLite under a hash of (endpoint, model, messages, parameters), so a
+re-run or a ``--resume`` after a crash replays the stored replies, with their tokens and latency, and pays for
+nothing. The endpoint is in the key so that fixing a misconfigured server gets fresh calls, not its bad replies;
+and unusable replies (empty, cut, filtered) are never stored (:class:`~nomos.retrieval.llm.client.LLMClient`)."""
 
 from __future__ import annotations
 
@@ -14,12 +16,12 @@ from nomos.retrieval.llm.config import Message, Reply
 from nomos.sqlite_cache import SQLiteCache, Table
 
 
-def cache_key(model: str, messages: Sequence[Message], params: Mapping[str, Any]) -> str:
-    """sha256 over the model, the parameters and each message's role and content (length-prefixed, so no two
+def cache_key(model: str, messages: Sequence[Message], params: Mapping[str, Any], base_url: str = "") -> str:
+    """sha256 over the endpoint, the model, the parameters and each message's role and content (length-prefixed, so no two
     different requests share a key); hashing the strings directly avoids JSON-encoding ~200 kB observer prompts
     on the event loop."""
     h = hashlib.sha256()
-    h.update(json.dumps({"model": model, "params": dict(params)}, sort_keys=True).encode())
+    h.update(json.dumps({"base_url": base_url, "model": model, "params": dict(params)}, sort_keys=True).encode())
     for m in messages:
         for key in sorted(m):
             value = str(m[key]).encode("utf-8")

@@ -3,9 +3,12 @@
 * Bounded: at most ``concurrency`` requests in flight (one semaphore per event loop), so a full evaluation runs
   at the endpoint's throughput without flooding it.
 * Patient: 429, 5xx, timeouts and dropped connections are retried with exponential backoff by tenacity
-  (``Retry-After`` is honoured); what still fails after the last retry, and every refusal that retrying cannot
-  fix (401, 404, 400…), raises :class:`LLMUnavailable` with the endpoint and the server's reason, which stops the
-  run.
+  (``Retry-After`` is honoured up to ``retry_after_max``); what still fails after the last retry, and every
+  refusal that retrying cannot fix (401, 404, 400…, and a 429 ``insufficient_quota``: an empty account does not
+  refill by waiting), raises :class:`LLMUnavailable` with the endpoint and the server's reason, which stops the run.
+* Clean: the answer is separated from the model's reasoning (:func:`clean_reply`); an empty, cut (``length``) or
+  filtered (``content_filter``) answer is asked once more with twice the room, and is never cached, so the
+  caller's fallback applies this run only.
 * Reproducible: replies go through the :class:`ReplyCache` when the config names one.
 """
 
@@ -13,17 +16,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from nomos.retrieval.llm.cache import ReplyCache, cache_key
 from nomos.retrieval.llm.config import LLMConfig, Message, Reply
-from nomos.retrieval.llm.errors import LLMUnavailable
+from nomos.retrieval.llm.errors import LLMContextTooLong, LLMUnavailable
+from nomos.retrieval.llm.replies import clean_reply
 
 log = logging.getLogger(__name__)
+
+CONTEXT_ERROR = re.compile(r"context length|context window|maximum context|context size|exceeds? the (?:model'?s? )?context"
+                           r"|too many tokens|prompt is too long|reduce the length", re.I)
+"""How servers word a prompt longer than the context: vLLM/OpenAI ("maximum context length is … tokens"),
+llama.cpp ("exceeds the available context size"), Ollama, TGI."""
 
 
 class LLMClient:
@@ -57,9 +68,11 @@ class LLMClient:
         self._client, self._loop, self._sem = None, None, None
 
     async def chat(self, messages: Sequence[Message], purpose: str = "chat") -> Reply:
-        """One completion; from the cache when this exact request was made before."""
+        """One completion; from the cache when this exact request was made before. An empty, cut or filtered
+        answer is asked once more with more room (:meth:`LLMConfig.roomier`); an answer still unusable is returned
+        (``Reply.problem`` says why, the caller falls back) and not cached."""
         params = self.config.params()
-        key = cache_key(self.config.model, messages, params)
+        key = cache_key(self.config.model, messages, params, self.config.base_url)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -68,7 +81,16 @@ class LLMClient:
         assert self._sem is not None
         async with self._sem:
             reply = await self._call(list(messages), params, purpose)
-        if self.cache is not None:
+            if reply.problem is not None:
+                first = reply
+                log.warning("LLM %s call: %s reply (finish_reason %s); asking once more with max tokens %d",
+                            purpose, first.problem, first.finish_reason, self.config.roomier())
+                again = await self._call(list(messages), self.config.params(self.config.roomier()), purpose)
+                reply = replace(again, regenerated=first.problem, attempts=first.attempts + again.attempts,
+                                input_tokens=first.input_tokens + again.input_tokens,
+                                output_tokens=first.output_tokens + again.output_tokens,
+                                seconds=round(first.seconds + again.seconds, 4))
+        if self.cache is not None and reply.problem is None:
             self.cache.put(key, reply)
         return reply
 
@@ -99,7 +121,7 @@ class LLMClient:
                         state.attempt_number, attempts - 1, state.upcoming_sleep)
 
         retrying = AsyncRetrying(
-            retry=retry_if_exception_type(transient),
+            retry=retry_if_exception(lambda e: isinstance(e, transient) and not _is_quota(e)),
             stop=stop_after_attempt(attempts),
             wait=self._wait_before_retry,
             before_sleep=before_sleep,
@@ -107,12 +129,29 @@ class LLMClient:
         )
         try:
             resp, seconds = await retrying(once)
+        except openai.RateLimitError as exc:
+            if _is_quota(exc):
+                raise LLMUnavailable(
+                    f"LLM endpoint {self.config.base_url} refused a {purpose} call for model {self.config.model}: the "
+                    f"account's quota is used up (insufficient_quota; not retried: add credit or use another key/endpoint); "
+                    f"{_describe(exc)}"
+                ) from None
+            raise LLMUnavailable(
+                f"LLM endpoint {self.config.base_url} (model {self.config.model}) failed {attempts} times "
+                f"on a {purpose} call; last error: {_describe(exc)}"
+            ) from None
         except transient as exc:
             raise LLMUnavailable(
                 f"LLM endpoint {self.config.base_url} (model {self.config.model}) failed {attempts} times "
                 f"on a {purpose} call; last error: {_describe(exc)}"
             ) from None
         except openai.APIStatusError as exc:
+            if exc.status_code == 400 and CONTEXT_ERROR.search(_describe(exc)):
+                raise LLMContextTooLong(
+                    f"LLM endpoint {self.config.base_url} refused a {purpose} call for model {self.config.model}: the "
+                    f"prompt is longer than the model's context ({_describe(exc)}); lower NOMOS_REACT_OBSERVER_BUDGET "
+                    "(the observer's prompt) or serve the model with a longer context"
+                ) from None
             raise LLMUnavailable(
                 f"LLM endpoint {self.config.base_url} refused a {purpose} call for model {self.config.model}: {_describe(exc)}"
             ) from None
@@ -125,30 +164,51 @@ class LLMClient:
         return self._wait(state.attempt_number, exc if isinstance(exc, Exception) else Exception())
 
     def _wait(self, attempt: int, exc: Exception) -> float:
+        """The exponential backoff (capped at ``backoff_cap``), or the server's ``Retry-After`` when longer, up to
+        ``retry_after_max`` (a rate-limited hosted endpoint often asks for a minute; 30 s was too short)."""
         wait = min(self.config.backoff * 2 ** (attempt - 1), self.config.backoff_cap)
         response = getattr(exc, "response", None)
         retry_after = response.headers.get("retry-after") if response is not None else None
         try:
             if retry_after is not None:
-                wait = max(wait, min(float(retry_after), self.config.backoff_cap))
+                wait = max(wait, min(float(retry_after), self.config.retry_after_max))
         except ValueError:
             pass
         return wait
 
 
 def _reply(resp: Any, seconds: float, attempts: int) -> Reply:
-    """The :class:`Reply` of an SDK response: its text ("" when there is none), tokens, latency and attempts."""
+    """The :class:`Reply` of an SDK response: its answer ("" when there is none) with the reasoning separated
+    (:func:`clean_reply`; a server's ``reasoning_content``/``reasoning`` field is kept, never parsed), tokens,
+    latency and attempts."""
     choice = resp.choices[0] if resp.choices else None
-    text = (choice.message.content if choice and choice.message else None) or ""
+    message = choice.message if choice else None
+    content = (message.content if message else None) or ""
+    field = None
+    if message is not None:
+        extra = getattr(message, "model_extra", None) or {}
+        field = extra.get("reasoning_content") or extra.get("reasoning") or getattr(message, "reasoning_content", None)
+    cleaned = clean_reply(content, field if isinstance(field, str) else None)
     usage = resp.usage
     return Reply(
-        text=text,
+        text=cleaned.text,
+        reasoning=cleaned.reasoning,
         input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         seconds=round(seconds, 4),
         attempts=attempts,
         finish_reason=getattr(choice, "finish_reason", None),
     )
+
+
+def _is_quota(exc: BaseException) -> bool:
+    """A 429 that says the account has no quota left (OpenAI: code/type ``insufficient_quota``): waiting won't help."""
+    body = getattr(exc, "body", None)
+    error = body.get("error", body) if isinstance(body, dict) else None
+    fields = [getattr(exc, "code", None), getattr(exc, "type", None)]
+    if isinstance(error, dict):
+        fields += [error.get("code"), error.get("type")]
+    return getattr(exc, "status_code", None) == 429 and "insufficient_quota" in fields
 
 
 def _describe(exc: Exception) -> str:

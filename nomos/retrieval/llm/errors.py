@@ -25,3 +25,14 @@ def not_configured_message(method: str) -> str:
         "and NOMOS_LLM_MODEL (or --llm-model); the key comes from NOMOS_LLM_API_KEY or OPENAI_API_KEY "
         "(optional for local servers); or start the local server: python cli.py llm start"
     )
+
+
+class LLMContextTooLong(LLMUnavailable):
+    """The endpoint refused a prompt longer than the model's context (HTTP 400 "maximum context length" and the like):
+    a caller that can split its prompt (the observer's batches) catches this one; anyone else stops, told which
+    settings bound the prompt."""
+
+
+class LLMDegraded(LLMError):
+    """``eval --strict``: some kind of LLM degradation (format errors, unknown ids, truncations, fallbacks…) went
+    above the threshold share of the run's calls; the run's files are written, its numbers are not to be trusted."""

@@ -96,9 +96,12 @@ async def run_bounded(items: Sequence[T], work: Callable[[T], Awaitable[Any]], c
         t.cancel()
     if pending:
         await asyncio.gather(*pending, return_exceptions=True)
-    for t in done:
-        if not t.cancelled() and t.exception() is not None:
-            raise t.exception()  # type: ignore[misc]
+    # read every finished task's error (not only the first), so asyncio does not log the others later as "Task
+    # exception was never retrieved" into whatever runs next (the CLI's error output)
+    errors = [t.exception() for t in done if not t.cancelled()]
+    first = next((e for e in errors if e is not None), None)
+    if first is not None:
+        raise first
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,162 @@
+"""Article ids as a model writes them, matched to the ids it was shown: one reading for the observer, the
+re-ranker and anything else that answers with ids.
+
+Models copy ids loosely: ``PK::386A`` with a Latin A where the corpus has a Greek Α, ``pk::372``, ``[PK::372]``,
+a full-width colon, or a citation instead of an id («άρθρο 372 ΠΚ»). Each form is compared by a key (NFKC, no case,
+Latin look-alike letters of the number read as Greek and those of the source read as Latin,
+:func:`nomos.mappings.citations.article_number`), and a citation is read with
+:func:`nomos.mappings.citations.find_citations`. A typed id is accepted only when exactly one known id matches it:
+an exact match first, else a unique key match; two known ids under one key make it *ambiguous*, none *unknown*,
+and both are reported, never guessed.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from nomos.mappings.citations import GREEK_TO_LATIN, article_number, find_citations
+
+ID_TOKEN = re.compile(r"[\w.\-]+\s*::\s*[\w.\-]+", re.U)
+"""What an id looks like in free text: ``SOURCE::NUMBER`` (``PK::386Α``, ``N_4624_2019::21``)."""
+_BULLET = re.compile(r"^\s*(?:[-•*·]|\d+[.)]|\(\d+\))\s+")
+_STRIP = " \t\"'`«»“”‘’[]()<>*.,;"
+OTHER_SECTION = re.compile(r"^\W*(?:not[_ ]relevant|missing|observation|answer|μη σχετικά|μη σχετικα)\W*:", re.I)
+"""A section after the kept list (the paper notebook's observer stops reading there: ids under ``NOT_RELEVANT:``
+are not kept)."""
+NONE_ANSWER = re.compile(r"^\s*(?:\**\s*(?:relevant|σχετικά|σχετικα)\s*\**\s*:\s*)?\**\s*(?:none|κανένα|κανενα|—|-)\s*\**\s*\.?\s*$",
+                         re.I)
+
+
+@functools.lru_cache(maxsize=65536)  # the same corpus ids come back batch after batch, round after round
+def id_key(doc_id: str) -> str:
+    """The form two spellings of one id share: NFKC, no case, the source's Greek look-alikes as Latin and the
+    article number's Latin look-alikes as Greek (the corpus's convention)."""
+    s = unicodedata.normalize("NFKC", doc_id).strip().strip(_STRIP)
+    source, sep, number = s.partition("::")
+    if not sep:
+        return s.casefold()
+    source = source.strip().upper().translate(GREEK_TO_LATIN)
+    return f"{source.casefold()}::{article_number(number.strip()).casefold()}"
+
+
+@dataclass(frozen=True)
+class Matched:
+    """How one typed id matched: the known id, or none with ``status`` "unknown" or "ambiguous"."""
+
+    typed: str
+    doc_id: str | None
+    status: str  # "ok", "unknown", "ambiguous"
+
+
+class IdMatcher:
+    """The ids a model was shown (a batch, a window, a corpus), matched against what it typed."""
+
+    def __init__(self, ids: Iterable[str]) -> None:
+        self.ids = list(dict.fromkeys(ids))
+        self._exact = set(self.ids)
+        self._keys: dict[str, list[str]] | None = None  # built on the first id not typed exactly
+
+    @property
+    def _by_key(self) -> dict[str, list[str]]:
+        if self._keys is None:
+            self._keys = {}
+            for d in self.ids:
+                self._keys.setdefault(id_key(d), []).append(d)
+        return self._keys
+
+    def match(self, typed: str) -> Matched:
+        """The one known id ``typed`` names (exactly, else by :func:`id_key`), or why there is none."""
+        t = unicodedata.normalize("NFKC", typed).strip().strip(_STRIP)
+        t = re.sub(r"\s*::\s*", "::", t)
+        if t in self._exact:
+            return Matched(typed, t, "ok")
+        found = self._by_key.get(id_key(t), [])
+        if len(found) == 1:
+            return Matched(typed, found[0], "ok")
+        return Matched(typed, None, "ambiguous" if found else "unknown")
+
+    def citations(self, text: str) -> list[Matched]:
+        """The known ids the citations in ``text`` name («άρθρο 372 ΠΚ»), each matched as an id."""
+        return [self.match(c.id) for c in find_citations(text)]
+
+
+@dataclass
+class IdsFound:
+    """What a reply's ids came to: the accepted ids in the order given, with a reason where one was given; the
+    unknown and ambiguous spellings; whether the reply said "none" outright; and whether anything was read at
+    all (``read`` False: the reply was not a list of ids in any form)."""
+
+    ids: dict[str, str] = field(default_factory=dict)
+    unknown: list[str] = field(default_factory=list)
+    ambiguous: list[str] = field(default_factory=list)
+    said_none: bool = False
+    read: bool = False
+
+    def add(self, m: Matched, reason: str = "") -> None:
+        self.read = True
+        if m.doc_id is not None:
+            self.ids.setdefault(m.doc_id, reason)
+        elif m.status == "ambiguous":
+            self.ambiguous.append(m.typed)
+        else:
+            self.unknown.append(m.typed)
+
+
+def read_id_items(items: Iterable[object], matcher: IdMatcher, found: IdsFound | None = None) -> IdsFound:
+    """Ids from a JSON list: strings, or objects with ``id`` (and ``reason``)."""
+    found = found or IdsFound()
+    found.read = True
+    for item in items:
+        if isinstance(item, dict):
+            doc, reason = item.get("id", item.get("doc_id")), item.get("reason", "")
+        else:
+            doc, reason = item, ""
+        if isinstance(doc, (int, float)):
+            doc = str(doc)
+        if isinstance(doc, str) and doc.strip():
+            read_id_line(doc, matcher, found, reason if isinstance(reason, str) else str(reason))
+    return found
+
+
+def read_id_lines(text: str, matcher: IdMatcher) -> IdsFound:
+    """Ids from plain text, one or more a line: ``<id> | reason`` (the paper notebook's observer), ``- <id>``,
+    ``<id>, <id>``, a citation; ``RELEVANT: NONE`` says none; reading stops at a ``NOT_RELEVANT:``/``MISSING:``
+    section, as the notebook's parser does. Lines with neither an id nor a citation (prose around the list) are
+    skipped."""
+    found = IdsFound()
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if OTHER_SECTION.match(line):
+            break
+        if NONE_ANSWER.match(line):
+            found.said_none = found.read = True
+            continue
+        line = re.sub(r"^\**\s*(?:relevant|σχετικά|σχετικα|ids?|keep)\s*\**\s*:\s*", "", line, flags=re.I)
+        line = _BULLET.sub("", line)
+        reason = ""
+        if "|" in line:
+            line, reason = (part.strip() for part in line.split("|", 1))
+        read_id_line(line, matcher, found, reason)
+    return found
+
+
+def read_id_line(line: str, matcher: IdMatcher, found: IdsFound, reason: str = "") -> None:
+    """Every id or citation in one line (the whole line first, so an id with odd spacing still matches)."""
+    whole = matcher.match(line)
+    if whole.doc_id is not None:
+        found.add(whole, reason)
+        return
+    tokens = ID_TOKEN.findall(unicodedata.normalize("NFKC", line))
+    if tokens:
+        for t in tokens:
+            found.add(matcher.match(t), reason)
+        return
+    cited = matcher.citations(line)
+    for m in cited:
+        found.add(m, reason)

@@ -19,7 +19,14 @@ from nomos.retrieval.llm.client import LLMClient
 from nomos.retrieval.llm.config import LLMConfig, Message, Reply
 from nomos.retrieval.llm.costs import Cost, cost_table
 from nomos.retrieval.llm.endpoint import make_llm_client, resolve_llm_settings
-from nomos.retrieval.llm.errors import LLMError, LLMNotConfigured, LLMUnavailable, not_configured_message
+from nomos.retrieval.llm.errors import (
+    LLMContextExceeded,
+    LLMError,
+    LLMNotConfigured,
+    LLMUnavailable,
+    is_context_error,
+    not_configured_message,
+)
 from nomos.retrieval.llm.harness import Checkpoint, CheckpointedRun, QueryWork, run_bounded, run_checkpointed, text_sha
 from nomos.retrieval.llm.replies import parse_json_object
 
@@ -30,6 +37,7 @@ __all__ = [
     "Cost",
     "LLMClient",
     "LLMConfig",
+    "LLMContextExceeded",
     "LLMError",
     "LLMNotConfigured",
     "LLMUnavailable",
@@ -39,6 +47,7 @@ __all__ = [
     "ReplyCache",
     "cache_key",
     "cost_table",
+    "is_context_error",
     "make_llm_client",
     "not_configured_message",
     "parse_json_object",

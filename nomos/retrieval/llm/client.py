@@ -21,7 +21,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 
 from nomos.retrieval.llm.cache import ReplyCache, cache_key
 from nomos.retrieval.llm.config import LLMConfig, Message, Reply
-from nomos.retrieval.llm.errors import LLMUnavailable
+from nomos.retrieval.llm.errors import LLMContextExceeded, LLMUnavailable, is_context_error
 
 log = logging.getLogger(__name__)
 
@@ -113,6 +113,11 @@ class LLMClient:
                 f"on a {purpose} call; last error: {_describe(exc)}"
             ) from None
         except openai.APIStatusError as exc:
+            if is_context_error(exc.status_code, getattr(exc, "code", None), getattr(exc, "type", None), exc.message, exc.body):
+                raise LLMContextExceeded(
+                    f"LLM endpoint {self.config.base_url} (model {self.config.model}): the {purpose} prompt does not "
+                    f"fit the model's context: {_describe(exc)}"
+                ) from None
             raise LLMUnavailable(
                 f"LLM endpoint {self.config.base_url} refused a {purpose} call for model {self.config.model}: {_describe(exc)}"
             ) from None

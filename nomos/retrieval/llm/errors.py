@@ -18,6 +18,25 @@ class LLMUnavailable(LLMError):
     """The endpoint is dead, refuses the request, or kept failing after every retry."""
 
 
+class LLMContextExceeded(LLMUnavailable):
+    """The endpoint refused a prompt longer than the model's context (an HTTP 400): a caller that can send less
+    (ReAct's observer splits its batch) catches it; anywhere else it stops the run like any refusal."""
+
+
+# how servers word a prompt over the context: OpenAI's error code, vLLM's and OpenAI's message, llama.cpp's
+# message and error type
+CONTEXT_MARKERS = ("context_length_exceeded", "maximum context length", "exceeds the available context size",
+                   "exceed_context_size_error")
+
+
+def is_context_error(status: int | None, *texts: object) -> bool:
+    """True for a 400 whose code, type or message says the prompt does not fit the model's context."""
+    if status != 400:
+        return False
+    blob = " ".join(str(t) for t in texts if t is not None).lower()
+    return any(m in blob for m in CONTEXT_MARKERS)
+
+
 def not_configured_message(method: str) -> str:
     """What to set (or start) so that ``method`` has an endpoint: every setting and option by name."""
     return (

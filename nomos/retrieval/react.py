@@ -262,11 +262,13 @@ class ReActRetriever:
         cpt = q.ratio.chars_per_token
         overhead = observer_overhead(q.text, cpt, c.prompts)
         batches, cut = batch_candidates(candidates, c.observer_budget, overhead, cpt)
-        issues: list[dict[str, Any]] = []
+        splits: list[dict[str, Any]] = []
         t = time.perf_counter()
-        answered = await asyncio.gather(*(self._ask_observer(q, b, i, len(batches), r, issues)
+        answered = await asyncio.gather(*(self._ask_observer(q, b, i, len(batches), r, splits)
                                           for i, b in enumerate(batches, start=1)))
         waited = time.perf_counter() - t
+        # the halves are asked concurrently: the splits in rank order, so the trace is the same on every run
+        issues = sorted(splits, key=lambda s: (s["batch"], s["first_rank"], -s["size"]))
         reasons: dict[str, str] = {}
         sent: list[int] = []
         for i, pairs in enumerate(answered, start=1):
@@ -297,7 +299,7 @@ class ReActRetriever:
                                          f"({exc})") from None
             half = (len(batch) + 1) // 2
             issues.append({"kind": "context_split", "batch": i, "size": len(batch), "into": [half, len(batch) - half],
-                           "estimated_tokens": estimate_prompt(messages, q.ratio.chars_per_token)})
+                           "first_rank": batch[0].rank, "estimated_tokens": estimate_prompt(messages, q.ratio.chars_per_token)})
             first, second = await asyncio.gather(self._ask_observer(q, batch[:half], i, n, r, issues),
                                                  self._ask_observer(q, batch[half:], i, n, r, issues))
             return first + second

@@ -35,6 +35,7 @@ DEFAULT_ALIAS = "nomos-articles"
 DEFAULT_PORT = 9200
 SEARCH_TYPES = ("auto", "dfs_query_then_fetch", "query_then_fetch")
 AUTH_KINDS = ("basic", "sigv4")
+PROMPT_SETS = ("neutral", "paper")  # the folders of nomos/retrieval/prompts/ (settings sit below retrieval: no import)
 ENV_PREFIX = "NOMOS_"
 log = logging.getLogger(__name__)
 ENV_FILE_VAR = "NOMOS_ENV_FILE"  # names the .env file from_env() reads (default: .env in the current directory)
@@ -204,7 +205,21 @@ class Settings(BaseSettings):
     llm_port: int = 8090
     llm_threads: int = 1  # 1 is fastest on a small shared CPU (OpenMP threads spin against other load)
     llm_ctx: int = 4096
-    react_observer_budget: int | None = None  # estimated tokens per observer call; None = ReActConfig's 84k
+    # estimated tokens per observer call (estimated with the chars-per-token ratio the endpoint's own token counts
+    # calibrate); None = the local server's context (llm_ctx) less llm_reply_room when the endpoint is the local
+    # server, else ReActConfig's 84k
+    react_observer_budget: int | None = None
+    # tokens kept free for the reply in a local server's context when the observer budget is derived from llm_ctx
+    # (llm_max_tokens when that is set and larger)
+    llm_reply_room: int = 512
+    # what a later-round planner is shown (the prompt is also trimmed to the observer budget): the kept articles
+    # (the paper's ~27), the characters of each one's text, and the most recent earlier queries
+    react_planner_kept: int = 27
+    react_planner_article_chars: int = 1500
+    react_planner_history: int = 10
+    # the prompt set the LLM methods use (retrieval/prompts/<set>/): "neutral" (every legal area, an inclusive
+    # observer; the default) or "paper" (the GreekBarRetrieval notebook's structure, with worked examples)
+    prompts: str = "neutral"
 
     @field_validator("opensearch_url", mode="before")
     @classmethod
@@ -263,6 +278,13 @@ class Settings(BaseSettings):
     def _auth(cls, v: str) -> str:
         if v not in AUTH_KINDS:
             raise ValueError(f"must be one of {', '.join(AUTH_KINDS)}")
+        return v
+
+    @field_validator("prompts")
+    @classmethod
+    def _prompts(cls, v: str) -> str:
+        if v not in PROMPT_SETS:
+            raise ValueError(f"must be one of {', '.join(PROMPT_SETS)}")
         return v
 
     @field_validator("search_type")

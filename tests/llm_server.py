@@ -99,6 +99,11 @@ class ScriptedLLM:
     fault_for: Callable[[dict[str, Any]], str | None] | None = None  # a fault chosen by looking at the prompt
     in_flight: int = 0
     max_in_flight: int = 0
+    # a server's context: prompts over ``context`` tokens (at ``chars_per_token``) get the 400 llama.cpp answers;
+    # ``tokenize`` serves POST /tokenize in "llama.cpp" or "vllm" shape (None: 404, as OpenAI and Ollama)
+    context: int | None = None
+    chars_per_token: float = 2.5
+    tokenize: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _server: ThreadingHTTPServer | None = None
 
@@ -110,7 +115,8 @@ class ScriptedLLM:
 
     def inject(self, *faults: str) -> None:
         """Queue faults for the next requests, one each: an HTTP status ("429", "500", "401"…), "timeout:SECONDS"
-        (answer only after that long) or "drop" (close the connection without an answer)."""
+        (answer only after that long), "drop" (close the connection without an answer), "context" (vLLM's and
+        OpenAI's 400 for a prompt over the context) or "context:llama.cpp" (llama.cpp's)."""
         with self._lock:
             self.faults.extend(faults)
 
@@ -198,8 +204,8 @@ class _ForkingHTTPServer(ForkingMixIn, HTTPServer):
     max_children = 256
 
 
-def _tokens(text: str) -> int:
-    return math.ceil(len(text) / 2.5)
+def _tokens(text: str, chars_per_token: float = 2.5) -> int:
+    return math.ceil(len(text) / chars_per_token)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -231,6 +237,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - http.server's naming
         length = int(self.headers.get("Content-Length", 0))
         payload = json.loads(self.rfile.read(length) or b"{}")
+        if self.path == "/tokenize" and self.llm.tokenize:
+            self._tokenize(payload)
+            return
         if not self.path.endswith("/chat/completions"):
             self._send(404, {"error": {"message": f"no route {self.path}"}})
             return
@@ -250,10 +259,24 @@ class _Handler(BaseHTTPRequestHandler):
             with llm._lock:
                 llm.in_flight -= 1
 
-    def _reply(self, llm: ScriptedLLM, payload: dict[str, Any], messages: list[dict[str, Any]], info: dict[str, Any], fault: str | None) -> None:
+    def _tokenize(self, payload: dict[str, Any]) -> None:
+        """llama.cpp: {"content"} -> {"tokens": [...]}; vLLM: {"model", "prompt"} -> {"count", "tokens", ...}."""
+        llm = self.llm
+        text = payload.get("content") if llm.tokenize == "llama.cpp" else payload.get("prompt")
+        if not isinstance(text, str):
+            self._send(400, {"error": {"message": "missing field", "type": "invalid_request_error"}})
+            return
+        n = _tokens(text, llm.chars_per_token)
         with llm._lock:
-            llm.requests.append({"kind": info["kind"], "round": info["round"], "fault": fault, "params": {
-                k: v for k, v in payload.items() if k != "messages"}})
+            llm.requests.append({"kind": "tokenize", "round": None, "fault": None, "params": {}})
+        body = {"tokens": list(range(n))} if llm.tokenize == "llama.cpp" else {"count": n, "max_model_len": llm.context, "tokens": list(range(n))}
+        self._send(200, body)
+
+    def _reply(self, llm: ScriptedLLM, payload: dict[str, Any], messages: list[dict[str, Any]], info: dict[str, Any], fault: str | None) -> None:
+        record = {"kind": info["kind"], "round": info["round"], "fault": fault,
+                  "params": {k: v for k, v in payload.items() if k != "messages"}}
+        with llm._lock:
+            llm.requests.append(record)
         if fault and fault.isdigit():  # "429", "500", "503", "401", "400"…: that status, with OpenAI's error body
             status = int(fault)
             headers = {"Retry-After": "0"} if status == 429 else {}
@@ -280,6 +303,14 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(float(fault.split(":", 1)[1]))
         if llm.delay:
             time.sleep(llm.delay)
+        prompt = "".join(str(m.get("content", "")) for m in messages)
+        prompt_tokens = _tokens(prompt, llm.chars_per_token)
+        if fault == "context:llama.cpp" or (llm.context is not None and prompt_tokens > llm.context):  # over n_ctx
+            record["fault"], record["prompt_tokens"] = "context", prompt_tokens
+            self._send(400, {"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it",
+                                       "type": "exceed_context_size_error", "n_prompt_tokens": prompt_tokens, "n_ctx": llm.context}})
+            return
+        record["prompt_tokens"] = prompt_tokens
         answer = llm.answer(info)
         shape = answer if isinstance(answer, Shape) else Shape(answer)
         text = shape.content
@@ -288,7 +319,6 @@ class _Handler(BaseHTTPRequestHandler):
             message["reasoning_content"] = shape.reasoning_content
         if shape.reasoning is not None:
             message["reasoning"] = shape.reasoning
-        prompt = "".join(str(m.get("content", "")) for m in messages)
         out_tokens = _tokens((text or "") + (shape.reasoning_content or shape.reasoning or ""))
         self._send(200, {
             "id": f"chatcmpl-{len(llm.requests)}",
@@ -296,8 +326,8 @@ class _Handler(BaseHTTPRequestHandler):
             "created": 0,
             "model": payload.get("model", "scripted"),
             "choices": [{"index": 0, "message": message, "finish_reason": shape.finish_reason}],
-            "usage": {"prompt_tokens": _tokens(prompt), "completion_tokens": out_tokens,
-                      "total_tokens": _tokens(prompt) + out_tokens},
+            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": out_tokens,
+                      "total_tokens": prompt_tokens + out_tokens},
         })
 
 

@@ -16,7 +16,7 @@ from nomos.retrieval.llm import (
     IdMatcher,
     LLMClient,
     LLMConfig,
-    LLMContextTooLong,
+    LLMContextExceeded,
     LLMUnavailable,
     Reply,
     ReplyCache,
@@ -149,14 +149,14 @@ def test_quota_429_is_not_retried_and_names_the_quota(server):
 
 def test_context_length_400_is_not_retried_and_names_the_budget(server):
     server.inject("context")
-    with pytest.raises(LLMContextTooLong, match=r"longer than the model's context \(HTTP 400: .*maximum context length is "
-                                                r"4096 tokens.*\); lower NOMOS_REACT_OBSERVER_BUDGET"):
+    with pytest.raises(LLMContextExceeded, match=r"does not fit the model's context: HTTP 400: .*maximum context length "
+                                                 r"is 4096 tokens.*; lower NOMOS_REACT_OBSERVER_BUDGET"):
         chat(client(server))
     assert server.count() == 1
     server.inject("400")  # another 400: a plain refusal, not a context error
     with pytest.raises(LLMUnavailable) as refused:
         chat(client(server))
-    assert not isinstance(refused.value, LLMContextTooLong)
+    assert not isinstance(refused.value, LLMContextExceeded)
 
 
 def test_retry_after_is_honoured_beyond_the_backoff_cap(server):

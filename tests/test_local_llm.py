@@ -24,8 +24,11 @@ from nomos.settings import Settings
 from nomos.stages.evaluation import evaluate_method
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import QRELS, QUERIES, write_beir
+from tests.conftest import TEST_PORT
 
-PORT = 8391  # the module's server; the start/stop cycle test uses PORT + 2
+# the module's server; the start/stop cycle test uses PORT + 2. Offset by NOMOS_TEST_PORT (9250 by default gives
+# 8391, as before), so test sessions on other test ports can run side by side
+PORT = 8391 + (TEST_PORT - 9250) * 4
 MAX_TOKENS = 128  # short replies keep each call to seconds on a busy 2-core machine
 
 pytestmark = pytest.mark.skipif(
@@ -165,3 +168,56 @@ def test_portal_sees_the_local_server(local_llm, tmp_path):
     nothing = Portal(settings=_settings(Settings(cache_dir=tmp_path)).model_copy(update={"llm_port": PORT + 7}),
                      client=None)  # type: ignore[arg-type]
     assert not nothing.llm_configured
+
+
+# Three stand-in cases (criminal, civil, commercial/procedural) over stand-in articles long enough that a round's
+# candidates are several times the server's 4096-token context: the observer's batches must be sized by the
+# server's real token counts (SmolLM2 reads Greek at ~1.2 characters a token, not the 2.5 of the default estimate).
+STAND_IN_QUERIES = QUERIES + [
+    {"_id": "q3", "text": "Η εταιρεία αγόρασε εμπορεύματα και δεν πλήρωσε το τίμημα. Ο πωλητής ζητά τόκους υπερημερίας "
+     "και αποζημίωση.\n\nΠοιες αξιώσεις έχει ο πωλητής;", "area": "commercial"},
+]
+
+
+def _long_articles() -> list[dict]:
+    """The mini corpus with every text repeated to ~3,000 characters (about 2,500 SmolLM2 tokens each)."""
+    from tests.beir_files import ARTICLES
+
+    return [{**a, "text": " ".join([a["text"]] * (3000 // len(a["text"]) + 1))} for a in ARTICLES]
+
+
+@pytest.mark.integration
+def test_react_three_queries_two_rounds_fit_the_local_context(os_settings, local_llm, tmp_path):
+    """react with the local server's own 4096 context and no budget set: the budget is derived from llm_ctx, the
+    ratio measured by the server's /tokenize and usage counts, and no prompt is refused as too long."""
+    import time
+
+    from nomos.retrieval.registry import react_config
+
+    data = load_beir(write_beir(tmp_path / "long", articles=_long_articles(), queries=STAND_IN_QUERIES,
+                                qrels=QRELS + [("q3", "AK::914", 1)]))  # stand-in judgments: quality is not measured
+    index_dataset(os_settings, data)
+    settings = _settings(os_settings).with_overrides(react_rounds=2, cache_dir=tmp_path / "cache")
+    resolved = resolve_llm_settings(settings)
+    config = react_config(resolved)
+    assert config.local_ctx == 4096 and config.observer_budget == 4096 - 512  # NOMOS_LLM_REPLY_ROOM's 512
+    started = time.perf_counter()
+    out = evaluate_method(settings, data, method="react")  # a context error would raise LLMContextExceeded
+    wall = time.perf_counter() - started
+    traces = _traces(out)
+    assert sorted(traces) == ["q1", "q2", "q3"] and all(len(t["rounds"]) == 2 for t in traces.values())
+    issues: dict[str, int] = {}
+    for t in traces.values():
+        for r in t["rounds"]:
+            for i in r["issues"]:
+                issues[i["kind"]] = issues.get(i["kind"], 0) + 1
+            assert sum(r["batches"]) == len(r["candidates"])  # every candidate was read
+    assert "context_split" not in issues  # every observer batch fitted the first time
+    batches = [len(r["batches"]) for t in traces.values() for r in t["rounds"]]
+    assert max(batches) > 1  # the candidates did need several batches
+    cost = json.loads(out.paths["cost"].read_text())
+    by = cost["by_purpose"]
+    assert by["planner"]["calls"] == 6 and by["observer"]["calls"] == sum(batches)
+    print(f"\nreact local 4096: queries 3 x rounds 2, calls {cost['total']['calls']} (planner {by['planner']['calls']}, "
+          f"observer {by['observer']['calls']}), input tokens {cost['total']['input_tokens']}, output tokens "
+          f"{cost['total']['output_tokens']}, observer batches per round {batches}, wall {wall:.1f} s, issues {issues}")

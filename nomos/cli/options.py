@@ -15,7 +15,7 @@ import click
 from nomos.cli_logging import configure as configure_logging
 from nomos.cli_logging import progress
 from nomos.retrieval.registry import method_names
-from nomos.settings import Settings, parse_weights
+from nomos.settings import PROMPT_SETS, Settings, parse_weights
 
 F = Callable[..., Any]
 DEFAULT_DATASET = "greekbar"
@@ -167,6 +167,9 @@ llm_options = stack(  # the LLM methods (reform-*, react); the key comes from NO
     click.option("--max-tokens", type=int, default=None, help="max_tokens per completion (default: the server's)."),
     click.option("--concurrency", type=int, default=None, help="LLM requests and queries in flight (default 16)."),
     click.option("--rounds", type=int, default=None, help="react: rounds per query (default 10)."),
+    click.option("--prompts", type=click.Choice(PROMPT_SETS), default=None,
+                 help="Prompt set of the LLM methods: neutral (every legal area; the default) or paper (the "
+                      "GreekBarRetrieval notebook's structure, worked examples) (env NOMOS_PROMPTS)."),
 )
 
 
@@ -175,7 +178,7 @@ def llm_settings(settings: Settings, kw: dict[str, Any]) -> Settings:
     return settings.with_overrides(
         llm_base_url=kw.pop("llm_base_url"), llm_model=kw.pop("llm_model"), llm_temperature=kw.pop("temperature"),
         llm_reasoning_effort=kw.pop("reasoning_effort"), llm_max_tokens=kw.pop("max_tokens"),
-        llm_concurrency=kw.pop("concurrency"), react_rounds=kw.pop("rounds"),
+        llm_concurrency=kw.pop("concurrency"), react_rounds=kw.pop("rounds"), prompts=kw.pop("prompts"),
     )
 
 

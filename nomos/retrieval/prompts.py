@@ -1,11 +1,17 @@
-"""The Greek prompts of the LLM methods, as Jinja2 templates in ``retrieval/prompts/``.
+"""The Greek prompts of the LLM methods, as Jinja2 templates in ``retrieval/prompts/<set>/``.
+
+Two sets, both written by this project: ``neutral`` (the default) speaks to every area the benchmark spans (civil,
+commercial, procedural, public and criminal law) and asks the observer to keep whatever may apply, since only kept
+articles are ranked and a strict observer lowers Recall@100 directly; ``paper`` follows the structure of the
+GreekBarRetrieval notebook (a worked example in each prompt, an inclusive observer, a planner told not to invent
+article ids). Both ask for the same reply shapes, so every parser reads either set.
 
 Each template has a ``system`` and a ``user`` block and renders to a two-message chat. The templates are the
-method as much as the code is, so :func:`prompts_info` hashes them (names and bytes) and every manifest of an
-LLM run records that hash: two runs with the same hash asked the model the same questions.
+method as much as the code is, so :func:`prompts_info` hashes a set (names and bytes) and every manifest of an
+LLM run records the set and that hash: two runs with the same hash asked the model the same questions.
 
 The first line of every system message names the role (``Ρόλος: …``); :func:`prompt_kind` reads it back, which
-lets a scripted test server answer each kind of prompt without parsing the rest.
+lets a scripted test server answer each kind of prompt without parsing the rest. Every set keeps those lines.
 """
 
 from __future__ import annotations
@@ -17,7 +23,11 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 
+from nomos.errors import ConfigError
+from nomos.settings import PROMPT_SETS
+
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
+DEFAULT_SET = "neutral"
 NAMES = ("sparse", "dense", "planner_first", "planner_next", "observer", "rerank")
 ROLE_LINES = {
     "Ρόλος: αναδιατυπωτής (λέξεις-κλειδιά).": "sparse",
@@ -28,35 +38,42 @@ ROLE_LINES = {
 }
 
 
-@lru_cache(maxsize=1)
-def _env() -> Environment:
-    return Environment(loader=FileSystemLoader(str(PROMPTS_DIR)), undefined=StrictUndefined, trim_blocks=True,
-                       lstrip_blocks=True, autoescape=False, keep_trailing_newline=False)
+def check_set(prompt_set: str) -> str:
+    """``prompt_set`` if it is one of :data:`PROMPT_SETS`, else a :class:`ConfigError` naming the setting."""
+    if prompt_set not in PROMPT_SETS:
+        raise ConfigError(f"unknown prompt set {prompt_set!r} (NOMOS_PROMPTS / --prompts); sets: {', '.join(PROMPT_SETS)}")
+    return prompt_set
+
+
+@lru_cache(maxsize=len(PROMPT_SETS))
+def _env(prompt_set: str) -> Environment:
+    return Environment(loader=FileSystemLoader(str(PROMPTS_DIR / prompt_set)), undefined=StrictUndefined,
+                       trim_blocks=True, lstrip_blocks=True, autoescape=False, keep_trailing_newline=False)
 
 
 def _block(template: Template, name: str, context: dict[str, Any]) -> str:
     return "".join(template.blocks[name](template.new_context(context))).strip()
 
 
-def render(name: str, **context: Any) -> list[dict[str, str]]:
-    """The chat messages of prompt ``name`` (one of :data:`NAMES`) filled with ``context``."""
+def render(name: str, prompt_set: str = DEFAULT_SET, /, **context: Any) -> list[dict[str, str]]:
+    """The chat messages of prompt ``name`` (one of :data:`NAMES`) of ``prompt_set``, filled with ``context``."""
     if name not in NAMES:
         raise ValueError(f"unknown prompt {name!r}; prompts: {', '.join(NAMES)}")
-    template = _env().get_template(f"{name}.j2")
+    template = _env(check_set(prompt_set)).get_template(f"{name}.j2")
     return [{"role": "system", "content": _block(template, "system", context)},
             {"role": "user", "content": _block(template, "user", context)}]
 
 
-def prompts_info() -> dict[str, Any]:
-    """One hash over every template (name and bytes, sorted), plus each file's own short hash."""
-    files = sorted(PROMPTS_DIR.glob("*.j2"))
+def prompts_info(prompt_set: str = DEFAULT_SET) -> dict[str, Any]:
+    """The set's name, one hash over its templates (name and bytes, sorted), and each file's own short hash."""
+    files = sorted((PROMPTS_DIR / check_set(prompt_set)).glob("*.j2"))
     combined = hashlib.sha256()
     each: dict[str, str] = {}
     for f in files:
         data = f.read_bytes()
         combined.update(f.name.encode() + b"\0" + data + b"\0")
         each[f.name] = hashlib.sha256(data).hexdigest()[:12]
-    return {"hash": combined.hexdigest(), "files": each}
+    return {"set": prompt_set, "hash": combined.hexdigest(), "files": each}
 
 
 def prompt_kind(messages: list[dict[str, Any]]) -> str | None:

@@ -12,6 +12,12 @@ gets a deterministic fallback query; an observer reply that cannot be read keeps
 the observer invents are ignored. Every such event is written to the query's trace. Only an endpoint that is
 dead or refuses requests (:class:`retrieval.llm.LLMUnavailable`) stops the run, after the finished queries
 were checkpointed.
+
+Prompts fit the context (:mod:`retrieval.react_context`): each query's characters-per-token ratio is measured
+(the server's ``/tokenize`` on the case, then every reply's ``usage.prompt_tokens``), the observer's batches and
+the later planner's prompt are sized by it under ``observer_budget``, and a batch the server still refuses as
+too long (HTTP 400, context length) is split in two and re-sent; one article that alone does not fit stops the
+run with a message naming NOMOS_REACT_OBSERVER_BUDGET.
 """
 
 
@@ -29,9 +35,25 @@ from typing import Any
 from nomos.retrieval.base import Hit, Progress, SearchResult
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.direct import with_named
-from nomos.retrieval.llm import CheckpointedRun, Cost, LLMClient, note_issues, run_checkpointed
+from nomos.retrieval.llm import (
+    CheckpointedRun,
+    Cost,
+    LLMClient,
+    LLMContextExceeded,
+    Reply,
+    note_issues,
+    run_checkpointed,
+)
 from nomos.retrieval.llm.replies import parse_json_object
 from nomos.retrieval.prompts import prompts_info, render
+from nomos.retrieval.react_context import (
+    DEFAULT_CHARS_PER_TOKEN,
+    ServerTokenizer,
+    TokenRatio,
+    does_not_fit_message,
+    estimate_prompt,
+    prompt_chars,
+)
 from nomos.retrieval.react_parts import (
     Candidate,
     KeptStats,
@@ -63,9 +85,12 @@ class ReActConfig:
     rounds: int = 10
     depth: int = 100
     observer_budget: int = 84_000  # estimated input tokens per observer call (the notebooks' ~84k)
-    chars_per_token: float = 2.5
+    chars_per_token: float = DEFAULT_CHARS_PER_TOKEN  # before a query's prompts are measured (react_context)
     planner_kept: int = 27  # kept articles a later planner sees (the paper's ~27)
     planner_article_chars: int = 1500  # of each kept article's text shown to the planner
+    planner_history: int = 10  # the most recent earlier queries a later planner sees
+    prompts: str = "neutral"  # the prompt set (retrieval/prompts/<set>/)
+    local_ctx: int | None = None  # the local server's context, when that is the endpoint (named in errors)
     snapshots: tuple[int, ...] = SNAPSHOTS
     concurrency: int = 16  # queries in flight
 
@@ -80,6 +105,7 @@ class QueryState:
     running cost."""
 
     text: str
+    ratio: TokenRatio = field(default_factory=TokenRatio)
     cost: Cost = field(default_factory=Cost)
     previous: list[str] = field(default_factory=list)
     kept: dict[str, KeptStats] = field(default_factory=dict)
@@ -122,6 +148,11 @@ class ReActRetriever:
     config: ReActConfig = field(default_factory=ReActConfig)
     name: str = field(init=False, default="react")
     _articles: dict[str, tuple[str, str]] = field(init=False, default_factory=dict, repr=False)
+    _tokenizer: ServerTokenizer | None = field(init=False, default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        cfg = self.llm.config
+        self._tokenizer = ServerTokenizer(cfg.base_url, cfg.model, cfg.api_key)
 
     def search(self, query: str, k: int) -> list[Hit]:
         return self.search_many({"q": query}, k).hits["q"]
@@ -136,9 +167,11 @@ class ReActRetriever:
             "method": self.name,
             "bm25": self.bm25.describe(),
             "llm": self.llm.config.describe(),
-            "prompts": prompts_info(),
+            "prompts": prompts_info(c.prompts),
             "rounds": c.rounds, "depth": c.depth, "observer_budget_tokens": c.observer_budget,
-            "chars_per_token": c.chars_per_token, "planner_kept": c.planner_kept,
+            "chars_per_token": c.chars_per_token,
+            "calibration": "per query: the server's /tokenize on the case, then usage.prompt_tokens of each reply",
+            "local_ctx": c.local_ctx, "planner_kept": c.planner_kept, "planner_history": c.planner_history,
             "planner_article_chars": c.planner_article_chars, "snapshots": c.snapshot_rounds(),
             "concurrency": c.concurrency,
             "final_ranking": "rounds kept desc, earliest round kept asc, best BM25 rank when kept asc, id asc",
@@ -166,7 +199,10 @@ class ReActRetriever:
     async def _query(self, qid: str, text: str, k: int) -> dict[str, Any]:
         """One query's rounds; its checkpoint record (ranking, snapshots, pools, trace, cost)."""
         started = time.perf_counter()
-        q = QueryState(text)
+        q = QueryState(text, TokenRatio(self.config.chars_per_token))
+        counted = await asyncio.to_thread(self._tokenizer.count, text) if self._tokenizer else None
+        if counted:
+            q.ratio.observe(len(text), counted, "tokenize")
         for r in range(1, self.config.rounds + 1):
             q.rounds.append(await self._round(q, r))
             if r in self.config.snapshot_rounds():
@@ -197,11 +233,17 @@ class ReActRetriever:
     async def _plan(self, q: QueryState, r: int) -> tuple[Plan, float]:
         """The planner's query, or a deterministic fallback when it gave none or repeated an earlier one; and the
         seconds spent waiting for the LLM."""
-        messages = await asyncio.to_thread(self._planner_messages, q.text, r, q.previous, q.kept)
+        messages = await asyncio.to_thread(self._planner_messages, q.text, r, q.previous, q.kept, q.ratio.chars_per_token)
         t = time.perf_counter()
-        reply = await self.llm.chat(messages, "planner")
+        try:
+            reply = await self.llm.chat(messages, "planner")
+        except LLMContextExceeded as exc:  # trimmed to the budget already: the budget is over the context
+            what = f"the planner prompt of round {r}"
+            raise LLMContextExceeded(f"{does_not_fit_message(what, self.config.observer_budget, self.config.local_ctx)} "
+                                     f"({exc})") from None
         waited = time.perf_counter() - t
         q.cost.add(reply, "planner")
+        q.ratio.observe(prompt_chars(messages), reply.input_tokens, "usage")
         query, thought, issue = parse_planner(reply.text)
         if reply.problem in ("length", "content_filter"):  # cut or refused even after the retry: not a query
             query, thought, issue = None, None, {"kind": f"planner_{reply.problem}", "reply": reply.text[:500]}
@@ -231,32 +273,59 @@ class ReActRetriever:
         """The observer's verdict on the candidates, in batches under the token budget (read concurrently); and
         the seconds spent waiting for the LLM."""
         c = self.config
-        overhead = observer_overhead(q.text, c.chars_per_token)
-        batches, cut = batch_candidates(candidates, c.observer_budget, overhead, c.chars_per_token)
+        cpt = q.ratio.chars_per_token
+        overhead = observer_overhead(q.text, cpt, c.prompts)
+        batches, cut = batch_candidates(candidates, c.observer_budget, overhead, cpt)
+        splits: list[dict[str, Any]] = []
         t = time.perf_counter()
-        replies = await asyncio.gather(*(
-            self.llm.chat(render("observer", query=q.text, candidates=[vars(x) for x in b], batch=i, batches=len(batches), round=r), "observer")
-            for i, b in enumerate(batches, start=1)
-        ))
+        answered = await asyncio.gather(*(self._ask_observer(q, b, i, len(batches), r, splits)
+                                          for i, b in enumerate(batches, start=1)))
         waited = time.perf_counter() - t
+        # the halves are asked concurrently: the splits in rank order, so the trace is the same on every run
+        issues = sorted(splits, key=lambda s: (s["batch"], s["first_rank"], -s["size"]))
         reasons: dict[str, str] = {}
-        issues: list[dict[str, Any]] = []
-        for i, (b, rep) in enumerate(zip(batches, replies, strict=True), start=1):
-            q.cost.add(rep, "observer")
-            kept_b, found = parse_observer(rep.text, [x.id for x in b])
-            if rep.problem in ("length", "content_filter"):  # a cut last line may name another id: keep nothing
-                kept_b, found = {}, [{"kind": f"observer_{rep.problem}", "reply": rep.text[-500:]}]
-            issues.extend({**iss, "batch": i} for iss in found)
-            note_issues(q.cost, found)
-            reasons.update(kept_b)
+        sent: list[int] = []
+        reasoning: list[str] = []
+        for i, pairs in enumerate(answered, start=1):
+            for b, rep, messages in pairs:
+                sent.append(len(b))
+                q.cost.add(rep, "observer")
+                q.ratio.observe(prompt_chars(messages), rep.input_tokens, "usage")
+                kept_b, found = parse_observer(rep.text, [x.id for x in b])
+                if rep.problem in ("length", "content_filter"):  # a cut last line may name another id: keep nothing
+                    kept_b, found = {}, [{"kind": f"observer_{rep.problem}", "reply": rep.text[-500:]}]
+                issues.extend({**iss, "batch": i} for iss in found)
+                note_issues(q.cost, found)
+                reasons.update(kept_b)
+                reasoning.append(rep.reasoning)
         rank_of = {x.id: x.rank for x in candidates}
         kept_ids = sorted(reasons, key=lambda d: rank_of[d])
-        return Observation([len(b) for b in batches], cut, kept_ids, {d: reasons[d] for d in kept_ids}, issues,
-                           [rep.reasoning for rep in replies]), waited
+        return Observation(sent, cut, kept_ids, {d: reasons[d] for d in kept_ids}, issues, reasoning), waited
 
     def _bm25_and_cited(self, query: str) -> list[Hit]:
         depth = self.config.depth
         return with_named(self.bm25.transport, self.bm25.index, query, self.bm25.search(query, depth), depth)
+
+    async def _ask_observer(self, q: QueryState, batch: list[Candidate], i: int, n: int, r: int,
+                            issues: list[dict[str, Any]]) -> list[tuple[list[Candidate], Reply, list[dict[str, str]]]]:
+        """The observer's reply to one batch; a batch the server refuses as longer than its context is split in
+        two and each half asked again (recorded as a ``context_split`` issue). One article that alone does not
+        fit stops the run, naming the setting to change."""
+        messages = render("observer", self.config.prompts, query=q.text, candidates=[vars(x) for x in batch],
+                          batch=i, batches=n, round=r)
+        try:
+            return [(batch, await self.llm.chat(messages, "observer"), messages)]
+        except LLMContextExceeded as exc:
+            if len(batch) == 1:
+                what = f"the observer prompt for {batch[0].id} alone"
+                raise LLMContextExceeded(f"{does_not_fit_message(what, self.config.observer_budget, self.config.local_ctx)} "
+                                         f"({exc})") from None
+            half = (len(batch) + 1) // 2
+            issues.append({"kind": "context_split", "batch": i, "size": len(batch), "into": [half, len(batch) - half],
+                           "first_rank": batch[0].rank, "estimated_tokens": estimate_prompt(messages, q.ratio.chars_per_token)})
+            first, second = await asyncio.gather(self._ask_observer(q, batch[:half], i, n, r, issues),
+                                                 self._ask_observer(q, batch[half:], i, n, r, issues))
+            return first + second
 
     def _fetch(self, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """Title and full text of each id by ``mget``; texts already fetched in this run are reused."""
@@ -265,14 +334,31 @@ class ReActRetriever:
             self._articles.update(fetch_texts(self.bm25.transport, self.bm25.index, missing))
         return {i: self._articles.get(i, ("", "")) for i in ids}
 
-    def _planner_messages(self, text: str, round_no: int, previous: list[str], kept: Mapping[str, KeptStats]) -> list[dict[str, str]]:
+    def _planner_messages(self, text: str, round_no: int, previous: list[str], kept: Mapping[str, KeptStats],
+                          chars_per_token: float) -> list[dict[str, str]]:
+        """The planner's prompt; a later round's shows the last ``planner_history`` queries and the top
+        ``planner_kept`` kept articles, fewer of each (articles first, then the oldest queries) until its estimate
+        fits ``observer_budget``, so the planner's prompt fits the same context as the observer's."""
         c = self.config
         if round_no == 1:
-            return render("planner_first", query=text, rounds=c.rounds)
+            return render("planner_first", c.prompts, query=text, rounds=c.rounds)
         top = [h.doc_id for h in final_ranking(kept, c.planner_kept)]
         arts = self._fetch(top)
         view = [{"id": d, "title": arts[d][0], "text": clip(arts[d][1], c.planner_article_chars)} for d in top]
-        return render("planner_next", query=text, previous=previous, kept=view, kept_total=len(kept), round=round_no, rounds=c.rounds)
+        shown = previous[-c.planner_history:] if c.planner_history > 0 else []
+
+        def messages() -> list[dict[str, str]]:
+            return render("planner_next", c.prompts, query=text, previous=shown, previous_total=len(previous), kept=view,
+                          kept_total=len(kept), round=round_no, rounds=c.rounds)
+
+        out = messages()
+        while estimate_prompt(out, chars_per_token) > c.observer_budget and (view or len(shown) > 1):
+            if view:
+                view = view[:-1]
+            else:
+                shown = shown[1:]
+            out = messages()
+        return out
 
 
 def _result(run: CheckpointedRun, costs: dict[str, Any]) -> SearchResult:

@@ -71,9 +71,9 @@ def batch_candidates(
     return batches, cut
 
 
-def observer_overhead(query: str, chars_per_token: float = 2.5) -> int:
-    """Estimated tokens of an observer prompt without its candidates (instructions + the case)."""
-    messages = render("observer", query=query, candidates=[], batch=99, batches=99, round=99)
+def observer_overhead(query: str, chars_per_token: float = 2.5, prompt_set: str = "neutral") -> int:
+    """Estimated tokens of an observer prompt of ``prompt_set`` without its candidates (instructions + the case)."""
+    messages = render("observer", prompt_set, query=query, candidates=[], batch=99, batches=99, round=99)
     return estimate_tokens("".join(m["content"] for m in messages), chars_per_token)
 
 

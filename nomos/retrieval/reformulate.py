@@ -85,6 +85,7 @@ class ReformRetriever:
     knn: KnnRetriever | None = None
     fusion: FusionConfig = field(default_factory=FusionConfig)
     concurrency: int = 16
+    prompt_set: str = "neutral"  # retrieval/prompts/<set>/ (NOMOS_PROMPTS)
 
     def __post_init__(self) -> None:
         if self.bm25 is None and self.knn is None:
@@ -106,7 +107,7 @@ class ReformRetriever:
         return self.search_many({"q": query}, k).hits["q"]
 
     def describe(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"method": self.name, "llm": self.llm.config.describe(), "prompts": prompts_info(),
+        d: dict[str, Any] = {"method": self.name, "llm": self.llm.config.describe(), "prompts": prompts_info(self.prompt_set),
                              "prompts_used": [p for p, on in (("sparse", self.sparse), ("dense", self.dense)) if on]}
         if self.bm25 is not None:
             d["bm25"] = self.bm25.describe()
@@ -136,7 +137,7 @@ class ReformRetriever:
         trace: dict[str, Any] = {"query_id": qid, "issues": []}
         jobs = [("sparse", self.sparse), ("dense", self.dense)]
         kinds = [k for k, on in jobs if on]
-        replies = await asyncio.gather(*(self.llm.chat(render(k, query=text), f"reform-{k}") for k in kinds))
+        replies = await asyncio.gather(*(self.llm.chat(render(k, self.prompt_set, query=text), f"reform-{k}") for k in kinds))
         out: dict[str, Any] = {}
         for kind, reply in zip(kinds, replies, strict=True):
             cost.add(reply, f"reform-{kind}")

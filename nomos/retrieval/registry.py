@@ -163,19 +163,32 @@ def _reform(name: str, sparse: bool, dense: bool) -> Factory:
         pool = _llm_client_pool(settings)
         return ReformRetriever(name, llm, bm25=_bm25(settings, pool, options, for_llm=True) if sparse else None,
                                knn=_knn(settings, pool, options) if dense else None,
-                               fusion=_fusion(settings, options.fusion), concurrency=settings.llm_concurrency)
+                               fusion=_fusion(settings, options.fusion), concurrency=settings.llm_concurrency,
+                               prompt_set=settings.prompts)
 
     return build
 
 
+def react_config(settings: Settings) -> Any:  # ReActConfig, imported lazily
+    """ReAct's configuration from the settings: rounds, prompt set, planner limits, and the observer budget (set,
+    else the local server's context less the reply's room when that is the endpoint, else ReActConfig's 84k)."""
+    from nomos.retrieval.react import ReActConfig
+    from nomos.retrieval.react_context import is_local_endpoint, observer_budget
+
+    config = ReActConfig(rounds=settings.react_rounds, concurrency=settings.llm_concurrency, prompts=settings.prompts,
+                         planner_kept=settings.react_planner_kept, planner_history=settings.react_planner_history,
+                         planner_article_chars=settings.react_planner_article_chars,
+                         local_ctx=settings.llm_ctx if is_local_endpoint(settings) else None)
+    budget = observer_budget(settings)
+    return replace(config, observer_budget=budget) if budget else config
+
+
 def _build_react(settings: Settings, transport: Transport, options: MethodOptions) -> Retriever:
     from nomos.retrieval.llm import make_llm_client
-    from nomos.retrieval.react import ReActConfig, ReActRetriever
+    from nomos.retrieval.react import ReActRetriever
 
     llm = make_llm_client(settings, "react")
-    config = ReActConfig(rounds=settings.react_rounds, concurrency=settings.llm_concurrency)
-    if settings.react_observer_budget:  # small-context local models need smaller observer batches
-        config = replace(config, observer_budget=settings.react_observer_budget)
+    config = react_config(settings)
     return ReActRetriever(_bm25(settings, _llm_client_pool(settings), options, for_llm=True), llm, config)
 
 
@@ -265,7 +278,8 @@ def make_reranker(settings: Settings, spec: str) -> Any:
         from nomos.retrieval.llm import make_llm_client
 
         settings = _llm_endpoint(settings, "--rerank llm")
-        return LLMListwiseReranker(make_llm_client(settings, "--rerank llm"), concurrency=settings.llm_concurrency)
+        return LLMListwiseReranker(make_llm_client(settings, "--rerank llm"), concurrency=settings.llm_concurrency,
+                                   prompt_set=settings.prompts)
     kind, _, model = spec.partition(":")
     if kind in ("cross-encoder", "ce") and model:
         check_model(model)

@@ -148,6 +148,7 @@ class LLMListwiseReranker:
     chars_per_article: int = 700
     concurrency: int = 16
     name: str = "llm-listwise"
+    prompt_set: str = "neutral"  # retrieval/prompts/<set>/ (NOMOS_PROMPTS)
 
     def order(self, queries: Mapping[str, str], windows: Mapping[str, Sequence[str]], texts: Texts) -> Judged:
         out: dict[str, list[tuple[str, float]]] = {}
@@ -161,7 +162,7 @@ class LLMListwiseReranker:
                 out[qid] = []
                 return
             cands = [{"id": d, "title": texts[d][0], "text": clip(texts[d][1], self.chars_per_article, collapse_spaces=True)} for d in window]
-            reply = await self.llm.chat(render("rerank", query=queries[qid], candidates=cands), purpose="rerank")
+            reply = await self.llm.chat(render("rerank", self.prompt_set, query=queries[qid], candidates=cands), purpose="rerank")
             cost.add(reply, "rerank")
             ranking, issues = read_ranking(reply.text, window)
             if reply.problem in ("length", "content_filter"):  # cut or refused even after the retry: first stage
@@ -182,7 +183,7 @@ class LLMListwiseReranker:
 
     def describe(self) -> dict[str, Any]:
         return {"kind": "llm-listwise", "llm": self.llm.config.describe(), "chars_per_article": self.chars_per_article,
-                "prompts": prompts_info()}
+                "prompts": prompts_info(self.prompt_set)}
 
 
 # --------------------------------------------------------------------------------------------------- the stage

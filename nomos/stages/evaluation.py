@@ -165,6 +165,7 @@ def evaluate_method(
         metrics=evaluation.mean,
         extra={"query_phase_seconds": seconds, "queries": len(dataset.queries),
                **({"prompts_hash": retriever.describe().get("prompts", {}).get("hash"),
+                   "prompts_set": retriever.describe().get("prompts", {}).get("set"),
                    "rounds": llm_extra.get("rounds"), "cost": {k: v for k, v in llm_extra["cost"].items() if k != "per_query"}}
                   if llm_extra else {})},
     )

@@ -29,11 +29,12 @@ from nomos.retrieval.llm.costs import (
 )
 from nomos.retrieval.llm.endpoint import make_llm_client, resolve_llm_settings
 from nomos.retrieval.llm.errors import (
-    LLMContextTooLong,
+    LLMContextExceeded,
     LLMDegraded,
     LLMError,
     LLMNotConfigured,
     LLMUnavailable,
+    is_context_error,
     not_configured_message,
 )
 from nomos.retrieval.llm.harness import Checkpoint, CheckpointedRun, QueryWork, run_bounded, run_checkpointed, text_sha
@@ -57,6 +58,7 @@ __all__ = [
     "Cost",
     "LLMClient",
     "LLMConfig",
+    "LLMContextExceeded",
     "LLMError",
     "LLMNotConfigured",
     "LLMUnavailable",
@@ -66,6 +68,7 @@ __all__ = [
     "ReplyCache",
     "cache_key",
     "cost_table",
+    "is_context_error",
     "make_llm_client",
     "not_configured_message",
     "parse_json_object",

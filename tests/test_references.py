@@ -149,3 +149,15 @@ def test_what_is_no_article_edge_or_no_amendment() -> None:
     # one group, one verb: both paragraphs are replaced
     got = edges("AK::914", "Η παρ. 1 του άρθρου 372 ΠΚ και η παρ. 2 του άρθρου 374 ΠΚ αντικαθίστανται ως εξής:")
     assert [k for *_, k, _ in got] == ["replaces", "replaces"]
+
+
+def test_a_new_extractor_version_re_sends_every_article(monkeypatch) -> None:
+    """The content hash carries the extractor's version: a re-index after the rules change recomputes the edges
+    (and only then: the same text and version give the same hash, so the article is skipped)."""
+    import nomos.ingest.bulk as bulk
+
+    a = Article("PK::49", "Ιδιότητες", "κατά το άρθρο 46", "PK", "Ποινικός Κώδικας")
+    before = content_sha(a)
+    assert content_sha(dataclasses.replace(a)) == before
+    monkeypatch.setattr(bulk, "REFERENCES_VERSION", REFERENCES_VERSION + "-next")
+    assert content_sha(a) != before

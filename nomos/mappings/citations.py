@@ -35,7 +35,7 @@ GREEK_TO_LATIN = str.maketrans("ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ", "ABEZHIKMNOPTXY")
 MAX_RANGE = 60  # «άρθρα 372 έως 378»: ranges longer than this are read as their two ends only
 
 _ART = r"(?<!\w)(?:αρθρ(?:ο|ου|α|ων)\b|αρθρ\.|αρθ\.|αρ\.)"
-_NUM = r"\d{1,4}(?:[α-ωa-z](?![\w]))?"
+_NUM = r"\d{1,4}(?:(?:[α-ω]{2}|[α-ωa-z])(?![\w]))?"  # «386Α», «4ΣΤ», «2ΙΑ»: Greek numerals as suffixes
 _LIST_SEP = r"\s*(?:,|και|εωσ\s+και|εωσ|-|–|ωσ)\s*"  # «372 έως και 378» is a range too
 # «παρ. 1», «παρ. 1, 2», «§ 3 εδ. β΄»: a paragraph after an article number (paragraphs listed with commas; «και 47»
 # after a paragraph is the next article, as in «κατά το άρθρο 46 παρ. 1 και 47»)
@@ -45,18 +45,28 @@ _PAR = r"(?:\s*,?\s*(?:παρ\.?|παραγρ\w*|§)\s*\d+[α-ω]?(?:\s*,\s*\d+(
 _LAW = r"(?<!\w)(?P<kind>ν|v|νομ(?:ου|οσ)|π\.?\s?δ|προεδρικ\w* διαταγματ\w*)\.?\s*(?P<no>\d{1,5})\s*/\s*(?P<year>\d{4})(?!\d)"
 
 
+class _FoldTable(dict):
+    """ord(ch) -> ch lowercased without accents (one character for one), filled on first sight of each character:
+    ``str.translate`` with it folds a statute ~10x faster than normalising every character again."""
+
+    def __missing__(self, code: int) -> str:
+        base = "".join(c for c in unicodedata.normalize("NFD", chr(code).lower()) if not unicodedata.combining(c))
+        folded = base[:1] if base else " "
+        self[code] = "σ" if folded == "ς" else folded
+        return self[code]
+
+
+_FOLD = _FoldTable()
+
+
 def fold(text: str) -> str:
     """Lowercase without accents, final sigma as sigma, one character for one (so offsets carry over)."""
-    out = []
-    for ch in text:
-        base = "".join(c for c in unicodedata.normalize("NFD", ch.lower()) if not unicodedata.combining(c))
-        out.append(base[:1] if base else " ")
-    return "".join(out).replace("ς", "σ")
+    return text.translate(_FOLD)
 
 
 def article_number(raw: str) -> str:
     """«386a», «386A», «386α» → «386Α»: digits, then a letter suffix as a Greek capital."""
-    m = re.fullmatch(r"\s*(\d+)\s*([A-Za-zΑ-Ωα-ωά-ώ]?)\s*", raw)
+    m = re.fullmatch(r"\s*(\d+)\s*([A-Za-zΑ-Ωα-ωά-ώ]?|[Α-Ωα-ωά-ώ]{2})\s*", raw)
     if not m:
         return raw.strip()
     suffix = m.group(2).upper().translate(LOOKALIKES)

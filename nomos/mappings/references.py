@@ -10,10 +10,14 @@ module adds is what only statute text has:
 * a paragraph written before the article («η παρ. 1 του άρθρου 372 ΠΚ»), and «του προηγούμενου/επόμενου άρθρου»;
 * amendment verbs typing the edge: «τροποποιείται» / «διαμορφώνεται ως εξής» → amends, «αντικαθίσταται» →
   replaces, «προστίθεται» / «παρεμβάλλεται» → inserts, «καταργείται» / «απαλείφεται» → repeals;
-* text quoted in «…» is the new wording an amendment puts into another law: its references are that law's, read
-  in its own context, so they produce no edges of the amending article (measured: reading them as the citing
-  law's references was the largest source of wrong edges);
-* in an amending article a bare «το άρθρο 15» after «Στο άρθρο 15 του ν. 4786/2021» is that law's article 15.
+* text quoted in «…» is the new wording an amendment puts into another law: its references are that law's (a bare
+  «άρθρο 263» inside it is the amended law's article 263, not the amending law's), so they give the amending
+  article no edges; the amended article itself is the amendment edge;
+* in an amending article a bare «το άρθρο 15» after «Στο άρθρο 15 του ν. 4786/2021» is that law's article 15, and
+  a list a colon opens («καταργούνται οι ακόλουθες διατάξεις του ν. 4070/2012:») carries its verb and its law.
+
+Precision and recall are measured on hand-checked samples (tests/fixtures/graph/, bench/graph_quality.py,
+docs/benchmarks.md); on batches no rule was written for, about 0.83-0.87 of edges are right in id and kind.
 
 Every :class:`Reference` carries its span in the text (the portal links it) and ``cited`` as read, even when the
 target is not in the corpus (``target`` is then "").
@@ -29,7 +33,7 @@ from nomos.mappings.citations import Citation, IdResolver, find_citations, fold,
 
 # Bump whenever the rules below change what is extracted: indexing stores it beside the edges and makes it part of
 # each article's content hash, so a re-index recomputes every article's edges then (and only then).
-REFERENCES_VERSION = "3"
+REFERENCES_VERSION = "6"
 
 KINDS = ("cites", "amends", "replaces", "inserts", "repeals")
 AMENDMENT_KINDS = frozenset(KINDS[1:])
@@ -40,7 +44,7 @@ _SELF = "\x00self"  # find_citations' default source: marks a citation that name
 # describes the cited article and is no amendment. The nouns of a title («Τροποποίηση της παρ. 1 του άρθρου 7»)
 # and «επέρχονται οι εξής τροποποιήσεις» type the edge the same way.
 _VERBS = re.compile(
-    r"\b(?<!οπωσ )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|συμπληρωνεται|συμπληρωνονται|"
+    r"\b(?<!οπωσ )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|"
     r"αναριθμειται|αναριθμουνται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ)"
     r"|(?P<replaces>αντικαθισταται|αντικαθιστανται)"
     r"|(?P<inserts>προστιθεται|προστιθενται|παρεμβαλλεται|παρεμβαλλονται)"
@@ -49,14 +53,15 @@ _VERBS = re.compile(
 # a title's noun right before what it names («Τροποποίηση της παρ. 1 του άρθρου 7», «Αντικατάσταση της περ. ιβ’ του»)
 _NOUN_BEFORE = re.compile(
     r"\b(?:(?P<amends>τροποποιηση|τροποποιησεισ)|(?P<replaces>αντικατασταση)|(?P<inserts>προσθηκη)|"
-    r"(?P<repeals>καταργηση))\s+(?:τ\w{1,3}\s+)?(?:(?:περ|παρ|εδ|υποπερ|στοιχ)\w*\.?\s*[\dα-ω]{1,3}[΄'’)]?"
-    r"(?:\s*(?:,|και)\s*[\dα-ω]{1,3}[΄'’)]?)*\s+(?:τ\w{1,3}\s+|στο\s+|στην\s+)?)*$"
+    r"(?P<repeals>καταργηση))\s+(?:τ\w{1,3}\s+)?(?:(?:(?:περ|παρ|εδ|υποπερ|στοιχ)\w*\.?\s*[\dα-ω]{1,3}[΄'’)]?"
+    r"(?:\s*(?:,|και)\s*[\dα-ω]{1,3}[΄'’)]?)*|(?:εδαφι|νε|τελευται|πρωτ|δευτερ|τριτ|τεταρτ|πεμπτ|εκτ)\w*(?:\s+και)?)"
+    r"\s+(?:τ\w{1,3}\s+|στο\s+|στην\s+)?)*$"
 )
 # after a reference only a verb types it (or «επέρχονται οι εξής τροποποιήσεις»): a noun after it describes it
 # («όπως ισχύει μετά την τροποποίησή του»), and so does «όπως» before a verb («όπως τροποποιούνται με τον παρόντα,
 # εφαρμόζονται»)
 _VERBS_AFTER = re.compile(
-    r"\b(?<!οπωσ )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|συμπληρωνεται|συμπληρωνονται|"
+    r"\b(?<!οπωσ )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|"
     r"αναριθμειται|αναριθμουνται|διορθωνεται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ)"
     r"|(?P<replaces>αντικαθισταται|αντικαθιστανται)"
     r"|(?P<inserts>προστιθεται|προστιθενται|παρεμβαλλεται|παρεμβαλλονται)"
@@ -78,7 +83,7 @@ _INNER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:αρθρ\w
 # a citation in the words that name it as an instrument or a yardstick is cited, whatever verb the clause has
 # («προσαρμόζεται προς το άρθρο 398 ΠΚ και διαμορφώνεται», «όπως αντικαταστάθηκε με το άρθρο 25»)
 _CITED_BY_WORDS = re.compile(
-    r"\b(?:συμφωνα\s+με|κατα|προσ|βασει|δυναμει|παρεκκλιση|με|περι|επιφυλαξη|εννοια|εφαρμογη|"
+    r"\b(?:συμφωνα\s+με|κατα|προσ|βασει|δυναμει|παρεκκλιση|με|περι|επιφυλαξη|εννοια|εφαρμογη|εξαιρεση|πλην|"
     r"\w+(?:θηκε|θηκαν|ηκε|ηκαν))\s+(?:τ(?:ο|α|ον|ην|η|ων|ου|ησ)\s+)?$"
 )
 _ELEMENT = r"(?:παρ\w*|περ\w*|εδ\w*|στοιχ\w*|υποπερ\w*|αρθρ\w*|τελευται\w*|πρωτ\w*|δευτερ\w*|τριτ\w*)"
@@ -87,7 +92,7 @@ _ELEMENT = r"(?:παρ\w*|περ\w*|εδ\w*|στοιχ\w*|υποπερ\w*|αρθ
 _DESIGNATORS = r"(?:\s*(?:παρ\w*\.?|περ\w*\.?|στοιχ\w*|εδ\w*\.?|υποπερ\w*\.?)\s*[\dα-ω]{1,3}[΄'’)]?" \
                r"(?:\s*(?:,|και|εωσ)\s*[\dα-ω]{1,3}[΄'’)]?)*)*"
 _FOREIGN = re.compile(
-    _DESIGNATORS + r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ|των)\s+(?!παροντοσ|παρουσασ|ιδιου|ιδιασ|αυτου|αυτησ|"
+    _DESIGNATORS + r"(?:\s*(?:,|και)\s*(?:το\s+|του\s+)?αρθρ\w*\.?\s*\d+[α-ω]?" + _DESIGNATORS + r")*\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ|των)\s+(?!παροντοσ|παρουσασ|ιδιου|ιδιασ|αυτου|αυτησ|"
     r"νομου\s+αυτου|παρον\b|" + _ELEMENT + r")(?P<word>[^\s,.;:]+)"
 )
 _SAME_AS_BEFORE = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:ιδιου|ιδιασ)\b")
@@ -103,8 +108,17 @@ _ORDINALS = ("πρωτ", "δευτερ", "τριτ", "τεταρτ", "πεμπτ
 _ORDINAL = re.compile(r"\bαρθρ(?:ο|ου)\s+(?P<ord>" + "|".join(_ORDINALS) + r")(?:ο|ου)\b(?!\s+(?:" +
                       "|".join(_ORDINALS) + r"))")
 # a clause ends at a semicolon, a new line, a full stop before a new sentence, or a colon that opens no list
-_BOUNDARY = re.compile(r";|\n|\.(?=\s+[Α-ΩΆ-Ώ][α-ωά-ώ])|:(?!\s*(?:[α-ω]{1,2}|\d{1,2})[).΄’'])")
+_BOUNDARY = re.compile(r";|\n|\.(?=\s+[Α-ΩΆ-Ώ](?:[α-ωά-ώ]|\s))|:(?!\s*(?:[α-ω]{1,2}|\d{1,2})[).΄’'])")
 _WINDOW_AFTER = 160
+_LIST_AFTER = 600  # «Στο άρθρο 20 του ν. 4014/2011 (Α΄ 209): α) στην περ. (α) … αντικαθίσταται …»: a list of changes
+_OPENS_LIST = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?,?\s*:")
+# «υπ’ αρ. 116/1868 του Εφετείου», «αρ. 12/2020 απόφαση»: a numbered decision, not an article
+_DECISION = re.compile(r"/\s*\d")
+_DECISION_BEFORE = re.compile(r"\bυπ\W{0,2}\s*$")
+# «το εσωτερικό άρθρο 59»: an article inside a corpus article (a code a law ratified), no corpus article itself
+_INSIDE_BEFORE = re.compile(r"\bεσωτερικ\w*\s+$")
+# «Ο ν. 3689/2008 (Α’ 164), με εξαίρεση τα άρθρα 47, 48»: the articles a clause keeps of the law it names
+_EXCEPT_GAP = re.compile(r"\s*(?:\([^)]{0,40}\))?\s*,?\s*(?:με\s+εξαιρεση|εκτοσ(?:\s+απο)?|πλην)\s+(?:τ\w{1,3}\s+)?$")
 _PARENTHESES = re.compile(r"\([^()]{0,40}\)")  # «(Α’ 147)», «(Καταργούνται)»: a note, not the clause's verb
 _WINDOW_BEFORE = 45  # a verb before a reference governs it only from close by («Καταργείται το άρθρο 5»)
 
@@ -189,6 +203,8 @@ def _amendment_kind(text: str, masked: str, start: int, end: int, prev_end: int,
     αντικαθίσταται ως εξής»), else a title's noun right before it («Τροποποίηση της παρ. 1 του άρθρου 7»), else a
     verb close before it («Καταργείται το άρθρο 5»), else the verb over the list it stands in, else cited."""
     stop = min(next_start, end + _WINDOW_AFTER, len(masked))
+    if _OPENS_LIST.match(masked, end):
+        stop = min(end + _LIST_AFTER, len(masked))
     b = _BOUNDARY.search(text, end, stop)
     kind = _verb(_PARENTHESES.sub(lambda m: " " * len(m.group(0)), masked[:stop]), end, b.start() if b else stop,
                  after=True)
@@ -199,6 +215,23 @@ def _amendment_kind(text: str, masked: str, start: int, end: int, prev_end: int,
         return noun.lastgroup or "cites"
     begin = max(start - _WINDOW_BEFORE, prev_end, 0)
     return _verb(masked, _clause_start(text, begin, start), start) or list_kind or "cites"
+
+
+def _opens_with_title_tail(text: str, start: int) -> bool:
+    head = text[:start].strip()
+    first = (head or text.strip())[:1]
+    return len(head) <= 40 and first.islower()
+
+
+def _later_kinds(text: str, masked: str, groups: list[list[Citation]], lists: list[_List]):  # noqa: ANN202
+    """(kind, ids) of the groups after the first that are amendments, in reading order."""
+    for g in range(1, len(groups)):
+        group = groups[g]
+        start, end = group[0].start, max(c.end for c in group)
+        next_start = groups[g + 1][0].start if g + 1 < len(groups) else len(masked)
+        kind = _amendment_kind(text, masked, start, end, max(c.end for c in groups[g - 1]), next_start, None)
+        if kind in AMENDMENT_KINDS:
+            yield kind, {c.id for c in group}
 
 
 def _groups(text: str, masked: str, raw: list[Citation]) -> list[list[Citation]]:
@@ -280,7 +313,11 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
     lists = _lists(text, folded, masked)
     own_number = article_id.split("::", 1)[1] if "::" in article_id else ""
     found = [c for c in find_citations(text, default_source=_SELF)
-             if not _inside(c.start, quotes) and not _NOT_ARTICLE.search(folded, max(0, c.start - 20), c.start)]
+             if not _inside(c.start, quotes) and not _NOT_ARTICLE.search(folded, max(0, c.start - 20), c.start)
+             and not ("\n" in text[c.start:c.end] and text[c.end:c.end + 1] == ".")
+             and not (c.source == _SELF and (_DECISION.match(folded, c.end)
+                                             or _DECISION_BEFORE.search(folded, max(0, c.start - 6), c.start)
+                                             or _INSIDE_BEFORE.search(folded, max(0, c.start - 16), c.start)))]
     for m in _ORDINAL.finditer(masked):
         named = source_at(folded, m.end())
         if named and not any(c.start <= m.start() < c.end for c in found):
@@ -318,6 +355,11 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
         next_start = groups[g + 1][0].start if g + 1 < len(groups) else len(folded)
         within = next((x for x in reversed(lists) if x.start <= start < x.end and x.kind), None)
         kind = _amendment_kind(text, masked, start, end, prev_end, next_start, within.kind if within else None)
+        if g == 0 and kind == "cites" and _opens_with_title_tail(text, start):
+            # «της παρ. 1 του άρθρου 25 του ν. 4549/2018 Στο τέλος της παρ. 1 … προστίθενται»: the text opens with
+            # the end of its title («… - Τροποποίηση και συμπλήρωση»), which names what the body then amends
+            ids = {c.id for c in group}
+            kind = next((k for k, later in _later_kinds(text, masked, groups, lists) if ids & later), kind)
         for c in group:
             cited = "cites" if _CITED_BY_WORDS.search(masked, max(0, c.start - 30), c.start) else kind
             target = resolver.resolve(c.id) or ""
@@ -339,7 +381,11 @@ def _source_of_bare(text: str, folded: str, masked: str, c: Citation, later: lis
     if _INNER.match(folded, c.end):
         return None
     if _SAME_AS_BEFORE.match(folded, c.end):
-        return last_external or own_source
+        named = [n for n in sources_in(masked, 0, c.start) if n[0] != own_source]
+        return named[-1][0] if named else (last_external or own_source)
+    kept = [n for n in sources_in(masked, max(0, c.start - 80), c.start) if _EXCEPT_GAP.fullmatch(folded, n[2], c.start)]
+    if kept:
+        return kept[-1][0]
     if _is_foreign(folded, c.end):
         return None
     into = _INTO.match(folded, c.end)

@@ -96,12 +96,23 @@ def precision(corpus: Corpus, sample: list[dict[str, Any]]) -> Score:
         score.total += 1
         right_id = item["truth"] == edge.cited
         score.right_id += right_id
-        if right_id and edge.kind in item["kinds"]:
+        right_paragraph = "paragraph" not in item or edge.paragraph == item["paragraph"]
+        if right_id and edge.kind in item["kinds"] and right_paragraph:
             score.right += 1
         else:
             score.misses.append(f"{item['article_id']} {item['span']!r}: {edge.cited} {edge.kind} "
-                                f"(truth {item['truth']} {item['kinds']})")
+                                f"p. {edge.paragraph} (truth {item['truth']} {item['kinds']}"
+                                + (f" p. {item['paragraph']}" if "paragraph" in item else "") + ")")
     return score
+
+
+def precision_by_batch(corpus: Corpus, sample: list[dict[str, Any]]) -> dict[str, Score]:
+    """Precision on each batch of the sample alone (in the order the batches were drawn): the overall ratio mixes
+    batches that shaped the rules with held-out ones, so it overstates precision on unseen text."""
+    batches: dict[str, list[dict[str, Any]]] = {}
+    for item in sample:
+        batches.setdefault(item.get("batch", "unnamed"), []).append(item)
+    return {name: precision(corpus, items) for name, items in batches.items()}
 
 
 def recall(corpus: Corpus, sample: list[dict[str, Any]]) -> Score:
@@ -139,6 +150,10 @@ def main() -> None:
         rows.append((name, s))
         print(f"{name:9s} {s.ratio:.3f}  ({s.right}/{s.total}; right id whatever the kind: {s.right_id}/{s.total}"
               + (f"; withdrawn since sampled: {s.withdrawn}" if name == "precision" else "") + ")")
+        if name == "precision":
+            for batch, b in precision_by_batch(corpus, load_sample(path)[key]).items():
+                print(f"  {batch:17s} {b.ratio:.3f}  ({b.right}/{b.total}, wrong {b.total - b.right}; right id whatever"
+                      f" the kind: {b.right_id}/{b.total}; withdrawn since sampled: {b.withdrawn})")
         if args.show:
             for m in s.misses:
                 print("   ", m)

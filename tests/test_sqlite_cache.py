@@ -96,7 +96,7 @@ def test_a_reply_cache_written_by_the_old_code_replays_without_calling(tmp_path:
     path = tmp_path / "llm.sqlite"
     messages = [{"role": "user", "content": "Τι ορίζει το άρθρο 372 ΠΚ;"}]
     config = LLMConfig(base_url="http://127.0.0.1:9/v1", model="m", cache_path=path, retries=0)  # nothing listens
-    key = cache_key(config.model, messages, config.params())
+    key = cache_key(config.model, messages, config.params(), config.base_url)  # the endpoint is part of the key
     stored = {"text": "κλοπή", "input_tokens": 12, "output_tokens": 3, "seconds": 0.25, "attempts": 2, "finish_reason": "stop"}
     db = sqlite3.connect(path)
     db.execute("PRAGMA journal_mode=WAL")

@@ -26,7 +26,7 @@ import os
 from pathlib import Path
 from typing import Annotated, Any, Mapping
 
-from pydantic import AliasChoices, AliasGenerator, Field, ValidationError, field_validator
+from pydantic import AliasChoices, AliasGenerator, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, DotEnvSettingsSource, EnvSettingsSource, NoDecode, SettingsConfigDict
 from pydantic_settings.sources import PydanticBaseSettingsSource
 from pydantic_settings.sources.utils import parse_env_vars
@@ -36,6 +36,8 @@ DEFAULT_PORT = 9200
 SEARCH_TYPES = ("auto", "dfs_query_then_fetch", "query_then_fetch")
 AUTH_KINDS = ("basic", "sigv4")
 PROMPT_SETS = ("neutral", "paper")  # the folders of nomos/retrieval/prompts/ (settings sit below retrieval: no import)
+TOKEN_PARAMS = ("auto", "max_tokens", "max_completion_tokens")  # which request field carries llm_max_tokens
+CHOICES = {"opensearch_auth": AUTH_KINDS, "prompts": PROMPT_SETS, "search_type": SEARCH_TYPES, "llm_token_param": TOKEN_PARAMS}
 ENV_PREFIX = "NOMOS_"
 log = logging.getLogger(__name__)
 ENV_FILE_VAR = "NOMOS_ENV_FILE"  # names the .env file from_env() reads (default: .env in the current directory)
@@ -237,13 +239,6 @@ class Settings(BaseSettings):
             return None
         return v
 
-    @field_validator("llm_token_param")
-    @classmethod
-    def _token_param(cls, v: str) -> str:
-        if v not in ("auto", "max_tokens", "max_completion_tokens"):
-            raise ValueError("must be one of auto, max_tokens, max_completion_tokens")
-        return v
-
     @field_validator("fusion_weights", mode="before")
     @classmethod
     def _weights(cls, v: object) -> object:
@@ -273,25 +268,13 @@ class Settings(BaseSettings):
             return None
         return v
 
-    @field_validator("opensearch_auth")
+    @field_validator("opensearch_auth", "prompts", "search_type", "llm_token_param")
     @classmethod
-    def _auth(cls, v: str) -> str:
-        if v not in AUTH_KINDS:
-            raise ValueError(f"must be one of {', '.join(AUTH_KINDS)}")
-        return v
-
-    @field_validator("prompts")
-    @classmethod
-    def _prompts(cls, v: str) -> str:
-        if v not in PROMPT_SETS:
-            raise ValueError(f"must be one of {', '.join(PROMPT_SETS)}")
-        return v
-
-    @field_validator("search_type")
-    @classmethod
-    def _search_type(cls, v: str) -> str:
-        if v not in SEARCH_TYPES:
-            raise ValueError(f"must be one of {', '.join(SEARCH_TYPES)}")
+    def _one_of(cls, v: str, info: ValidationInfo) -> str:
+        """A field with a fixed set of values (CHOICES) names them when given another."""
+        allowed = CHOICES[info.field_name or ""]
+        if v not in allowed:
+            raise ValueError(f"must be one of {', '.join(allowed)}")
         return v
 
     @classmethod

@@ -108,3 +108,28 @@ def secure_node() -> Iterator[object]:
         yield cfg
     finally:
         stop(cfg, log=lambda m: None)
+
+
+@pytest.fixture
+def mini_folder(tmp_path: Path) -> Path:
+    """The mini corpus (tests/beir_files.py) as a BEIR folder of its own."""
+    from tests.beir_files import write_beir
+
+    return write_beir(tmp_path / "mini")
+
+
+@pytest.fixture
+def mini(mini_folder: Path):  # noqa: ANN201 - a nomos Dataset
+    """The mini corpus loaded as a dataset."""
+    from nomos.ingest.beir import load_beir
+
+    return load_beir(mini_folder)
+
+
+@pytest.fixture
+def server():  # noqa: ANN201 - a tests.llm_server.ScriptedLLM
+    """A scripted OpenAI-protocol endpoint (tests/llm_server.py) for the test, stopped after it."""
+    from tests.llm_server import ScriptedLLM
+
+    with ScriptedLLM() as s:
+        yield s

@@ -27,6 +27,7 @@ Run it standalone for end-to-end runs: ``python -m tests.llm_server --dataset ..
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import math
 import re
@@ -41,7 +42,8 @@ from pathlib import Path
 from socketserver import ForkingMixIn
 from typing import Any
 
-from nomos.retrieval.prompts import prompt_kind
+from nomos.retrieval.llm import LLMClient, LLMConfig, Reply
+from nomos.retrieval.prompts import prompt_kind, render
 
 CASE = re.compile(r'"""\n(.*?)\n"""', re.S)
 CANDIDATE = re.compile(r"^=== \[([^\]]+)\]", re.M)
@@ -329,6 +331,28 @@ class _Handler(BaseHTTPRequestHandler):
             "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": out_tokens,
                       "total_tokens": prompt_tokens + out_tokens},
         })
+
+
+# ------------------------------------------------------------------------------------- the tests' client of it
+PLANNER = render("planner_first", query="Ο Νίκος πήρε ένα ρολόι.\n\nΤι έκανε;", rounds=10)
+
+
+def client(server: ScriptedLLM, tmp_path: Path | None = None, **kw: Any) -> LLMClient:
+    """A client of ``server`` with quick backoff (and a reply cache in ``tmp_path`` when given)."""
+    cfg: dict[str, Any] = dict(base_url=server.base_url, model="scripted", backoff=0.01, retries=3,
+                               cache_path=(tmp_path / "llm.sqlite") if tmp_path else None)
+    cfg.update(kw)
+    return LLMClient(LLMConfig(**cfg))
+
+
+def chat(c: LLMClient, messages: Any = PLANNER, purpose: str = "planner") -> Reply:  # noqa: ANN401
+    """One completion on a fresh event loop, the client's connections closed after it."""
+    async def go() -> Reply:
+        try:
+            return await c.chat(messages, purpose)
+        finally:
+            await c.aclose()
+    return asyncio.run(go())
 
 
 def from_beir(folder: Path, **kwargs: Any) -> ScriptedLLM:

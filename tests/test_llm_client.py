@@ -30,31 +30,7 @@ from nomos.retrieval.llm import (
 )
 from nomos.retrieval.prompts import NAMES, prompt_kind, prompts_info, render
 from nomos.settings import Settings
-from tests.llm_server import ScriptedLLM
-
-PLANNER = render("planner_first", query="Ο Νίκος πήρε ένα ρολόι.\n\nΤι έκανε;", rounds=10)
-
-
-@pytest.fixture
-def server():
-    with ScriptedLLM() as s:
-        yield s
-
-
-def client(server: ScriptedLLM, tmp_path: Path | None = None, **kw) -> LLMClient:
-    cfg = dict(base_url=server.base_url, model="scripted", backoff=0.01, retries=3,
-               cache_path=(tmp_path / "llm.sqlite") if tmp_path else None)
-    cfg.update(kw)
-    return LLMClient(LLMConfig(**cfg))
-
-
-def chat(c: LLMClient, messages=PLANNER, purpose="planner") -> Reply:
-    async def go() -> Reply:
-        try:
-            return await c.chat(messages, purpose)
-        finally:
-            await c.aclose()
-    return asyncio.run(go())
+from tests.llm_server import PLANNER, chat, client
 
 
 def test_reply_usage_and_parameters(server):

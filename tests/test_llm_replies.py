@@ -4,17 +4,14 @@ counted, whether the call was retried and whether the reply was cached. No OpenS
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
-from pathlib import Path
 
 import pytest
 
 from nomos.retrieval.llm import (
     Cost,
     IdMatcher,
-    LLMClient,
     LLMConfig,
     LLMContextExceeded,
     LLMUnavailable,
@@ -30,33 +27,12 @@ from nomos.retrieval.react_parts import parse_observer, parse_planner
 from nomos.retrieval.reformulate import parse_sparse
 from nomos.retrieval.rerank import read_ranking
 from nomos.settings import Settings
-from tests.llm_server import ScriptedLLM, Shape, shaped
+from tests.llm_server import ScriptedLLM, Shape, chat, client, shaped
 
-PLANNER = render("planner_first", query="Ο Νίκος πήρε ένα ρολόι.\n\nΤι έκανε;", rounds=10)
 BATCH = ["PK::372", "PK::386Α", "PK::374", "AK::914", "N_4624_2019::21"]
 KEEP = '{"keep": [{"id": "PK::372", "reason": "κλοπή"}]}'
 
 
-@pytest.fixture
-def server():
-    with ScriptedLLM() as s:
-        yield s
-
-
-def client(server: ScriptedLLM, tmp_path: Path | None = None, **kw) -> LLMClient:
-    cfg = dict(base_url=server.base_url, model="scripted", backoff=0.01, retries=3,
-               cache_path=(tmp_path / "llm.sqlite") if tmp_path else None)
-    cfg.update(kw)
-    return LLMClient(LLMConfig(**cfg))
-
-
-def chat(c: LLMClient, messages=PLANNER, purpose="planner") -> Reply:
-    async def go() -> Reply:
-        try:
-            return await c.chat(messages, purpose)
-        finally:
-            await c.aclose()
-    return asyncio.run(go())
 
 
 # --------------------------------------------------------------------------------------------------- hygiene

@@ -12,7 +12,6 @@ from dataclasses import replace
 import pytest
 from click.testing import CliRunner
 
-from nomos.ingest.beir import load_beir
 from nomos.retrieval.llm import Cost, LLMNotConfigured, LLMUnavailable, Reply
 from nomos.retrieval.prompts import prompts_info
 from nomos.retrieval.react import (
@@ -37,7 +36,7 @@ from nomos.stages.evaluation import evaluate_method
 
 # --------------------------------------------------------------------------------------------------- units
 from nomos.stages.indexing import index_dataset
-from tests.beir_files import QUERIES, write_beir
+from tests.beir_files import QUERIES
 from tests.llm_server import ScriptedLLM, from_beir, shaped
 
 
@@ -164,16 +163,6 @@ def test_round_cost_is_what_the_round_added():
     assert RoundCost.between(before, after, 1.0, 0.5) == RoundCost(3, 300, 60, 1.0, 0.5)
 
 # --------------------------------------------------------------------------------------------------- loops
-
-
-@pytest.fixture
-def mini_folder(tmp_path):
-    return write_beir(tmp_path / "mini")
-
-
-@pytest.fixture
-def mini(mini_folder):
-    return load_beir(mini_folder)
 
 
 @pytest.fixture

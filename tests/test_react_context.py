@@ -18,7 +18,6 @@ import yaml
 from click.testing import CliRunner
 
 from nomos.errors import ConfigError
-from nomos.ingest.beir import load_beir
 from nomos.retrieval.llm import LLMClient, LLMConfig, LLMContextExceeded, LLMUnavailable, is_context_error
 from nomos.retrieval.prompts import NAMES, PROMPT_SETS, prompt_kind, prompts_info, render
 from nomos.retrieval.react import KeptStats, ReActConfig, ReActRetriever
@@ -34,7 +33,6 @@ from nomos.retrieval.react_context import (
 from nomos.settings import Settings
 from nomos.stages.evaluation import evaluate_method
 from nomos.stages.indexing import index_dataset
-from tests.beir_files import write_beir
 from tests.llm_server import ScriptedLLM, from_beir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -261,16 +259,6 @@ def test_compose_ollama_reads_its_context_and_the_budget_fits_it():
 
 
 # --------------------------------------------------------------------------------------------------- loops
-@pytest.fixture
-def mini_folder(tmp_path):
-    return write_beir(tmp_path / "mini")
-
-
-@pytest.fixture
-def mini(mini_folder):
-    return load_beir(mini_folder)
-
-
 def _settings(os_settings, server: ScriptedLLM, **kw):
     """Each server its own reply cache (the cache key has no endpoint before issue 23's part A), so every run asks."""
     cache = os_settings.cache_dir / f"llm-{server.base_url.rsplit(':', 1)[1].split('/')[0]}"

@@ -11,7 +11,6 @@ from nomos.ingest.beir import load_beir
 from nomos.retrieval.reformulate import clean_rewrite, parse_dense, parse_sparse
 from nomos.stages.evaluation import evaluate_method
 from nomos.stages.indexing import index_dataset
-from tests.beir_files import write_beir
 from tests.llm_server import from_beir
 
 
@@ -29,11 +28,6 @@ def test_parse_dense():
     assert parse_dense("«Όποιος αφαιρεί ξένο κινητό πράγμα\nτιμωρείται.»") == ("Όποιος αφαιρεί ξένο κινητό πράγμα τιμωρείται.", None)
     assert parse_dense("") == (None, {"kind": "empty"})
     assert clean_rewrite("Παράγραφος: κείμενο") == "κείμενο"
-
-
-@pytest.fixture
-def mini_folder(tmp_path):
-    return write_beir(tmp_path / "mini")
 
 
 @pytest.fixture

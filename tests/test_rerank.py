@@ -24,7 +24,6 @@ from nomos.retrieval.rerank import (
 )
 from nomos.retrieval.texts import clip, fetch_texts
 from nomos.stages.indexing import index_dataset
-from tests.beir_files import write_beir
 from tests.llm_server import from_beir
 
 
@@ -83,11 +82,6 @@ def test_only_the_window_moves_and_scores_strictly_descend():
     assert "rerank_score" not in out[2].details  # d1 was not judged
     assert rr.describe()["rerank"]["depth"] == 3 and rr.name == "fixed+rerank"
     assert len(rr.search_many({"q": "..."}, 2).hits["q"]) == 2
-
-
-@pytest.fixture
-def mini_folder(tmp_path):
-    return write_beir(tmp_path / "mini")
 
 
 @pytest.mark.integration

@@ -143,3 +143,15 @@ def test_dense_methods_on_an_index_without_vectors(bm25_only, method) -> None:
     res = CliRunner().invoke(cli, [*bm25_only, "search", "--method", method, "κλοπή"])
     clean(res)
     assert "--embedder" in res.stderr
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("verb", [["eval", "--method", "bm25"], ["tune"]])
+def test_eval_and_tune_against_an_index_that_does_not_exist(os_settings, tmp_path, verb) -> None:
+    """A mistyped --index (or NOMOS_INDEX) is one line naming it and how to build it, not opensearch-py's
+    NotFoundError with its stack (the stages read the index's _meta through the transport)."""
+    folder = write_beir(tmp_path / "mini")
+    res = CliRunner().invoke(cli, ["--url", os_settings.url, "--index", "pytest-no-such-index", *verb,
+                                   "--dataset", str(folder)], env={"NOMOS_RUNS_DIR": str(tmp_path / "runs")})
+    clean(res)
+    assert "no such index [pytest-no-such-index]" in res.stderr and "cli.py index" in res.stderr

@@ -270,12 +270,19 @@ def parse_citation(text: str) -> list[Citation]:
     return found if _FILLER.fullmatch(folded[position:]) else []
 
 
+# what may wrap an id a model or a person typed: quotes, brackets, list marks, a final full stop
+ID_EDGE = " \t\"'`«»“”‘’[]()<>*.,;"
+
+
 @dataclass(frozen=True)
 class IdResolver:
-    """Article ids as a corpus writes them, from the ways people type them: any case («pk::372»), Latin look-alike
-    letters («PK::386A»), and citations. A typed id resolves only when exactly one corpus id matches it."""
+    """Article ids as a corpus writes them, from the ways people and models type them: any case («pk::372»),
+    Latin look-alike letters («PK::386A»), full-width characters (NFKC), quotes or brackets around them, and
+    citations. A typed id resolves only when exactly one corpus id matches it; two corpus ids under one key make it
+    ambiguous, which :meth:`lookup` reports and :meth:`resolve` treats as no match."""
 
     by_key: Mapping[str, str]
+    ambiguous: frozenset[str] = frozenset()
 
     @classmethod
     def from_ids(cls, ids: Iterable[str]) -> IdResolver:
@@ -283,15 +290,28 @@ class IdResolver:
         for doc_id in ids:
             key = cls.key(doc_id)
             keys[key] = doc_id if key not in keys or keys[key] == doc_id else None  # ambiguous: resolves to nothing
-        return cls({k: v for k, v in keys.items() if v is not None})
+        return cls({k: v for k, v in keys.items() if v is not None},
+                   frozenset(k for k, v in keys.items() if v is None))
 
     @staticmethod
+    @functools.lru_cache(maxsize=65536)  # the same ids come back batch after batch, round after round
     def key(doc_id: str) -> str:
-        """``doc_id`` compared without case, with Latin look-alikes read as Greek and the number normalised."""
-        source, sep, number = doc_id.strip().partition("::")
+        """``doc_id`` compared without case, the source's Greek look-alikes read as Latin and the number's Latin
+        look-alikes as Greek (the corpus's convention), the number normalised."""
+        s = unicodedata.normalize("NFKC", doc_id).strip().strip(ID_EDGE)
+        source, sep, number = s.partition("::")
         if not sep:
-            return doc_id.strip().casefold()
-        return f"{source.casefold()}::{article_number(number).casefold()}"
+            return s.casefold()
+        source = source.strip().upper().translate(GREEK_TO_LATIN)
+        return f"{source.casefold()}::{article_number(number.strip()).casefold()}"
+
+    def lookup(self, typed: str) -> tuple[str | None, str]:
+        """(the corpus id, "ok") for an id typed in any of the ways above, else (None, "ambiguous" or "unknown")."""
+        key = self.key(typed)
+        found = self.by_key.get(key)
+        if found is not None:
+            return found, "ok"
+        return None, "ambiguous" if key in self.ambiguous else "unknown"
 
     def resolve(self, typed: str) -> str | None:
         """The corpus id for an id typed in any of the ways above, or None."""

@@ -2,9 +2,9 @@
 re-ranker and anything else that answers with ids.
 
 Models copy ids loosely: ``PK::386A`` with a Latin A where the corpus has a Greek Α, ``pk::372``, ``[PK::372]``,
-a full-width colon, or a citation instead of an id («άρθρο 372 ΠΚ»). Each form is compared by a key (NFKC, no case,
-Latin look-alike letters of the number read as Greek and those of the source read as Latin,
-:func:`nomos.mappings.citations.article_number`), and a citation is read with
+a full-width colon, or a citation instead of an id («άρθρο 372 ΠΚ»). Each form is compared by
+:meth:`nomos.mappings.citations.IdResolver.key` (NFKC, no case, Latin look-alike letters of the number read as
+Greek and those of the source read as Latin), and a citation is read with
 :func:`nomos.mappings.citations.find_citations`. A typed id is accepted only when exactly one known id matches it:
 an exact match first, else a unique key match; two known ids under one key make it *ambiguous*, none *unknown*,
 and both are reported, never guessed.
@@ -12,35 +12,21 @@ and both are reported, never guessed.
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from nomos.mappings.citations import GREEK_TO_LATIN, article_number, find_citations
+from nomos.mappings.citations import ID_EDGE, IdResolver, find_citations
 
 ID_TOKEN = re.compile(r"[\w.\-]+\s*::\s*[\w.\-]+", re.U)
 """What an id looks like in free text: ``SOURCE::NUMBER`` (``PK::386Α``, ``N_4624_2019::21``)."""
 _BULLET = re.compile(r"^\s*(?:[-•*·]|\d+[.)]|\(\d+\))\s+")
-_STRIP = " \t\"'`«»“”‘’[]()<>*.,;"
 OTHER_SECTION = re.compile(r"^\W*(?:not[_ ]relevant|missing|observation|answer|μη σχετικά|μη σχετικα)\W*:", re.I)
 """A section after the kept list (the paper notebook's observer stops reading there: ids under ``NOT_RELEVANT:``
 are not kept)."""
 NONE_ANSWER = re.compile(r"^\s*(?:\**\s*(?:relevant|σχετικά|σχετικα)\s*\**\s*:\s*)?\**\s*(?:none|κανένα|κανενα|—|-)\s*\**\s*\.?\s*$",
                          re.I)
-
-
-@functools.lru_cache(maxsize=65536)  # the same corpus ids come back batch after batch, round after round
-def id_key(doc_id: str) -> str:
-    """The form two spellings of one id share: NFKC, no case, the source's Greek look-alikes as Latin and the
-    article number's Latin look-alikes as Greek (the corpus's convention)."""
-    s = unicodedata.normalize("NFKC", doc_id).strip().strip(_STRIP)
-    source, sep, number = s.partition("::")
-    if not sep:
-        return s.casefold()
-    source = source.strip().upper().translate(GREEK_TO_LATIN)
-    return f"{source.casefold()}::{article_number(number.strip()).casefold()}"
 
 
 @dataclass(frozen=True)
@@ -53,31 +39,24 @@ class Matched:
 
 
 class IdMatcher:
-    """The ids a model was shown (a batch, a window, a corpus), matched against what it typed."""
+    """The ids a model was shown (a batch, a window, a corpus), matched against what it typed: exactly, else by
+    :class:`~nomos.mappings.citations.IdResolver`'s key (the one reading of loosely typed ids, shared with ingest
+    and the search box)."""
 
     def __init__(self, ids: Iterable[str]) -> None:
         self.ids = list(dict.fromkeys(ids))
         self._exact = set(self.ids)
-        self._keys: dict[str, list[str]] | None = None  # built on the first id not typed exactly
-
-    @property
-    def _by_key(self) -> dict[str, list[str]]:
-        if self._keys is None:
-            self._keys = {}
-            for d in self.ids:
-                self._keys.setdefault(id_key(d), []).append(d)
-        return self._keys
+        self._resolver: IdResolver | None = None  # built on the first id not typed exactly
 
     def match(self, typed: str) -> Matched:
-        """The one known id ``typed`` names (exactly, else by :func:`id_key`), or why there is none."""
-        t = unicodedata.normalize("NFKC", typed).strip().strip(_STRIP)
-        t = re.sub(r"\s*::\s*", "::", t)
+        """The one known id ``typed`` names (exactly, else by :meth:`IdResolver.key`), or why there is none."""
+        t = re.sub(r"\s*::\s*", "::", unicodedata.normalize("NFKC", typed).strip().strip(ID_EDGE))
         if t in self._exact:
             return Matched(typed, t, "ok")
-        found = self._by_key.get(id_key(t), [])
-        if len(found) == 1:
-            return Matched(typed, found[0], "ok")
-        return Matched(typed, None, "ambiguous" if found else "unknown")
+        if self._resolver is None:
+            self._resolver = IdResolver.from_ids(self.ids)
+        doc_id, status = self._resolver.lookup(t)
+        return Matched(typed, doc_id, status)
 
     def citations(self, text: str) -> list[Matched]:
         """The known ids the citations in ``text`` name («άρθρο 372 ΠΚ»), each matched as an id."""

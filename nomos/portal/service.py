@@ -96,10 +96,10 @@ class Portal:
                 found = article_page(self.client, self.index, named[0].doc_id, query=query or None, max_chars=cap)
         return found
 
-    def graph(self, article_id: str) -> ArticleGraph | None:
+    def graph(self, article_id: str, text: str | None = None) -> ArticleGraph | None:
         """The article's references, who cites it and what amends it (:func:`~nomos.retrieval.graph.article_graph`);
         None for an unknown id."""
-        return article_graph(self.client, self.index, article_id)
+        return article_graph(self.client, self.index, article_id, text)
 
     def article_and_graph(self, article_id: str, query: str | None = None, full: bool = False
                           ) -> tuple[Article, ArticleGraph] | None:
@@ -108,7 +108,7 @@ class Portal:
         art = self.article(article_id, query, full)
         if art is None:
             return None
-        graph = self.graph(art.id)
+        graph = self.graph(art.id, art.text)  # the page's text (cut or whole): not fetched a second time
         return art, graph or ArticleGraph(art.id)
 
     def law(self, source: str) -> tuple[str, list[ArticleRef]]:

@@ -106,13 +106,16 @@ def links_of(references: list[dict[str, Any]], text: str = "") -> tuple[Link, ..
     return tuple(out)
 
 
-def article_graph(transport: TransportOrClient, index: str, article_id: str) -> ArticleGraph | None:
+def article_graph(transport: TransportOrClient, index: str, article_id: str, text: str | None = None
+                  ) -> ArticleGraph | None:
     """The article's edges in at most three requests: its stored references (one ``mget``), the cited articles'
     titles (a second), and who cites it (one ``term`` query on ``cites``; the contract makes ``amends`` a subset
     of ``cites``, so the amending articles are the citing ones whose ``amends`` holds this id). None when the id
-    is unknown."""
+    is unknown. ``text``: the article's text when the caller has it already (its page), so it is not fetched
+    again (up to NOMOS_MAX_ARTICLE_BYTES); links are placed in it."""
     t = as_transport(transport)
-    docs = t.mget(index, [article_id], source=["references", "cites", "amends", "text"], what=f"the references of {article_id!r}")
+    fields = ["references", "cites", "amends"] + (["text"] if text is None else [])
+    docs = t.mget(index, [article_id], source=fields, what=f"the references of {article_id!r}")
     if not docs or not docs[0].get("found"):
         return None
     src = docs[0].get("_source") or {}
@@ -138,7 +141,7 @@ def article_graph(transport: TransportOrClient, index: str, article_id: str) -> 
             mine = [r for r in s.get("references") or [] if r.get("target") == article_id and r.get("kind") in AMENDMENT_KINDS]
             paras = sorted({str(r["paragraph"]) for r in mine if r.get("paragraph")}, key=natural_key)
             amended_by.append(_ref(h["_id"], s, mine[0]["kind"] if mine else "amends", ", ".join(paras) or None))
-    return ArticleGraph(article_id, links_of(refs, src.get("text") or ""), _ordered(cites), _ordered(cited_by), _ordered(amended_by),
+    return ArticleGraph(article_id, links_of(refs, src.get("text") or "" if text is None else text), _ordered(cites), _ordered(cited_by), _ordered(amended_by),
                         _ordered(out_amends))
 
 

@@ -3,7 +3,6 @@ observer's replies, repeat detection and the deterministic fallback query, and t
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import unicodedata
@@ -13,7 +12,7 @@ from typing import Any
 
 from nomos.retrieval.base import Hit
 from nomos.retrieval.llm.ids import IdMatcher, read_id_items, read_id_lines
-from nomos.retrieval.llm.replies import clean_reply, parse_json_object
+from nomos.retrieval.llm.replies import clean_reply, parse_json_list, parse_json_object
 from nomos.retrieval.prompts import render
 
 
@@ -159,21 +158,12 @@ def parse_observer(text: str, batch_ids: Sequence[str]) -> tuple[dict[str, str],
         items = next((obj[k] for k in ("keep", "relevant", "ids", "kept") if isinstance(obj.get(k), list)), None)
         if items is None:
             return {}, [{"kind": "observer_format", "reply": text[:500]}]
-    elif s.lstrip().startswith("["):
-        try:
-            loaded = json.loads(s)
-        except ValueError:
-            loaded = None
-        items = loaded if isinstance(loaded, list) else None
+    else:
+        items = parse_json_list(s)
     found = read_id_items(items, matcher) if items is not None else read_id_lines(s, matcher)
     if not found.read:
         return {}, [{"kind": "observer_format", "reply": text[:500]}]
-    issues: list[dict[str, Any]] = []
-    if found.unknown:
-        issues.append({"kind": "unknown_ids", "ids": found.unknown})
-    if found.ambiguous:
-        issues.append({"kind": "ambiguous_ids", "ids": found.ambiguous})
-    return found.ids, issues
+    return found.ids, found.issues()
 
 
 def normalize_query(q: str) -> str:

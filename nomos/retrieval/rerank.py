@@ -18,7 +18,6 @@ and every hit keeps its first-stage rank and score and the judge's score in ``de
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -28,7 +27,7 @@ from typing import Any, Protocol
 from nomos.retrieval.base import Hit, Progress, Retriever, SearchResult, by_score, check_k
 from nomos.retrieval.llm import Cost, LLMClient, cost_table, note_issues, run_bounded
 from nomos.retrieval.llm.ids import IdMatcher, IdsFound, read_id_items, read_id_lines
-from nomos.retrieval.llm.replies import clean_reply, parse_json_object
+from nomos.retrieval.llm.replies import clean_reply, parse_json_list, parse_json_object
 from nomos.retrieval.prompts import prompts_info, render
 from nomos.retrieval.texts import clip
 
@@ -118,11 +117,8 @@ def read_ranking(text: str, window: Sequence[str]) -> tuple[list[str], list[dict
     matcher = IdMatcher(window)
     obj = parse_json_object(s)
     given: Any = obj.get("ranking", obj.get("ids")) if obj is not None else None
-    if obj is None and s.lstrip().startswith("["):
-        try:
-            given = json.loads(s)
-        except ValueError:
-            given = None
+    if obj is None:
+        given = parse_json_list(s)
     if isinstance(given, list):
         found = read_id_items(given, matcher)
     elif obj is None:
@@ -130,13 +126,7 @@ def read_ranking(text: str, window: Sequence[str]) -> tuple[list[str], list[dict
     else:
         found = IdsFound()
     seen = list(found.ids)
-    issues: list[dict[str, Any]] = []
-    if not seen:
-        issues.append({"kind": "rerank_empty" if not s else "rerank_format", "reply": text[:500]})
-    if found.unknown:
-        issues.append({"kind": "unknown_ids", "ids": found.unknown})
-    if found.ambiguous:
-        issues.append({"kind": "ambiguous_ids", "ids": found.ambiguous})
+    issues = ([] if seen else [{"kind": "rerank_empty" if not s else "rerank_format", "reply": text[:500]}]) + found.issues()
     return seen + [d for d in window if d not in seen], issues
 
 

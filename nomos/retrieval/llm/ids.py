@@ -16,6 +16,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from nomos.mappings.citations import ID_EDGE, IdResolver, find_citations
 
@@ -74,6 +75,11 @@ class IdsFound:
     ambiguous: list[str] = field(default_factory=list)
     said_none: bool = False
     read: bool = False
+
+    def issues(self) -> list[dict[str, Any]]:
+        """The unknown and ambiguous spellings as the traces' issue records."""
+        return ([{"kind": "unknown_ids", "ids": self.unknown}] if self.unknown else []) + (
+            [{"kind": "ambiguous_ids", "ids": self.ambiguous}] if self.ambiguous else [])
 
     def add(self, m: Matched, reason: str = "") -> None:
         self.read = True

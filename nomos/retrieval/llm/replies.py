@@ -91,8 +91,9 @@ def _think(text: str, reasoning: list[str]) -> str:
 
 
 def parse_json_object(text: str) -> dict[str, Any] | None:
-    """The JSON object in a reply: the whole reply, or inside a ``` fence, or from the first ``{`` to the last ``}``."""
-    s = clean_reply(text).text
+    """The JSON object in a reply already cleaned (:func:`clean_reply`: every caller cleans first): the whole reply,
+    or inside a ``` fence, or from the first ``{`` to the last ``}``."""
+    s = text.strip()
     fence = re.search(r"```(?:json)?\s*(.*?)```", s, re.S)
     tries = [s] + ([fence.group(1).strip()] if fence else [])
     if "{" in s and "}" in s:
@@ -105,3 +106,14 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
         if isinstance(obj, dict):
             return obj
     return None
+
+
+def parse_json_list(text: str) -> list[Any] | None:
+    """A reply that is a bare JSON list (``["PK::372", …]``), or None."""
+    if not text.lstrip().startswith("["):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, list) else None

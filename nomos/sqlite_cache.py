@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,16 +67,36 @@ class SQLiteCache:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False)
         with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            if synchronous:
-                self._db.execute(f"PRAGMA synchronous={synchronous}")
-            self._db.execute(table.create_sql)
-            self._db.commit()
+            self._open_with_retries(timeout, synchronous)
             have = {row[1] for row in self._db.execute(f"PRAGMA table_info({table.name})")}
         missing = [c for c in table.columns if c not in have]
         if missing:
             self._db.close()
             raise CacheLayoutError(f"{self.path}: table {table.name} has no column(s) {', '.join(missing)} (have {sorted(have)})")
+
+    def _open_with_retries(self, timeout: float, synchronous: str | None) -> None:
+        """Switch the file to WAL and create the table, retrying while another connection holds the lock.
+
+        Why the retries: SQLite does not call its busy handler for ``PRAGMA journal_mode=WAL`` on a file that another
+        connection is setting up at the same moment, so ``timeout`` alone does not cover two searches (threads or
+        processes) opening a brand-new cache together; the first one fails with "database is locked" at once.
+        """
+        deadline = time.monotonic() + timeout
+        pause = 0.01
+        while True:
+            try:
+                self._db.execute("PRAGMA journal_mode=WAL")
+                if synchronous:
+                    self._db.execute(f"PRAGMA synchronous={synchronous}")
+                self._db.execute(self.table.create_sql)
+                self._db.commit()
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() + pause > deadline:
+                    raise
+                self._db.rollback()
+                time.sleep(pause)
+                pause = min(pause * 2, 0.5)
 
     def get(self, key: Sequence[Any]) -> tuple[Any, ...] | None:
         """The value columns stored under the full ``key``, or None."""

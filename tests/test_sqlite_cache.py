@@ -151,3 +151,41 @@ def test_a_file_of_another_layout_is_refused(tmp_path: Path) -> None:
         VectorCache(path)
     other = Table("kv", "k TEXT PRIMARY KEY, v TEXT", key=("k",), value=("v",))
     assert SQLiteCache(tmp_path / "kv.sqlite", other).count() == 0
+
+
+def test_caches_opened_together_on_a_new_file_all_open(tmp_path: Path) -> None:
+    """Three searches that start at once create the same new reply cache: SQLite does not wait on its busy handler
+    for the switch to WAL, so without retries one of them failed with "database is locked" (CI, test_portal_llm)."""
+    errors: list[BaseException] = []
+    for trial in range(20):
+        path = tmp_path / f"r{trial}.sqlite"
+        start = threading.Barrier(6)
+
+        def open_one(path: Path = path, start: threading.Barrier = start) -> None:
+            start.wait()
+            try:
+                len(ReplyCache(path))
+            except BaseException as exc:  # noqa: BLE001 - collected and reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=open_one) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=60)
+    assert errors == []
+
+
+def test_a_cache_waits_for_a_writer_setting_up_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "c.sqlite"
+    holder = sqlite3.connect(path, timeout=1)
+    holder.execute("BEGIN EXCLUSIVE")
+    opened: list[int] = []
+    t = threading.Thread(target=lambda: opened.append(SQLiteCache(path, VECTORS, timeout=10).count()))
+    t.start()
+    t.join(timeout=0.5)
+    assert t.is_alive() and not opened  # waiting, not failed
+    holder.commit()
+    holder.close()
+    t.join(timeout=10)
+    assert opened == [0]

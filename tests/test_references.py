@@ -18,7 +18,7 @@ from tests.beir_files import write_beir
 
 IDS = ["PK::46", "PK::47", "PK::49", "PK::83", "PK::372", "PK::374", "PK::375", "PK::376", "PK::377", "PK::378",
        "N_4786_2021::15", "N_4855_2021::86", "N_4855_2021::177", "N_4624_2019::21", "N_4624_2019::5",
-       "N_4624_2019::6", "AK::914"]
+       "N_4624_2019::6", "AK::914", "PK::292Β"]
 RESOLVER = IdResolver.from_ids(IDS)
 
 
@@ -145,7 +145,10 @@ def test_what_is_no_article_edge_or_no_amendment() -> None:
     assert inner == [("N_4335_2015::2", "", "replaces", None)]
     got = edges("N_4855_2021::177", "Το άρθρο 374 ΠΚ, όπως τροποποιείται με τον παρόντα, εφαρμόζεται", "N_4855_2021")
     assert got[0][2] == "cites"
-    assert edges("PK::49", "Άρθρα 376 – 378 (Καταργούνται)")[0][2] == "cites"  # an editor's note, not a repeal
+    # an editor's heading of repealed articles, a table of contents, a clause of a numbered agreement: no references
+    assert edges("PK::49", "Άρθρα 376 – 378 (Καταργούνται)") == []
+    assert edges("AK::914", "ΤΜΗΜΑ ΙΙΙ Άρθρο 58 Αμοιβαία αποδεκτή λύση Άρθρο 59 Διαδικαστικοί κανόνες") == []
+    assert edges("AK::914", "σύμφωνα με το άρθρο 28.10 έκαστης Σύμβασης Παραχώρησης") == []
     # one group, one verb: both paragraphs are replaced
     got = edges("AK::914", "Η παρ. 1 του άρθρου 372 ΠΚ και η παρ. 2 του άρθρου 374 ΠΚ αντικαθίστανται ως εξής:")
     assert [k for *_, k, _ in got] == ["replaces", "replaces"]
@@ -161,3 +164,43 @@ def test_a_new_extractor_version_re_sends_every_article(monkeypatch) -> None:
     assert content_sha(dataclasses.replace(a)) == before
     monkeypatch.setattr(bulk, "REFERENCES_VERSION", REFERENCES_VERSION + "-next")
     assert content_sha(a) != before
+
+
+def test_which_law_a_bare_article_is() -> None:
+    # «του παρόντος» is the own law even when the next reference names another
+    got = edges("N_4855_2021::177", "σύμφωνα με το άρθρο 86 του παρόντος και τα άρθρα 372 έως 374 ΠΚ", "N_4855_2021")
+    assert [c for c, *_ in got] == ["N_4855_2021::86", "PK::372", "PK::373", "PK::374"]
+    # «του νόμου αυτού» after a law named in the sentence is that law; «του εν λόγω Κώδικα» the code named before
+    got = edges("AK::914", "συντάσσονται σύμφωνα με τον ν. 4624/2019, όπως ορίζονται στο άρθρο 21 του νόμου αυτού.")
+    assert [c for c, *_ in got] == ["N_4624_2019::21"]
+    got = edges("AK::914", "στο άρθρο 5 του ν. 4624/2019. Το άρθρο 6 του εν λόγω νόμου εφαρμόζεται αναλόγως.")
+    assert [c for c, *_ in got] == ["N_4624_2019::5", "N_4624_2019::6"]
+    # a sentence that names another law leaves a bare article undecided: no edge rather than a wrong one
+    got = edges("N_4855_2021::177", "της παρ. 4 του άρθρου 18, και της παρ. 7 του άρθρου 23, περί μεταβατικών "
+                "διατάξεων του ν. 4624/2019.", "N_4855_2021")
+    assert [c for c, *_ in got] == []
+    # an article cited with a law lends it to the same number in its paragraph, not in the next one
+    text = "Στο άρθρο 15 του ν. 4786/2021 προστίθεται παρ. 3 και το άρθρο 15 διαμορφώνεται ως εξής:"
+    assert [c for c, *_ in edges("AK::914", text)] == ["N_4786_2021::15", "N_4786_2021::15"]
+    got = edges("N_4855_2021::177", "κατά το άρθρο 15 του ν. 4786/2021.\n2. Οι αποφάσεις του άρθρου 15 εκδίδονται.",
+                "N_4855_2021")
+    assert [c for c, *_ in got] == ["N_4786_2021::15", "N_4855_2021::15"]
+    # a letter written apart from the number, where the corpus has that article
+    assert edges("PK::49", "για τα εγκλήματα του άρθρου 292 Β, β) συνθηματικά", "PK")[0][0] == "PK::292Β"
+
+
+def test_a_list_without_a_verb_belongs_to_the_law_it_opens_with() -> None:
+    text = "σύμφωνα με τα οριζόμενα στο άρθρο 84 του ν. 4624/2019:\nα) Ότι συντρέχουν οι προϋποθέσεις του άρθρου 5."
+    assert [c for c, *_ in edges("AK::914", text)] == ["N_4624_2019::84", "AK::5"]
+    text = "Στο άρθρο 84 του ν. 4624/2019 (Α΄ 137):\nα) στην παρ. 1 του άρθρου 5 προστίθεται εδάφιο."
+    assert [c for c, *_ in edges("AK::914", text)][1] == "N_4624_2019::5"
+
+
+def test_several_kinds_of_change_amend() -> None:
+    text = ("Στην παρ. 1 του άρθρου 372 ΠΚ: α) στο πρώτο εδάφιο απαλείφεται η αναφορά στο άρθρο 394, β) προστίθεται "
+            "νέο τρίτο εδάφιο και το άρθρο 372 διαμορφώνεται ως εξής: «Άρθρο 372 …»")
+    assert edges("N_4855_2021::86", text, "N_4855_2021")[0][:3] == ("PK::372", "PK::372", "amends")
+    text = "Στην παρ. 3 του άρθρου 374 ΠΚ απαλείφονται οι λέξεις «και 375»."
+    assert edges("N_4855_2021::86", text, "N_4855_2021")[0][2] == "amends"  # words struck out, not a repeal
+    text = "Στο άρθρο 374 ΠΚ προστίθεται παρ. 3 και το άρθρο 374 διαμορφώνεται ως εξής: «Άρθρο 374 …»"
+    assert edges("N_4855_2021::86", text, "N_4855_2021")[0][2] == "inserts"  # the closing formula types nothing

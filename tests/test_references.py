@@ -204,3 +204,20 @@ def test_several_kinds_of_change_amend() -> None:
     assert edges("N_4855_2021::86", text, "N_4855_2021")[0][2] == "amends"  # words struck out, not a repeal
     text = "Στο άρθρο 374 ΠΚ προστίθεται παρ. 3 και το άρθρο 374 διαμορφώνεται ως εξής: «Άρθρο 374 …»"
     assert edges("N_4855_2021::86", text, "N_4855_2021")[0][2] == "inserts"  # the closing formula types nothing
+
+
+def test_what_describes_a_reference_does_not_cut_its_clause() -> None:
+    text = ("Το πρώτο εδάφιο της παρ. 4 του άρθρου 372 ΠΚ, όπως αντικαταστάθηκε με το άρθρο 86 του ν. 4855/2021 (Α΄ 166), "
+            "αντικαθίσταται ως εξής: «…»")
+    got = edges("AK::914", text)
+    assert [(c, k) for c, _, k, _ in got] == [("PK::372", "replaces"), ("N_4855_2021::86", "cites")]
+    assert edges("AK::914", "εφαρμόζονται οι παρ. 4 επ. του άρθρου 372 ΠΚ.")[0][3] == "4"
+
+
+def test_codes_and_sources_named_in_words() -> None:
+    # a code by its name; a source named in words, then by its law in parentheses; one that names no law: nothing
+    assert edges("AK::914", "Στον Κώδικα ΦΠΑ προστίθεται άρθρο 47ε ως εξής:")[0][0::2] == ("N_2859_2000::47Ε", "inserts")
+    got = edges("AK::914", "κατά το άρθρο 265 του Κώδικα Νομικών Προσώπων Ιδιωτικού Δικαίου (ν. 4624/2019, Α΄ 137).")
+    assert [c for c, *_ in got] == ["N_4624_2019::265"]
+    assert edges("AK::914", "κατά το άρθρο 5 του Κανονισμού (ΕΕ) 2016/679") == []
+    assert edges("AK::914", "δ) Προστίθεται στοιχείο με αρ. 11 ως εξής:") == []  # a numbered item, not an article

@@ -150,6 +150,15 @@ def recall(corpus: Corpus, sample: list[dict[str, Any]]) -> Score:
     return score
 
 
+def recall_by_batch(corpus: Corpus, sample: list[dict[str, Any]]) -> dict[str, Score]:
+    """Recall on each batch of hand-found references alone: the first ones were read before the amendment rules
+    were written from them; the later batches were read after a version was frozen (held out)."""
+    batches: dict[str, list[dict[str, Any]]] = {}
+    for item in sample:
+        batches.setdefault(item.get("batch", "unnamed"), []).append(item)
+    return {name: recall(corpus, items) for name, items in batches.items()}
+
+
 def load_sample(name: str) -> dict[str, Any]:
     return json.loads((FIXTURES / name).read_text(encoding="utf-8"))
 
@@ -180,6 +189,9 @@ def main() -> None:
             for batch, b in precision_by_batch(corpus, load_sample(path)[key]).items():
                 print(f"  {batch:17s} {b.ratio:.3f}  ({b.right}/{b.total}, wrong {b.total - b.right}; right id whatever"
                       f" the kind: {b.right_id}/{b.total}; withdrawn since sampled: {b.withdrawn})")
+        else:
+            for batch, b in recall_by_batch(corpus, load_sample(path)[key]).items():
+                print(f"  {batch:17s} {b.ratio:.3f}  ({b.right}/{b.total}; right id whatever the kind: {b.right_id}/{b.total})")
         if args.show:
             for m in s.misses:
                 print("   ", m)

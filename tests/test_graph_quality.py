@@ -1,8 +1,8 @@
 """The extractor's measured quality on the hand-checked samples (tests/fixtures/graph/), asserted as what it is.
 
-Precision: the whole sample (554 edges still extracted) scores 533/554 = 0.962; but most of it informed the rules it
-is scored with. The honest figure for unseen text is the held-out batch v7-heldout-2029 (160 edges drawn from v7's
-output and judged before any rule changed, by a reader who had not seen the rules): 145/160 = 0.906. It is pinned here
+Precision: the whole sample (714 edges still extracted) scores 694/714 = 0.972; but most of it informed the rules it
+is scored with. The honest figure for unseen text is the held-out batch v8-heldout-2030 (160 edges drawn from v8's
+output and judged before any rule changed, by a reader who had not seen the rules): 154/160 = 0.963. It is pinned here
 exactly, so a rule change that moves it fails this test: the batch then no longer measures unseen text, and the
 change must record its new score and draw a fresh batch. The issue's 0.95 target is a strict xfail on that batch:
 it turns red when met, so it cannot pass unnoticed. Recall >= 0.90 on at least 50 references found by reading random
@@ -14,9 +14,10 @@ import pytest
 
 from bench.graph_quality import Corpus, load_sample, precision, precision_by_batch, recall
 
-HELD_OUT = "v7-heldout-2029"
-HELD_OUT_RIGHT, HELD_OUT_TOTAL = 145, 160  # judged on references_version 7, the version it was drawn from
-OVERALL_FLOOR = 0.96  # measured 533/554 = 0.962 on all batches together, most of which shaped the rules
+HELD_OUT = "v8-heldout-2030"
+HELD_OUT_RIGHT, HELD_OUT_TOTAL = 154, 160  # judged on references_version 8, the version it was drawn from
+OVERALL_FLOOR = 0.97  # measured 694/714 = 0.972 on all batches together, most of which shaped the rules
+RECALL_HELD_OUT = "v8-recall-2030"  # 56 references read after v8 was frozen: 44/56 = 0.786
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +42,6 @@ def test_precision_on_the_held_out_batch_is_the_recorded_one(corpus) -> None:
         + "\n".join(batch.misses))
 
 
-@pytest.mark.xfail(strict=True, reason="issue 25 asks for precision >= 0.95; held-out v7 measures 145/160 = 0.906")
 def test_held_out_precision_meets_the_issue_target(corpus) -> None:
     batch = precision_by_batch(corpus, load_sample("precision.json")["edges"])[HELD_OUT]
     assert batch.ratio >= 0.95, "\n".join(batch.misses)
@@ -52,3 +52,12 @@ def test_recall_on_the_hand_found_references(corpus) -> None:
     assert len(sample) >= 50
     score = recall(corpus, sample)
     assert score.ratio >= 0.90, "\n".join(score.misses)
+
+
+@pytest.mark.xfail(strict=True, reason="issue 25 asks for recall >= 0.90; the v8 held-out references measure 44/56 = 0.786 "
+                   "(precision first: a bare article in a sentence naming another law gives no edge)")
+def test_held_out_recall_meets_the_issue_target(corpus) -> None:
+    from bench.graph_quality import recall_by_batch
+
+    batch = recall_by_batch(corpus, load_sample("recall.json")["references"])[RECALL_HELD_OUT]
+    assert batch.total >= 50 and batch.ratio >= 0.90, "\n".join(batch.misses)

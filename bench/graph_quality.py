@@ -110,13 +110,18 @@ def precision(corpus: Corpus, sample: list[dict[str, Any]]) -> Score:
     return score
 
 
-def precision_by_batch(corpus: Corpus, sample: list[dict[str, Any]]) -> dict[str, Score]:
-    """Precision on each batch of the sample alone (in the order the batches were drawn): the overall ratio mixes
-    batches that shaped the rules with held-out ones, so it overstates precision on unseen text."""
+def _batches(sample: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The sample's entries by batch, in the order the batches were drawn."""
     batches: dict[str, list[dict[str, Any]]] = {}
     for item in sample:
         batches.setdefault(item.get("batch", "unnamed"), []).append(item)
-    return {name: precision(corpus, items) for name, items in batches.items()}
+    return batches
+
+
+def precision_by_batch(corpus: Corpus, sample: list[dict[str, Any]]) -> dict[str, Score]:
+    """Precision on each batch of the sample alone (in the order the batches were drawn): the overall ratio mixes
+    batches that shaped the rules with held-out ones, so it overstates precision on unseen text."""
+    return {name: precision(corpus, items) for name, items in _batches(sample).items()}
 
 
 def draw_batch(corpus: Corpus, sample: list[dict[str, Any]], seed: int, size: int, batch: str) -> list[dict[str, Any]]:
@@ -153,10 +158,7 @@ def recall(corpus: Corpus, sample: list[dict[str, Any]]) -> Score:
 def recall_by_batch(corpus: Corpus, sample: list[dict[str, Any]]) -> dict[str, Score]:
     """Recall on each batch of hand-found references alone: the first ones were read before the amendment rules
     were written from them; the later batches were read after a version was frozen (held out)."""
-    batches: dict[str, list[dict[str, Any]]] = {}
-    for item in sample:
-        batches.setdefault(item.get("batch", "unnamed"), []).append(item)
-    return {name: recall(corpus, items) for name, items in batches.items()}
+    return {name: recall(corpus, items) for name, items in _batches(sample).items()}
 
 
 def load_sample(name: str) -> dict[str, Any]:

@@ -230,8 +230,8 @@ def _clause_start(text: str, begin: int, start: int) -> int:
     return ends[-1] if ends else begin
 
 
-def _verb(masked: str, a: int, b: int, after: bool = False) -> str | None:
-    m = (_VERBS_AFTER if after else _VERBS).search(masked, a, b)
+def _verb(masked: str, a: int, b: int) -> str | None:
+    m = _VERBS.search(masked, a, b)
     return m.lastgroup if m else None
 
 
@@ -453,11 +453,13 @@ def _source_of_bare(text: str, folded: str, masked: str, c: Citation, later: lis
                     in_list: bool, explicit: dict[str, tuple[str, int]], last_external: str | None,
                     own_source: str) -> str | None:
     """The source of an article cited without one, or None for no edge. In order: an article inside an article
-    (none: the outer one is read on its own); «του ίδιου νόμου» (the law named last); a source the resolver cannot
-    name (none); «στον ν. 4276/2014» after it; the next reference's source when they are joined («της παρ. 3 του
-    άρθρου 977 και η παρ. 2 του άρθρου 977Α του ΚΠολΔ»); the source of the list it stands in; the source it was
-    cited with before (an amending article's «το άρθρο 15 διαμορφώνεται»); the law its clause amends («Στον ΠΚ
-    προστίθεται άρθρο 398»); else the citing article's own law."""
+    (none: the outer one is read on its own); «του παρόντος» (the own law); «του νόμου αυτού» (the law its sentence
+    named, else the own); «του ίδιου / του εν λόγω νόμου» (the law named last); a source the resolver cannot name
+    (the law in parentheses after it, else none); «στον ν. 4276/2014» after it; the next reference's source when
+    they are joined («της παρ. 3 του άρθρου 977 και η παρ. 2 του άρθρου 977Α του ΚΠολΔ»); the source of the list it
+    stands in; the source it was cited with before in its paragraph (an amending article's «το άρθρο 15
+    διαμορφώνεται»); the law its clause amends («Στον ΠΚ προστίθεται άρθρο 398»); else the citing article's own
+    law, unless its sentence names another (none)."""
     if _INNER.match(folded, c.end):
         return None
     if _OWN_AFTER.match(folded, c.end):
@@ -474,9 +476,7 @@ def _source_of_bare(text: str, folded: str, masked: str, c: Citation, later: lis
         return kept[-1][0]
     if _is_foreign(folded, c.end):
         # «του Κώδικα Δήμων και Κοινοτήτων (ν. 3463/2006, Α΄ 114)»: a source named in words, then by its law
-        named = _named_law_after(folded, c.end)
-        return named
-
+        return _named_law_after(folded, c.end)
     into = _INTO.match(folded, c.end)
     named = source_at(folded, into.end()) if into else None
     if named:

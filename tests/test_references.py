@@ -221,3 +221,45 @@ def test_codes_and_sources_named_in_words() -> None:
     assert [c for c, *_ in got] == ["N_4624_2019::265"]
     assert edges("AK::914", "κατά το άρθρο 5 του Κανονισμού (ΕΕ) 2016/679") == []
     assert edges("AK::914", "δ) Προστίθεται στοιχείο με αρ. 11 ως εξής:") == []  # a numbered item, not an article
+
+
+def test_own_law_where_a_verb_separates_it_from_the_other_law() -> None:
+    # v9: the other law closes a clause of its own (a verb between), so the bare article is the own law's
+    text = ("μετά από εισήγηση της Επιτροπής του άρθρου 13, να χορηγείται αποζημίωση, κατά παρέκκλιση του άρθρου 21 "
+            "του ν. 4624/2019 (Α’ 176).")
+    assert [c for c, *_ in edges("N_4855_2021::177", text, "N_4855_2021")] == ["N_4855_2021::13", "N_4624_2019::21"]
+    # ... but a verb that only describes the reference («, όπως ισχύει,») separates nothing: still undecided
+    text = "οι διατάξεις της παρ. 7 του άρθρου 23, όπως ισχύει, του ν. 4624/2019."
+    assert [c for c, *_ in edges("N_4855_2021::177", text, "N_4855_2021")] == []
+    # and where the other law comes first, the bare article stays undecided
+    text = "Ο ν. 4624/2019, με την επιφύλαξη των ορισμών του άρθρου 2, καταργείται."
+    assert [c for c, *_ in edges("N_4855_2021::177", text, "N_4855_2021")] == []
+
+
+def test_articles_numbered_in_words() -> None:
+    text = ("Η περ. β) της παρ. 5 του άρθρου εξηκοστού πέμπτου του ν. 4624/2019 (Α’ 121), περί των ανώτατων ορίων, "
+            "τροποποιείται και η περ. β) της παρ. 5 του άρθρου εξηκοστού πέμπτου διαμορφώνεται ως εξής: «…»")
+    assert edges("N_4855_2021::177", text, "N_4855_2021") == [("N_4624_2019::65", "", "amends", "5")] * 2
+    assert edges("AK::914", "της παρ. 1 του άρθρου εκατοστού δέκατου όγδοου του ν. 4624/2019")[0][0] == "N_4624_2019::118"
+    # a heading of an embedded article, or words that make no number, are no reference
+    assert edges("AK::914", "κατά το άρθρο δέκατο του ν. 4624/2019. Άρθρο δέκατο Μετάκληση πολίτη") == [
+        ("N_4624_2019::10", "", "cites", None)]
+    assert edges("AK::914", "το άρθρο πρώτο δεύτερο του ν. 4624/2019") == []
+
+
+def test_a_reference_that_qualifies_a_noun_is_cited() -> None:
+    # the verb after governs its own subject («το ειδικό βιβλίο»), not the decision the reference qualifies
+    text = ("μετά την έκδοση της υπουργικής απόφασης της παρ. 4 του άρθρου 21 του ν. 4624/2019, καταργείται το ειδικό "
+            "βιβλίο υπερωριών.")
+    assert edges("AK::914", text)[0][2] == "cites"
+    # a provision of the article is still what the verb changes
+    text = "Το πρώτο εδάφιο της παρ. 4 του άρθρου 21 του ν. 4624/2019 καταργείται."
+    assert edges("AK::914", text)[0][2] == "repeals"
+
+
+def test_a_reference_across_a_line_break_and_a_description_with_peri() -> None:
+    text = "κατά τα οριζόμενα στο άρθρο 21 του\nν. 4624/2019."
+    assert [c for c, *_ in edges("AK::914", text)] == ["N_4624_2019::21"]
+    text = ("Η παρ. 3 του άρθρου 21 του ν. 4624/2019 (Α’ 136) περί της αρμοδιότητας των Κέντρων για τη λήψη της "
+            "απόφασης, τροποποιείται και διαμορφώνεται ως εξής: «…»")
+    assert edges("AK::914", text)[0][2] == "amends"

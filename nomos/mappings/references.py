@@ -16,14 +16,18 @@ module adds is what only statute text has:
 * in an amending article a bare «το άρθρο 15» after «Στο άρθρο 15 του ν. 4786/2021» (same paragraph) is that law's
   article 15, and a list a colon opens («καταργούνται οι ακόλουθες διατάξεις του ν. 4070/2012:») carries its verb
   and its law;
-* precision first: a bare article in a sentence that names another law could be either's, and gives no edge; a
-  heading («Άρθρο 59 Διαδικαστικοί κανόνες»), a clause of a numbered document («άρθρο 28.10») or a numbered item
+* precision first: a bare article in a sentence that names another law could be either's, and gives no edge,
+  unless syntax decides: every other law comes after it and a verb of the sentence's own stands between them
+  («… της Επιτροπής του άρθρου 13, να χορηγείται … κατά παρέκκλιση του άρθρου 21 του ν. 4354/2015»); a
+  reference that qualifies a noun other than a provision («της απόφασης της παρ. 4 του άρθρου 79, καταργείται
+  …») is cited whatever verb follows; articles numbered in words («του άρθρου τριακοστού δεύτερου του ν.
+  4771/2021») are read with their law; a heading («Άρθρο 59 Διαδικαστικοί κανόνες»), a clause of a numbered document («άρθρο 28.10») or a numbered item
   («στοιχείο με αρ. 11») gives none either.
 
 Precision and recall are measured on hand-checked samples (tests/fixtures/graph/, bench/graph_quality.py,
 docs/benchmarks.md), each batch judged on the version it was drawn from before the rules changed: held-out
 precision 0.825-0.875 for v3-v6, 0.906 for v7 (145/160), 0.963 for v8 (154/160; recall on references read after v8:
-44/56).
+44/56); v9 (the syntax rule above, numbered words) is judged on batches drawn after it was frozen.
 
 Every :class:`Reference` carries its span in the text (the portal links it) and ``cited`` as read, even when the
 target is not in the corpus (``target`` is then "").
@@ -39,7 +43,7 @@ from nomos.mappings.citations import Citation, IdResolver, find_citations, fold,
 
 # Bump whenever the rules below change what is extracted: indexing stores it beside the edges and makes it part of
 # each article's content hash, so a re-index recomputes every article's edges then (and only then).
-REFERENCES_VERSION = "8"
+REFERENCES_VERSION = "9"
 
 KINDS = ("cites", "amends", "replaces", "inserts", "repeals")
 AMENDMENT_KINDS = frozenset(KINDS[1:])
@@ -93,6 +97,15 @@ _CITED_BY_WORDS = re.compile(
     r"παραπομπη|"
     r"\w+(?:θηκε|θηκαν|ηκε|ηκαν))\s+(?:τ(?:ο|α|ον|ην|η|ων|ου|ησ)\s+)?$"
 )
+# «μετά την έκδοση της υπουργικής απόφασης της παρ. 4 του άρθρου 79, καταργείται το ειδικό βιβλίο …»: a reference
+# that qualifies a noun other than a provision («της Επιτροπής του άρθρου 13», «των δραστηριοτήτων του άρθρου 233»)
+# is cited, whatever verb follows (the verb's object comes after it); a provision or a title's noun («το πρώτο
+# εδάφιο της παρ. 1», «οι λέξεις … του άρθρου 5», «Τροποποίηση της παρ. 1», «στο τέλος του άρθρου 5») keeps it
+_MODIFIES_NOUN = re.compile(
+    r"(?<![\w.])(?!(?:παρ|περ|εδαφ|εδ|στοιχ|υποπερ|υποπαρ|αρθρ|διαταξ|λεξ|φρασ|τελοσ|τελουσ|αρχ|τιτλ|κεφαλ|μερ|τμημ|"
+    r"πινακ|παραρτ|κειμεν|ενοτητ|σημει|τροποποι|αντικαταστ|προσθηκ|καταργησ|συμπληρωσ|αναριθμ|ισχυ)[\w.]*\s)"
+    r"[α-ω]{4,}(?:ησ|εωσ|ων|ου|ασ|ισ|οσ)\s+(?:του|τησ|των)\s+$"
+)
 _ELEMENT = r"(?:παρ\w*|περ\w*|εδ\w*|στοιχ\w*|υποπερ\w*|αρθρ\w*|τελευται\w*|πρωτ\w*|δευτερ\w*|τριτ\w*)"
 # What follows an article list and names a source the resolver does not know: no edge rather than a wrong one
 # («άρθρο 14 παράγραφοι 1, 2 και 4 του ΓΚΠΔ», «άρθρο 6 παράγραφος 1 στοιχείο α) του ΓΚΠΔ», «της Οδηγίας …»)
@@ -126,15 +139,41 @@ _PAR_BEFORE = re.compile(
     r"\s*(?:του|στο)\s*$"
 )
 _NEIGHBOUR = re.compile(r"\b(?:του|το|στο)\s+(?P<which>προηγουμεν|επομεν)(?:ου|ο)\s+αρθρ(?:ου|ο)\b")
-_ORDINALS = ("πρωτ", "δευτερ", "τριτ", "τεταρτ", "πεμπτ", "εκτ", "εβδομ", "ογδο", "ενατ", "δεκατ")
-# «το άρθρο πρώτο του ν. 2690/1999»: ratifying laws number their articles in words (1-10 read; only with a source)
-_ORDINAL = re.compile(r"\bαρθρ(?:ο|ου)\s+(?P<ord>" + "|".join(_ORDINALS) + r")(?:ο|ου)\b(?!\s+(?:" +
-                      "|".join(_ORDINALS) + r"))")
+# «του άρθρου τριακοστού δεύτερου του ν. 4771/2021»: ratifying laws number their articles in words, compounds
+# included (read only with a source after them, or the same number cited with one before: headings of embedded
+# articles, «Άρθρο δέκατο έκτο Μετάκληση …», and acts of legislative content use the same words)
+_ORDINAL_VALUES = {
+    "τριακοσιοστ": 300, "διακοσιοστ": 200, "εκατοστ": 100, "ενενηκοστ": 90, "ογδοηκοστ": 80, "εβδομηκοστ": 70,
+    "εξηκοστ": 60, "πεντηκοστ": 50, "τεσσαρακοστ": 40, "τριακοστ": 30, "εικοστ": 20, "δωδεκατ": 12, "ενδεκατ": 11,
+    "δεκατ": 10, "ενατ": 9, "ογδο": 8, "εβδομ": 7, "εκτ": 6, "πεμπτ": 5, "τεταρτ": 4, "τριτ": 3, "δευτερ": 2,
+    "πρωτ": 1,
+}
+_ORDINAL_WORD = "(?:" + "|".join(_ORDINAL_VALUES) + r")(?:ο|ου)\b"
+_ORDINAL = re.compile(r"\bαρθρ(?:ο|ου)\s+(?P<ord>" + _ORDINAL_WORD + r"(?:\s+" + _ORDINAL_WORD + r"){0,2})")
+
+
+def _ordinal_value(words: str) -> int | None:
+    """«τριακοστού δεύτερου» (folded) → 32; None where the words do not make one number (each smaller than the
+    one before: «πρώτου δεύτερου» is no ordinal)."""
+    total, last = 0, 1000
+    for word in words.split():
+        value = next(v for stem, v in _ORDINAL_VALUES.items() if word.startswith(stem))
+        if value >= last:
+            return None
+        total, last = total + value, value
+    return total
+
+
 # a clause ends at a semicolon, a new line, a full stop before a new sentence, or a colon that opens no list
 _BOUNDARY = re.compile(r";|\n(?![α-ωά-ώ]{2,}\s|ν\.\s?\d|π\.δ\.)|\.(?=\s+[Α-ΩΆ-Ώ](?:[α-ωά-ώ]|\s))|:(?!\s*(?:[α-ω]{1,2}|\d{1,2})[).΄’'])")
 _WINDOW_AFTER = 160
 # «…, όπως ισχύει/αντικαταστάθηκε με …», «…, που προστέθηκε με …», «…, περί …», «…, όπου …»: what describes a reference
-_DESCRIBED = re.compile(r"\s*(?:\([^)]{0,60}\)\s*)?,\s*(?:οπωσ|που|περι|οπου|(?:η|ο|το|οι|τα)\s+οποι\w*)\s")
+_DESCRIBED = re.compile(r"\s*(?:\([^)]{0,60}\)\s*)?(?:,\s*(?:οπωσ|που|περι|οπου|(?:η|ο|το|οι|τα)\s+οποι\w*)|περι)\s")
+# a finite verb, folded («χορηγειται», «εξακολουθουν», «ισχυει», «προβλεφθηκε»); «δυναμει», «εν γενει» are none
+_FINITE = re.compile(r"\b(?!δυναμει\b|γενει\b)[α-ω]{3,}(?:εται|ονται|ουνται|ειται|ιται|ωνται|αται|ει|ουν|ηκε|ηκαν)\b")
+_DESCRIPTIVE = re.compile(r"[\s,(]*(?:οπωσ|που|οπου|περι|ωσ|(?:(?:η|ο|το|οι|τα|τησ|του|των)\s+)?οποι\w*)\b")
+# «… του Π.Κ.\n5. Όποιος …»: a citation whose last line is only a number took the next paragraph's number
+_NEXT_PARAGRAPH = re.compile(r"\n\s*\d+[α-ωΑ-Ω]?$")
 _DESCRIBED_AFTER = 400
 _SENTENCE_END = re.compile(r";|\n|\.(?=\s+[Α-ΩΆ-Ώ])")
 _LIST_AFTER = 600  # «Στο άρθρο 20 του ν. 4014/2011 (Α΄ 209): α) στην περ. (α) … αντικαθίσταται …»: a list of changes
@@ -387,17 +426,29 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
     own_number = article_id.split("::", 1)[1] if "::" in article_id else ""
     found = [c for c in find_citations(text, default_source=_SELF)
              if not _inside(c.start, quotes) and not _NOT_ARTICLE.search(folded, max(0, c.start - 20), c.start)
-             and not ("\n" in text[c.start:c.end] and text[c.end:c.end + 1] == ".")
+             and not (_NEXT_PARAGRAPH.search(text, c.start, c.end) and text[c.end:c.end + 1] == ".")
              and not _DECIMAL.match(text, c.end)
              and not (c.source == _SELF and _HEADING.match(text, c.start))
              and not (c.source == _SELF and (_DECISION.match(folded, c.end)
                                              or _DECISION_BEFORE.search(folded, max(0, c.start - 6), c.start)
                                              or _ITEM_NUMBER_BEFORE.search(folded, max(0, c.start - 24), c.start)
                                              or _INSIDE_BEFORE.search(folded, max(0, c.start - 16), c.start)))]
+    in_words: list[Citation] = []
     for m in _ORDINAL.finditer(masked):
+        number = _ordinal_value(m.group("ord"))
+        if number is None or any(c.start <= m.start() < c.end for c in found):
+            continue
         named = source_at(folded, m.end())
-        if named and not any(c.start <= m.start() < c.end for c in found):
-            found.append(Citation(named[0], str(_ORDINALS.index(m.group("ord")) + 1), "", m.start(), named[2]))
+        if named:
+            in_words.append(Citation(named[0], str(number), "", m.start(), named[2]))
+            continue
+        # «η περ. β) της παρ. 5 του άρθρου εξηκοστού πέμπτου διαμορφώνεται»: the law it was named with, in words,
+        # before in its paragraph (not a heading «Άρθρο ενδέκατο Συμβάσεις …»)
+        before = [c for c in in_words if c.article == str(number) and c.source != own_source
+                  and "\n" not in text[c.end:m.start()]]
+        if before and not _HEADING.match(text, m.start()):
+            in_words.append(Citation(before[-1].source, str(number), "", m.start(), m.end()))
+    found += in_words
     for m in _NEIGHBOUR.finditer(masked):
         number = _number_offset(own_number, -1 if m.group("which") == "προηγουμεν" else 1)
         if number:
@@ -441,7 +492,8 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
             ids = {c.id for c in group}
             kind = next((k for k, later in _later_kinds(text, masked, groups, lists) if ids & later), kind)
         for c in group:
-            cited = "cites" if _CITED_BY_WORDS.search(masked, max(0, c.start - 30), c.start) else kind
+            cited = "cites" if _CITED_BY_WORDS.search(masked, max(0, c.start - 30), c.start) \
+                or _MODIFIES_NOUN.search(masked, max(0, c.start - 40), c.start) else kind
             target = resolver.resolve(c.id) or ""
             if target == article_id or c.id == article_id:
                 continue
@@ -485,7 +537,8 @@ def _source_of_bare(text: str, folded: str, masked: str, c: Citation, later: lis
     reach = 200 if in_list else 60  # a list item names its law once, at its end
     if ahead and ahead.start - c.end <= reach and "\n" not in text[c.end:ahead.start] \
             and re.search(r"\b(?:και|,)", folded[c.end:ahead.start]) \
-            and not _BOUNDARY.search(text, c.end, ahead.start) and not _VERBS.search(masked, c.end, ahead.start):
+            and not _BOUNDARY.search(text, c.end, ahead.start) and not _VERBS.search(masked, c.end, ahead.start) \
+            and not _verb_between(masked, c.end, ahead.start):
         return ahead.source
     if within and within.source:
         return None if within.source == _FOREIGN_LIST else within.source
@@ -500,9 +553,26 @@ def _source_of_bare(text: str, folded: str, masked: str, c: Citation, later: lis
     # than a wrong one (measured: such edges were right about three times in four, the rest about 49 in 50)
     begin = _clause_start(text, max(0, c.start - 400), c.start)
     stop = _SENTENCE_END.search(text, c.end)
-    if any(n[0] != own_source for n in sources_in(masked, begin, stop.start() if stop else len(text))):
-        return None
-    return own_source
+    others = [n for n in sources_in(masked, begin, stop.start() if stop else len(text)) if n[0] != own_source]
+    if not others:
+        return own_source
+    # v9: the own law still where syntax decides it: every other law comes after the reference, and a verb of the
+    # sentence's own stands between them («… μετά από εισήγηση της Επιτροπής του άρθρου 13, να χορηγείται …
+    # κατά παρέκκλιση του άρθρου 21 του ν. 4354/2015»), so the other law closes a clause of its own rather than a
+    # list the reference stands in («της παρ. 7 του άρθρου 23, περί μεταβατικών διατάξεων του ν. 4602/2019»)
+    if others[0][1] >= c.end and _verb_between(masked, c.end, others[0][1]):
+        return own_source
+    return None
+
+
+def _verb_between(masked: str, a: int, b: int) -> bool:
+    """Whether a finite verb stands in ``masked[a:b]`` outside what only describes the reference before it («,
+    όπως ισχύει,», «, που προστέθηκε με …»)."""
+    for m in _FINITE.finditer(masked, a, b):
+        segment = max(masked.rfind(",", a, m.start()), masked.rfind("(", a, m.start()), a)
+        if not _DESCRIPTIVE.match(masked, segment, m.start()):
+            return True
+    return False
 
 
 def edge_fields(references: list[Reference]) -> dict[str, Any]:

@@ -48,6 +48,8 @@ class Score:
     right_id: int = 0
     withdrawn: int = 0
     misses: list[str] = field(default_factory=list)
+    spans: int = 0  # recall: distinct references (a range or list of n articles is one span and n entries)
+    spans_right: int = 0  # recall: spans whose every entry was found
 
     @property
     def ratio(self) -> float:
@@ -140,8 +142,12 @@ def draw_batch(corpus: Corpus, sample: list[dict[str, Any]], seed: int, size: in
 
 
 def recall(corpus: Corpus, sample: list[dict[str, Any]]) -> Score:
+    """Recall per entry (one per cited article, as the edges are counted) and per distinct reference: a range
+    «άρθρα 127 έως και 157» is 31 entries but one thing a reader found, and it would weigh 31 times in the first."""
     score = Score()
+    missed_spans: set[tuple[str, str, int]] = set()
     for item in sample:
+        key = (item["article_id"], item["span"], item.get("occurrence", 0))
         start, end = locate(corpus.text(item["article_id"]), item["span"], item.get("occurrence", 0))
         score.total += 1
         edges = [r for r in corpus.references(item["article_id"]) if r.cited == item["cited"] and _over(r, start, end)]
@@ -149,9 +155,12 @@ def recall(corpus: Corpus, sample: list[dict[str, Any]]) -> Score:
         if any(r.kind in item["kinds"] for r in edges):
             score.right += 1
         else:
+            missed_spans.add(key)
             got = ", ".join(f"{r.cited} {r.kind}" for r in corpus.references(item["article_id"]) if _over(r, start, end))
             score.misses.append(f"{item['article_id']} {item['span']!r}: want {item['cited']} {item['kinds']}, "
                                 f"got {got or 'nothing'}")
+    spans = {(i["article_id"], i["span"], i.get("occurrence", 0)) for i in sample}
+    score.spans, score.spans_right = len(spans), len(spans - missed_spans)
     return score
 
 
@@ -193,7 +202,8 @@ def main() -> None:
                       f" the kind: {b.right_id}/{b.total}; withdrawn since sampled: {b.withdrawn})")
         else:
             for batch, b in recall_by_batch(corpus, load_sample(path)[key]).items():
-                print(f"  {batch:17s} {b.ratio:.3f}  ({b.right}/{b.total}; right id whatever the kind: {b.right_id}/{b.total})")
+                print(f"  {batch:17s} {b.ratio:.3f}  ({b.right}/{b.total}; right id whatever the kind: {b.right_id}/{b.total};"
+                      f" distinct references {b.spans_right}/{b.spans})")
         if args.show:
             for m in s.misses:
                 print("   ", m)

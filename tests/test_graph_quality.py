@@ -1,12 +1,15 @@
 """The extractor's measured quality on the hand-checked samples (tests/fixtures/graph/), asserted as what it is.
 
-Precision: the whole sample (714 edges still extracted) scores 694/714 = 0.972; but most of it informed the rules it
-is scored with. The honest figure for unseen text is the held-out batch v8-heldout-2030 (160 edges drawn from v8's
-output and judged before any rule changed, by a reader who had not seen the rules): 154/160 = 0.963. It is pinned here
-exactly, so a rule change that moves it fails this test: the batch then no longer measures unseen text, and the
-change must record its new score and draw a fresh batch. The issue's 0.95 target is a strict xfail on that batch:
-it turns red when met, so it cannot pass unnoticed. Recall >= 0.90 on at least 50 references found by reading random
-articles. bench/graph_quality.py prints the same numbers, per batch, and lists the misses (--show)."""
+Precision: the whole sample (879 edges still extracted) scores 844/879 = 0.960; but most of it informed the rules it
+is scored with. The honest figure for unseen text is the newest held-out batch, v9-heldout-2031 (160 edges drawn from
+v9's output and judged before any rule changed, by a reader who had not seen the rules): 145/160 = 0.906 (v8 scored
+154/160 on its own batch, but 141/156 on this one: batches of 160 differ by that much). It is pinned here exactly, so
+a rule change that moves it fails this test: the batch then no longer measures unseen text, and the change must
+record its new score and draw a fresh batch. The issue's 0.95 target is a strict xfail on that batch: it turns red
+when met, so it cannot pass unnoticed. Recall >= 0.90 on at least 50 references found by reading random articles:
+met on the held-out v9-recall-2031 per entry (90/99, one per cited article, as edges count), not per distinct
+reference (50/59: a 31-article range weighs once), which is a strict xfail. bench/graph_quality.py prints the same
+numbers, per batch, and lists the misses (--show)."""
 
 from __future__ import annotations
 
@@ -14,10 +17,10 @@ import pytest
 
 from bench.graph_quality import Corpus, load_sample, precision, precision_by_batch, recall
 
-HELD_OUT = "v8-heldout-2030"
-HELD_OUT_RIGHT, HELD_OUT_TOTAL = 154, 160  # judged on references_version 8, the version it was drawn from
-OVERALL_FLOOR = 0.97  # measured 694/714 = 0.972 on all batches together, most of which shaped the rules
-RECALL_HELD_OUT = "v8-recall-2030"  # 56 references read after v8 was frozen: 44/56 = 0.786
+HELD_OUT = "v9-heldout-2031"
+HELD_OUT_RIGHT, HELD_OUT_TOTAL = 145, 160  # judged on references_version 9, the version it was drawn from
+OVERALL_FLOOR = 0.955  # measured 844/879 = 0.960 on all batches together, most of which shaped the rules
+RECALL_HELD_OUT = "v9-recall-2031"  # 99 references (59 spans) read while v9 was written, unseen by it: 90/99, 50/59
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +45,8 @@ def test_precision_on_the_held_out_batch_is_the_recorded_one(corpus) -> None:
         + "\n".join(batch.misses))
 
 
+@pytest.mark.xfail(strict=True, reason="issue 25 asks for precision >= 0.95; the v9 held-out batch measures 145/160 = "
+                   "0.906 (7 wrong ids: EU acts, chapters inserted into ν. 4442/2016; 5 kinds; 3 paragraphs)")
 def test_held_out_precision_meets_the_issue_target(corpus) -> None:
     batch = precision_by_batch(corpus, load_sample("precision.json")["edges"])[HELD_OUT]
     assert batch.ratio >= 0.95, "\n".join(batch.misses)
@@ -54,10 +59,19 @@ def test_recall_on_the_hand_found_references(corpus) -> None:
     assert score.ratio >= 0.90, "\n".join(score.misses)
 
 
-@pytest.mark.xfail(strict=True, reason="issue 25 asks for recall >= 0.90; the v8 held-out references measure 44/56 = 0.786 "
-                   "(precision first: a bare article in a sentence naming another law gives no edge)")
 def test_held_out_recall_meets_the_issue_target(corpus) -> None:
     from bench.graph_quality import recall_by_batch
 
     batch = recall_by_batch(corpus, load_sample("recall.json")["references"])[RECALL_HELD_OUT]
     assert batch.total >= 50 and batch.ratio >= 0.90, "\n".join(batch.misses)
+    assert (batch.right, batch.total) == (90, 99), "the rules changed: this batch no longer measures unseen text"
+
+
+@pytest.mark.xfail(strict=True, reason="per distinct reference the v9 held-out recall is 50/59 = 0.847: the 0.909 per "
+                   "entry leans on one 31-article range; misses: paragraphs named alone («και η παρ. 4 διαμορφώνεται»), "
+                   "ν.δ., kinds")
+def test_held_out_recall_per_distinct_reference(corpus) -> None:
+    from bench.graph_quality import recall_by_batch
+
+    batch = recall_by_batch(corpus, load_sample("recall.json")["references"])[RECALL_HELD_OUT]
+    assert batch.spans >= 50 and batch.spans_right / batch.spans >= 0.90, "\n".join(batch.misses)

@@ -263,3 +263,51 @@ def test_a_reference_across_a_line_break_and_a_description_with_peri() -> None:
     text = ("Η παρ. 3 του άρθρου 21 του ν. 4624/2019 (Α’ 136) περί της αρμοδιότητας των Κέντρων για τη λήψη της "
             "απόφασης, τροποποιείται και διαμορφώνεται ως εξής: «…»")
     assert edges("AK::914", text)[0][2] == "amends"
+
+
+def test_a_paragraph_named_alone_after_its_amended_article() -> None:
+    # v10: «και η παρ. 4 διαμορφώνεται» is paragraph 4 of the article amended before it at that paragraph
+    text = ("Το πρώτο εδάφιο της παρ. 4 του άρθρου 2 του ν. 4624/2019 (Α’ 184) τροποποιείται ως προς τον χρόνο ισχύος "
+            "και η παρ. 4 διαμορφώνεται ως εξής: «4. …»")
+    assert edges("AK::914", text) == [("N_4624_2019::2", "", "amends", "4")] * 2
+    # a paragraph no amended reference named before gives none (whose paragraph 2 it is, the text does not say)
+    text = "Οι παρ. 1 και 3 του άρθρου 47 του ν. 4624/2019 τροποποιούνται, η παρ. 2 τροποποιείται ως προς τον φορέα."
+    assert [p for *_, p in edges("AK::914", text)] == ["1"]
+
+
+def test_decrees_emergency_laws_and_the_article_before_a_lettered_one() -> None:
+    assert edges("AK::914", "με το άρθρο 13 του ν.δ. 2687/1953")[0][0] == "ND_2687_1953::13"
+    assert edges("AK::914", "κατά το άρθρο 5 του α.ν. 1539/1938")[0][0] == "AN_1539_1938::5"  # not ν. 1539/1938
+    assert edges("PK::292Β", "της παραγράφου 1 του προηγούμενου άρθρου", "PK")[0][:2] == ("PK::292Α", "")
+    assert edges("PK::292Β", "κατά το επόμενο άρθρο", "PK") == []  # 292Γ or 293: the number does not say
+
+
+def test_what_describes_a_reference_with_a_relative_clause() -> None:
+    text = ("Η παρ. 1 του άρθρου 21 του ν. 4624/2019 (Α’ 59), με την οποία παρέχεται νομοθετική εξουσιοδότηση για τη "
+            "ρύθμιση του τρόπου λειτουργίας των Σχολών, τροποποιείται ως προς το αντικείμενο της εξουσιοδότησης.")
+    assert edges("AK::914", text)[0][2] == "amends"
+    text = "Ο τίτλος και το άρθρο 21 του ν. 4624/2019 (Α΄ 201)), περί της καταβολής εισφορών, αντικαθίσταται ως εξής: «…»"
+    assert edges("AK::914", text)[0][2] == "replaces"
+
+
+def test_subjects_listed_after_the_verb_that_opens_their_clause() -> None:
+    # v10: «καταργούνται … , καθώς και τα άρθρα 19 έως και 74 του ν. 3463/2006»: the opening verb types each subject
+    text = ("Καταργούνται τα άρθρα 7 έως 9 του ν. 4624/2019 (Α’ 87), περί των εκλογών των δημοτικών αρχών, καθώς και τα "
+            "άρθρα 19 και 20 του ν. 4855/2021.")
+    assert {k for _, _, k, _ in edges("AK::914", text)} == {"repeals"}
+    # a reference written as no subject («της απόφασης της παρ. 1») or one with a verb of its own is not typed by it
+    text = "Από την έκδοση της απόφασης της περ. β) της παρ. 1 του άρθρου 21 του ν. 4624/2019 καταργείται το άρθρο 23."
+    assert edges("AK::914", text)[0][2] == "cites"
+    text = "Καταργείται κάθε αντίθετη γενική ή ειδική διάταξη και το άρθρο 21 του ν. 4624/2019 εφαρμόζεται αναλόγως."
+    assert edges("AK::914", text)[0][2] == "cites"
+    assert edges("AK::914", text.replace(" εφαρμόζεται αναλόγως", ""))[0][2] == "repeals"
+    # whatever conflicts with an article is repealed, not the article
+    text = "καταργούνται:\n1. Κάθε διάταξη που είναι αντίθετη στις διατάξεις των άρθρων 82 έως και 84 του ν. 4624/2019."
+    assert {k for _, _, k, _ in edges("AK::914", text)} == {"cites"}
+
+
+def test_foreign_acts_named_after_an_article_and_listed_paragraphs() -> None:
+    assert edges("AK::914", "όπως προβλέπεται στο άρθρο 25 του ίδιου Κανονισμού") == []
+    assert edges("AK::914", "στο άρθρο 3 σημεία 2 και 2γ αντίστοιχα της οδηγίας 94/62/ΕΚ") == []
+    assert edges("AK::914", "το κριτήριο β΄ της παρ. 1 και των παρ. 3-4 του άρθρου 21 του ν. 4624/2019")[0][3] == "1"
+    assert edges("AK::914", "Στην παρ. 6.ε. του άρθρου 21 του ν. 4624/2019 προστίθεται εδάφιο")[0][3] == "6"

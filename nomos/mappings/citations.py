@@ -12,8 +12,9 @@ articles) read citations with the same rules. The shapes are those of ``shared/d
 
 Sources are the benchmark's id prefixes: codes by their abbreviation or written-out name (``areas.json``:
 ``short``, ``names``; a code's enacting law, ν. 4619/2019 for the Penal Code, counts as the code), laws and
-presidential decrees by number and year (``N_4624_2019``, ``PD_131_2003``). Article numbers keep a letter suffix as
-a Greek capital (Latin look-alikes, «386A», become «386Α»), as the corpus writes them.
+presidential decrees by number and year (``N_4624_2019``, ``PD_131_2003``; legislative decrees ``ND_…``, emergency
+laws ``AN_…``). Article numbers keep a letter suffix as a Greek capital (Latin look-alikes, «386A», become
+«386Α»), as the corpus writes them.
 
 Matching runs over a folded copy of the text (lowercase, no accents, final sigma as sigma) of the same length, so
 every :class:`Citation` carries the span of the original text it was read from.
@@ -41,8 +42,10 @@ _LIST_SEP = r"\s*(?:,|και|εωσ\s+και|εωσ|-|–|ωσ)\s*"  # «372 έ�
 # after a paragraph is the next article, as in «κατά το άρθρο 46 παρ. 1 και 47»)
 _PAR = r"(?:\s*,?\s*(?:παρ\.?|παραγρ\w*|§)\s*\d+[α-ω]?(?:\s*,\s*\d+(?!\d*\s*(?:παρ|§)))*(?:\s*(?:εδ\.?|περ\.?)\s*[\dα-ω][΄']?)*)?"
 # «ν. 4624/2019», «Ν.4624/2019», «v. 4261/2014» (a Latin v typed for the Greek ν), «του νόμου 4624/2019», «π.δ. 131/2003»;
-# never the end of a word («των 3/2020 αποφάσεων» is no law)
-_LAW = r"(?<!\w)(?P<kind>ν|v|νομ(?:ου|οσ)|π\.?\s?δ|προεδρικ\w* διαταγματ\w*)\.?\s*(?P<no>\d{1,5})\s*/\s*(?P<year>\d{4})(?!\d)"
+# a legislative decree «ν.δ. 1059/1971» (ND_…) and an emergency law «α.ν. 1539/1938» (AN_…) are laws of their own, not
+# ν. 1539/1938; never the end of a word («των 3/2020 αποφάσεων» is no law)
+_LAW = (r"(?<!\w)(?P<kind>ν\.?\s?δ(?=\.?\s*\d)|α\.?\s?ν(?=\.?\s*\d)|ν|v|νομ(?:ου|οσ)|π\.?\s?δ|προεδρικ\w* διαταγματ\w*)"
+        r"\.?\s*(?P<no>\d{1,5})\s*/\s*(?P<year>\d{4})(?!\d)")
 
 
 class _FoldTable(dict):
@@ -154,7 +157,9 @@ def _law_source(m: re.Match[str]) -> str:
     alias = _sources().law_alias.get(f"{number}/{year}")
     if alias:
         return alias
-    kind = "PD" if m.group("kind").startswith(("π", "προεδρ")) else "N"
+    kind = m.group("kind")
+    kind = "PD" if kind.startswith(("π", "προεδρ")) else "AN" if kind.startswith("α") else \
+        "ND" if kind.startswith("ν") and kind.endswith("δ") else "N"
     return f"{kind}_{number}_{year}"
 
 
@@ -238,7 +243,7 @@ def find_citations(text: str, default_source: str | None = None) -> list[Citatio
             taken.append((m.start(), after[2]))
             continue
         before = _source_before(folded, m.start())
-        if before and not before[0].startswith(("N_", "PD_")) and not m.group("par").strip():
+        if before and not before[0].startswith(("N_", "PD_", "ND_", "AN_")) and not m.group("par").strip():
             found.append(Citation(before[0], article_number(m.group("list")), "", before[1], m.end()))
             taken.append((before[1], m.end()))
     return sorted(found, key=lambda c: (c.start, c.end))

@@ -21,13 +21,17 @@ module adds is what only statute text has:
   («… της Επιτροπής του άρθρου 13, να χορηγείται … κατά παρέκκλιση του άρθρου 21 του ν. 4354/2015»); a
   reference that qualifies a noun other than a provision («της απόφασης της παρ. 4 του άρθρου 79, καταργείται
   …») is cited whatever verb follows; articles numbered in words («του άρθρου τριακοστού δεύτερου του ν.
-  4771/2021») are read with their law; a heading («Άρθρο 59 Διαδικαστικοί κανόνες»), a clause of a numbered document («άρθρο 28.10») or a numbered item
+  4771/2021») are read with their law; «και η παρ. 4 διαμορφώνεται» is paragraph 4 of the article amended before
+  at that paragraph; a verb that opens a clause types the subjects listed after it («καταργούνται …, καθώς και τα
+  άρθρα 19 έως και 74 του ν. 3463/2006»); a heading («Άρθρο 59 Διαδικαστικοί κανόνες»), a clause of a numbered document («άρθρο 28.10») or a numbered item
   («στοιχείο με αρ. 11») gives none either.
 
 Precision and recall are measured on hand-checked samples (tests/fixtures/graph/, bench/graph_quality.py,
 docs/benchmarks.md), each batch judged on the version it was drawn from before the rules changed: held-out
 precision 0.825-0.875 for v3-v6, 0.906 for v7 (145/160), 0.963 for v8 (154/160; recall on references read after v8:
-44/56); v9 (the syntax rule above, numbered words) is judged on batches drawn after it was frozen.
+44/56), 0.906 for v9 (145/160; v8 on the same edges 141/156), the v10 rules (paragraphs named alone after their
+amended article, subjects listed after an opening verb, ν.δ./α.ν., foreign acts «του ίδιου Κανονισμού») judged on
+batches drawn after it was frozen.
 
 Every :class:`Reference` carries its span in the text (the portal links it) and ``cited`` as read, even when the
 target is not in the corpus (``target`` is then "").
@@ -35,6 +39,7 @@ target is not in the corpus (``target`` is then "").
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -43,7 +48,7 @@ from nomos.mappings.citations import Citation, IdResolver, find_citations, fold,
 
 # Bump whenever the rules below change what is extracted: indexing stores it beside the edges and makes it part of
 # each article's content hash, so a re-index recomputes every article's edges then (and only then).
-REFERENCES_VERSION = "9"
+REFERENCES_VERSION = "10"
 
 KINDS = ("cites", "amends", "replaces", "inserts", "repeals")
 AMENDMENT_KINDS = frozenset(KINDS[1:])
@@ -81,6 +86,7 @@ _VERBS_AFTER = re.compile(
 # ακόλουθες τροποποιήσεις:», «… του ανωτέρω Κανονισμού, οι εξής:»), not new wording («ως εξής: «…»»)
 _LIST_COLON = re.compile(r":(?!\s*«)")
 _FOREIGN_ACT = re.compile(r"\b(?:κανονισμ|οδηγι|συνθηκ|συμβαση|συνταγμ)\w*")
+_FOREIGN_ACT_AFTER = re.compile(r"\s*(?:κανονισμ|οδηγι|συνθηκ|συμβασ|συνταγμ)")
 _NUMBERED = re.compile(r"(?:^|\n)\s*\d+[α-ω]?\.\s")
 # «Κεφάλαιο 56 του ν. 4700/2020», «Παράρτημα 3 του ν. …»: a number beside a law that is no article
 _NOT_ARTICLE = re.compile(r"\b(?:κεφαλαι\w*|μερ(?:οσ|ουσ)|τμημα\w*|παραρτημα\w*|τευχ\w*|φυλλ\w*|βιβλι\w*|"
@@ -104,13 +110,16 @@ _CITED_BY_WORDS = re.compile(
 _MODIFIES_NOUN = re.compile(
     r"(?<![\w.])(?!(?:παρ|περ|εδαφ|εδ|στοιχ|υποπερ|υποπαρ|αρθρ|διαταξ|λεξ|φρασ|τελοσ|τελουσ|αρχ|τιτλ|κεφαλ|μερ|τμημ|"
     r"πινακ|παραρτ|κειμεν|ενοτητ|σημει|τροποποι|αντικαταστ|προσθηκ|καταργησ|συμπληρωσ|αναριθμ|ισχυ)[\w.]*\s)"
-    r"[α-ω]{4,}(?:ησ|εωσ|ων|ου|ασ|ισ|οσ)\s+(?:του|τησ|των)\s+$"
+    r"(?:[α-ω]{4,}(?:ησ|εωσ|ων|ου|ασ|ισ|οσ)|εκειν\w*)\s+(?:του|τησ|των)\s+"
+    r"(?:(?:περ|παρ|υποπερ|υποπαρ|εδ|στοιχ)\w*\.?\s*[\dα-ω]{1,3}[΄'’)]?\s+(?:του|τησ|των)\s+)?$"  # «της περ. β) της» (one: a deeper address is a provision)
 )
+# «Κάθε διάταξη που είναι αντίθετη στις διατάξεις των άρθρων 82 έως και 111 … καταργείται»: a yardstick, cited
+_CONTRARY_TO = re.compile(r"\bαντιθετ\w*\s+(?:προσ\s+|σε\s+)?(?:στ\w*|τ\w*)\s+(?:διαταξ\w*\s+(?:του|τησ|των)\s+)?$")
 _ELEMENT = r"(?:παρ\w*|περ\w*|εδ\w*|στοιχ\w*|υποπερ\w*|αρθρ\w*|τελευται\w*|πρωτ\w*|δευτερ\w*|τριτ\w*)"
 # What follows an article list and names a source the resolver does not know: no edge rather than a wrong one
 # («άρθρο 14 παράγραφοι 1, 2 και 4 του ΓΚΠΔ», «άρθρο 6 παράγραφος 1 στοιχείο α) του ΓΚΠΔ», «της Οδηγίας …»)
-_DESIGNATORS = r"(?:\s*(?:παρ\w*\.?|περ\w*\.?|στοιχ\w*|εδ\w*\.?|υποπερ\w*\.?)\s*[\dα-ω]{1,3}[΄'’)]?" \
-               r"(?:\s*(?:,|και|εωσ)\s*[\dα-ω]{1,3}[΄'’)]?)*)*"
+_DESIGNATORS = r"(?:\s*(?:παρ\w*\.?|περ\w*\.?|στοιχ\w*|εδ\w*\.?|υποπερ\w*\.?|σημει\w*)\s*[\dα-ω]{1,3}[΄'’)]?" \
+               r"(?:\s*(?:,|και|εωσ)\s*[\dα-ω]{1,3}[΄'’)]?)*)*(?:\s+αντιστοιχα)?"
 _FOREIGN = re.compile(
     _DESIGNATORS + r"(?:\s*(?:,|και)\s*(?:το\s+|του\s+)?αρθρ\w*\.?\s*\d+[α-ω]?" + _DESIGNATORS + r")*\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ|των)\s+(?!παροντοσ|παρουσασ|ιδιου|ιδιασ|αυτου|αυτησ|"
     r"νομου\s+αυτου|παρον\b|" + _ELEMENT + r")(?P<word>[^\s,.;:]+)"
@@ -134,7 +143,8 @@ _HEADING = re.compile(r"Άρθρ[οα]\s")
 _SPACED_SUFFIX = re.compile(r"\s([Α-Ω])(?![\wΆ-ώ])")
 # «η παρ. 1 του άρθρου», «της παρ. 2 περ. β΄ του άρθρου», «των παρ. 1 και 2 του άρθρου»: a paragraph before
 _PAR_BEFORE = re.compile(
-    r"(?:παρ\.?|παραγρ\w*|§)\s*(?P<par>\d+)[α-ω]?(?:\s*(?:,|και|εωσ)\s*\d+[α-ω]?)*(?:\s*επ\.)?"
+    r"(?:παρ\.?|παραγρ\w*|§)\s*(?P<par>\d+)[α-ω]?(?:\.[α-ω]{1,2}\.?)?"
+    r"(?:\s*(?:,|και|εωσ|-|–)\s*(?:των\s+)?(?:παρ\.?\s*)?\d+[α-ω]?)*(?:\s*επ\.)?"
     r"(?:\s*(?:εδ\.?|εδαφι\w*|περ\.?|περιπτ\w*|στοιχ\w*)\s*[\dα-ω]{1,3}[΄'’]?(?:\s*(?:,|και)\s*[\dα-ω]{1,3}[΄'’]?)*)*"
     r"\s*(?:του|στο)\s*$"
 )
@@ -168,7 +178,14 @@ def _ordinal_value(words: str) -> int | None:
 _BOUNDARY = re.compile(r";|\n(?![α-ωά-ώ]{2,}\s|ν\.\s?\d|π\.δ\.)|\.(?=\s+[Α-ΩΆ-Ώ](?:[α-ωά-ώ]|\s))|:(?!\s*(?:[α-ω]{1,2}|\d{1,2})[).΄’'])")
 _WINDOW_AFTER = 160
 # «…, όπως ισχύει/αντικαταστάθηκε με …», «…, που προστέθηκε με …», «…, περί …», «…, όπου …»: what describes a reference
-_DESCRIBED = re.compile(r"\s*(?:\([^)]{0,60}\)\s*)?(?:,\s*(?:οπωσ|που|περι|οπου|(?:η|ο|το|οι|τα)\s+οποι\w*)|περι)\s")
+_DESCRIBED = re.compile(r"\s*(?:\([^)]{0,60}\)\)?\s*)?(?:,\s*(?:οπωσ|που|περι|οπου|(?:(?:με|απο|για|κατα|σε)\s+)?"
+                        r"(?:η|ο|το|οι|τα|την|τον|τισ|τουσ)\s+οποι\w*)|περι)\s")
+_SUBJECT_BEFORE = re.compile(r"(?<!\w)(?:το|τα|η|οι)\s+$")
+_SUBJECT_REACH = 400
+# «και η παρ. 4 διαμορφώνεται ως εξής», «η παρ. 2 τροποποιείται»: a paragraph with no article before an amendment verb
+_FOLLOW_UP = re.compile(r"(?<![\w.])(?:η|οι)\s+(?P<span>παρ(?:\.|αγραφοσ|αγραφοι)?\s*(?P<par>\d+[α-ω]?)"
+                        r"(?:\s*(?:,|και)\s*\d+[α-ω]?)*)\s+")
+_FOLLOW_UP_REACH = 600
 # a finite verb, folded («χορηγειται», «εξακολουθουν», «ισχυει», «προβλεφθηκε»); «δυναμει», «εν γενει» are none
 _FINITE = re.compile(r"\b(?!δυναμει\b|γενει\b)[α-ω]{3,}(?:εται|ονται|ουνται|ειται|ιται|ωνται|αται|ει|ουν|ηκε|ηκαν)\b")
 _DESCRIPTIVE = re.compile(r"[\s,(]*(?:οπωσ|που|οπου|περι|ωσ|(?:(?:η|ο|το|οι|τα|τησ|του|των)\s+)?οποι\w*)\b")
@@ -295,7 +312,21 @@ def _amendment_kind(text: str, masked: str, start: int, end: int, prev_end: int,
     if noun:
         return noun.lastgroup or "cites"
     begin = max(start - _WINDOW_BEFORE, prev_end, 0)
-    return _verb(masked, _clause_start(text, begin, start), start) or list_kind or "cites"
+    return _verb(masked, _clause_start(text, begin, start), start) or _subject_of(text, masked, start, end) \
+        or list_kind or "cites"
+
+
+def _subject_of(text: str, masked: str, start: int, end: int) -> str | None:
+    """The kind of a verb that opens a clause whose subjects are listed, this reference among them: «καταργούνται τα
+    άρθρα 7 έως 15 … του ν. 3852/2010 (Α’ 87), περί …, καθώς και τα άρθρα 19 έως και 74 του ν. 3463/2006» (v10).
+    Only a reference written as a subject («τα άρθρα», «η παρ.»), with no verb of its own after it and none between."""
+    if not _SUBJECT_BEFORE.search(masked, max(0, start - 12), start):
+        return None
+    verbs = list(_VERBS.finditer(masked, _clause_start(text, max(0, start - _SUBJECT_REACH), start), start))
+    if not verbs or _verb_between(masked, verbs[-1].end(), start):
+        return None
+    after = re.search(r",|$", masked[end:end + 200]).start()
+    return None if _verb_between(masked, end, end + after) else verbs[-1].lastgroup
 
 
 def _kind_after(masked: str, a: int, b: int) -> str | None:
@@ -349,7 +380,15 @@ def _groups(text: str, masked: str, raw: list[Citation]) -> list[list[Citation]]
 
 
 def _number_offset(article: str, delta: int) -> str | None:
-    return str(int(article) + delta) if article.isdigit() and int(article) + delta > 0 else None
+    """The article ``delta`` places away: «του προηγούμενου άρθρου» in 208Α is 208 (in 208Β, 208Α); the one after
+    a lettered article is not known from its number (208Β or 209), so none."""
+    m = re.fullmatch(r"(\d+)([Α-Ω]?)", article)
+    if not m:
+        return None
+    number, letter = int(m.group(1)), m.group(2)
+    if letter:
+        return (str(number) + ("" if letter == "Α" else chr(ord(letter) - 1))) if delta == -1 else None
+    return str(number + delta) if number + delta > 0 else None
 
 
 def _source_of_clause(text: str, masked: str, start: int) -> str | None:
@@ -493,12 +532,31 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
             kind = next((k for k, later in _later_kinds(text, masked, groups, lists) if ids & later), kind)
         for c in group:
             cited = "cites" if _CITED_BY_WORDS.search(masked, max(0, c.start - 30), c.start) \
-                or _MODIFIES_NOUN.search(masked, max(0, c.start - 40), c.start) else kind
+                or _MODIFIES_NOUN.search(masked, max(0, c.start - 80), c.start) \
+                or _CONTRARY_TO.search(masked, max(0, c.start - 60), c.start) else kind
             target = resolver.resolve(c.id) or ""
             if target == article_id or c.id == article_id:
                 continue
             out.append(Reference(article_id, target, c.id, cited, c.paragraph or None, c.start, c.end))
-    return out
+    return _with_follow_ups(out, text, masked)
+
+
+def _with_follow_ups(out: list[Reference], text: str, masked: str) -> list[Reference]:
+    """«Το πρώτο εδάφιο της παρ. 4 του άρθρου 2 του ν. 4081/2012 … τροποποιείται … και η παρ. 4 διαμορφώνεται ως
+    εξής»: a paragraph named with no article, as the subject of an amendment verb, is that paragraph of the article
+    last amended before it, in the same paragraph of text, at that paragraph (v10); with none, it is no edge (in «Στο
+    άρθρο 14 … α) η παρ. 1 τροποποιείται … την παραπομπή στα άρθρα 20-23 του ν. 4735/2020, β) η παρ. 2 …» the
+    paragraphs are article 14's, not the last-named law's)."""
+    added = []
+    for m in _FOLLOW_UP.finditer(masked):
+        verb = _VERBS.match(masked, m.end())
+        amended = [r for r in out if r.end <= m.start() and r.kind in AMENDMENT_KINDS and r.paragraph == m.group("par")
+                   and m.start() - r.end <= _FOLLOW_UP_REACH and "\n" not in text[r.end:m.start()]]
+        if verb and amended:
+            last = max(amended, key=lambda r: r.end)
+            added.append(dataclasses.replace(last, kind=verb.lastgroup or "amends", paragraph=m.group("par"),
+                                             start=m.start("span"), end=m.end("span")))
+    return sorted(out + added, key=lambda r: (r.start, r.end)) if added else out
 
 
 def _source_of_bare(text: str, folded: str, masked: str, c: Citation, later: list[Citation], within: _List | None,
@@ -520,7 +578,10 @@ def _source_of_bare(text: str, folded: str, masked: str, c: Citation, later: lis
         named = [n for n in sources_in(masked, _clause_start(text, max(0, c.start - 300), c.start), c.start)
                  if n[0] != own_source]
         return named[-1][0] if named else own_source
-    if _SAME_AS_BEFORE.match(folded, c.end) or _NAMED_BEFORE.match(folded, c.end):
+    same = _SAME_AS_BEFORE.match(folded, c.end) or _NAMED_BEFORE.match(folded, c.end)
+    if same:
+        if _FOREIGN_ACT_AFTER.match(folded, same.end()):  # «του ίδιου Κανονισμού», «της εν λόγω Οδηγίας»: no law of ours
+            return None
         named = [n for n in sources_in(masked, 0, c.start) if n[0] != own_source]
         return named[-1][0] if named else (last_external or own_source)
     kept = [n for n in sources_in(masked, max(0, c.start - 80), c.start) if _EXCEPT_GAP.fullmatch(folded, n[2], c.start)]

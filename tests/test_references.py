@@ -247,22 +247,30 @@ def test_articles_numbered_in_words() -> None:
     assert edges("AK::914", "το άρθρο πρώτο δεύτερο του ν. 4624/2019") == []
 
 
-def test_a_reference_that_qualifies_a_noun_is_cited() -> None:
-    # the verb after governs its own subject («το ειδικό βιβλίο»), not the decision the reference qualifies
-    text = ("μετά την έκδοση της υπουργικής απόφασης της παρ. 4 του άρθρου 21 του ν. 4624/2019, καταργείται το ειδικό "
-            "βιβλίο υπερωριών.")
-    assert edges("AK::914", text)[0][2] == "cites"
+KIND_CASES = [
+    # the verb after governs its own subject («το ειδικό βιβλίο»), not the decision the reference qualifies (v9)
+    ("μετά την έκδοση της υπουργικής απόφασης της παρ. 4 του άρθρου 21 του ν. 4624/2019, καταργείται το ειδικό βιβλίο "
+     "υπερωριών.", "cites"),
     # a provision of the article is still what the verb changes
-    text = "Το πρώτο εδάφιο της παρ. 4 του άρθρου 21 του ν. 4624/2019 καταργείται."
-    assert edges("AK::914", text)[0][2] == "repeals"
+    ("Το πρώτο εδάφιο της παρ. 4 του άρθρου 21 του ν. 4624/2019 καταργείται.", "repeals"),
+    # what describes a reference, «(Α’ 136) περί …» (v9), «, με την οποία …», «(Α΄ 201)),» (v10), cuts no clause
+    ("Η παρ. 3 του άρθρου 21 του ν. 4624/2019 (Α’ 136) περί της αρμοδιότητας των Κέντρων για τη λήψη της απόφασης, "
+     "τροποποιείται και διαμορφώνεται ως εξής: «…»", "amends"),
+    ("Η παρ. 1 του άρθρου 21 του ν. 4624/2019 (Α’ 59), με την οποία παρέχεται νομοθετική εξουσιοδότηση για τη ρύθμιση "
+     "του τρόπου λειτουργίας των Σχολών, τροποποιείται ως προς το αντικείμενο της εξουσιοδότησης.", "amends"),
+    ("Ο τίτλος και το άρθρο 21 του ν. 4624/2019 (Α΄ 201)), περί της καταβολής εισφορών, αντικαθίσταται ως εξής: «…»",
+     "replaces"),
+]
 
 
-def test_a_reference_across_a_line_break_and_a_description_with_peri() -> None:
+@pytest.mark.parametrize("text, kind", KIND_CASES)
+def test_the_kind_of_a_reference(text: str, kind: str) -> None:
+    assert edges("AK::914", text)[0][2] == kind
+
+
+def test_a_reference_across_a_line_break() -> None:
     text = "κατά τα οριζόμενα στο άρθρο 21 του\nν. 4624/2019."
     assert [c for c, *_ in edges("AK::914", text)] == ["N_4624_2019::21"]
-    text = ("Η παρ. 3 του άρθρου 21 του ν. 4624/2019 (Α’ 136) περί της αρμοδιότητας των Κέντρων για τη λήψη της "
-            "απόφασης, τροποποιείται και διαμορφώνεται ως εξής: «…»")
-    assert edges("AK::914", text)[0][2] == "amends"
 
 
 def test_a_paragraph_named_alone_after_its_amended_article() -> None:
@@ -280,14 +288,6 @@ def test_decrees_emergency_laws_and_the_article_before_a_lettered_one() -> None:
     assert edges("AK::914", "κατά το άρθρο 5 του α.ν. 1539/1938")[0][0] == "AN_1539_1938::5"  # not ν. 1539/1938
     assert edges("PK::292Β", "της παραγράφου 1 του προηγούμενου άρθρου", "PK")[0][:2] == ("PK::292Α", "")
     assert edges("PK::292Β", "κατά το επόμενο άρθρο", "PK") == []  # 292Γ or 293: the number does not say
-
-
-def test_what_describes_a_reference_with_a_relative_clause() -> None:
-    text = ("Η παρ. 1 του άρθρου 21 του ν. 4624/2019 (Α’ 59), με την οποία παρέχεται νομοθετική εξουσιοδότηση για τη "
-            "ρύθμιση του τρόπου λειτουργίας των Σχολών, τροποποιείται ως προς το αντικείμενο της εξουσιοδότησης.")
-    assert edges("AK::914", text)[0][2] == "amends"
-    text = "Ο τίτλος και το άρθρο 21 του ν. 4624/2019 (Α΄ 201)), περί της καταβολής εισφορών, αντικαθίσταται ως εξής: «…»"
-    assert edges("AK::914", text)[0][2] == "replaces"
 
 
 def test_subjects_listed_after_the_verb_that_opens_their_clause() -> None:

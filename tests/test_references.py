@@ -311,3 +311,23 @@ def test_foreign_acts_named_after_an_article_and_listed_paragraphs() -> None:
     assert edges("AK::914", "στο άρθρο 3 σημεία 2 και 2γ αντίστοιχα της οδηγίας 94/62/ΕΚ") == []
     assert edges("AK::914", "το κριτήριο β΄ της παρ. 1 και των παρ. 3-4 του άρθρου 21 του ν. 4624/2019")[0][3] == "1"
     assert edges("AK::914", "Στην παρ. 6.ε. του άρθρου 21 του ν. 4624/2019 προστίθεται εδάφιο")[0][3] == "6"
+
+
+def test_v11_joins_follow_ups_and_numbers() -> None:
+    # a noun of its own between two references starts a new item: the later law is not the earlier article's
+    text = ("το τέλος ανακύκλωσης του άρθρου 21 και την εισφορά της περ. ε’ της παρ. 3 του άρθρου 4 του ν. 4624/2019.")
+    assert [c for c, *_ in edges("N_4855_2021::177", text, "N_4855_2021")] == ["N_4624_2019::4"]
+    # ... but a title's nouns and «στην» join («Αντικατάσταση του άρθρου 21 και προσθήκη παρ. 5 στο άρθρο 22 του ν.»)
+    text = "Στις παρ. 4 και 7 του άρθρου 12, στην παρ. 3 του άρθρου 17 και στην παρ. 1 του άρθρου 55 του ν. 4624/2019"
+    assert {c.split("::")[0] for c, *_ in edges("N_4855_2021::177", text, "N_4855_2021")} == {"N_4624_2019"}
+    # «… και το άρθρο διαμορφώνεται ως εξής»: the article amended before it
+    text = "Στο άρθρο 21 του ν. 4624/2019 προστίθεται παρ. 3 και το άρθρο διαμορφώνεται ως εξής: «…»"
+    assert edges("AK::914", text) == [("N_4624_2019::21", "N_4624_2019::21", "inserts", None),
+                                      ("N_4624_2019::21", "N_4624_2019::21", "amends", None)]
+    # an ordinal before the noun; a plural «παράγραφοι 1 και 2» is paragraphs, not article 2
+    assert edges("AK::914", "της παρ. 5 του πέμπτου άρθρου του ν. 2275/1994") == [("N_2275_1994::5", "", "cites", "5")]
+    assert [c for c, *_ in edges("AK::914", "στο άρθρο 3 παράγραφοι 1 και 2 του ν. 4624/2019")] == ["N_4624_2019::3"]
+    # «τις παρ. 2, 3 ή 4 του άρθρου 161»: the first paragraph; «την παραπομπή στα άρθρα» cites
+    assert edges("AK::914", "ή τις παρ. 2, 3 ή 4 του άρθρου 21 του ν. 4624/2019")[0][3] == "2"
+    text = "η παρ. 1 τροποποιείται ως προς την παραπομπή στα άρθρα 20-21 του ν. 4624/2019"
+    assert {k for _, _, k, _ in edges("AK::914", text)} == {"cites"}

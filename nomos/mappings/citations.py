@@ -40,7 +40,10 @@ _NUM = r"\d{1,4}(?:(?:[α-ω]{2}|[α-ωa-z])(?![\w]))?"  # «386Α», «4ΣΤ»,
 _LIST_SEP = r"\s*(?:,|και|εωσ\s+και|εωσ|-|–|ωσ)\s*"  # «372 έως και 378» is a range too
 # «παρ. 1», «παρ. 1, 2», «§ 3 εδ. β΄»: a paragraph after an article number (paragraphs listed with commas; «και 47»
 # after a paragraph is the next article, as in «κατά το άρθρο 46 παρ. 1 και 47»)
-_PAR = r"(?:\s*,?\s*(?:παρ\.?|παραγρ\w*|§)\s*\d+[α-ω]?(?:\s*,\s*\d+(?!\d*\s*(?:παρ|§)))*(?:\s*(?:εδ\.?|περ\.?)\s*[\dα-ω][΄']?)*)?"
+# after a plural «παράγραφοι 1 και 2» the «και 2» is a paragraph too
+_PAR = (r"(?:\s*,?\s*(?:παραγραφ(?:οι|ουσ|ων)\s*\d+[α-ω]?(?:\s*(?:,|και)\s*\d+[α-ω]?(?!\d*\s*(?:παρ|§)))*"
+        r"|(?:παρ\.?|παραγρ\w*|§)\s*\d+[α-ω]?(?:\s*,\s*\d+(?!\d*\s*(?:παρ|§)))*)"
+        r"(?:\s*(?:εδ\.?|περ\.?)\s*[\dα-ω][΄']?)*)?")
 # «ν. 4624/2019», «Ν.4624/2019», «v. 4261/2014» (a Latin v typed for the Greek ν), «του νόμου 4624/2019», «π.δ. 131/2003»;
 # a legislative decree «ν.δ. 1059/1971» (ND_…) and an emergency law «α.ν. 1539/1938» (AN_…) are laws of their own, not
 # ν. 1539/1938; never the end of a word («των 3/2020 αποφάσεων» is no law)

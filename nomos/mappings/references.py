@@ -30,7 +30,8 @@ Precision and recall are measured on hand-checked samples (tests/fixtures/graph/
 docs/benchmarks.md), each batch judged on the version it was drawn from before the rules changed: held-out
 precision 0.825-0.875 for v3-v6, 0.906 for v7 (145/160), 0.963 for v8 (154/160; recall on references read after v8:
 44/56), 0.906 for v9 (145/160; v8 on the same edges 141/156), 0.931 for v10 (149/160; recall on references read
-while it was judged 142/151 per cited article, 51/60 per distinct reference).
+while it was judged 142/151 per cited article, 51/60 per distinct reference); v11 (references joined only across
+designators, «και το άρθρο διαμορφώνεται», «του πέμπτου άρθρου», «παράγραφοι 1 και 2») on batches drawn from it.
 
 Every :class:`Reference` carries its span in the text (the portal links it) and ``cited`` as read, even when the
 target is not in the corpus (``target`` is then "").
@@ -47,7 +48,7 @@ from nomos.mappings.citations import Citation, IdResolver, find_citations, fold,
 
 # Bump whenever the rules below change what is extracted: indexing stores it beside the edges and makes it part of
 # each article's content hash, so a re-index recomputes every article's edges then (and only then).
-REFERENCES_VERSION = "10"
+REFERENCES_VERSION = "11"
 
 KINDS = ("cites", "amends", "replaces", "inserts", "repeals")
 AMENDMENT_KINDS = frozenset(KINDS[1:])
@@ -100,7 +101,7 @@ _INNER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:αρθρ\w
 _CITED_BY_WORDS = re.compile(
     r"\b(?:συμφωνα\s+με|κατα|προσ|βασει|δυναμει|παρεκκλιση|με|περι|επιφυλαξη|εννοια|εφαρμογη|εξαιρεση|πλην|αναφορα|"
     r"παραπομπη|"
-    r"\w+(?:θηκε|θηκαν|ηκε|ηκαν))\s+(?:τ(?:ο|α|ον|ην|η|ων|ου|ησ)\s+)?$"
+    r"\w+(?:θηκε|θηκαν|ηκε|ηκαν))\s+(?:σ?τ(?:ο|α|ον|ην|η|ων|ου|ησ|ισ)\s+)?$"
 )
 # «μετά την έκδοση της υπουργικής απόφασης της παρ. 4 του άρθρου 79, καταργείται το ειδικό βιβλίο …»: a reference
 # that qualifies a noun other than a provision («της Επιτροπής του άρθρου 13», «των δραστηριοτήτων του άρθρου 233»)
@@ -108,8 +109,8 @@ _CITED_BY_WORDS = re.compile(
 # εδάφιο της παρ. 1», «οι λέξεις … του άρθρου 5», «Τροποποίηση της παρ. 1», «στο τέλος του άρθρου 5») keeps it
 _MODIFIES_NOUN = re.compile(
     r"(?<![\w.])(?!(?:παρ|περ|εδαφ|εδ|στοιχ|υποπερ|υποπαρ|αρθρ|διαταξ|λεξ|φρασ|τελοσ|τελουσ|αρχ|τιτλ|κεφαλ|μερ|τμημ|"
-    r"πινακ|παραρτ|κειμεν|ενοτητ|σημει|τροποποι|αντικαταστ|προσθηκ|καταργησ|συμπληρωσ|αναριθμ|ισχυ)[\w.]*\s)"
-    r"(?:[α-ω]{4,}(?:ησ|εωσ|ων|ου|ασ|ισ|οσ)|εκειν\w*)\s+(?:του|τησ|των)\s+"
+    r"πινακ|παραρτ|κειμεν|ενοτητ|σημει|τροποποι|αντικαταστ|προσθηκ|καταργησ|συμπληρωσ|αναριθμ|ισχυ|προθεσμ)[\w.]*\s)"
+    r"(?:[α-ω]{4,}(?:ησ|εωσ|ων|ου|ασ|ισ|οσ|εσ)|εκειν\w*)\s+(?:του|τησ|των)\s+"
     r"(?:(?:περ|παρ|υποπερ|υποπαρ|εδ|στοιχ)\w*\.?\s*[\dα-ω]{1,3}[΄'’)]?\s+(?:του|τησ|των)\s+)?$"  # «της περ. β) της» (one: a deeper address is a provision)
 )
 # «Κάθε διάταξη που είναι αντίθετη στις διατάξεις των άρθρων 82 έως και 111 … καταργείται»: a yardstick, cited
@@ -143,7 +144,7 @@ _SPACED_SUFFIX = re.compile(r"\s([Α-Ω])(?![\wΆ-ώ])")
 # «η παρ. 1 του άρθρου», «της παρ. 2 περ. β΄ του άρθρου», «των παρ. 1 και 2 του άρθρου»: a paragraph before
 _PAR_BEFORE = re.compile(
     r"(?:παρ\.?|παραγρ\w*|§)\s*(?P<par>\d+)[α-ω]?(?:\.[α-ω]{1,2}\.?)?"
-    r"(?:\s*(?:,|και|εωσ|-|–)\s*(?:των\s+)?(?:παρ\.?\s*)?\d+[α-ω]?)*(?:\s*επ\.)?"
+    r"(?:\s*(?:,|και|εωσ|-|–|η)\s*(?:των\s+)?(?:παρ\.?\s*)?\d+[α-ω]?)*(?:\s*επ\.)?"
     r"(?:\s*(?:εδ\.?|εδαφι\w*|περ\.?|περιπτ\w*|στοιχ\w*)\s*[\dα-ω]{1,3}[΄'’]?(?:\s*(?:,|και)\s*[\dα-ω]{1,3}[΄'’]?)*)*"
     r"\s*(?:του|στο)\s*$"
 )
@@ -159,6 +160,9 @@ _ORDINAL_VALUES = {
 }
 _ORDINAL_WORD = "(?:" + "|".join(_ORDINAL_VALUES) + r")(?:ο|ου)\b"
 _ORDINAL = re.compile(r"\bαρθρ(?:ο|ου)\s+(?P<ord>" + _ORDINAL_WORD + r"(?:\s+" + _ORDINAL_WORD + r"){0,2})")
+# «της παρ. 5 του πέμπτου άρθρου του ν. 2275/1994»: the number before the noun (v11; with a source only)
+_ORDINAL_BEFORE = re.compile(r"\b(?:του|το|στο)\s+(?P<ord>" + _ORDINAL_WORD + r"(?:\s+" + _ORDINAL_WORD + r"){0,2})"
+                             r"\s+αρθρ(?:ου|ο)\b")
 
 
 def _ordinal_value(words: str) -> int | None:
@@ -179,11 +183,15 @@ _WINDOW_AFTER = 160
 # «…, όπως ισχύει/αντικαταστάθηκε με …», «…, που προστέθηκε με …», «…, περί …», «…, όπου …»: what describes a reference
 _DESCRIBED = re.compile(r"\s*(?:\([^)]{0,60}\)\)?\s*)?(?:,\s*(?:οπωσ|που|περι|οπου|(?:(?:με|απο|για|κατα|σε)\s+)?"
                         r"(?:η|ο|το|οι|τα|την|τον|τισ|τουσ)\s+οποι\w*)|περι)\s")
+# the words that may stand between two references joined into one (designators, articles, a title's nouns)
+_JOINING_WORD = re.compile(r"(?:παρ|περ|υποπερ|υποπαρ|εδαφ|στοιχ|αρθρ|πρωτ|δευτερ|τριτ|τεταρτ|πεμπτ|εκτ|τελευται|στην|στον|"
+                           r"στισ|στουσ|τουσ|καθωσ|επισησ|ιδιου|ιδιασ|αυτου|αυτησ|οπωσ|ισχυει|αντιστοιχ|τροποποιησ|"
+                           r"αντικαταστασ|προσθηκ|συμπληρωσ|καταργησ)")
 _SUBJECT_BEFORE = re.compile(r"(?<!\w)(?:το|τα|η|οι)\s+$")
 _SUBJECT_REACH = 400
 # «και η παρ. 4 διαμορφώνεται ως εξής», «η παρ. 2 τροποποιείται»: a paragraph with no article before an amendment verb
-_FOLLOW_UP = re.compile(r"(?<![\w.])(?:η|οι)\s+(?P<span>παρ(?:\.|αγραφοσ|αγραφοι)?\s*(?P<par>\d+[α-ω]?)"
-                        r"(?:\s*(?:,|και)\s*\d+[α-ω]?)*)\s+")
+_FOLLOW_UP = re.compile(r"(?<![\w.])(?:(?:η|οι)\s+(?P<span>παρ(?:\.|αγραφοσ|αγραφοι)?\s*(?P<par>\d+[α-ω]?)"
+                        r"(?:\s*(?:,|και)\s*\d+[α-ω]?)*)|το\s+(?P<article>αρθρο))\s+")
 _FOLLOW_UP_REACH = 600
 # a finite verb, folded («χορηγειται», «εξακολουθουν», «ισχυει», «προβλεφθηκε»); «δυναμει», «εν γενει» are none
 _FINITE = re.compile(r"\b(?!δυναμει\b|γενει\b)[α-ω]{3,}(?:εται|ονται|ουνται|ειται|ιται|ωνται|αται|ει|ουν|ηκε|ηκαν)\b")
@@ -472,11 +480,15 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
                                              or _ITEM_NUMBER_BEFORE.search(folded, max(0, c.start - 24), c.start)
                                              or _INSIDE_BEFORE.search(folded, max(0, c.start - 16), c.start)))]
     in_words: list[Citation] = []
-    for m in _ORDINAL.finditer(masked):
+    for m in sorted([*_ORDINAL.finditer(masked), *_ORDINAL_BEFORE.finditer(masked)], key=lambda m: m.start()):
         number = _ordinal_value(m.group("ord"))
         if number is None or any(c.start <= m.start() < c.end for c in found):
             continue
         named = source_at(folded, m.end())
+        if m.re is _ORDINAL_BEFORE:
+            if named:
+                in_words.append(Citation(named[0], str(number), "", m.start("ord"), named[2]))
+            continue
         if named:
             in_words.append(Citation(named[0], str(number), "", m.start(), named[2]))
             continue
@@ -549,12 +561,15 @@ def _with_follow_ups(out: list[Reference], text: str, masked: str) -> list[Refer
     added = []
     for m in _FOLLOW_UP.finditer(masked):
         verb = _VERBS.match(masked, m.end())
-        amended = [r for r in out if r.end <= m.start() and r.kind in AMENDMENT_KINDS and r.paragraph == m.group("par")
+        whole = m.group("article") is not None  # «… και το άρθρο διαμορφώνεται ως εξής» (v11): the article itself
+        amended = [r for r in out if r.end <= m.start() and r.kind in AMENDMENT_KINDS
+                   and (whole or r.paragraph == m.group("par"))
                    and m.start() - r.end <= _FOLLOW_UP_REACH and "\n" not in text[r.end:m.start()]]
         if verb and amended:
             last = max(amended, key=lambda r: r.end)
+            span = "article" if whole else "span"
             added.append(dataclasses.replace(last, kind=verb.lastgroup or "amends", paragraph=m.group("par"),
-                                             start=m.start("span"), end=m.end("span")))
+                                             start=m.start(span), end=m.end(span)))
     return sorted(out + added, key=lambda r: (r.start, r.end)) if added else out
 
 
@@ -598,7 +613,7 @@ def _source_of_bare(text: str, folded: str, masked: str, c: Citation, later: lis
     if ahead and ahead.start - c.end <= reach and "\n" not in text[c.end:ahead.start] \
             and re.search(r"\b(?:και|,)", folded[c.end:ahead.start]) \
             and not _BOUNDARY.search(text, c.end, ahead.start) and not _VERBS.search(masked, c.end, ahead.start) \
-            and not _verb_between(masked, c.end, ahead.start):
+            and not _verb_between(masked, c.end, ahead.start) and _only_references_between(masked, c.end, ahead.start):
         return ahead.source
     if within and within.source:
         return None if within.source == _FOREIGN_LIST else within.source
@@ -623,6 +638,15 @@ def _source_of_bare(text: str, folded: str, masked: str, c: Citation, later: lis
     if others[0][1] >= c.end and _verb_between(masked, c.end, others[0][1]):
         return own_source
     return None
+
+
+def _only_references_between(masked: str, a: int, b: int) -> bool:
+    """Whether ``masked[a:b]`` joins two references and nothing else (v11): «του άρθρου 5 και της παρ. 2 του», «του
+    άρθρου 23, περί μεταβατικών διατάξεων, του»; not «του άρθρου 80 και την εισφορά της περ. ε’ … του», where a noun
+    of its own starts a new item whose law the later one names."""
+    gap = _PARENTHESES.sub(" ", masked[a:b])
+    gap = re.sub(r",?\s*περι\s[^,]*", " ", gap)
+    return all(_JOINING_WORD.match(w) for w in re.findall(r"[α-ω]{4,}", gap))
 
 
 def _verb_between(masked: str, a: int, b: int) -> bool:

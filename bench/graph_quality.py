@@ -145,9 +145,11 @@ def recall(corpus: Corpus, sample: list[dict[str, Any]]) -> Score:
     """Recall per entry (one per cited article, as the edges are counted) and per distinct reference: a range
     «άρθρα 127 έως και 157» is 31 entries but one thing a reader found, and it would weigh 31 times in the first."""
     score = Score()
+    spans: set[tuple[str, str, int]] = set()
     missed_spans: set[tuple[str, str, int]] = set()
     for item in sample:
         key = (item["article_id"], item["span"], item.get("occurrence", 0))
+        spans.add(key)
         start, end = locate(corpus.text(item["article_id"]), item["span"], item.get("occurrence", 0))
         score.total += 1
         edges = [r for r in corpus.references(item["article_id"]) if r.cited == item["cited"] and _over(r, start, end)]
@@ -159,7 +161,6 @@ def recall(corpus: Corpus, sample: list[dict[str, Any]]) -> Score:
             got = ", ".join(f"{r.cited} {r.kind}" for r in corpus.references(item["article_id"]) if _over(r, start, end))
             score.misses.append(f"{item['article_id']} {item['span']!r}: want {item['cited']} {item['kinds']}, "
                                 f"got {got or 'nothing'}")
-    spans = {(i["article_id"], i["span"], i.get("occurrence", 0)) for i in sample}
     score.spans, score.spans_right = len(spans), len(spans - missed_spans)
     return score
 

@@ -49,6 +49,7 @@ _PAR = (r"(?:\s*,?\s*(?:παραγραφ(?:οι|ουσ|ων)\s*\d+[α-ω]?(?:\s*
 # ν. 1539/1938; never the end of a word («των 3/2020 αποφάσεων» is no law)
 _LAW = (r"(?<!\w)(?P<kind>ν\.?\s?δ(?=\.?\s*\d)|α\.?\s?ν(?=\.?\s*\d)|ν|v|νομ(?:ου|οσ)|π\.?\s?δ|προεδρικ\w* διαταγματ\w*)"
         r"\.?\s*(?P<no>\d{1,5})\s*/\s*(?P<year>\d{4})(?!\d)")
+_LAW_PREFIXES = ("N_", "PD_", "ND_", "AN_")  # the ids _law_source gives a law read by number and year
 
 
 class _FoldTable(dict):
@@ -160,10 +161,9 @@ def _law_source(m: re.Match[str]) -> str:
     alias = _sources().law_alias.get(f"{number}/{year}")
     if alias:
         return alias
-    kind = m.group("kind")
-    kind = "PD" if kind.startswith(("π", "προεδρ")) else "AN" if kind.startswith("α") else \
-        "ND" if kind.startswith("ν") and kind.endswith("δ") else "N"
-    return f"{kind}_{number}_{year}"
+    kind = m.group("kind")  # «ν.δ.» is the only other kind that ends in δ
+    prefix = "PD" if kind.startswith(("π", "προεδρ")) else "AN" if kind.startswith("α") else "ND" if kind.endswith("δ") else "N"
+    return f"{prefix}_{number}_{year}"
 
 
 def _code_source(m: re.Match[str]) -> str:
@@ -246,7 +246,7 @@ def find_citations(text: str, default_source: str | None = None) -> list[Citatio
             taken.append((m.start(), after[2]))
             continue
         before = _source_before(folded, m.start())
-        if before and not before[0].startswith(("N_", "PD_", "ND_", "AN_")) and not m.group("par").strip():
+        if before and not before[0].startswith(_LAW_PREFIXES) and not m.group("par").strip():
             found.append(Citation(before[0], article_number(m.group("list")), "", before[1], m.end()))
             taken.append((before[1], m.end()))
     return sorted(found, key=lambda c: (c.start, c.end))

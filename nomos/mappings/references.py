@@ -23,8 +23,8 @@ module adds is what only statute text has:
   …») is cited whatever verb follows; articles numbered in words («του άρθρου τριακοστού δεύτερου του ν.
   4771/2021») are read with their law; «και η παρ. 4 διαμορφώνεται» is paragraph 4 of the article amended before
   at that paragraph; a verb that opens a clause types the subjects listed after it («καταργούνται …, καθώς και τα
-  άρθρα 19 έως και 74 του ν. 3463/2006»); a heading («Άρθρο 59 Διαδικαστικοί κανόνες»), a clause of a numbered document («άρθρο 28.10») or a numbered item
-  («στοιχείο με αρ. 11») gives none either.
+  άρθρα 19 έως και 74 του ν. 3463/2006»); a heading («Άρθρο 59 Διαδικαστικοί κανόνες»), a clause of a numbered
+  document («άρθρο 28.10») or a numbered item («στοιχείο με αρ. 11») gives none either.
 
 Precision and recall are measured on hand-checked samples (tests/fixtures/graph/, bench/graph_quality.py,
 docs/benchmarks.md), each batch judged on the version it was drawn from before the rules changed: held-out
@@ -88,7 +88,7 @@ _VERBS_AFTER = re.compile(
 # ακόλουθες τροποποιήσεις:», «… του ανωτέρω Κανονισμού, οι εξής:»), not new wording («ως εξής: «…»»)
 _LIST_COLON = re.compile(r":(?!\s*«)")
 _FOREIGN_ACT = re.compile(r"\b(?:κανονισμ|οδηγι|συνθηκ|συμβαση|συνταγμ)\w*")
-_FOREIGN_ACT_AFTER = re.compile(r"\s*(?:κανονισμ|οδηγι|συνθηκ|συμβασ|συνταγμ)")
+_FOREIGN_ACT_AFTER = re.compile(r"\s*" + _FOREIGN_ACT.pattern.replace("συμβαση", "συμβασ"))  # «της ίδιας Συμβάσεως»
 _NUMBERED = re.compile(r"(?:^|\n)\s*\d+[α-ω]?\.\s")
 # «Κεφάλαιο 56 του ν. 4700/2020», «Παράρτημα 3 του ν. …»: a number beside a law that is no article
 _NOT_ARTICLE = re.compile(r"\b(?:κεφαλαι\w*|μερ(?:οσ|ουσ)|τμημα\w*|παραρτημα\w*|τευχ\w*|φυλλ\w*|βιβλι\w*|"
@@ -113,7 +113,8 @@ _MODIFIES_NOUN = re.compile(
     r"(?<![\w.])(?!(?:παρ|περ|εδαφ|εδ|στοιχ|υποπερ|υποπαρ|αρθρ|διαταξ|λεξ|φρασ|τελοσ|τελουσ|αρχ|τιτλ|κεφαλ|μερ|τμημ|"
     r"πινακ|παραρτ|κειμεν|ενοτητ|σημει|τροποποι|αντικαταστ|προσθηκ|καταργησ|συμπληρωσ|αναριθμ|ισχυ|προθεσμ)[\w.]*\s)"
     r"(?:[α-ω]{4,}(?:ησ|εωσ|ων|ου|ασ|ισ|οσ|εσ)|εκειν\w*)\s+(?:του|τησ|των)\s+"
-    r"(?:(?:περ|παρ|υποπερ|υποπαρ|εδ|στοιχ)\w*\.?\s*[\dα-ω]{1,3}[΄'’)]?\s+(?:του|τησ|των)\s+)?$"  # «της περ. β) της» (one: a deeper address is a provision)
+    # «της περ. β) της» before it: one designator at most (a deeper address is a provision's)
+    r"(?:(?:περ|παρ|υποπερ|υποπαρ|εδ|στοιχ)\w*\.?\s*[\dα-ω]{1,3}[΄'’)]?\s+(?:του|τησ|των)\s+)?$"
 )
 # «Κάθε διάταξη που είναι αντίθετη στις διατάξεις των άρθρων 82 έως και 111 … καταργείται»: a yardstick, cited
 _CONTRARY_TO = re.compile(r"\bαντιθετ\w*\s+(?:προσ\s+|σε\s+)?(?:στ\w*|τ\w*)\s+(?:διαταξ\w*\s+(?:του|τησ|των)\s+)?$")
@@ -487,12 +488,11 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
         if number is None or any(c.start <= m.start() < c.end for c in found):
             continue
         named = source_at(folded, m.end())
-        if m.re is _ORDINAL_BEFORE:
-            if named:
-                in_words.append(Citation(named[0], str(number), "", m.start("ord"), named[2]))
-            continue
         if named:
-            in_words.append(Citation(named[0], str(number), "", m.start(), named[2]))
+            start = m.start("ord") if m.re is _ORDINAL_BEFORE else m.start()
+            in_words.append(Citation(named[0], str(number), "", start, named[2]))
+            continue
+        if m.re is _ORDINAL_BEFORE:
             continue
         # «η περ. β) της παρ. 5 του άρθρου εξηκοστού πέμπτου διαμορφώνεται»: the law it was named with, in words,
         # before in its paragraph (not a heading «Άρθρο ενδέκατο Συμβάσεις …»)

@@ -30,9 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from nomos.ingest.beir import load_beir
-from nomos.ingest.graph import own_source
-from nomos.mappings.citations import IdResolver
-from nomos.mappings.references import Reference, extract_references
+from nomos.ingest.graph import CorpusReading
+from nomos.mappings.references import Reference
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "graph"
@@ -62,7 +61,7 @@ class Corpus:
     def __init__(self, data: Path) -> None:
         articles = load_beir(data, corpus_file="corpus.jsonl").articles
         self.by_id = {a.id: a for a in articles}
-        self.resolver = IdResolver.from_ids(self.by_id)
+        self.reading = CorpusReading.of(articles)
         self._refs: dict[str, list[Reference]] = {}
 
     def text(self, article_id: str) -> str:
@@ -70,8 +69,7 @@ class Corpus:
 
     def references(self, article_id: str) -> list[Reference]:
         if article_id not in self._refs:
-            a = self.by_id[article_id]
-            self._refs[article_id] = extract_references(a.id, a.text, self.resolver, own_source(a))
+            self._refs[article_id] = self.reading.references(self.by_id[article_id])
         return self._refs[article_id]
 
 
@@ -95,12 +93,12 @@ def precision(corpus: Corpus, sample: list[dict[str, Any]]) -> Score:
         start, end = item["start"], item["end"]
         # the edge as sampled, or as corrected since (the extractor now reads the id the reader found)
         edge = next((r for r in corpus.references(item["article_id"])
-                     if r.cited in (item["cited"], item["truth"]) and _over(r, start, end)), None)
+                     if (item["truth"] in (r.cited, r.target) or r.cited == item["cited"]) and _over(r, start, end)), None)
         if edge is None:
             score.withdrawn += 1
             continue
         score.total += 1
-        right_id = item["truth"] == edge.cited
+        right_id = item["truth"] in (edge.cited, edge.target)  # the id as cited, or the corpus article it names
         score.right_id += right_id
         right_paragraph = "paragraph" not in item or edge.paragraph == item["paragraph"]
         if right_id and edge.kind in item["kinds"] and right_paragraph:
@@ -152,7 +150,7 @@ def recall(corpus: Corpus, sample: list[dict[str, Any]]) -> Score:
         spans.add(key)
         start, end = locate(corpus.text(item["article_id"]), item["span"], item.get("occurrence", 0))
         score.total += 1
-        edges = [r for r in corpus.references(item["article_id"]) if r.cited == item["cited"] and _over(r, start, end)]
+        edges = [r for r in corpus.references(item["article_id"]) if item["cited"] in (r.cited, r.target) and _over(r, start, end)]
         score.right_id += bool(edges)
         if any(r.kind in item["kinds"] for r in edges):
             score.right += 1

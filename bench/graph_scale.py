@@ -16,8 +16,7 @@ import time
 from pathlib import Path
 
 from nomos.ingest.beir import load_beir
-from nomos.ingest.graph import corpus_references, count_kinds
-from nomos.mappings.citations import IdResolver
+from nomos.ingest.graph import CorpusReading, corpus_references, count_kinds
 from nomos.mappings.references import REFERENCES_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,11 +31,11 @@ def main() -> None:
     t0 = time.perf_counter()
     articles = load_beir(args.data, corpus_file=args.corpus).articles
     loaded = time.perf_counter() - t0
-    resolver = IdResolver.from_ids(a.id for a in articles)
+    reading = CorpusReading.of(articles)
     best, refs = float("inf"), []
     for _ in range(args.repeats):
         t0 = time.perf_counter()
-        refs = list(corpus_references(articles, resolver))
+        refs = list(corpus_references(articles, reading))
         best = min(best, time.perf_counter() - t0)
     kinds = count_kinds(refs)
     chars = sum(len(a.text) for a in articles)

@@ -9,6 +9,7 @@ import pytest
 
 from nomos.ingest.beir import load_beir
 from nomos.ingest.bulk import article_document, content_sha
+from nomos.ingest.graph import CorpusReading
 from nomos.ingest.indexer import existing_shas
 from nomos.ingest.records import Article
 from nomos.mappings.citations import IdResolver
@@ -84,7 +85,7 @@ def test_reference_is_the_contract() -> None:
 def test_document_fields_and_hash_follow_text_and_version() -> None:
     a = Article("N_4855_2021::86", "Κλοπή", "Η παρ. 1 του άρθρου 372 ΠΚ τροποποιείται. Βλ. άρθρο 46 ΠΚ.",
                 "N_4855_2021", "ν. 4855/2021")
-    doc = article_document(a, RESOLVER)
+    doc = article_document(a, CorpusReading(RESOLVER, {}))
     assert doc["cites"] == ["PK::372", "PK::46"] and doc["amends"] == ["PK::372"]
     assert doc["references_version"] == REFERENCES_VERSION and len(doc["references"]) == 2
     assert content_sha(a) != content_sha(dataclasses.replace(a, text=a.text + " "))

@@ -14,9 +14,9 @@ from typing import Any, Callable, Iterable, Iterator
 from opensearchpy import OpenSearch, helpers
 
 from nomos.errors import ClusterError
+from nomos.ingest.graph import CorpusReading, own_source
 from nomos.ingest.records import Article
-from nomos.mappings.citations import IdResolver
-from nomos.mappings.references import REFERENCES_VERSION, edge_fields, extract_references
+from nomos.mappings.references import REFERENCES_VERSION, edge_fields
 
 
 @dataclass(frozen=True)
@@ -38,24 +38,25 @@ class BulkError(ClusterError):
         self.failures = failures
 
 
-def content_sha(article: Article) -> str:
+def content_sha(article: Article, reference_source: str | None = None) -> str:
     """A hash of what is indexed about an article, to verify content after a crash and re-run. The area is part of
-    it: a changed area table (or corpus field) re-sends exactly the articles whose area moved. So is the reference
-    extractor's version: its edges change only when the text or the extractor does, and then they are recomputed
-    (the ids they resolve against are the corpus's, which names the index itself)."""
+    it: a changed area table (or corpus field) re-sends exactly the articles whose area moved. So are the reference
+    extractor's version and the law the article's bare references point into (its own, or the host law of a chapter
+    it belongs to, which its neighbours' text decides: :class:`~nomos.ingest.graph.CorpusReading`): its edges
+    change only when one of those does, and then they are recomputed (the ids they resolve against are the
+    corpus's, which names the index itself)."""
     h = hashlib.sha256()
     for part in (article.id, article.title, article.text, article.source, article.law, article.area,
-                 REFERENCES_VERSION):
+                 REFERENCES_VERSION, reference_source or own_source(article)):
         h.update(part.encode("utf-8"))
         h.update(b"\x00")
     return h.hexdigest()
 
 
-def article_document(article: Article, resolver: IdResolver | None = None) -> dict[str, Any]:
-    """The ``_source`` of an article document (``content`` is filled by ``copy_to``), with its graph edges
-    resolved by ``resolver`` (the corpus's ids; None: the article's own id only, so only unresolved edges)."""
-    resolver = resolver or IdResolver.from_ids([article.id])
-    references = extract_references(article.id, article.text, resolver, article.source or article.id.split("::")[0])
+def article_document(article: Article, reading: CorpusReading | None = None) -> dict[str, Any]:
+    """The ``_source`` of an article document (``content`` is filled by ``copy_to``), with its graph edges read
+    by ``reading`` (the whole corpus's; None: the article alone, so only unresolved edges)."""
+    reading = reading or CorpusReading.of([article])
     return {
         "article_id": article.id,
         "title": article.title,
@@ -64,15 +65,15 @@ def article_document(article: Article, resolver: IdResolver | None = None) -> di
         "law": article.law,
         "area": article.area,
         "number": article.number,
-        "content_sha": content_sha(article),
-        **edge_fields(references),
+        "content_sha": content_sha(article, reading.source(article)),
+        **edge_fields(reading.references(article)),
     }
 
 
-def bulk_actions(articles: Iterable[Article], index: str, resolver: IdResolver) -> Iterator[dict[str, object]]:
+def bulk_actions(articles: Iterable[Article], index: str, reading: CorpusReading) -> Iterator[dict[str, object]]:
     """Index actions (not ``create``): overwriting by id is what makes re-runs safe."""
     for a in articles:
-        yield {"_op_type": "index", "_index": index, "_id": a.id, "_source": article_document(a, resolver)}
+        yield {"_op_type": "index", "_index": index, "_id": a.id, "_source": article_document(a, reading)}
 
 
 def item_failure(item: dict) -> BulkFailure:
@@ -98,17 +99,17 @@ def load_articles(
     index: str,
     chunk_size: int = 500,
     on_progress: Callable[[int], None] | None = None,
-    resolver: IdResolver | None = None,
+    reading: CorpusReading | None = None,
 ) -> int:
     """Bulk-index articles; raises :class:`BulkError` naming every refused article. Returns the count sent.
 
-    ``resolver`` resolves the edges' targets: the whole corpus's ids (a resumed load sends only some articles, but
-    they cite all of them); None: the ids of ``articles``."""
+    ``reading`` reads the edges: the whole corpus's (a resumed load sends only some articles, but they cite all of
+    them, and a chapter's host law is read off its neighbours); None: that of ``articles``."""
     failures: list[BulkFailure] = []
-    resolver = resolver or IdResolver.from_ids(a.id for a in articles)
+    reading = reading or CorpusReading.of(articles)
     for ok, item in helpers.streaming_bulk(
         client,
-        bulk_actions(articles, index, resolver),
+        bulk_actions(articles, index, reading),
         chunk_size=chunk_size,
         max_chunk_bytes=20 * 1024 * 1024,
         raise_on_error=False,

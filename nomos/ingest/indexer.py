@@ -19,10 +19,10 @@ from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import ConnectionTimeout, NotFoundError, RequestError
 
 from nomos.ingest.bulk import content_sha, load_articles
+from nomos.ingest.graph import CorpusReading
 from nomos.ingest.records import Dataset
 from nomos.ingest.vectors import VectorReport, fill_vectors
 from nomos.mappings import MappingError, body_hash, vector_field_name
-from nomos.mappings.citations import IdResolver
 from nomos.opensearch.client import ClusterUnavailable
 from nomos.opensearch.transport import as_transport
 from nomos.vectors.cache import VectorCache
@@ -147,7 +147,8 @@ def build_index(
     }
     created = create_index(client, name, body)
     have = {} if created else existing_shas(client, name)
-    todo = [a for a in dataset.articles if have.get(a.id) != content_sha(a)]
+    reading = CorpusReading.of(dataset.articles)  # over the whole corpus: a resumed load sends only some articles
+    todo = [a for a in dataset.articles if have.get(a.id) != content_sha(a, reading.source(a))]
     if on_progress and len(todo) < len(dataset.articles):
         on_progress(len(dataset.articles) - len(todo))  # unchanged articles count as done
     plan = vectors or VectorPlan()
@@ -159,8 +160,7 @@ def build_index(
     with _interruptible(alias, name, published=False):
         client.indices.put_settings(index=name, body={"index": {"refresh_interval": "-1"}})
         try:
-            load_articles(client, todo, name, on_progress=on_progress,
-                          resolver=IdResolver.from_ids(a.id for a in dataset.articles))
+            load_articles(client, todo, name, on_progress=on_progress, reading=reading)
             reports = [fill(e) for e in carried]
         finally:
             client.indices.put_settings(index=name, body={"index": {"refresh_interval": None}})

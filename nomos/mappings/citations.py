@@ -293,11 +293,15 @@ class IdResolver:
     ambiguous: frozenset[str] = frozenset()
 
     @classmethod
-    def from_ids(cls, ids: Iterable[str]) -> IdResolver:
+    def from_ids(cls, ids: Iterable[str], aliases: Mapping[str, str] | None = None) -> IdResolver:
+        """``aliases``: other ids an article is cited by (an article a chapter inserted into ν. 4442/2016 is
+        ``N_4442_2016::221`` in citations and ``N_4811_2021::221`` in the corpus); a corpus id always wins."""
         keys: dict[str, str | None] = {}
         for doc_id in ids:
             key = cls.key(doc_id)
             keys[key] = doc_id if key not in keys or keys[key] == doc_id else None  # ambiguous: resolves to nothing
+        for alias, doc_id in (aliases or {}).items():
+            keys.setdefault(cls.key(alias), doc_id)
         return cls({k: v for k, v in keys.items() if v is not None},
                    frozenset(k for k, v in keys.items() if v is None))
 

@@ -50,7 +50,7 @@ from nomos.mappings.citations import Citation, IdResolver, find_citations, fold,
 
 # Bump whenever the rules below change what is extracted: indexing stores it beside the edges and makes it part of
 # each article's content hash, so a re-index recomputes every article's edges then (and only then).
-REFERENCES_VERSION = "11"
+REFERENCES_VERSION = "12"
 
 KINDS = ("cites", "amends", "replaces", "inserts", "repeals")
 AMENDMENT_KINDS = frozenset(KINDS[1:])
@@ -62,7 +62,7 @@ _SELF = "\x00self"  # find_citations' default source: marks a citation that name
 # and «επέρχονται οι εξής τροποποιήσεις» type the edge the same way.
 _VERBS = re.compile(
     r"\b(?<!οπωσ )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|"
-    r"αναριθμειται|αναριθμουνται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ)"
+    r"αναριθμειται|αναριθμουνται|αναδιατυπωνεται|αναδιατυπωνονται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ)"
     r"|(?P<replaces>αντικαθισταται|αντικαθιστανται)"
     r"|(?P<inserts>προστιθεται|προστιθενται|παρεμβαλλεται|παρεμβαλλονται)"
     r"|(?P<repeals>καταργειται|καταργουνται|απαλειφεται|απαλειφονται))\b"
@@ -79,7 +79,7 @@ _NOUN_BEFORE = re.compile(
 # εφαρμόζονται»)
 _VERBS_AFTER = re.compile(
     r"\b(?<!οπωσ )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|"
-    r"αναριθμειται|αναριθμουνται|διορθωνεται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ)"
+    r"αναριθμειται|αναριθμουνται|αναδιατυπωνεται|αναδιατυπωνονται|διορθωνεται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ)"
     r"|(?P<replaces>αντικαθισταται|αντικαθιστανται)"
     r"|(?P<inserts>προστιθεται|προστιθενται|παρεμβαλλεται|παρεμβαλλονται)"
     r"|(?P<repeals>καταργειται|καταργουνται|απαλειφεται|απαλειφονται))\b"
@@ -451,7 +451,7 @@ def _lists(text: str, folded: str, masked: str) -> list[_List]:
         if not kind and not source:
             continue
         end = len(text)
-        if _NUMBERED.match(text, line):
+        if _NUMBERED.match(text, max(0, line - 1)):  # from the newline before the line (v12: «^» is the text's start only)
             nxt = _NUMBERED.search(text, m.end())
             end = nxt.start() if nxt else end
         else:  # a list of its own runs over the item lines below it, to the first line that is no item

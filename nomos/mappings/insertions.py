@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from nomos.mappings.citations import fold, sources_in
 
+_QUOTE = re.compile("[«»]")
 _INSERTS = re.compile(r"\bπροστιθε\w*")
 _AFTER = re.compile(r"\bμετα\s+(?:απο\s+)?(?:το\s+)?αρθρο\s+(?P<n>\d+[α-ω]?)\b")
 _NAMED = re.compile(r"\bαρθρ(?:ο|α)\s+(?P<list>\d+[α-ω]?(?:\s*(?:,|και)\s*\d+[α-ω]?)*)")
@@ -45,12 +46,12 @@ def open_insertion(text: str) -> Insertion | None:
     """The insertion an article's text leaves open at its end, or None (every quotation closed, or the open one
     inserts no articles into a law the clause names)."""
     depth, opened = 0, -1
-    for i, ch in enumerate(text):
-        if ch == "«":
+    for m in _QUOTE.finditer(text):
+        if m.group() == "«":
             if depth == 0:
-                opened = i
+                opened = m.start()
             depth += 1
-        elif ch == "»" and depth:
+        elif depth:
             depth -= 1
     if not depth:
         return None
@@ -73,12 +74,12 @@ def open_insertion(text: str) -> Insertion | None:
 def closes_quotation(text: str) -> bool:
     """Whether ``text`` closes a quotation it did not open (the end of a run of inserted articles)."""
     depth = 0
-    for ch in text:
-        if ch == "«":
+    for m in _QUOTE.finditer(text):
+        if m.group() == "«":
             depth += 1
-        elif ch == "»":
-            if depth == 0:
-                return True
+        elif depth == 0:
+            return True
+        else:
             depth -= 1
     return False
 

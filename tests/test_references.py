@@ -390,3 +390,11 @@ def test_v13_paragraphs_after_their_verb_the_article_above_and_inner_articles() 
     text = ("Μετά το εσωτερικό άρθρο 45 του άρθρου 2 του ν. 4335/2015 (Α’ 87) και μετά το εσωτερικό άρθρο 45α του "
             "παρόντος, προστίθεται εσωτερικό άρθρο 45β ως εξής: «Άρθρο 45β …»")
     assert edges("AK::914", text) == [("N_4335_2015::2", "", "inserts", None)] * 3
+
+
+def test_v14_a_gazette_issue_before_a_code_named_in_words_is_no_article() -> None:
+    # «(Α’ 167, Κώδικας Φορολογίας Εισοδήματος)»: issue 167 of series Α, not article 167 of the code (v13 read it so,
+    # and gave the amendment's kind to it rather than to article 72)
+    text = ("Το τελευταίο εδάφιο της παρ. 65 του άρθρου 72 του ν. 4172/2013 (Α’ 167, Κώδικας Φορολογίας Εισοδήματος) "
+            "τροποποιείται ως προς την ημερομηνία και η παρ. 65 διαμορφώνεται ως εξής: «65. …»")
+    assert edges("AK::914", text) == [("N_4172_2013::72", "", "amends", "65")] * 2

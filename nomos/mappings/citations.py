@@ -234,6 +234,9 @@ def _between(first: str, last: str) -> list[str]:
 
 
 _ARTICLE_LIST = re.compile(rf"{_ART}\s*(?P<list>{_NUM}{_PAR}(?:{_LIST_SEP}{_NUM}{_PAR})*)")
+# «ν. 4172/2013 (Α’ 167, Κώδικας Φορολογίας Εισοδήματος)»: a Government Gazette issue (series Α, Β, Δ), not article
+# 167 of the code named after it
+_GAZETTE_ISSUE = re.compile(r"(?<!\w)[αβδab][΄'’]\s*$")
 _BARE_NUMBER = re.compile(rf"(?<![\w/.,])(?P<list>{_NUM})(?P<par>{_PAR})(?![\w/])")
 
 
@@ -260,7 +263,7 @@ def find_citations(text: str, default_source: str | None = None) -> list[Citatio
         found.extend(Citation(source, n, par, start, end) for n, par in _numbers(m.group("list")))
         taken.append((m.start(), end))
     for m in _BARE_NUMBER.finditer(folded):
-        if any(a <= m.start() < b for a, b in taken):
+        if any(a <= m.start() < b for a, b in taken) or _GAZETTE_ISSUE.search(folded, max(0, m.start() - 4), m.start()):
             continue
         after = _source_at(folded, m.end())
         if after:

@@ -64,13 +64,14 @@ _SELF = "\x00self"  # find_citations' default source: marks a citation that name
 # Amendment verbs (folded), present tense as the amending clause writes them; the past («τροποποιήθηκε») only
 # describes the cited article and is no amendment. The nouns of a title («Τροποποίηση της παρ. 1 του άρθρου 7»)
 # and «επέρχονται οι εξής τροποποιήσεις» type the edge the same way.
-_VERBS = re.compile(
-    r"\b(?<!οπωσ )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|"
+_VERB_WORDS = (
+    r"(?<!οπωσ )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|"
     r"αναριθμειται|αναριθμουνται|αναδιατυπωνεται|αναδιατυπωνονται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ)"
     r"|(?P<replaces>αντικαθισταται|αντικαθιστανται)"
     r"|(?P<inserts>προστιθεται|προστιθενται|παρεμβαλλεται|παρεμβαλλονται)"
-    r"|(?P<repeals>καταργειται|καταργουνται|απαλειφεται|απαλειφονται))\b"
+    r"|(?P<repeals>καταργειται|καταργουνται|απαλειφεται|απαλειφονται))"
 )
+_VERBS = re.compile(r"\b" + _VERB_WORDS + r"\b")
 # a title's noun right before what it names («Τροποποίηση της παρ. 1 του άρθρου 7», «Αντικατάσταση της περ. ιβ’ του»)
 _NOUN_BEFORE = re.compile(
     r"\b(?:(?P<amends>τροποποιηση|τροποποιησεισ)|(?P<replaces>αντικατασταση)|(?P<inserts>προσθηκη)|"
@@ -211,9 +212,7 @@ _FOLLOW_UP_REACH = 600
 # «Στο άρθρο 31 του ν. 4756/2020, τροποποιείται η παρ. 3 …, προστίθεται παρ. 4 και …»: an amendment verb, then a
 # paragraph with no article of its own (v13)
 _VERB_THEN_PARAGRAPH = re.compile(
-    r"(?<!οπωσ )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|αναδιατυπωνεται)|(?P<replaces>αντικαθισταται|"
-    r"αντικαθιστανται)|(?P<inserts>προστιθεται|προστιθενται|παρεμβαλλεται)|(?P<repeals>καταργειται|καταργουνται|"
-    r"απαλειφεται))\s+(?:(?:η|οι)\s+)?(?P<span>παρ(?:\.|αγραφοσ|αγραφοι)?\s*(?P<par>\d+[α-ω]?))(?![\d\w])"
+    r"\b" + _VERB_WORDS + r"\s+(?:(?:η|οι)\s+)?(?P<span>παρ(?:\.|αγραφοσ|αγραφοι)?\s*(?P<par>\d+[α-ω]?))(?![\d\w])"
     r"(?!\s*(?:,|και|εωσ)\s*\d|\s+(?:του|τησ|των|στο|στον|στην|στα)\s)")
 # «της περ. γ’ της παρ. 3 του ως άνω άρθρου»: the article cited last before it (v13)
 _ABOVE_ARTICLE = re.compile(r"\b(?:του|το|στο)\s+(?P<at>(?:ωσ\s+ανω|ανωτερω|εν\s+λογω|προαναφερθεντοσ|προαναφερομενου)"
@@ -597,6 +596,13 @@ def _last_before(out: list[Reference], text: str, at: int) -> Reference | None:
     return max(before, key=lambda r: (r.end, r.start)) if before else None
 
 
+def _kind_between(out: list[Reference], text: str, masked: str, start: int, end: int, prev_end: int) -> str:
+    """The kind of an edge added at ``start:end`` after the references were grouped, read as a group's is, with
+    ``prev_end`` the end of the reference before it and the next reference's start as its reach."""
+    next_start = min((r.start for r in out if r.start >= end), default=len(masked))
+    return _amendment_kind(text, masked, start, end, prev_end, next_start, None)
+
+
 def _with_follow_ups(out: list[Reference], text: str, masked: str, inner: list[Citation]) -> list[Reference]:
     """«Το πρώτο εδάφιο της παρ. 4 του άρθρου 2 του ν. 4081/2012 … τροποποιείται … και η παρ. 4 διαμορφώνεται ως
     εξής»: a paragraph named with no article, as the subject of an amendment verb, is that paragraph of the article
@@ -634,18 +640,15 @@ def _with_follow_ups(out: list[Reference], text: str, masked: str, inner: list[C
         if last:
             before = _paragraph_before(masked, m.start("at"))
             start = before[1] if before else m.start("at")
-            later = [r.start for r in out if r.start >= m.end()]
-            kind = _amendment_kind(text, masked, start, m.end(), last.end, min(later, default=len(masked)), None)
-            added.append(dataclasses.replace(last, kind=kind, paragraph=before[0] if before else None,
-                                             start=start, end=m.end()))
+            added.append(dataclasses.replace(last, kind=_kind_between(out, text, masked, start, m.end(), last.end),
+                                             paragraph=before[0] if before else None, start=start, end=m.end()))
     for c in inner:
         outer = [r for r in out if r.end <= c.start and "\n" not in text[r.end:c.start]
                  and _OUTER_OF_INNER.search(masked, max(0, r.start - 60), r.start)]
         if outer:
             last = max(outer, key=lambda r: r.end)
-            later = [r.start for r in out if r.start >= c.end]
-            kind = _amendment_kind(text, masked, c.start, c.end, last.end, min(later, default=len(masked)), None)
-            added.append(dataclasses.replace(last, kind=kind, paragraph=None, start=c.start, end=c.end))
+            added.append(dataclasses.replace(last, kind=_kind_between(out, text, masked, c.start, c.end, last.end),
+                                             paragraph=None, start=c.start, end=c.end))
     return sorted(out + added, key=lambda r: (r.start, r.end)) if added else out
 
 

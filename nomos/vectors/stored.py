@@ -9,20 +9,23 @@ from typing import Sequence
 
 from nomos.opensearch.transport import TransportOrClient, as_transport
 
+# The k-NN plugin's doc value is the vector reader's own buffer, reused from one document to the next: returned as
+# it is, every hit's field serialises as the last document's vector (all 3 of a 3-document index read [0.6, 0.8]).
+# So the script copies it into a list (which the response flattens into the field's values).
+_COPY = ("if (doc[params.f].size() == 0) { return null; } def v = doc[params.f].value; List out = new ArrayList(); "
+         "for (int i = 0; i < v.length; ++i) { out.add(v[i]); } return out;")
+
 
 def stored_vectors(transport: TransportOrClient, index: str, fields: Sequence[str], ids: Sequence[str]) -> dict[str, dict[str, list[float]]]:
     """``{article id: {field: vector}}`` for the ``ids`` found in ``index``; a field a document lacks is absent
     from its entry (the script checks ``size()`` instead of failing on a missing value)."""
     if not ids or not fields:
         return {}
-    script_fields = {
-        f: {"script": {"source": "doc[params.f].size() == 0 ? null : doc[params.f].value", "params": {"f": f}}}
-        for f in fields
-    }
+    script_fields = {f: {"script": {"source": _COPY, "params": {"f": f}}} for f in fields}
     body = {"size": len(ids), "_source": False, "query": {"ids": {"values": list(ids)}}, "script_fields": script_fields}
     resp = as_transport(transport).search(index, body, what="stored vectors")
     out: dict[str, dict[str, list[float]]] = {}
     for h in resp["hits"]["hits"]:
-        got = {f: v[0] for f, v in (h.get("fields") or {}).items() if v and v[0] is not None}
+        got = {f: v for f, v in (h.get("fields") or {}).items() if v}
         out[str(h["_id"])] = {f: [float(x) for x in vec] for f, vec in got.items()}
     return out

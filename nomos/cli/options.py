@@ -138,6 +138,15 @@ method_options = stack(  # options of dense and fused methods (ignored by bm25) 
                  help="hybrid --fusion pool: the pool's top --pool-head in RRF order then kNN's (rrf-head), or the "
                       "weighted min-max sum of kNN's and BM25's scores (minmax, with --weights)."),
     click.option("--pool-head", type=int, default=None, help="rrf-head: how many top ranks RRF orders (default 5, cross-validated)."),
+    click.option("--pool-admit", type=int, default=None,
+                 help="rrf-head: how many of BM25's strongest articles outside kNN's top 100 enter the fused list "
+                      "(default: cross-validated, docs/benchmarks.md 'Reading the question')."),
+    click.option("--question-weight", type=click.FloatRange(0, 1), default=None,
+                 help="knn/hybrid: the case file's question's share of the query vector (embedded on its own beside "
+                      "the whole text's windows; default: cross-validated)."),
+    click.option("--question-boost", type=click.FloatRange(min=0), default=None,
+                 help="bm25/hybrid: boost of the case file's question as a clause of its own beside the whole text "
+                      "(default: cross-validated)."),
     click.option("--normalization", type=click.Choice(["min_max", "l2", "z_score"]), default="min_max", show_default=True,
                  help="hybrid --fusion server/client: how each clause's scores are normalised before they are combined."),
     click.option("--combination", type=click.Choice(["arithmetic_mean", "geometric_mean", "harmonic_mean"]),
@@ -182,9 +191,9 @@ def llm_settings(settings: Settings, kw: dict[str, Any]) -> Settings:
     )
 
 
-_METHOD_KEYS = ("analysis", "no_stem", "embedder", "exact", "ef_search", "fusion", "pool_ranking", "pool_head", "normalization",
-                "combination", "weights", "rank_constant", "rerank", "rerank_depth",
-                "amendments")
+_METHOD_KEYS = ("analysis", "no_stem", "embedder", "exact", "ef_search", "fusion", "pool_ranking", "pool_head", "pool_admit",
+                "normalization", "combination", "weights", "rank_constant", "rerank", "rerank_depth",
+                "amendments", "question_weight", "question_boost")
 
 
 def method_options_from(kw: dict[str, Any]):  # noqa: ANN201 - MethodOptions, imported lazily
@@ -197,14 +206,17 @@ def method_options_from(kw: dict[str, Any]):  # noqa: ANN201 - MethodOptions, im
         w = parse_weights(o["weights"]) if o["weights"] else None  # None: settings.fusion_weights
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--weights") from None
-    if o["pool_head"] is not None and o["pool_head"] < 0:
-        raise click.BadParameter("must be 0 or more", param_hint="--pool-head")
+    for key in ("pool_head", "pool_admit"):
+        if o[key] is not None and o[key] < 0:
+            raise click.BadParameter("must be 0 or more", param_hint="--" + key.replace("_", "-"))
     fusion = FusionConfig(where=o["fusion"], normalization=o["normalization"], combination=o["combination"],
                           weights=w, rank_constant=o["rank_constant"], pool_ranking=o["pool_ranking"],
-                          **({"head": o["pool_head"]} if o["pool_head"] is not None else {}))
+                          **({"head": o["pool_head"]} if o["pool_head"] is not None else {}),
+                          **({"admit": o["pool_admit"]} if o["pool_admit"] is not None else {}))
     return MethodOptions(analysis=analysis(o["analysis"], o["no_stem"]), embedder=o["embedder"], exact=o["exact"],
                          ef_search=o["ef_search"], fusion=fusion, rerank=o["rerank"], rerank_depth=o["rerank_depth"],
-                         amendments=o["amendments"])
+                         amendments=o["amendments"], question_weight=o["question_weight"],
+                         question_boost=o["question_boost"])
 
 
 def analysis(chosen: str, no_stem: bool) -> str:

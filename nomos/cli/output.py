@@ -28,14 +28,36 @@ def print_index_report(report: Any) -> None:  # noqa: ANN401 - stages.indexing's
         click.echo(f"deleted old versions: {', '.join(report.deleted)}")
 
 
-def print_hits(hits: Sequence[Any]) -> None:
-    """Ranked hits: id, score, title, law, then each highlighted snippet on its own line."""
+_WHY = ("bm25_rank", "knn_rank", "part", "direct")
+
+
+def print_hits(hits: Sequence[Any], *, explain: bool = False) -> None:
+    """Ranked hits: id, score, title, law, then each highlighted snippet on its own line; with ``explain``, why each
+    ranked (each clause's rank, the part of a fused list it came from, a named article)."""
     if not hits:
         click.echo("no articles matched (the query may hold only stop words or punctuation)")
     for i, h in enumerate(hits, start=1):
         click.echo(f"{i:>3}. {click.style(h.doc_id, bold=True)}  {h.score:.3f}  {h.title}  [{h.law}]")
+        if explain:
+            why = ", ".join(f"{k.replace('_', ' ')} {h.details[k]}" for k in _WHY if h.details.get(k) is not None)
+            click.echo(f"       why: {why or 'its own score'}")
         for snippet in h.highlights:
             click.echo(f"       … {terminal_snippet(snippet, emphasize=_emphasis)} …")
+
+
+def print_reading(reading: dict[str, Any]) -> None:
+    """How a query was read (``search --explain``): one line for the case, one per clause that reads it."""
+    click.echo(f"\nhow the query was read ({reading.get('method')}): {reading.get('words')} words, question found by "
+               f"{reading.get('question_found')}" + (f": «{reading['question']}»" if reading.get("question") else ""))
+    bm25, knn = reading.get("bm25"), reading.get("knn")
+    if bm25 is not None:
+        boost = bm25.get("question_boost")
+        click.echo("  bm25: the whole text" + (f", and the question as a clause of its own (boost {boost:g})" if boost else "")
+                   + (f"; compacted to {bm25['distinct_terms']} distinct terms" if bm25.get("compact") else ""))
+    if knn is not None:
+        weight = knn.get("question_weight")
+        click.echo(f"  knn: the whole text in {knn['windows']} window(s) of the model, averaged"
+                   + (f", mixed with the question embedded on its own (weight {weight:g})" if weight else ""))
 
 
 def print_evaluation(outcome: Any, diagnosis: str | None) -> None:  # noqa: ANN401 - stages.evaluation.EvalOutcome

@@ -20,7 +20,7 @@ from nomos.cli.options import (
     method_options,
     method_options_from,
 )
-from nomos.cli.output import print_hits
+from nomos.cli.output import print_hits, print_reading
 from nomos.settings import Settings
 
 log = logging.getLogger("nomos.search")
@@ -39,10 +39,12 @@ log = logging.getLogger("nomos.search")
 @click.option("--output", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="With --topics: the TREC run file to write (qid Q0 docid rank score tag), as eval's run.trec.")
 @click.option("--run-tag", default=None, help="With --topics: the run's tag column (default: the method, as eval names runs).")
+@click.option("--explain", is_flag=True, help="Also say how the query was read (the question found, BM25's question "
+              "clause, kNN's windows) and why each article ranked (each clause's rank).")
 @json_option
 @click.pass_obj
 def search_cmd(settings: Settings, query: str | None, k: int, method: str | None, topics: Path | None, output: Path | None,
-               run_tag: str | None, as_json: bool, **kw: Any) -> None:
+               run_tag: str | None, as_json: bool, explain: bool, **kw: Any) -> None:
     """Top-k articles for a case description (QUERY): id, title, score and highlighted snippets. With --topics, every
     query of a file to a TREC run (Pyserini style; no judgments needed, score it with eval-style tools or compare)."""
     settings = llm_settings(settings, kw)
@@ -66,12 +68,23 @@ def search_cmd(settings: Settings, query: str | None, k: int, method: str | None
         click.echo(f"hybrid: {page.hybrid_ready}% ready (vectors are being computed); {page.method} until then", err=True)
     elif page.defaulted:
         log.info("method %s: the best this index serves", page.method)
+    reading = explain_query(settings, query, page.method, options) if explain else None  # type: ignore[arg-type]
     if as_json:
         from nomos.render import search_document
 
-        emit_json(search_document(query, page.method, k, settings.index_alias, page.hits))  # type: ignore[arg-type]
+        document = search_document(query, page.method, k, settings.index_alias, page.hits)  # type: ignore[arg-type]
+        emit_json({**document, "reading": reading} if reading is not None else document)
         return
-    print_hits(page.hits)
+    print_hits(page.hits, explain=explain)
+    if reading is not None:
+        print_reading(reading)
+
+
+def explain_query(settings: Settings, query: str, method: str, options: Any) -> dict[str, Any]:  # noqa: ANN401
+    """How ``method`` read ``query`` (the search stage's own retriever, so the answer is the ranking's)."""
+    from nomos.stages.searching import Searcher
+
+    return Searcher(settings).reading(query, method, options)
 
 
 def run_query(settings: Settings, query: str, method: str | None, k: int, options: Any) -> Any:  # noqa: ANN401

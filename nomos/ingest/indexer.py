@@ -21,8 +21,8 @@ from opensearchpy.exceptions import ConnectionTimeout, NotFoundError, RequestErr
 from nomos.ingest.bulk import content_sha, load_articles
 from nomos.ingest.graph import CorpusReading
 from nomos.ingest.records import Dataset
-from nomos.ingest.vectors import VectorReport, fill_vectors
-from nomos.mappings import MappingError, body_hash, vector_field_name
+from nomos.ingest.vectors import VectorReport, fill_vectors, fill_windows, ids_missing_windows
+from nomos.mappings import MappingError, body_hash, vector_field_name, windows_field_name
 from nomos.opensearch.client import ClusterUnavailable
 from nomos.opensearch.transport import as_transport
 from nomos.vectors.cache import VectorCache
@@ -113,6 +113,8 @@ class VectorPlan:
     ef_construction: int = 128
     # how long to wait for the vectors' replaced copies to be purged (see expunge_replaced); 0: do not wait
     expunge_wait_s: float = 90.0
+    # after each encoder's single vectors, its article windows (nomos.vectors.windows) in a nested field
+    windows: bool = True
 
 
 def build_index(
@@ -156,12 +158,14 @@ def build_index(
     carried = [e for e in plan.encoders if live and _complete(client, live[0], e)]
     later = [e for e in plan.encoders if e not in carried]
     fill = functools.partial(_fill, client, name, dataset, plan, on_vector_progress)
+    fill_w = functools.partial(_fill_windows, client, name, dataset, plan, on_vector_progress)
+    carried_windows = [e for e in carried if plan.windows and _windows_complete(client, live[0], e)]
     # Loading is much faster without periodic refreshes; restore the default afterwards.
     with _interruptible(alias, name, published=False):
         client.indices.put_settings(index=name, body={"index": {"refresh_interval": "-1"}})
         try:
             load_articles(client, todo, name, on_progress=on_progress, reading=reading)
-            reports = [fill(e) for e in carried]
+            reports = [fill(e) for e in carried] + [fill_w(e) for e in carried_windows]
         finally:
             client.indices.put_settings(index=name, body={"index": {"refresh_interval": None}})
     client.indices.refresh(index=name)
@@ -178,6 +182,8 @@ def build_index(
         on_published(name)
     with _interruptible(alias, name, published=True):
         reports += [fill(e) for e in later]
+        # the windows last: hybrid serves from the single vectors while they are encoded
+        reports += [fill_w(e) for e in plan.encoders if plan.windows and e not in carried_windows]
         if any(r.filled for r in reports) and plan.expunge_wait_s > 0:
             expunge_replaced(client, name, plan.expunge_wait_s)
     return IndexReport(
@@ -217,6 +223,8 @@ def _fill(client: OpenSearch, name: str, dataset: Dataset, plan: VectorPlan,
     report = fill_vectors(client, name, list(dataset.articles), encoder, plan.cache, plan.m, plan.ef_construction,
                           on_vector_progress)
     client.indices.refresh(index=name)
+    if report.filled:
+        _forget_broken_windows(client, name)
     with_field = int(client.count(index=name, body={"query": {"exists": {"field": report.field}}})["count"])
     if with_field != len(dataset.articles):
         raise RuntimeError(f"{name}: {with_field} of {len(dataset.articles)} articles have {report.field}; "
@@ -225,6 +233,40 @@ def _fill(client: OpenSearch, name: str, dataset: Dataset, plan: VectorPlan,
     live_meta.setdefault("vectors", {})[report.field] = report.encoder
     client.indices.put_mapping(index=name, body={"_meta": live_meta})
     return report
+
+
+def _windows_complete(client: OpenSearch, index: str, encoder: Encoder) -> bool:
+    """Whether ``index``'s ``_meta`` lists ``encoder``'s windows as complete (checked by :func:`_fill_windows`)."""
+    return windows_field_name(slug(encoder.spec)) in (index_meta(client, index).get("windows") or {})
+
+
+def _fill_windows(client: OpenSearch, name: str, dataset: Dataset, plan: VectorPlan,
+                  on_vector_progress: Callable[[int], None] | None, encoder: Encoder) -> VectorReport:
+    """One encoder's article windows for every article that lacks them, the check that all have them, and the
+    index's ``_meta.windows`` entry (then dense search scores articles by their best window)."""
+    report = fill_windows(client, name, list(dataset.articles), encoder, plan.cache, plan.m, plan.ef_construction,
+                          on_vector_progress, also=plan.encoders)
+    client.indices.refresh(index=name)
+    if ids_missing_windows(client, name, report.field):
+        raise RuntimeError(f"{name}: some articles lack {report.field}; re-run `index` to finish")
+    live_meta = index_meta(client, name)
+    live_meta.setdefault("windows", {})[report.field] = report.encoder
+    client.indices.put_mapping(index=name, body={"_meta": live_meta})
+    return report
+
+
+def _forget_broken_windows(client: OpenSearch, name: str) -> None:
+    """Single-vector updates drop the windows of encoders outside the plan (not in ``_source``): such a windows
+    field is taken off ``_meta.windows`` once an article lacks it, so dense search uses that encoder's single
+    vectors until `index --embedder` fills its windows again."""
+    live_meta = index_meta(client, name)
+    listed = dict(live_meta.get("windows") or {})
+    broken = [f for f in listed if ids_missing_windows(client, name, f)]
+    if broken:
+        for f in broken:
+            listed.pop(f)
+        live_meta["windows"] = listed
+        client.indices.put_mapping(index=name, body={"_meta": live_meta})
 
 
 @contextlib.contextmanager

@@ -56,6 +56,28 @@ class Query:
     area: str = ""
     meta: Mapping[str, str] = field(default_factory=dict)
 
+    @property
+    def case_text(self) -> str:
+        """The text every method reads: a dataset's ``question`` field, where it has one, as the last paragraph
+        after a blank line (how the benchmark writes its case files, and where the retrievers look for the
+        question: nomos.retrieval.case_reading); the text unchanged when it already ends that way."""
+        question = " ".join(str(self.meta.get("question", "")).split())
+        if not question:
+            return self.text
+        body = self.text.rstrip()
+        flat = " ".join(body.split())
+        if flat.endswith(question):
+            # drop the question's words from the end, however the text spaced them
+            words, cut = body.split(), len(question.split())
+            facts_words = words[: len(words) - cut]
+            if not facts_words:
+                return question
+            idx = 0
+            for w in facts_words:  # the facts keep their own line breaks: cut after their last word
+                idx = body.index(w, idx) + len(w)
+            return f"{body[:idx].rstrip()}\n\n{question}"
+        return f"{body}\n\n{question}"
+
 
 Qrels = dict[str, dict[str, int]]
 """query id -> article id -> relevance grade (binary in this benchmark)."""

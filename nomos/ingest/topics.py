@@ -17,7 +17,7 @@ def read_topics(path: Path) -> dict[str, str]:
         raise DatasetError(str(path), "file is missing")
     raw = path.read_bytes()
     if path.suffix in (".jsonl", ".json") or raw.lstrip().startswith(b"{"):
-        return {q.id: q.text for _, q in read_queries(path)}
+        return {q.id: q.case_text for _, q in read_queries(path)}
     topics: dict[str, str] = {}
     first_seen: dict[str, int] = {}
     try:

@@ -1,4 +1,5 @@
-"""The vector stage of indexing: one ``knn_vector`` field per encoder, filled only where it is missing.
+"""The vector stages of indexing: one ``knn_vector`` field per encoder, then its article windows in a nested field
+(:mod:`nomos.vectors.windows`), each filled only where it is missing.
 
 Documents are updated in place (partial updates), and a stage interrupted half-way resumes with the documents
 still lacking the field. ``_source`` leaves vectors out (the mapping's ``_source.excludes``) and an update
@@ -15,10 +16,19 @@ from opensearchpy import OpenSearch, helpers
 
 from nomos.ingest.bulk import BulkError, BulkFailure, item_failure
 from nomos.ingest.records import Article
-from nomos.mappings import VECTOR_PREFIX, MappingError, knn_vector_mapping, vector_field_name
+from nomos.mappings import (
+    VECTOR_PREFIX,
+    WINDOW_VECTOR,
+    MappingError,
+    knn_vector_mapping,
+    vector_field_name,
+    windows_field_name,
+    windows_mapping,
+)
 from nomos.vectors.cache import EncodeStats, VectorCache, encode_cached
 from nomos.vectors.encoders import Encoder, slug
 from nomos.vectors.stored import stored_vectors
+from nomos.vectors.windows import article_windows
 
 
 @dataclass(frozen=True)
@@ -56,13 +66,24 @@ def ensure_vector_field(client: OpenSearch, index: str, encoder: Encoder, m: int
     return field
 
 
-def _updates(index: str, field: str, ids: list[str], vectors: Any,
-             others: dict[str, dict[str, list[float]]]) -> Iterator[dict[str, Any]]:
-    """One partial update per document: this field's vector, and the document's ``others`` (its other vector
-    fields, which the update would otherwise drop: they are not in ``_source``)."""
-    for doc_id, vec in zip(ids, vectors, strict=True):
-        yield {"_op_type": "update", "_index": index, "_id": doc_id,
-               "doc": {**others.get(doc_id, {}), field: [round(float(x), 7) for x in vec]}}
+def _vector(vec: Any) -> list[float]:  # noqa: ANN401 - a numpy row
+    return [round(float(x), 7) for x in vec]
+
+
+def _updates(index: str, field: str, ids: list[str], values: Any,
+             others: dict[str, dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """One partial update per document: this field's value (a vector, or a windows field's nested documents), and
+    the document's ``others`` (its other vector fields, which the update would otherwise drop: they are not in
+    ``_source``)."""
+    for doc_id, value in zip(ids, values, strict=True):
+        yield {"_op_type": "update", "_index": index, "_id": doc_id, "doc": {**others.get(doc_id, {}), field: value}}
+
+
+def _add(stats: EncodeStats | None, more: EncodeStats) -> EncodeStats:
+    if stats is None:
+        return more
+    return EncodeStats(stats.texts + more.texts, stats.from_cache + more.from_cache, stats.encoded + more.encoded,
+                       stats.cut + more.cut, stats.seconds + more.seconds)
 
 
 def fill_vectors(
@@ -89,17 +110,94 @@ def fill_vectors(
     for start in range(0, len(todo), 256):  # encode and send in slices: a crash loses at most one slice of updates
         part = todo[start : start + 256]
         vectors, part_stats = encode_cached(encoder, [a.passage for a in part], "passage", cache, on_progress=on_progress)
-        stats = part_stats if stats is None else EncodeStats(
-            stats.texts + part_stats.texts, stats.from_cache + part_stats.from_cache, stats.encoded + part_stats.encoded,
-            stats.cut + part_stats.cut, stats.seconds + part_stats.seconds,
-        )
+        stats = _add(stats, part_stats)
         ids = [a.id for a in part]
         others = stored_vectors(client, index, other_fields, ids) if other_fields else {}
-        for ok, item in helpers.streaming_bulk(
-            client, _updates(index, field, ids, vectors, others), chunk_size=200, raise_on_error=False, max_retries=5
-        ):
-            if not ok:
-                failures.append(item_failure(item))
+        failures += _send(client, _updates(index, field, ids, [_vector(v) for v in vectors], others))
+    if failures:
+        raise BulkError(failures, len(todo))
+    return VectorReport(field, encoder.describe(), len(todo), stats)
+
+
+def _send(client: OpenSearch, actions: Iterator[dict[str, Any]]) -> list[BulkFailure]:
+    failures = []
+    for ok, item in helpers.streaming_bulk(client, actions, chunk_size=200, raise_on_error=False, max_retries=5):
+        if not ok:
+            failures.append(item_failure(item))
+    return failures
+
+
+def ids_missing_windows(client: OpenSearch, index: str, field: str) -> set[str]:
+    """Article ids whose document has no window in the nested ``field``."""
+    has = {"nested": {"path": field, "query": {"exists": {"field": f"{field}.{WINDOW_VECTOR}"}}}}
+    query = {"query": {"bool": {"must_not": has}}, "_source": False}
+    return {str(h["_id"]) for h in helpers.scan(client, query=query, index=index, size=1000)}
+
+
+def windows_of(encoder: Encoder, articles: list[Article], cache: VectorCache | None,
+               on_progress: Callable[[int], None] | None = None) -> tuple[dict[str, list[dict[str, list[float]]]], EncodeStats]:
+    """Each article's windows (:func:`~nomos.vectors.windows.article_windows`) as the nested documents of its
+    windows field, encoded through the cache (window 1 is the single vector's passage: a cache hit).
+    ``on_progress`` counts articles."""
+    fits = _fits(encoder)
+    texts = [article_windows(a.title, a.text, fits) for a in articles]
+    flat = [t for ts in texts for t in ts]
+    vectors, stats = encode_cached(encoder, flat, "passage", cache)
+    out: dict[str, list[dict[str, list[float]]]] = {}
+    start = 0
+    for a, ts in zip(articles, texts, strict=True):
+        out[a.id] = [{WINDOW_VECTOR: _vector(v)} for v in vectors[start : start + len(ts)]]
+        start += len(ts)
+    if on_progress:
+        on_progress(len(articles))
+    return out, stats
+
+
+def _fits(encoder: Encoder) -> Callable[[str], bool]:
+    return lambda t: not encoder.prepare(t, "passage").cut
+
+
+def fill_windows(
+    client: OpenSearch,
+    index: str,
+    articles: list[Article],
+    encoder: Encoder,
+    cache: VectorCache | None,
+    m: int = 16,
+    ef_construction: int = 128,
+    on_progress: Callable[[int], None] | None = None,
+    also: tuple[Encoder, ...] = (),
+) -> VectorReport:
+    """The second vector stage: every article's windows in the encoder's nested field, where it lacks them.
+
+    Run after the single vectors (hybrid already serves with those). An update drops whatever is not in
+    ``_source``, so it re-sends the document's single vectors (read from the index) and the windows of the
+    encoders in ``also`` (recomputed from the cache); windows of any other encoder are dropped for the updated
+    articles (the indexer then lists that field incomplete, and retrieval uses that encoder's single vectors)."""
+    field = windows_field_name(slug(encoder.spec))
+    props = _properties(client, index)
+    if field not in props:
+        client.indices.put_mapping(index=index, body={"properties": {field: windows_mapping(encoder.dim, m, ef_construction)}})
+    client.indices.refresh(index=index)
+    missing = ids_missing_windows(client, index, field)
+    todo = [a for a in articles if a.id in missing]
+    if not todo:
+        return VectorReport(field, encoder.describe(), 0, None)
+    singles = sorted(f for f, spec in props.items() if f.startswith(VECTOR_PREFIX) and spec.get("type") == "knn_vector")
+    stats: EncodeStats | None = None
+    failures: list[BulkFailure] = []
+    for start in range(0, len(todo), 64):  # encode and send in slices: a crash loses at most one slice of updates
+        part = todo[start : start + 64]
+        windows, part_stats = windows_of(encoder, part, cache, on_progress)
+        stats = _add(stats, part_stats)
+        ids = [a.id for a in part]
+        others = stored_vectors(client, index, singles, ids) if singles else {}
+        for other in also:
+            other_field = windows_field_name(slug(other.spec))
+            if other_field != field and other_field in props:
+                for doc_id, docs in windows_of(other, part, cache)[0].items():
+                    others.setdefault(doc_id, {})[other_field] = docs
+        failures += _send(client, _updates(index, field, ids, [windows[i] for i in ids], others))
     if failures:
         raise BulkError(failures, len(todo))
     return VectorReport(field, encoder.describe(), len(todo), stats)

@@ -91,7 +91,7 @@ def articles_index_body(
     # each vector doubled what it parsed (384 floats are ~4.4 KB of JSON; the stand-in's articles average 4.4 KB,
     # median 2.8 KB). The k-NN field holds the vectors; nomos.vectors.stored reads them back. Partial updates
     # rebuild a document from _source, so whoever updates one re-sends its vectors.
-    body["mappings"]["_source"] = {"excludes": [VECTOR_PREFIX + "*"]}
+    body["mappings"]["_source"] = {"excludes": [VECTOR_PREFIX + "*", WINDOWS_PREFIX + "*"]}
     return body
 
 
@@ -122,6 +122,21 @@ VECTOR_PREFIX = "vec_"
 def vector_field_name(encoder_slug: str) -> str:
     """One ``knn_vector`` field per encoder, so several encoders live side by side in one index."""
     return VECTOR_PREFIX + encoder_slug
+
+
+WINDOWS_PREFIX = "win_"
+WINDOW_VECTOR = "vector"  # the knn_vector inside each nested window
+
+
+def windows_field_name(encoder_slug: str) -> str:
+    """The nested field of an encoder's article windows (nomos.vectors.windows), beside its single vector."""
+    return WINDOWS_PREFIX + encoder_slug
+
+
+def windows_mapping(dim: int, m: int = 16, ef_construction: int = 128) -> dict[str, Any]:
+    """A ``nested`` field whose documents each hold one window's ``knn_vector``: a k-NN query inside a ``nested``
+    query with ``score_mode: max`` scores an article by its best window."""
+    return {"type": "nested", "properties": {WINDOW_VECTOR: knn_vector_mapping(dim, m=m, ef_construction=ef_construction)}}
 
 
 def knn_vector_mapping(dim: int, m: int = 16, ef_construction: int = 128, space_type: str = "cosinesimil") -> dict[str, Any]:

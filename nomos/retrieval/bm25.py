@@ -19,6 +19,7 @@ from nomos.errors import ConfigError, SearchError
 from nomos.mappings import ANALYZERS, FIELDS
 from nomos.opensearch.transport import Transport, as_transport
 from nomos.retrieval.base import Hit, Progress, SearchResult, check_k, rank, tick
+from nomos.retrieval.case_reading import DEFAULT_QUESTION_BOOST, bm25_note, question_clause_boost, read_case
 from nomos.retrieval.pages import (
     HIGHLIGHT_TAGS,
     HIT_FIELDS,
@@ -81,6 +82,9 @@ class BM25Retriever:
     # not depend on how documents fall into shards), else query_then_fetch (the same thing on one shard, cheaper).
     search_type: str = "auto"
     retry_seconds: float = 120.0  # a node restarting mid-evaluation is waited for, not fatal (a client given)
+    # a case file's question (nomos.retrieval.case_reading) as a second clause, boosted by this much per 100 words
+    # of the whole text (question_clause_boost), so that its terms are not drowned by the facts'; 0: the text alone
+    question_boost: float = DEFAULT_QUESTION_BOOST
     name: str = field(init=False, default="bm25")
     _resolved_search_type: str | None = field(init=False, default=None)
 
@@ -114,6 +118,28 @@ class BM25Retriever:
         return tokens
 
     def query_clause(self, text: str, note: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The whole text's clause (:meth:`text_clause`) and, for a case file with a question, the question's
+        own clause boosted by ``question_boost`` beside it (BM25 sums the two)."""
+        clause = self.text_clause(text, note)
+        if self.question_boost <= 0:
+            return clause
+        reading = read_case(text)
+        if not reading.has_question:
+            return clause
+        boost = question_clause_boost(self.question_boost, text)
+        if note is not None:
+            note["bm25_reading"] = bm25_note(reading, boost)
+        question = {"bool": {"should": [self.text_clause(reading.question)], "boost": boost}}
+        return {"bool": {"should": [clause, question]}}
+
+    def reading(self, text: str) -> dict[str, Any]:
+        """How this retriever reads ``text`` (``search --explain``): its question clause and boost, and whether a
+        long text was compacted into terms."""
+        note: dict[str, Any] = {}
+        self.query_clause(text, note)
+        return {"bm25": {**note.pop("bm25_reading", {"question_clause": "none"}), **note}}
+
+    def text_clause(self, text: str, note: dict[str, Any] | None = None) -> dict[str, Any]:
         """A ``match`` for ordinary queries; a compact boosted ``term`` disjunction for long ones."""
         if len(text.split()) <= self.long_query_words:
             return {"match": {self.field: {"query": text}}}
@@ -225,4 +251,5 @@ class BM25Retriever:
             "analyzer": ANALYZERS[self.analysis],
             "max_clauses": self.max_clauses,
             "long_query_words": self.long_query_words,
+            "question_boost": self.question_boost,
         }

@@ -119,6 +119,8 @@ class FusionRetriever:
             raise ConfigError(f"pool ranking must be one of {', '.join(POOL_RANKINGS)}, got {self.config.pool_ranking!r}")
         if self.config.head < 0:
             raise ConfigError(f"the pool's RRF head must be 0 or more articles, got {self.config.head}")
+        if self.config.admit < 0:
+            raise ConfigError(f"the pool admits 0 or more of the other clause's articles, got {self.config.admit}")
         self.transport = as_transport(self.transport, self.retry_seconds)
 
     def search(self, query: str, k: int) -> list[Hit]:
@@ -159,7 +161,7 @@ class FusionRetriever:
         if self.config.pool_ranking == "rrf-head":
             pool, other_lists = (knn, bm25) if self.config.pool == "knn" else (bm25, knn)
             return head_fuse({q: hs[:depth] for q, hs in pool.items()}, other_lists, k, head=self.config.head,
-                             rank_constant=self.config.rank_constant, pool_clause=self.config.pool)
+                             rank_constant=self.config.rank_constant, pool_clause=self.config.pool, admit=self.config.admit)
         if self.config.pool == "knn":
             pool = {q: hs[:depth] for q, hs in knn.items()}
             other = bm25_scores_in_pool(self.bm25, queries, {q: [h.doc_id for h in hs] for q, hs in pool.items()})
@@ -187,7 +189,10 @@ class FusionRetriever:
             for _ in fused:
                 tick(on_progress)
         hits, evidence = fused_hits(fused, bm25.hits, knn.hits)
-        own = SearchResult(hits, clause_evidence=evidence, clause_rankings={"bm25": bm25.hits, "knn": knn.hits})
+        notes = {q: {**bm25.query_notes.get(q, {}), **knn.query_notes.get(q, {})}  # how each clause read the query
+                 for q in {*bm25.query_notes, *knn.query_notes}}
+        own = SearchResult(hits, clause_evidence=evidence, clause_rankings={"bm25": bm25.hits, "knn": knn.hits},
+                           query_notes=notes)
         return own.merge(bm25, knn)
 
     def search_faceted(self, query: str, k: int, aggs: Mapping[str, Any],
@@ -272,7 +277,7 @@ class FusionRetriever:
             fusion["pool_ranking"] = c.pool_ranking
             if c.pool_ranking == "rrf-head":  # weights and normalisation play no part
                 return {"method": self.name, "index": self.index, "bm25": self.bm25.describe(), "knn": self.knn.describe(),
-                        "fusion": {**fusion, "head": c.head, "rank_constant": c.rank_constant}}
+                        "fusion": {**fusion, "head": c.head, "admit": c.admit, "rank_constant": c.rank_constant}}
         if c.kind == "rrf":
             fusion["rank_constant"] = c.rank_constant
         else:

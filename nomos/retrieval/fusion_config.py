@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nomos.mappings import normalization_pipeline, pipeline_name, rrf_pipeline
-from nomos.retrieval.head_fusion import DEFAULT_HEAD
+from nomos.retrieval.head_fusion import DEFAULT_ADMIT, DEFAULT_HEAD
 from nomos.settings import DEFAULT_FUSION_WEIGHTS
 
 # (bm25, knn). Equal weights fell short of kNN alone on the stand-in (Recall@100 0.500 vs 0.597): at 0.5/0.5 the
@@ -43,6 +43,9 @@ class FusionConfig:
     # min-max sum of the pool clause's score and the other's exact score (nomos/retrieval/pool_fusion.py).
     pool_ranking: str = "rrf-head"
     head: int = DEFAULT_HEAD
+    # "rrf-head": how many of the other clause's strongest articles outside the pool enter it, at its end (so the
+    # fused top ``depth`` may hold BM25's finds that kNN's top ``depth`` lacks)
+    admit: int = DEFAULT_ADMIT
 
     @property
     def resolved_where(self) -> str:

@@ -9,8 +9,10 @@ than RRF (nDCG@10 0.074 against 0.081). This ranking does both, by position:
   ``depth``; an article BM25 did not return has only its kNN term). RRF's strength is agreement at the top.
 * ranks ``head``+1..k: the rest of the pool in the pool clause's own order (kNN): the recall.
 
-Nothing outside the pool enters, so the fused top k is a permutation of the pool clause's top k (when ``depth``
->= k): its Recall@k is exactly that clause's. ``head`` = 0 is the pool clause alone; ``head`` >= k is RRF
+With ``admit`` = 0 nothing outside the pool enters, so the fused top k is a permutation of the pool clause's top k
+(when ``depth`` >= k): its Recall@k is exactly that clause's. ``admit`` = m lets the other clause's m strongest
+articles that the pool lacks in, in place of the pool's last m: on case files, where BM25 finds what kNN's top 100
+misses, the fused list is then not below BM25 alone. ``head`` = 0 is the pool clause alone; ``head`` >= k is RRF
 restricted to the pool. The head size was chosen by k-fold cross-validation (``bench/pool_study.py --family
 'rrf-in-pool head'``, docs/benchmarks.md "Pool fusion"): 5 in 29 of 40 folds.
 
@@ -25,6 +27,9 @@ from typing import Any
 from nomos.retrieval.base import Hit, by_score
 
 DEFAULT_HEAD = 5  # cross-validated (see the module docstring); one results page is 10
+# how many of the other clause's strongest articles outside the pool enter it (at its end): cross-validated over the
+# case-file and extended dev sets (bench/case_study.py, docs/benchmarks.md "Reading the question")
+DEFAULT_ADMIT = 0
 
 
 def rrf_scores(lists: Mapping[str, Sequence[Hit]], rank_constant: int = 60) -> dict[str, float]:
@@ -37,30 +42,40 @@ def rrf_scores(lists: Mapping[str, Sequence[Hit]], rank_constant: int = 60) -> d
 
 
 def head_fuse_one(pool: Sequence[Hit], other: Sequence[Hit], k: int, head: int = DEFAULT_HEAD, rank_constant: int = 60,
-                  pool_clause: str = "knn", other_clause: str = "bm25") -> list[Hit]:
-    """One query: the pool's top ``head`` by RRF of (pool, other), then the rest of the pool in its own order, cut
-    to ``k``. Scores are rank-derived (k - position) so that every consumer keeps the order; the clause ranks and
-    the RRF score are in each hit's details. Ties in RRF: (score desc, doc id)."""
+                  pool_clause: str = "knn", other_clause: str = "bm25", admit: int = DEFAULT_ADMIT) -> list[Hit]:
+    """One query: the candidates' top ``head`` by RRF of (pool, other), then the rest of the pool in its own order,
+    then the ``admit`` articles the other clause ranks highest among those the pool lacks, cut to ``k``. Scores are
+    rank-derived (k - position) so that every consumer keeps the order; the clause ranks, the RRF score and the
+    part ("head", "tail", "admitted") are in each hit's details. Ties in RRF: (score desc, doc id).
+
+    Admitted articles take the places of the pool's last ones, so the list stays ``k`` long: with a pool as deep as
+    ``k`` they displace the pool clause's ranks k - admit + 1 .. k, the ones it is least sure of."""
     pool = list(pool)
+    in_pool = {h.doc_id for h in pool}
+    extra = [h for h in other if h.doc_id not in in_pool][: max(admit, 0)]
     rrf = rrf_scores({pool_clause: pool, other_clause: other}, rank_constant)
     pool_rank = {h.doc_id: i + 1 for i, h in enumerate(pool)}
     other_rank = {h.doc_id: i + 1 for i, h in enumerate(other)}
-    in_pool = [d for d, _ in by_score((d, rrf[d]) for d in pool_rank)]
-    top = in_pool[: max(head, 0)]
+    candidates = [*pool_rank, *(h.doc_id for h in extra)]
+    top = [d for d, _ in by_score((d, rrf[d]) for d in candidates)][: max(head, 0)]
     chosen = set(top)
-    order = [*top, *(h.doc_id for h in pool if h.doc_id not in chosen)][:k]
+    room = max(k - len(top) - sum(1 for h in extra if h.doc_id not in chosen), 0)
+    tail = [h.doc_id for h in pool if h.doc_id not in chosen][:room]
+    order = [*top, *tail, *(h.doc_id for h in extra if h.doc_id not in chosen)][:k]
+    admitted = {h.doc_id for h in extra}
     out = []
     for pos, doc in enumerate(order):
-        details: dict[str, Any] = {f"{pool_clause}_rank": pool_rank[doc], f"{other_clause}_rank": other_rank.get(doc),
-                                   "rrf": rrf[doc], "part": "head" if doc in chosen else "tail"}
+        part = "head" if doc in chosen else "admitted" if doc in admitted else "tail"
+        details: dict[str, Any] = {f"{pool_clause}_rank": pool_rank.get(doc), f"{other_clause}_rank": other_rank.get(doc),
+                                   "rrf": rrf[doc], "part": part}
         out.append(Hit(doc, float(len(order) - pos), details=details))
     return out
 
 
 def head_fuse(pool: Mapping[str, Sequence[Hit]], other: Mapping[str, Sequence[Hit]], k: int, head: int = DEFAULT_HEAD,
-              rank_constant: int = 60, pool_clause: str = "knn") -> dict[str, list[Hit]]:
+              rank_constant: int = 60, pool_clause: str = "knn", admit: int = DEFAULT_ADMIT) -> dict[str, list[Hit]]:
     """:func:`head_fuse_one` for every query of ``pool`` (a query the other clause has no list for gets its pool
     order: the RRF of one list is that list's order)."""
     other_clause = "bm25" if pool_clause == "knn" else "knn"
-    return {q: head_fuse_one(hits, other.get(q, ()), k, head, rank_constant, pool_clause, other_clause)
+    return {q: head_fuse_one(hits, other.get(q, ()), k, head, rank_constant, pool_clause, other_clause, admit)
             for q, hits in pool.items()}

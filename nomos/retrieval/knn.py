@@ -17,9 +17,17 @@ import numpy as np
 from opensearchpy import OpenSearch
 
 from nomos.errors import SearchError, VectorsMissing
-from nomos.mappings import vector_field_name
+from nomos.mappings import WINDOW_VECTOR, vector_field_name, windows_field_name
 from nomos.opensearch.transport import Transport, TransportOrClient, as_transport
 from nomos.retrieval.base import Hit, Progress, SearchResult, check_k, rank, tick
+from nomos.retrieval.case_reading import (
+    DEFAULT_QUESTION_WEIGHT,
+    QueryPieces,
+    combine,
+    fits_encoder,
+    query_pieces,
+    reading_note,
+)
 from nomos.retrieval.pages import (
     PAGE_FILTER,
     SNIPPET_FALLBACK_CHARS,
@@ -61,6 +69,12 @@ class KnnRetriever:
     cache: VectorCache | None = None
     batch_size: int = 32
     retry_seconds: float = 120.0
+    # the question's share of the query vector (nomos.retrieval.case_reading: the question embedded on its own
+    # beside the whole text's windows); 0: the windows alone
+    question_weight: float = DEFAULT_QUESTION_WEIGHT
+    # score articles by their best window (nomos.vectors.windows); None: wherever the index lists this encoder's
+    # windows complete (looked up once), else by the single vector of each article's start
+    windows: bool | None = None
     name: str = field(init=False, default="knn")
 
     def __post_init__(self) -> None:
@@ -74,6 +88,16 @@ class KnnRetriever:
     def field(self) -> str:
         return vector_field_name(slug(self.encoder.spec))
 
+    @property
+    def windows_field(self) -> str:
+        return windows_field_name(slug(self.encoder.spec))
+
+    def by_windows(self) -> bool:
+        """Whether articles are scored by their best window: as set, else as the index's ``_meta`` says (once)."""
+        if self.windows is None:
+            self.windows = index_has_windows(self.transport, self.index, self.encoder.spec)
+        return self.windows
+
     @contextmanager
     def vectors_needed(self) -> Iterator[None]:
         """Requests inside raise :class:`VectorsMissing` (with the re-index command) where OpenSearch refuses them
@@ -85,13 +109,48 @@ class KnnRetriever:
                 raise vectors_missing(self.encoder.spec, self.index) from exc
             raise
 
+    def pieces(self, text: str) -> QueryPieces:
+        """How one query is read for embedding: its windows (nothing cut off the end) and its question."""
+        return query_pieces(text, fits_encoder(self.encoder), self.question_weight)
+
     def query_vectors(self, texts: list[str]) -> np.ndarray:
-        """Query embeddings, through the cache (the same queries are embedded once across runs)."""
-        vectors, _ = encode_cached(self.encoder, texts, "query", self.cache)
-        return vectors
+        """One vector per query, through the cache (the same pieces are embedded once across runs): the mean of
+        the text's windows mixed with its question's vector (:func:`~nomos.retrieval.case_reading.combine`)."""
+        if not texts:
+            return np.zeros((0, self.encoder.dim), dtype=np.float32)
+        pieces = [self.pieces(t) for t in texts]
+        flat = [p for piece in pieces for p in piece.texts()]
+        vectors, _ = encode_cached(self.encoder, flat, "query", self.cache)
+        out, start = [], 0
+        for piece in pieces:
+            n = len(piece.texts())
+            out.append(combine(piece, vectors[start : start + n], self.question_weight))
+            start += n
+        return np.stack(out)
+
+    def reading(self, text: str) -> dict[str, Any]:
+        """How this retriever reads ``text`` (``search --explain``): its windows and the question's weight."""
+        return {"knn": reading_note(self.pieces(text), self.question_weight)}
+
+    def reading_notes(self, queries: Mapping[str, str]) -> dict[str, dict[str, Any]]:
+        """How each query that was not read as one window was read (``eval`` details, ``search --explain``)."""
+        notes = {}
+        for qid, text in queries.items():
+            piece = self.pieces(text)
+            if len(piece.windows) > 1 or piece.question is not None:
+                notes[qid] = {"knn_reading": reading_note(piece, self.question_weight)}
+        return notes
 
     def clause(self, vector: np.ndarray, k: int) -> dict[str, Any]:
-        """The query clause for one vector (also used inside ``hybrid``)."""
+        """The query clause for one vector (also used inside ``hybrid``): the single vector of each article's start,
+        or, once the index holds every article's windows, a ``nested`` query scoring each article by its best
+        window (the lucene engine's k-NN over nested documents keeps ``k`` articles, not ``k`` windows)."""
+        if not self.by_windows():
+            return self._vector_clause(self.field, vector, k)
+        inner = self._vector_clause(f"{self.windows_field}.{WINDOW_VECTOR}", vector, k)
+        return {"nested": {"path": self.windows_field, "score_mode": "max", "query": inner}}
+
+    def _vector_clause(self, name: str, vector: np.ndarray, k: int) -> dict[str, Any]:
         values = [float(x) for x in vector]
         if self.exact:
             return {
@@ -100,11 +159,11 @@ class KnnRetriever:
                     "script": {
                         "source": "knn_score",
                         "lang": "knn",
-                        "params": {"field": self.field, "query_value": values, "space_type": "cosinesimil"},
+                        "params": {"field": name, "query_value": values, "space_type": "cosinesimil"},
                     },
                 }
             }
-        return {"knn": {self.field: {"vector": values, "k": k, "method_parameters": {"ef_search": max(self.ef_search, k)}}}}
+        return {"knn": {name: {"vector": values, "k": k, "method_parameters": {"ef_search": max(self.ef_search, k)}}}}
 
     def body(self, vector: np.ndarray, k: int) -> dict[str, Any]:
         return {
@@ -157,7 +216,7 @@ class KnnRetriever:
             for (qid, _), r in zip(batch, responses, strict=True):
                 out[qid] = self.hits_of(r, qid, k)
                 tick(on_progress)
-        return SearchResult(out)
+        return SearchResult(out, query_notes=self.reading_notes(queries))
 
     def request(self, vector: np.ndarray, k: int) -> list[dict[str, Any]]:
         """The two ``_msearch`` lines (header, body) of one query vector, as :meth:`search_many` sends them."""
@@ -169,8 +228,10 @@ class KnnRetriever:
         return rank([Hit(str(h["sort"][1]), float(h["sort"][0])) for h in response["hits"]["hits"]], k)
 
     def describe(self) -> dict[str, Any]:
-        return {"method": self.name, "index": self.index, "field": self.field, "encoder": self.encoder.describe(),
-                "ef_search": self.ef_search, "exact": self.exact}
+        return {"method": self.name, "index": self.index, "field": self.windows_field if self.windows else self.field,
+                "article_windows": bool(self.windows), "encoder": self.encoder.describe(),
+                "ef_search": self.ef_search, "exact": self.exact,
+                "query_reading": {"windows": "whole text, every window", "question_weight": self.question_weight}}
 
 
 def index_has_vectors(transport: TransportOrClient, index: str, embedder: str) -> bool:
@@ -180,6 +241,14 @@ def index_has_vectors(transport: TransportOrClient, index: str, embedder: str) -
     name = vector_field_name(slug(embedder))
     mapping = as_transport(transport).get_mapping(index, what="the index's mapping")
     return any(name in (m.get("mappings", {}).get("_meta", {}).get("vectors") or {}) for m in mapping.values())
+
+
+def index_has_windows(transport: TransportOrClient, index: str, embedder: str) -> bool:
+    """Whether every article of ``index`` has ``embedder``'s windows: the indexer lists the nested field in
+    ``_meta.windows`` once it has checked them all (until then dense search reads each article's single vector)."""
+    name = windows_field_name(slug(embedder))
+    mapping = as_transport(transport).get_mapping(index, what="the index's mapping")
+    return any(name in (m.get("mappings", {}).get("_meta", {}).get("windows") or {}) for m in mapping.values())
 
 
 @dataclass(frozen=True)

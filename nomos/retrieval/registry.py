@@ -46,11 +46,16 @@ class MethodOptions:
     # amendment-aware ranking (any method): "off", "follow[:DEPTH]", "credit[:WEIGHT[:DEPTH]]"; None: the settings'
     # NOMOS_AMENDMENTS, else the method's default (AMENDMENT_DEFAULTS)
     amendments: str | None = None
+    # how a case file is read (nomos.retrieval.case_reading): the question's share of the dense query vector and its
+    # BM25 clause's boost; None: the cross-validated defaults
+    question_weight: float | None = None
+    question_boost: float | None = None
 
 
 # The options a method may honour: MethodOptions' fields, with the fusion's server/client choice ("fusion_where")
 # apart from the rest of the fusion (weights, normalisation, rank constant: "fusion").
-OPTION_NAMES = ("analysis", "embedder", "exact", "ef_search", "fusion", "fusion_where", "highlight", "filters")
+OPTION_NAMES = ("analysis", "embedder", "exact", "ef_search", "fusion", "fusion_where", "highlight", "filters",
+                "question_weight", "question_boost")
 
 Factory = Callable[["Settings", "Transport", MethodOptions], "Retriever"]
 
@@ -94,14 +99,18 @@ def _fusion(settings: Settings, fusion: FusionConfig) -> FusionConfig:
 
 def _bm25(settings: Settings, transport: Transport, options: MethodOptions, *, for_llm: bool = False) -> BM25Retriever:
     from nomos.retrieval.bm25 import BM25Retriever
+    from nomos.retrieval.case_reading import DEFAULT_QUESTION_BOOST
 
-    if for_llm:  # the LLM loops search for themselves: no highlighting or filters, ids and scores only
-        return BM25Retriever(transport, settings.index_alias, analysis=options.analysis, search_type=settings.search_type)
+    if for_llm:  # the LLM loops search for themselves (their own queries, no case file): ids and scores only
+        return BM25Retriever(transport, settings.index_alias, analysis=options.analysis, search_type=settings.search_type,
+                             question_boost=0.0)
+    boost = DEFAULT_QUESTION_BOOST if options.question_boost is None else options.question_boost
     return BM25Retriever(transport, settings.index_alias, analysis=options.analysis, highlight=options.highlight,
-                         filters=options.filters, search_type=settings.search_type)
+                         filters=options.filters, search_type=settings.search_type, question_boost=boost)
 
 
 def _knn(settings: Settings, transport: Transport, options: MethodOptions) -> KnnRetriever:
+    from nomos.retrieval.case_reading import DEFAULT_QUESTION_WEIGHT
     from nomos.retrieval.knn import KnnRetriever
 
     return KnnRetriever(
@@ -111,6 +120,7 @@ def _knn(settings: Settings, transport: Transport, options: MethodOptions) -> Kn
         ef_search=options.ef_search or settings.knn_ef_search,
         exact=options.exact,
         cache=vector_cache(settings),
+        question_weight=DEFAULT_QUESTION_WEIGHT if options.question_weight is None else options.question_weight,
     )
 
 
@@ -193,8 +203,8 @@ def _build_react(settings: Settings, transport: Transport, options: MethodOption
 
 
 # --------------------------------------------------------------------------------------------------- the registry
-_BM25_OPTS = frozenset({"analysis"})
-_KNN_OPTS = frozenset({"embedder", "exact", "ef_search"})
+_BM25_OPTS = frozenset({"analysis", "question_boost"})
+_KNN_OPTS = frozenset({"embedder", "exact", "ef_search", "question_weight"})
 
 _SPECS = (
     MethodSpec("bm25", _build_bm25, "BM25 over the Greek-analysed text", "BM25 — λέξεις του κειμένου",

@@ -21,6 +21,7 @@ from nomos.ingest.indexer import index_meta
 from nomos.ingest.records import Dataset
 from nomos.opensearch.client import cluster_version, make_client
 from nomos.retrieval.base import Hit, Progress, SearchResult
+from nomos.retrieval.case_reading import DEFAULT_QUESTION_BOOST, DEFAULT_QUESTION_WEIGHT
 from nomos.retrieval.fusion_config import DEFAULT_WHERE, FusionConfig
 from nomos.retrieval.llm import LLMDegraded, issue_report
 from nomos.retrieval.registry import (
@@ -98,6 +99,12 @@ def default_run_name(method: str, options: MethodOptions) -> str:
             parts.append(options.fusion.pool_ranking)  # hybrid-minmax
         elif options.fusion.head != default.head:
             parts.append(f"head{options.fusion.head}")  # hybrid-head10
+        if options.fusion.pool_ranking == "rrf-head" and options.fusion.admit != default.admit:
+            parts.append(f"admit{options.fusion.admit}")  # hybrid-admit20
+    if "question_weight" in takes and options.question_weight is not None and options.question_weight != DEFAULT_QUESTION_WEIGHT:
+        parts.append(f"qw{options.question_weight:g}")  # knn-qw0.3
+    if "question_boost" in takes and options.question_boost is not None and options.question_boost != DEFAULT_QUESTION_BOOST:
+        parts.append(f"qb{options.question_boost:g}")  # bm25-qb2
     if options.rerank:  # any method: "-rerank-llm", "-rerank-cross-encoder_<model>"
         judge = options.rerank if options.rerank == "llm" else options.rerank.split(":", 1)[0] + "_" + Path(options.rerank.split(":", 1)[1]).name
         parts.append(f"rerank-{judge}{'' if options.rerank_depth == 20 else options.rerank_depth}")
@@ -139,7 +146,7 @@ def evaluate_method(
     folder = settings.runs_dir / dataset.name / run_name
     checkpoint = folder / "checkpoint.jsonl" if spec.needs_llm else None
     started = time.perf_counter()
-    result = retriever.search_many({q.id: q.text for q in dataset.queries}, k, checkpoint=checkpoint, resume=resume,
+    result = retriever.search_many({q.id: q.case_text for q in dataset.queries}, k, checkpoint=checkpoint, resume=resume,
                                    on_progress=on_progress)
     seconds = time.perf_counter() - started
     run: Run = {qid: [(h.doc_id, h.score) for h in hs] for qid, hs in result.hits.items()}

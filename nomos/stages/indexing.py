@@ -38,6 +38,7 @@ def index_dataset(
         m=settings.hnsw_m,
         ef_construction=settings.hnsw_ef_construction,
         expunge_wait_s=settings.expunge_wait_seconds,
+        windows=settings.article_windows,
     )
     return build_index(
         client, dataset, settings.index_alias, body, meta,

@@ -43,6 +43,7 @@ from nomos.retrieval.articles import (
 )
 from nomos.retrieval.base import Hit, Retriever
 from nomos.retrieval.bm25 import BM25Retriever
+from nomos.retrieval.case_reading import explain_reading
 from nomos.retrieval.decorate import decorate
 from nomos.retrieval.direct import (
     DirectHit,
@@ -225,6 +226,15 @@ class Searcher:
         return SearchPage(request.query, method, request.k, request.source, hits, facets.sources, total, took, trace,
                           area=request.area, areas=facets.areas, reranked=options.rerank,
                           defaulted=request.method is None, named=named, cited=added, hybrid_ready=ready)
+
+    def reading(self, query: str, method: str | None = None, options: MethodOptions = MethodOptions()) -> dict[str, Any]:
+        """How ``method`` (None: the index's best) reads ``query``: the question found, BM25's question clause, kNN's
+        windows (``search --explain``). LLM methods write their own queries: only the question is reported."""
+        method = method or self.default_method()
+        if method_spec(method).needs_llm:
+            return {"method": method, **explain_reading(None, query)}
+        options = resolved_options(self.settings, options, method)
+        return {"method": method, **explain_reading(self._build(self.settings, method, options), query)}
 
     def _named(self, request: SearchRequest, titles: list[DirectHit] | None, citations: list[Citation]
                ) -> tuple[list[DirectHit], list[DirectHit]]:

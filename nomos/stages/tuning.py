@@ -59,7 +59,7 @@ def tune_bm25(
         client.indices.clone(index=source, target=tmp, body={"settings": {"index.blocks.write": None}}, params={"wait_for_active_shards": "1"})
     finally:
         client.indices.put_settings(index=source, body={"index.blocks.write": None})
-    queries = {q.id: q.text for q in dataset.queries}
+    queries = {q.id: q.case_text for q in dataset.queries}
     scores: dict[tuple[float, float], dict[str, float]] = {}
     started = time.perf_counter()
     try:

@@ -21,7 +21,7 @@ from nomos.ingest.loader import load_dataset  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
 from nomos.vectors.cache import VectorCache, encode_cached  # noqa: E402
 from nomos.vectors.encoders import make_encoder  # noqa: E402
-from nomos.vectors.windows import article_windows  # noqa: E402
+from nomos.vectors.windows import article_windows, fits_window  # noqa: E402
 
 
 def main() -> None:
@@ -48,7 +48,7 @@ def main() -> None:
 
     texts = [a.passage for a in articles]
     if args.windows:
-        fits = lambda t: not encoder.prepare(t, "passage").cut  # noqa: E731
+        fits = fits_window(encoder)
         texts = [w for a in articles for w in article_windows(a.title, a.text, fits)]
         long = sum(1 for a in articles if not fits(a.passage))
         print(f"{len(texts)} windows of {len(articles)} articles ({long} longer than one window)", flush=True)

@@ -38,7 +38,8 @@ def positional(method, options=MethodOptions()):
 # A fresh searcher (one command): BM25 one request; hybrid (pool fusion, rrf-head) BM25's and kNN's own lists in
 # one _msearch and the page (snippets) in one _search. Today's `search` sent 3 and 6 (version check, shard count,
 # one _msearch per clause, a separate decorate).
-EXPECTED = {"bm25": ["/_search"], "hybrid": ["/_msearch", "/_search"], "knn": ["/_search"]}
+# A dense retriever reads once (then once a minute) whether the index holds its article windows: the mapping.
+EXPECTED = {"bm25": ["/_search"], "hybrid": ["/_mapping", "/_msearch", "/_search"], "knn": ["/_mapping", "/_search"]}
 
 
 @pytest.mark.parametrize("method", ["bm25", "hybrid", "knn"])

@@ -28,7 +28,7 @@ from nomos.mappings import (
 from nomos.vectors.cache import EncodeStats, VectorCache, encode_cached
 from nomos.vectors.encoders import Encoder, slug
 from nomos.vectors.stored import stored_vectors
-from nomos.vectors.windows import article_windows
+from nomos.vectors.windows import article_windows, fits_window
 
 
 @dataclass(frozen=True)
@@ -139,7 +139,7 @@ def windows_of(encoder: Encoder, articles: list[Article], cache: VectorCache | N
     """Each article's windows (:func:`~nomos.vectors.windows.article_windows`) as the nested documents of its
     windows field, encoded through the cache (window 1 is the single vector's passage: a cache hit).
     ``on_progress`` counts articles."""
-    fits = _fits(encoder)
+    fits = fits_window(encoder)
     texts = [article_windows(a.title, a.text, fits) for a in articles]
     flat = [t for ts in texts for t in ts]
     vectors, stats = encode_cached(encoder, flat, "passage", cache)
@@ -151,10 +151,6 @@ def windows_of(encoder: Encoder, articles: list[Article], cache: VectorCache | N
     if on_progress:
         on_progress(len(articles))
     return out, stats
-
-
-def _fits(encoder: Encoder) -> Callable[[str], bool]:
-    return lambda t: not encoder.prepare(t, "passage").cut
 
 
 def fill_windows(

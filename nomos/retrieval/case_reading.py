@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from nomos.vectors.windows import fits_window
+
 # cross-validated defaults (bench/case_study.py; docs/benchmarks.md "Reading the question")
 DEFAULT_QUESTION_WEIGHT = 0.0
 DEFAULT_QUESTION_BOOST = 2.0
@@ -119,9 +121,9 @@ def windows(text: str, fits: Callable[[str], bool]) -> list[str]:
     return out
 
 
-def fits_encoder(encoder: Any, kind: str = "query") -> Callable[[str], bool]:  # noqa: ANN401 - any Encoder
-    """Whether a text fits ``encoder``'s window whole (its ``prepare`` would not cut it)."""
-    return lambda t: not encoder.prepare(t, kind).cut
+def fits_encoder(encoder: Any) -> Callable[[str], bool]:  # noqa: ANN401 - any Encoder
+    """Whether a query text fits ``encoder``'s window whole (its ``prepare`` would not cut it)."""
+    return fits_window(encoder, "query")
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ results page (ranking, facets over the candidates, highlighted snippets, a sourc
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -45,6 +46,8 @@ __all__ = ["FACET_DEPTH", "SNIPPET_FALLBACK_CHARS", "KnnRetriever", "faceted_pag
 # The k of a dense results page's knn clause: the candidates its facets count and its filter picks from, as
 # deep as hybrid's pool (the lucene engine matches max(k, ef_search) candidates: search_faceted).
 FACET_DEPTH = 100
+# How long a retriever trusts what it read of the index's windows (KnnRetriever.by_windows)
+WINDOWS_RECHECK_S = 60.0
 # What OpenSearch answers a k-NN query (or the exact script) on a field that is not a knn_vector: the index was
 # built without this encoder's vectors.
 _NOT_A_VECTOR_FIELD = ("is not knn_vector type", "field type must be knn_vector")
@@ -76,6 +79,7 @@ class KnnRetriever:
     # windows complete (looked up once), else by the single vector of each article's start
     windows: bool | None = None
     name: str = field(init=False, default="knn")
+    _looked: tuple[float, bool] | None = field(init=False, default=None, repr=False)  # (when, windows complete)
 
     def __post_init__(self) -> None:
         self.transport = as_transport(self.transport, self.retry_seconds)
@@ -93,10 +97,14 @@ class KnnRetriever:
         return windows_field_name(slug(self.encoder.spec))
 
     def by_windows(self) -> bool:
-        """Whether articles are scored by their best window: as set, else as the index's ``_meta`` says (once)."""
-        if self.windows is None:
-            self.windows = index_has_windows(self.transport, self.index, self.encoder.spec)
-        return self.windows
+        """Whether articles are scored by their best window: as set, else as the index's ``_meta`` says, read again
+        after ``WINDOWS_RECHECK_S`` (a portal's retrievers live long, and the windows stage ends while they serve)."""
+        if self.windows is not None:
+            return self.windows
+        now = time.monotonic()
+        if self._looked is None or now - self._looked[0] > WINDOWS_RECHECK_S:
+            self._looked = (now, index_has_windows(self.transport, self.index, self.encoder.spec))
+        return self._looked[1]
 
     @contextmanager
     def vectors_needed(self) -> Iterator[None]:
@@ -228,8 +236,9 @@ class KnnRetriever:
         return rank([Hit(str(h["sort"][1]), float(h["sort"][0])) for h in response["hits"]["hits"]], k)
 
     def describe(self) -> dict[str, Any]:
-        return {"method": self.name, "index": self.index, "field": self.windows_field if self.windows else self.field,
-                "article_windows": bool(self.windows), "encoder": self.encoder.describe(),
+        windows = self.windows if self.windows is not None else bool(self._looked and self._looked[1])
+        return {"method": self.name, "index": self.index, "field": self.windows_field if windows else self.field,
+                "article_windows": windows, "encoder": self.encoder.describe(),
                 "ef_search": self.ef_search, "exact": self.exact,
                 "query_reading": {"windows": "whole text, every window", "question_weight": self.question_weight}}
 

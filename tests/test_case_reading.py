@@ -156,3 +156,16 @@ def test_the_pool_admits_bm25s_strongest_articles_knn_lacks():
     assert ids[-1] == "b1" and after[-1].details["part"] == "admitted"
     assert "k9" not in ids and "k8" not in ids  # the pool's last ones made room
     assert [h.score for h in after] == sorted((h.score for h in after), reverse=True)
+
+
+def test_hybrid_admits_bm25_only_for_a_case_longer_than_the_window():
+    from nomos.retrieval.fusion import FusionConfig, FusionRetriever
+
+    client = OpenSearch("http://127.0.0.1:1")
+    knn = KnnRetriever(client, "idx", WordEncoder(n=6))
+    fusion = FusionRetriever(client, "idx", BM25Retriever(client, "idx"), knn, FusionConfig())
+    long_case = "α α α α α α. α α α α α α.\n\nβ β;"
+    assert fusion.admitted({"long": long_case, "short": "α β γ"}) == {"long": fusion.config.admit}
+    assert fusion.config.admit > 0  # the cross-validated default admits some
+    none = FusionRetriever(client, "idx", BM25Retriever(client, "idx"), knn, FusionConfig(admit=0))
+    assert none.admitted({"long": long_case}) == {}

@@ -140,13 +140,14 @@ method_options = stack(  # options of dense and fused methods (ignored by bm25) 
     click.option("--pool-head", type=int, default=None, help="rrf-head: how many top ranks RRF orders (default 5, cross-validated)."),
     click.option("--pool-admit", type=int, default=None,
                  help="rrf-head: how many of BM25's strongest articles outside kNN's top 100 enter the fused list "
-                      "(default: cross-validated, docs/benchmarks.md 'Reading the question')."),
+                      "of a query longer than the model's window (default 20, cross-validated; 0: none)."),
     click.option("--question-weight", type=click.FloatRange(0, 1), default=None,
-                 help="knn/hybrid: the case file's question's share of the query vector (embedded on its own beside "
-                      "the whole text's windows; default: cross-validated)."),
+                 help="knn/hybrid: the case file's question's share of the query vector, where the case is longer than "
+                      "the model's window (the question embedded on its own beside the text's windows; default 0.5, "
+                      "cross-validated)."),
     click.option("--question-boost", type=click.FloatRange(min=0), default=None,
-                 help="bm25/hybrid: boost of the case file's question as a clause of its own beside the whole text "
-                      "(default: cross-validated)."),
+                 help="bm25/hybrid: boost of the case file's question as a clause of its own beside the whole text, "
+                      "per 100 words of the case (default 2, cross-validated; 0: the text alone)."),
     click.option("--normalization", type=click.Choice(["min_max", "l2", "z_score"]), default="min_max", show_default=True,
                  help="hybrid --fusion server/client: how each clause's scores are normalised before they are combined."),
     click.option("--combination", type=click.Choice(["arithmetic_mean", "geometric_mean", "harmonic_mean"]),

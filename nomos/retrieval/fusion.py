@@ -161,7 +161,8 @@ class FusionRetriever:
         if self.config.pool_ranking == "rrf-head":
             pool, other_lists = (knn, bm25) if self.config.pool == "knn" else (bm25, knn)
             return head_fuse({q: hs[:depth] for q, hs in pool.items()}, other_lists, k, head=self.config.head,
-                             rank_constant=self.config.rank_constant, pool_clause=self.config.pool, admit=self.config.admit)
+                             rank_constant=self.config.rank_constant, pool_clause=self.config.pool,
+                             admit=self.admitted(queries))
         if self.config.pool == "knn":
             pool = {q: hs[:depth] for q, hs in knn.items()}
             other = bm25_scores_in_pool(self.bm25, queries, {q: [h.doc_id for h in hs] for q, hs in pool.items()})
@@ -169,6 +170,14 @@ class FusionRetriever:
             pool = {q: hs[:depth] for q, hs in bm25.items()}
             other = {q: {h.doc_id: h.score for h in hs} for q, hs in knn.items()}
         return pool_fuse(pool, other, self.config.bm25_knn_weights, k, pool_clause=self.config.pool)
+
+    def admitted(self, queries: Mapping[str, str]) -> dict[str, int]:
+        """How many of BM25's strongest articles outside kNN's pool each query's fused list admits: ``admit`` for a
+        query kNN reads in more than one window (a case file), none for one it reads whole (cross-validated:
+        docs/benchmarks.md "Reading the question")."""
+        if not self.config.admit:
+            return {}
+        return {q: self.config.admit for q, text in queries.items() if len(self.knn.pieces(text).windows) > 1}
 
     def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
                     on_progress: Progress | None = None) -> SearchResult:

@@ -43,8 +43,9 @@ class FusionConfig:
     # min-max sum of the pool clause's score and the other's exact score (nomos/retrieval/pool_fusion.py).
     pool_ranking: str = "rrf-head"
     head: int = DEFAULT_HEAD
-    # "rrf-head": how many of the other clause's strongest articles outside the pool enter it, at its end (so the
-    # fused top ``depth`` may hold BM25's finds that kNN's top ``depth`` lacks)
+    # "rrf-head": how many of the other clause's strongest articles outside the pool enter it, at its end, for a
+    # query read in more than one window (so a case file's fused top ``depth`` may hold BM25's finds that kNN's top
+    # ``depth`` lacks); 0: none
     admit: int = DEFAULT_ADMIT
 
     @property

@@ -11,8 +11,9 @@ than RRF (nDCG@10 0.074 against 0.081). This ranking does both, by position:
 
 With ``admit`` = 0 nothing outside the pool enters, so the fused top k is a permutation of the pool clause's top k
 (when ``depth`` >= k): its Recall@k is exactly that clause's. ``admit`` = m lets the other clause's m strongest
-articles that the pool lacks in, in place of the pool's last m: on case files, where BM25 finds what kNN's top 100
-misses, the fused list is then not below BM25 alone. ``head`` = 0 is the pool clause alone; ``head`` >= k is RRF
+articles that the pool lacks in, in place of the pool's last m: on long case files, where BM25 finds what kNN's
+top 100 misses, the fused list then holds more than either clause alone (cross-validated: 20, for queries read in
+more than one window; a short query keeps kNN's top 100 whole, where admitting cost Recall@100). ``head`` = 0 is the pool clause alone; ``head`` >= k is RRF
 restricted to the pool. The head size was chosen by k-fold cross-validation (``bench/pool_study.py --family
 'rrf-in-pool head'``, docs/benchmarks.md "Pool fusion"): 5 in 29 of 40 folds.
 
@@ -29,7 +30,7 @@ from nomos.retrieval.base import Hit, by_score
 DEFAULT_HEAD = 5  # cross-validated (see the module docstring); one results page is 10
 # how many of the other clause's strongest articles outside the pool enter it (at its end): cross-validated over the
 # case-file and extended dev sets (bench/case_study.py, docs/benchmarks.md "Reading the question")
-DEFAULT_ADMIT = 0
+DEFAULT_ADMIT = 20  # to queries read in more than one window (the fusion decides: nomos.retrieval.fusion)
 
 
 def rrf_scores(lists: Mapping[str, Sequence[Hit]], rank_constant: int = 60) -> dict[str, float]:
@@ -73,9 +74,11 @@ def head_fuse_one(pool: Sequence[Hit], other: Sequence[Hit], k: int, head: int =
 
 
 def head_fuse(pool: Mapping[str, Sequence[Hit]], other: Mapping[str, Sequence[Hit]], k: int, head: int = DEFAULT_HEAD,
-              rank_constant: int = 60, pool_clause: str = "knn", admit: int = DEFAULT_ADMIT) -> dict[str, list[Hit]]:
+              rank_constant: int = 60, pool_clause: str = "knn", admit: int | Mapping[str, int] = DEFAULT_ADMIT
+              ) -> dict[str, list[Hit]]:
     """:func:`head_fuse_one` for every query of ``pool`` (a query the other clause has no list for gets its pool
-    order: the RRF of one list is that list's order)."""
+    order: the RRF of one list is that list's order); ``admit`` one number for all, or per query (absent: 0)."""
     other_clause = "bm25" if pool_clause == "knn" else "knn"
-    return {q: head_fuse_one(hits, other.get(q, ()), k, head, rank_constant, pool_clause, other_clause, admit)
+    return {q: head_fuse_one(hits, other.get(q, ()), k, head, rank_constant, pool_clause, other_clause,
+                             admit if isinstance(admit, int) else admit.get(q, 0))
             for q, hits in pool.items()}

@@ -142,3 +142,23 @@ def test_a_search_reads_the_querys_citations_once(dense, monkeypatch, query):
     assert calls == [query]
     if query == "άρθρο 372 ΠΚ":
         assert page.hits[0].doc_id == "PK::372" and page.hits[0].details["direct"] == "citation"
+
+
+LONG_CASE = " ".join(f"Την ημέρα {i} ο Νίκος πέρασε από την αγορά και μίλησε με τον πωλητή για τον καιρό." for i in range(40)) \
+    + "\n\nΟ Νίκος αφαίρεσε ξένο κινητό πράγμα για να το ιδιοποιηθεί. Ποια πράξη τέλεσε;"
+
+
+def test_search_explain_says_how_a_long_case_was_read(dense):
+    from click.testing import CliRunner
+
+    from nomos.cli import cli
+
+    reading = Searcher(dense).reading(LONG_CASE, "hybrid")
+    assert reading["question_found"] == "last blank line" and reading["question"].endswith("Ποια πράξη τέλεσε;")
+    assert reading["bm25"]["question_boost"] > 0 and reading["knn"]["windows"] > 1
+    assert reading["knn"]["question_weight"] > 0  # longer than the window: the question embedded apart too
+    res = CliRunner().invoke(cli, ["--url", dense.url, "--index", dense.index_alias, "search", "--method", "hybrid",
+                                   "--explain", "-k", "3", LONG_CASE])
+    assert res.exit_code == 0, res.output
+    assert "how the query was read (hybrid)" in res.output and "question as a clause of its own" in res.output
+    assert f"{reading['knn']['windows']} window(s)" in res.output and "why: " in res.output

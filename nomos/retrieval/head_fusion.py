@@ -30,7 +30,7 @@ from nomos.retrieval.base import Hit, by_score
 DEFAULT_HEAD = 5  # cross-validated (see the module docstring); one results page is 10
 # how many of the other clause's strongest articles outside the pool enter it (at its end): cross-validated over the
 # case-file and extended dev sets (bench/case_study.py, docs/benchmarks.md "Reading the question")
-DEFAULT_ADMIT = 20  # to queries read in more than one window (the fusion decides: nomos.retrieval.fusion)
+DEFAULT_ADMIT = 20  # hybrid's, to queries read in more than one window (FusionRetriever.admitted); the functions: 0
 
 
 def rrf_scores(lists: Mapping[str, Sequence[Hit]], rank_constant: int = 60) -> dict[str, float]:
@@ -43,7 +43,7 @@ def rrf_scores(lists: Mapping[str, Sequence[Hit]], rank_constant: int = 60) -> d
 
 
 def head_fuse_one(pool: Sequence[Hit], other: Sequence[Hit], k: int, head: int = DEFAULT_HEAD, rank_constant: int = 60,
-                  pool_clause: str = "knn", other_clause: str = "bm25", admit: int = DEFAULT_ADMIT) -> list[Hit]:
+                  pool_clause: str = "knn", other_clause: str = "bm25", admit: int = 0) -> list[Hit]:
     """One query: the candidates' top ``head`` by RRF of (pool, other), then the rest of the pool in its own order,
     then the ``admit`` articles the other clause ranks highest among those the pool lacks, cut to ``k``. Scores are
     rank-derived (k - position) so that every consumer keeps the order; the clause ranks, the RRF score and the
@@ -74,7 +74,7 @@ def head_fuse_one(pool: Sequence[Hit], other: Sequence[Hit], k: int, head: int =
 
 
 def head_fuse(pool: Mapping[str, Sequence[Hit]], other: Mapping[str, Sequence[Hit]], k: int, head: int = DEFAULT_HEAD,
-              rank_constant: int = 60, pool_clause: str = "knn", admit: int | Mapping[str, int] = DEFAULT_ADMIT
+              rank_constant: int = 60, pool_clause: str = "knn", admit: int | Mapping[str, int] = 0
               ) -> dict[str, list[Hit]]:
     """:func:`head_fuse_one` for every query of ``pool`` (a query the other clause has no list for gets its pool
     order: the RRF of one list is that list's order); ``admit`` one number for all, or per query (absent: 0)."""

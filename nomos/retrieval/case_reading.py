@@ -23,7 +23,7 @@ Pure functions: the encoder's own ``prepare`` says what fits (:func:`fits_encode
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,13 +48,6 @@ class CaseReading:
     text: str
     question: str
     how: str
-
-    @property
-    def facts(self) -> str:
-        """The text before the question (the whole text when there is no separate question)."""
-        if not self.question:
-            return self.text
-        return self.text[: self.text.rstrip().rfind(self.question)].strip() or self.text
 
     @property
     def has_question(self) -> bool:
@@ -190,11 +183,6 @@ def bm25_note(reading: CaseReading, boost: float) -> dict[str, Any]:
     if reading.has_question and boost > 0:
         note.update({"question": reading.question, "question_boost": boost})
     return note
-
-
-def notes_for(queries: Mapping[str, str], note: Callable[[str], dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """``note`` of every query that has a question (the others were read as written, nothing to say)."""
-    return {qid: n for qid, text in queries.items() if (n := note(text)).get("question_found") != "whole text"}
 
 
 def explain_reading(retriever: Any, query: str) -> dict[str, Any]:  # noqa: ANN401 - any Retriever

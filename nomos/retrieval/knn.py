@@ -124,9 +124,12 @@ class KnnRetriever:
     def query_vectors(self, texts: list[str]) -> np.ndarray:
         """One vector per query, through the cache (the same pieces are embedded once across runs): the mean of
         the text's windows mixed with its question's vector (:func:`~nomos.retrieval.case_reading.combine`)."""
-        if not texts:
+        return self.vectors_of([self.pieces(t) for t in texts])
+
+    def vectors_of(self, pieces: list[QueryPieces]) -> np.ndarray:
+        """One vector per query read into ``pieces`` (:meth:`query_vectors` without reading the texts again)."""
+        if not pieces:
             return np.zeros((0, self.encoder.dim), dtype=np.float32)
-        pieces = [self.pieces(t) for t in texts]
         flat = [p for piece in pieces for p in piece.texts()]
         vectors, _ = encode_cached(self.encoder, flat, "query", self.cache)
         out, start = [], 0
@@ -140,11 +143,10 @@ class KnnRetriever:
         """How this retriever reads ``text`` (``search --explain``): its windows and the question's weight."""
         return {"knn": reading_note(self.pieces(text), self.question_weight)}
 
-    def reading_notes(self, queries: Mapping[str, str]) -> dict[str, dict[str, Any]]:
-        """How each query that was not read as one window was read (``eval`` details, ``search --explain``)."""
+    def reading_notes(self, pieces: Mapping[str, QueryPieces]) -> dict[str, dict[str, Any]]:
+        """How each query that was not read as one window was read (``eval`` details)."""
         notes = {}
-        for qid, text in queries.items():
-            piece = self.pieces(text)
+        for qid, piece in pieces.items():
             if len(piece.windows) > 1 or piece.question is not None:
                 notes[qid] = {"knn_reading": reading_note(piece, self.question_weight)}
         return notes
@@ -212,7 +214,8 @@ class KnnRetriever:
         """Query vectors (through the cache), then ``_msearch`` in batches. No LLM: ``checkpoint`` is ignored."""
         check_k(k)
         items = list(queries.items())
-        vectors = self.query_vectors([t for _, t in items])
+        pieces = {qid: self.pieces(t) for qid, t in items}  # read once: the vectors and the notes
+        vectors = self.vectors_of(list(pieces.values()))
         out: dict[str, list[Hit]] = {}
         for start in range(0, len(items), self.batch_size):
             batch = items[start : start + self.batch_size]
@@ -224,7 +227,7 @@ class KnnRetriever:
             for (qid, _), r in zip(batch, responses, strict=True):
                 out[qid] = self.hits_of(r, qid, k)
                 tick(on_progress)
-        return SearchResult(out, query_notes=self.reading_notes(queries))
+        return SearchResult(out, query_notes=self.reading_notes(pieces))
 
     def request(self, vector: np.ndarray, k: int) -> list[dict[str, Any]]:
         """The two ``_msearch`` lines (header, body) of one query vector, as :meth:`search_many` sends them."""

@@ -330,14 +330,14 @@ def resolved_options(settings: Settings, options: MethodOptions, method: str | N
     return options if options.amendments == spec else replace(options, amendments=spec)
 
 
-def make_retriever(settings: Settings, method: str, client: OpenSearch | Transport,
+def make_retriever(settings: Settings, method: str, client: OpenSearch | Transport | None = None,
                    options: MethodOptions = MethodOptions()) -> Retriever:
     """The retriever for a method name; every entry point (CLI, portal, benchmarks) builds retrievers here.
     With ``options.rerank`` the method's top ``rerank_depth`` is re-ordered by that judge (any method).
 
-    ``client``: the command's (or portal's) OpenSearch client, or a transport over it; every request of the
-    retriever goes through one :class:`~nomos.opensearch.transport.Transport` (built here over a client, with
-    the settings' ``retry_seconds``)."""
+    ``client``: the command's (or portal's) OpenSearch client, or a transport over it; None: a new client for
+    ``settings``. Every request of the retriever goes through one :class:`~nomos.opensearch.transport.Transport`
+    (built here over a client, with the settings' ``retry_seconds``)."""
     from nomos.opensearch.transport import make_transport
     from nomos.retrieval.amendments import AmendmentRetriever, parse_amendments, stored_targets
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -117,7 +117,7 @@ def evaluate_method(
     settings: Settings,
     dataset: Dataset,
     method: str = "bm25",
-    analysis: str = "stemmed",
+    analysis: str | None = None,
     k: int = 100,
     run_name: str | None = None,
     client: OpenSearch | None = None,
@@ -125,13 +125,16 @@ def evaluate_method(
     resume: bool = False,
     on_progress: Progress | None = None,
     metrics: Sequence[str] = METRICS,
+    write: bool = True,
 ) -> EvalOutcome:
     """Run every query through ``method``, score with ranx, write the results folder under ``runs_dir``.
 
     LLM methods also checkpoint each finished query in the folder (``resume=True`` skips those) and write their
     traces, per-round metrics and cost table. ``on_progress`` is called once per finished query (a progress bar).
     ``metrics``: what ranx scores (default: the paper's five; per-round LLM metrics stay the five).
-    Everything written comes from the one :class:`SearchResult` the retriever returns.
+    Everything written comes from the one :class:`SearchResult` the retriever returns. ``analysis`` (None: the
+    options', else stemmed) names BM25's analyzer and overrides ``options.analysis``. ``write`` False: score only,
+    nothing written (``paths`` is empty; an LLM method's checkpoint is not kept either).
     """
     check_judged(dataset)
     spec = method_spec(method)
@@ -140,11 +143,14 @@ def evaluate_method(
     version = cluster_version(client, settings)
     meta = index_meta(client, settings.index_alias)
     check_index_matches(meta, dataset, settings.index_alias)
-    options = resolved_options(settings, options or MethodOptions(analysis=analysis), method)  # NOMOS_RERANK counts
+    options = options or MethodOptions()
+    if analysis is not None:
+        options = replace(options, analysis=analysis)
+    options = resolved_options(settings, options, method)  # NOMOS_RERANK counts
     retriever = make_retriever(settings, method, client, options)
     run_name = run_name or default_run_name(method, options)
     folder = settings.runs_dir / dataset.name / run_name
-    checkpoint = folder / "checkpoint.jsonl" if spec.needs_llm else None
+    checkpoint = folder / "checkpoint.jsonl" if spec.needs_llm and write else None
     started = time.perf_counter()
     result = retriever.search_many({q.id: q.case_text for q in dataset.queries}, k, checkpoint=checkpoint, resume=resume,
                                    on_progress=on_progress)
@@ -180,11 +186,13 @@ def evaluate_method(
     fusion_diag = diagnose(clauses["bm25"], clauses["knn"], result.hits, dataset.qrels, k) if clauses else None
     if fusion_diag:
         manifest["fusion_diagnosis"] = {**fusion_diag["total"], "k": k, **clause_recall(clauses, dataset.qrels, k)}
+    extra = {**llm_extra, **({"fusion_diagnosis": manifest["fusion_diagnosis"]} if fusion_diag else {})}
+    if not write:
+        return EvalOutcome(evaluation, {}, seconds, run_name, extra or None)
     details = result_details(result, fusion_diag)
     paths = write_results(folder, run, evaluation, manifest, tag=run_name, details=details if any(details.values()) else None)
     if llm_extra:
         paths.update(write_llm_outputs(folder, result, llm_extra))
-    extra = {**llm_extra, **({"fusion_diagnosis": manifest["fusion_diagnosis"]} if fusion_diag else {})}
     return EvalOutcome(evaluation, paths, seconds, run_name, extra or None)
 
 

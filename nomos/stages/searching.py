@@ -41,7 +41,7 @@ from nomos.retrieval.articles import (
     matching_ids,
     page_filter,
 )
-from nomos.retrieval.base import Hit, Retriever
+from nomos.retrieval.base import Hit, Progress, Retriever
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.case_reading import explain_reading
 from nomos.retrieval.decorate import decorate
@@ -235,6 +235,18 @@ class Searcher:
             return {"method": method, **explain_reading(None, query)}
         options = resolved_options(self.settings, options, method)
         return {"method": method, **explain_reading(self._build(self.settings, method, options), query)}
+
+    def rank_many(self, queries: dict[str, str], k: int, method: str | None = None,
+                  options: MethodOptions = MethodOptions(), on_progress: Progress | None = None) -> dict[str, list[Hit]]:
+        """Many queries ranked by ``method`` (None: the index's best) exactly as ``eval`` ranks them: the method's
+        ranking alone (no snippets, no named articles pinned). Python's ``nomos.Searcher.batch_search``."""
+        method = method or self.default_method()
+        spec = self.check(method, options)
+        options = resolved_options(self.settings, options, method)
+        llm = spec.needs_llm or options.rerank == "llm"
+        retriever = self._build(self.llm_settings(), method, options) if llm else self._per_thread(method, options)
+        with cluster_errors(self.settings, f"the {method} search"):
+            return retriever.search_many(queries, k, on_progress=on_progress).hits
 
     def _named(self, request: SearchRequest, titles: list[DirectHit] | None, citations: list[Citation]
                ) -> tuple[list[DirectHit], list[DirectHit]]:

@@ -125,18 +125,15 @@ def test_dense_methods_on_an_index_without_vectors_say_how_to_fix_it(cluster, tm
 @pytest.mark.parametrize("query", ["άρθρο 372 ΠΚ", "κλοπή", CASE])
 def test_a_search_reads_the_querys_citations_once(dense, monkeypatch, query):
     """The whole-query citation reading (parse_citation) runs once per search, whether the query is a citation, a
-    title or a case: the page and the name lookup share it (they each read it before)."""
+    title or a case: the search reads the names once (NameReading) and hands the reading on."""
     import nomos.mappings.citations as citations
     import nomos.retrieval.direct as direct
-    import nomos.stages.searching as searching
-
     calls = []
 
     def counted(text):
         calls.append(text)
         return citations.parse_citation(text)
 
-    monkeypatch.setattr(searching, "parse_citation", counted)
     monkeypatch.setattr(direct, "parse_citation", counted)
     page = Searcher(dense).search(SearchRequest(query, "bm25", 10))
     assert calls == [query]

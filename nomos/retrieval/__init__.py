@@ -26,5 +26,5 @@ __getattr__, __dir__, __all__ = lazy_exports(__name__, {
                   "encoder_for", "make_reranker", "make_retriever", "method_names", "method_spec", "portal_methods",
                   "require_llm", "resolved_options", "vector_cache"),
     ".texts": ("clip", "fetch_texts"),
-    ".direct": ("DirectHit", "find_direct", "pin"),
+    ".direct": ("DirectHit", "NameReading", "Named", "find_direct", "look_up", "pin"),
 })

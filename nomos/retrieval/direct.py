@@ -114,20 +114,75 @@ def _exact_titles(hits: Sequence[Mapping[str, Any]], query: str) -> list[DirectH
     return [DirectHit(h["_id"], "title", **_fields(h["_source"])) for h in exact]
 
 
-def find_direct(transport: Transport, index: str, query: str, citations: Sequence[Citation] | None = None
-                ) -> list[DirectHit]:
-    """What the query names outright: cited articles (one mget), else the article of a typed id, else articles of
-    that title. ``citations``: the query's :func:`parse_citation`, when the caller has read it already (a search
-    reads it once and passes it to both this and :func:`names_by_citation_or_id`)."""
-    citations = parse_citation(query) if citations is None else citations
-    if citations:
-        return by_citation(transport, index, citations)
-    return by_id(transport, index, query) if "::" in query else by_title(transport, index, query)
+@dataclass(frozen=True)
+class NameReading:
+    """What a query may name, read once from its text with no request: the first step of a search. A citation
+    that is the whole query, or a typed id, is looked up by id; else a query short enough to be a title is looked
+    up by title (a results page carries :meth:`page_aggregation` in its own request); else a case is read for the
+    articles it cites in passing."""
+
+    query: str
+    citations: tuple[Citation, ...]  # the whole query as citations (parse_citation); empty: not a citation
+    typed_id: bool  # the query looks like an id (``PK::372``)
+
+    @classmethod
+    def of(cls, query: str) -> NameReading:
+        return cls(query, tuple(parse_citation(query)), "::" in query)
+
+    @property
+    def by_name(self) -> bool:
+        """Looked up by id (a citation or a typed id), never by title."""
+        return bool(self.citations) or self.typed_id
+
+    def page_aggregation(self) -> dict[str, Any]:
+        """The aggregation a results page carries to find exact titles in its own request (empty: none needed)."""
+        return {} if self.by_name else title_aggregation(self.query) or {}
 
 
-def names_by_citation_or_id(query: str, citations: Sequence[Citation] | None = None) -> bool:
-    """Whether the query is a citation or a typed id (looked up by id), rather than possibly a title."""
-    return bool(parse_citation(query) if citations is None else citations) or "::" in query
+@dataclass(frozen=True)
+class Named:
+    """The articles a query names outright (``named``, pinned first) and those a case cites in passing
+    (``cited``, put on the page where the method did not rank them): the lookup's one result, handed on."""
+
+    named: tuple[DirectHit, ...] = ()
+    cited: tuple[DirectHit, ...] = ()
+
+    def kept(self, source: str | None = None, area: str | None = None) -> Named:
+        """Only those of one legal source and area (a filtered page shows no article outside its filter)."""
+        def keep(d: DirectHit) -> bool:
+            return (not source or d.source == source) and (not area or d.area == area)
+
+        return Named(tuple(filter(keep, self.named)), tuple(filter(keep, self.cited)))
+
+    def place(self, hits: Sequence[Hit], k: int) -> tuple[list[Hit], list[str]]:
+        """``hits`` with the named articles pinned first and the cited ones added (:func:`pin`, :func:`with_cited`);
+        and the ids added that way."""
+        return with_cited(pin(hits, list(self.named), k), list(self.cited), k)
+
+
+def look_up(transport: Transport, index: str, reading: NameReading,
+            page_aggregations: Mapping[str, Any] | None = None) -> Named:
+    """The one lookup step: what the query names outright (cited articles or a typed id's: one mget; a title's: the
+    page's aggregations where it carried :meth:`NameReading.page_aggregation`, else one request), else, for a case,
+    the articles it cites in passing (one mget, only when it cites)."""
+    if reading.citations:
+        named = by_citation(transport, index, reading.citations)
+    elif reading.typed_id:
+        named = by_id(transport, index, reading.query)
+    elif page_aggregations is not None and TITLE_AGG in page_aggregations:
+        named = titles_in(page_aggregations, reading.query)
+    else:
+        named = by_title(transport, index, reading.query)
+    if named:
+        return Named(tuple(named))
+    in_passing = find_citations(reading.query)
+    return Named(cited=tuple(by_citation(transport, index, in_passing))) if in_passing else Named()
+
+
+def find_direct(transport: Transport, index: str, query: str) -> list[DirectHit]:
+    """What the query names outright (:func:`look_up`'s ``named``): cited articles, else the article of a typed id,
+    else articles of that title."""
+    return list(look_up(transport, index, NameReading.of(query)).named)
 
 
 def pin(hits: Sequence[Hit], direct: Sequence[DirectHit], k: int) -> list[Hit]:

@@ -31,7 +31,6 @@ from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import TransportError
 
 from nomos.errors import ConfigError, NomosError, SearchError, VectorsMissing
-from nomos.mappings.citations import Citation, find_citations, parse_citation
 from nomos.opensearch.client import make_client
 from nomos.opensearch.transport import Transport, typed_error
 from nomos.retrieval.articles import (
@@ -45,16 +44,7 @@ from nomos.retrieval.base import Hit, Progress, Retriever
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.case_reading import explain_reading
 from nomos.retrieval.decorate import decorate
-from nomos.retrieval.direct import (
-    DirectHit,
-    by_citation,
-    find_direct,
-    names_by_citation_or_id,
-    pin,
-    title_aggregation,
-    titles_in,
-    with_cited,
-)
+from nomos.retrieval.direct import NameReading, look_up
 from nomos.retrieval.knn import FACET_DEPTH, VectorReadiness, index_has_vectors, vector_readiness
 from nomos.retrieval.llm import not_configured_message, resolve_llm_settings
 from nomos.retrieval.pages import facet_aggs, read_facets
@@ -191,19 +181,17 @@ class Searcher:
         options = resolved_options(self.settings, request.options, method)
         try:
             with cluster_errors(self.settings, f"the {method} search"):
-                citations = parse_citation(request.query)  # read once: the page and the name lookup share it
-                by_name = names_by_citation_or_id(request.query, citations)
+                reading = NameReading.of(request.query)  # read once; the page and the lookup share it
+                aggregations: dict[str, Any] | None = None
                 if self._one_page(spec, options, request.k):
                     # a short query may be a title: the page's own request looks it up (an aggregation)
-                    extra = {} if by_name else title_aggregation(request.query) or {}
+                    extra = reading.page_aggregation()
                     hits, facets, total, aggregations = self._page(method, options, request, extra)
                     trace = None
-                    titles = titles_in(aggregations, request.query) if extra else None
                 else:
                     hits, facets, total, trace = self._ranked_then_page(spec, method, options, request)
-                    titles = None
             with cluster_errors(self.settings, "the articles the query names"):
-                named, cited = self._named(request, titles, citations)
+                named = look_up(self.transport, self.index, reading, aggregations).kept(request.source, request.area)
         except SearchError as exc:
             if spec.needs_vectors and not self.has_vectors():
                 raise VectorsMissing(
@@ -211,8 +199,7 @@ class Searcher:
                     status=exc.status, reason=exc.reason,
                     hint=f"re-index with `python cli.py index --embedder {self.settings.embedder}`") from exc
             raise
-        hits = pin(hits, named, request.k)
-        hits, added = with_cited(hits, cited, request.k)
+        hits, added = named.place(hits, request.k)
         bare = [h for h in hits if h.details.get("direct") and not h.highlights]
         if bare:  # snippets of the articles that came in from outside the method's page
             with cluster_errors(self.settings, "the snippets"):
@@ -225,7 +212,7 @@ class Searcher:
         took = 1000 * (time.perf_counter() - started)
         return SearchPage(request.query, method, request.k, request.source, hits, facets.sources, total, took, trace,
                           area=request.area, areas=facets.areas, reranked=options.rerank,
-                          defaulted=request.method is None, named=named, cited=added, hybrid_ready=ready)
+                          defaulted=request.method is None, named=list(named.named), cited=added, hybrid_ready=ready)
 
     def reading(self, query: str, method: str | None = None, options: MethodOptions = MethodOptions()) -> dict[str, Any]:
         """How ``method`` (None: the index's best) reads ``query``: the question found, BM25's question clause, kNN's
@@ -247,24 +234,6 @@ class Searcher:
         retriever = self._build(self.llm_settings(), method, options) if llm else self._per_thread(method, options)
         with cluster_errors(self.settings, f"the {method} search"):
             return retriever.search_many(queries, k, on_progress=on_progress).hits
-
-    def _named(self, request: SearchRequest, titles: list[DirectHit] | None, citations: list[Citation]
-               ) -> tuple[list[DirectHit], list[DirectHit]]:
-        """What the query names outright (a citation or id: one mget; a title: ``titles`` from the page's own
-        request, else one lookup), or, for a case, the articles it cites in passing (one mget, only when it cites).
-        A source or area filter applies to them too."""
-        transport = self.transport
-        if titles is not None:
-            named = titles
-        else:
-            named = find_direct(transport, self.index, request.query, citations)
-        in_passing = [] if named else find_citations(request.query)
-        cited = by_citation(transport, self.index, in_passing) if in_passing else []
-
-        def kept(d: DirectHit) -> bool:
-            return (not request.source or d.source == request.source) and (not request.area or d.area == request.area)
-
-        return [d for d in named if kept(d)], [d for d in cited if kept(d)]
 
     def _one_page(self, spec: MethodSpec, options: MethodOptions, k: int) -> bool:
         """Whether the method's results page ranks exactly as its ``search``: a faceted method without a re-ranker

@@ -42,6 +42,10 @@ def main() -> None:
     args = ap.parse_args()
     settings = Settings.from_env()
     data = load_dataset(args.dataset)
+    recorded = json.loads(FILE.read_text(encoding="utf-8"))["dataset_fingerprint"]
+    if data.fingerprint != recorded and not args.write:
+        sys.exit(f"{args.dataset} is not the data {FILE.name} was recorded on: if no text changed, "
+                 f"bench/regression_fingerprint.py --write re-records the fingerprint (never the numbers)")
     measured = {}
     for row, (method, options) in RUNS.items():
         outcome = evaluate_method(settings.with_overrides(runs_dir=Path("/tmp/nomos-dense-regression")), data,

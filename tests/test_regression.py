@@ -16,15 +16,28 @@ from nomos.retrieval.registry import MethodOptions
 from nomos.stages.evaluation import evaluate_method
 from nomos.stages.indexing import index_dataset
 
-pytestmark = pytest.mark.integration
 CONFIG = Path(__file__).parent / "regressions" / "greek-statutes-bm25.json"
+FIX = "python bench/regression_fingerprint.py --dataset {data} --write"
 
 
+@pytest.mark.parametrize("config", sorted(CONFIG.parent.glob("*.json")), ids=lambda p: p.name)
+def test_the_pins_were_recorded_on_this_stand_in(shared_data, config):
+    """No node needed: a stand-in that changed fails here at once (the BM25 test below checks it again)."""
+    recorded = json.loads(config.read_text())["dataset_fingerprint"]
+    assert load_dataset(str(shared_data)).fingerprint == recorded, (
+        f"{shared_data} is not the data {config.name} was recorded on. If no text changed, re-record the "
+        f"fingerprint, never the numbers: {FIX.format(data=shared_data)}, then run tests/test_regression.py")
+
+
+@pytest.mark.integration
 def test_bm25_regression_on_the_stand_in(os_settings, shared_data):
     expected = json.loads(CONFIG.read_text())
     dataset = load_dataset(str(shared_data))
-    if dataset.fingerprint != expected["dataset_fingerprint"]:
-        pytest.skip(f"{shared_data} differs from the data the regression numbers were recorded on ({CONFIG.name})")
+    # a changed stand-in fails loudly rather than silencing the pins (it skipped once, and nothing was checked)
+    assert dataset.fingerprint == expected["dataset_fingerprint"], (
+        f"{shared_data} is not the data {CONFIG.name} was recorded on (fingerprint {dataset.fingerprint}, recorded "
+        f"{expected['dataset_fingerprint']}). If no text changed, re-record the fingerprint, never the numbers: "
+        f"{FIX.format(data=shared_data)}, then re-run this test")
     settings = os_settings.with_overrides(bm25_k1=expected["bm25"]["k1"], bm25_b=expected["bm25"]["b"])
     report = index_dataset(settings, dataset)
     assert report.documents == len(dataset.articles) == 6412

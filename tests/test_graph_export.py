@@ -14,7 +14,7 @@ from tests.beir_files import write_beir
 ARTICLES = [
     {"_id": "PK::46", "title": "Άμεση συνέργεια", "text": "Με την ποινή του αυτουργού τιμωρείται.", "source": "PK",
      "law": "Ποινικός Κώδικας"},
-    {"_id": "PK::49", "title": "Ιδιότητες", "text": "οι συμμέτοχοι κατά το άρθρο 46 παρ. 1 και 47 τιμωρούνται.",
+    {"_id": "PK::49", "title": "Ιδιότητες", "text": "οι συμμέτοχοι κατά το άρθρο 46 παρ. 1 και 47 τιμωρούνται. Το άρθρο 46 παρ. 1 εφαρμόζεται αναλόγως.",
      "source": "PK", "law": "Ποινικός Κώδικας"},
     {"_id": "PK::372", "title": "Κλοπή", "text": "Όποιος αφαιρεί ξένο κινητό πράγμα τιμωρείται.", "source": "PK",
      "law": "Ποινικός Κώδικας"},
@@ -24,11 +24,15 @@ ARTICLES = [
      "source": "N_4855_2021", "law": "ν. 4855/2021"},
 ]
 QRELS = [("q1", "PK::372", 1), ("q2", "PK::46", 1)]
-EXPECTED = [
-    {"source": "PK::49", "target": "PK::46", "kind": "cites", "paragraph": "1", "cited": "PK::46"},
-    {"source": "PK::49", "target": "", "kind": "cites", "paragraph": "", "cited": "PK::47"},
-    {"source": "N_4855_2021::86", "target": "PK::372", "kind": "amends", "paragraph": "1", "cited": "PK::372"},
-    {"source": "N_4855_2021::86", "target": "", "kind": "repeals", "paragraph": "", "cited": "N_4412_2016::5"},
+EXPECTED = [  # one row per distinct edge, the target always filled (the id as read when the corpus lacks it)
+    {"source": "PK::49", "target": "PK::46", "in_corpus": "true", "kind": "cites", "paragraph": "1", "cited": "PK::46",
+     "count": "2"},
+    {"source": "PK::49", "target": "PK::47", "in_corpus": "false", "kind": "cites", "paragraph": "", "cited": "PK::47",
+     "count": "1"},
+    {"source": "N_4855_2021::86", "target": "PK::372", "in_corpus": "true", "kind": "amends", "paragraph": "1",
+     "cited": "PK::372", "count": "1"},
+    {"source": "N_4855_2021::86", "target": "N_4412_2016::5", "in_corpus": "false", "kind": "repeals", "paragraph": "",
+     "cited": "N_4412_2016::5", "count": "1"},
 ]
 
 
@@ -40,7 +44,7 @@ def test_tsv_lists_every_edge_in_corpus_then_reading_order(tmp_path) -> None:
     with out.open(encoding="utf-8") as fh:
         assert list(csv.DictReader(fh, delimiter="\t")) == EXPECTED
     doc = json.loads(res.output)
-    assert doc["edges"] == 4 and doc["kinds"]["resolved"] == {"amends": 1, "cites": 1}
+    assert doc["edges"] == 4 and doc["mentions"] == 5 and doc["kinds"]["resolved"] == {"amends": 1, "cites": 2}
     assert doc["kinds"]["unresolved"] == {"cites": 1, "repeals": 1}
     again = tmp_path / "again.tsv"
     CliRunner().invoke(cli, ["graph", "export", "--dataset", str(data), "--out", str(again)])
@@ -56,6 +60,8 @@ def test_graphml_is_read_back_by_networkx(tmp_path) -> None:
     assert g.is_directed() and g.number_of_edges() == 4
     assert g.nodes["PK::372"]["in_corpus"] is True and g.nodes["N_4412_2016::5"]["in_corpus"] is False
     kinds = sorted((u, v, d["kind"], d["paragraph"]) for u, v, d in g.edges(data=True))
+    assert len(set(kinds)) == len(kinds)  # one edge per distinct reference, its repeats counted
+    assert g.edges["PK::49", "PK::46", 0]["count"] == 2
     assert ("N_4855_2021::86", "PK::372", "amends", "1") in kinds and ("PK::49", "PK::47", "cites", "") in kinds
 
 

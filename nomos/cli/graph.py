@@ -30,12 +30,13 @@ def graph_export(settings: Settings, dataset: str, corpus_file: str, fmt: str, o
     from nomos.stages.graph import export_graph
 
     r = export_graph(load(settings, dataset, corpus_file), out, fmt)
-    doc = {"out": str(r.path), "format": r.format, "articles": r.articles, "edges": r.edges, "kinds": r.kinds,
+    doc = {"out": str(r.path), "format": r.format, "articles": r.articles, "edges": r.edges, "mentions": r.mentions,
+           "kinds": r.kinds,
            "references_version": r.version}
     if as_json:
         emit_json(doc)
         return
     kinds = ", ".join(f"{k} {n}" for k, n in r.kinds["resolved"].items())
     outside = sum(r.kinds["unresolved"].values())
-    click.echo(f"{r.edges} edges of {r.articles} articles -> {r.path} ({r.format}); in the corpus: {kinds}; "
+    click.echo(f"{r.edges} distinct edges ({r.mentions} references) of {r.articles} articles -> {r.path} ({r.format}); in the corpus: {kinds}; "
                f"to articles outside it: {outside}")

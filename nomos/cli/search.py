@@ -27,7 +27,7 @@ log = logging.getLogger("nomos.search")
 
 
 @cli.command("search")
-@click.argument("query", required=False)
+@click.argument("words", nargs=-1)
 @k_option(10)
 @method_option
 @analysis_options
@@ -43,10 +43,12 @@ log = logging.getLogger("nomos.search")
               "clause, kNN's windows) and why each article ranked (each clause's rank).")
 @json_option
 @click.pass_obj
-def search_cmd(settings: Settings, query: str | None, k: int, method: str | None, topics: Path | None, output: Path | None,
+def search_cmd(settings: Settings, words: tuple[str, ...], k: int, method: str | None, topics: Path | None, output: Path | None,
                run_tag: str | None, as_json: bool, explain: bool, **kw: Any) -> None:
-    """Top-k articles for a case description (QUERY): id, title, score and highlighted snippets. With --topics, every
-    query of a file to a TREC run (Pyserini style; no judgments needed, score it with eval-style tools or compare)."""
+    """Top-k articles for a case description (WORDS: the query): id, title, score and highlighted snippets. With --topics, every
+    query of a file to a TREC run (Pyserini style; no judgments needed, score it with eval-style tools or compare).
+    Unquoted words are one query, as typed (`search μου έκλεψαν το πορτοφόλι`)."""
+    query = " ".join(words) if words else None
     settings = llm_settings(settings, kw)
     options = method_options_from(kw)
     if (query is None) == (topics is None):

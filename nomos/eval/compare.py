@@ -7,6 +7,7 @@ can be redone anywhere the files are.
 
 from __future__ import annotations
 
+import glob
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -51,14 +52,17 @@ class RunNotFound(NotFound, FileNotFoundError):
 
 
 def resolve_run(spec: str | Path, runs_dir: Path, dataset: str | None = None) -> Path:
-    """A results folder from a path, ``<dataset>/<run>`` or a bare run name under ``runs_dir``."""
+    """A results folder from a path, ``<dataset>/<run>`` or a bare run name under ``runs_dir`` (with ``dataset``:
+    under its folder, else under the folders of its other query sets, ``<dataset>+<qrels file>``)."""
     p = Path(spec)
     if (p / "metrics.json").is_file():
         return p
     candidates = [runs_dir / spec] if (runs_dir / spec / "metrics.json").is_file() else []
     if not candidates:
-        pattern = f"{dataset}/{spec}" if dataset else f"*/{spec}"
+        pattern = f"{glob.escape(dataset)}/{spec}" if dataset else f"*/{spec}"
         candidates = sorted(f.parent for f in runs_dir.glob(f"{pattern}/metrics.json"))
+    if not candidates and dataset:  # a run of the same corpus with other queries (eval --qrels: <dataset>+<file>)
+        candidates = sorted(f.parent for f in runs_dir.glob(f"{glob.escape(dataset)}+*/{spec}/metrics.json"))
     if len(candidates) == 1:
         return candidates[0]
     if not candidates:

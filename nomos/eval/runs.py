@@ -53,6 +53,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~process_umask())  # mkstemp makes 0600; a results file is as readable as any other
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()
@@ -62,6 +63,20 @@ def atomic_write_text(path: Path, text: str) -> None:
         Path(tmp).unlink(missing_ok=True)
         raise
     _remove_orphans(path)
+
+
+def process_umask() -> int:
+    """The process's umask, read without changing it (``os.umask`` sets it to read it, which races with threads
+    creating files); where /proc is absent, the set-and-restore fallback."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _remove_orphans(path: Path) -> None:

@@ -34,10 +34,8 @@ def replace_judgments(dataset: Dataset, qrels_file: Path, queries_file: Path | N
     The corpus stays, and with it the fingerprint ``eval`` compares with the index's (the index is the same). The
     name gains ``+<qrels file stem>``, so the runs go to a folder of their own (``runs/<name>+judgments/…``), and
     the revision records the files' hash, so a manifest says which judgments a number was measured on."""
-    qrels_file, queries_file = Path(qrels_file), Path(queries_file) if queries_file is not None else None
-    for p in (qrels_file, queries_file):
-        if p is not None and not p.is_file():
-            raise DatasetError(str(p), "file is missing")
+    qrels_file = _beside(dataset, Path(qrels_file))
+    queries_file = _beside(dataset, Path(queries_file)) if queries_file is not None else None
     qrels, where = read_qrels(qrels_file)
     if not qrels:
         raise DatasetError(str(qrels_file), "there are no judgments")
@@ -50,6 +48,17 @@ def replace_judgments(dataset: Dataset, qrels_file: Path, queries_file: Path | N
     return replace(dataset, name=f"{dataset.name}+{qrels_file.stem}", queries=queries, qrels=qrels,
                    revision=f"{dataset.revision}; judgments {fingerprint(files)[:12]}",
                    judgment_files=(str(qrels_file.resolve()),) + ((str(queries_file.resolve()),) if queries_file else ()))
+
+
+def _beside(dataset: Dataset, path: Path) -> Path:
+    """``path`` as given when it is a file, else the dataset folder's file of that relative path."""
+    if path.is_file():
+        return path
+    folder = Path(dataset.location.split("#", 1)[0]) if dataset.location else None
+    if folder is not None and not path.is_absolute() and folder.is_dir() and (folder / path).is_file():
+        return folder / path
+    where = f" (nor in the dataset's folder {folder})" if folder is not None and folder.is_dir() and not path.is_absolute() else ""
+    raise DatasetError(str(path), f"file is missing{where}")
 
 
 def dataset_of_manifest(manifest: Mapping[str, Any], cache_dir: Path | None = None) -> Dataset | None:

@@ -5,16 +5,20 @@ It reads the corpus files, not the index: the edges the index stores are what th
 same text (``references_version`` says which extractor), so the files give the same graph without a node, on a
 machine that never indexed, and the export of a corpus is reproducible byte for byte.
 
-TSV columns: ``source``, ``target`` (the corpus id, empty when the cited article is not in the corpus), ``kind``
-(cites, amends, replaces, inserts, repeals), ``paragraph`` (empty when not stated), ``cited`` (the id as read).
+TSV columns: ``source``, ``target`` (always filled: the corpus id, else the id as read), ``in_corpus`` (``true``
+when the corpus holds the target), ``kind`` (cites, amends, replaces, inserts, repeals), ``paragraph`` (empty when
+not stated), ``cited`` (the id as read) and ``count`` (how many times the source's text makes that reference: one
+row per distinct edge, so graph tools see no duplicate rows).
 GraphML: a directed multigraph (an article may cite and amend the same target) written by networkx; one node per
 corpus article (``title``, ``source``, ``in_corpus`` true) and one per cited article outside the corpus (named by
-its cited id, ``in_corpus`` false); each edge carries ``kind``, ``paragraph`` and ``cited``.
+its cited id, ``in_corpus`` false); one edge per distinct (source, target, kind, paragraph), carrying ``kind``,
+``paragraph``, ``cited`` and ``count``.
 """
 
 from __future__ import annotations
 
 import io
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,12 +29,13 @@ from nomos.ingest.records import Dataset
 from nomos.mappings.references import REFERENCES_VERSION, Reference
 
 FORMATS = ("tsv", "graphml")
-TSV_COLUMNS = ("source", "target", "kind", "paragraph", "cited")
+TSV_COLUMNS = ("source", "target", "in_corpus", "kind", "paragraph", "cited", "count")
 
 
 @dataclass(frozen=True)
 class GraphExport:
-    """What ``graph export`` wrote: the file, its format, how many articles and edges, edges per kind."""
+    """What ``graph export`` wrote: the file, its format, how many articles, distinct edges and references read
+    (an edge a text makes twice counts once in ``edges``, twice in ``mentions``), edges per kind."""
 
     path: Path
     format: str
@@ -38,6 +43,28 @@ class GraphExport:
     edges: int
     kinds: dict[str, dict[str, int]]
     version: str = REFERENCES_VERSION
+    mentions: int = 0
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One distinct edge of the export: ``target`` the corpus id, else the id as read (``in_corpus`` says which)."""
+
+    source: str
+    target: str
+    in_corpus: bool
+    kind: str
+    paragraph: str
+    cited: str
+    count: int
+
+
+def distinct_edges(references: list[Reference]) -> list[Edge]:
+    """The references as distinct edges, in the order first read, each with how many times its text makes it."""
+    counts: Counter[tuple[str, str, bool, str, str, str]] = Counter()
+    for r in references:
+        counts[(r.source, r.target or r.cited, bool(r.target), r.kind, r.paragraph or "", r.cited)] += 1
+    return [Edge(*key, count=n) for key, n in counts.items()]  # a Counter keeps the order keys were first seen
 
 
 def _cell(value: str | None) -> str:
@@ -45,25 +72,25 @@ def _cell(value: str | None) -> str:
     return (value or "").replace("\t", " ").replace("\n", " ")
 
 
-def tsv_text(references: list[Reference]) -> str:
+def tsv_text(edges: list[Edge]) -> str:
     """The edges as TSV with a header row, in corpus order, then reading order."""
     lines = ["\t".join(TSV_COLUMNS)]
-    lines += ["\t".join(_cell(v) for v in (r.source, r.target, r.kind, r.paragraph, r.cited)) for r in references]
+    lines += ["\t".join(_cell(v) for v in (e.source, e.target, "true" if e.in_corpus else "false", e.kind, e.paragraph,
+                                           e.cited, str(e.count))) for e in edges]
     return "\n".join(lines) + "\n"
 
 
-def graphml_text(dataset: Dataset, references: list[Reference]) -> str:
+def graphml_text(dataset: Dataset, edges: list[Edge]) -> str:
     """The graph as GraphML (networkx's writer: a well-kept one, so graph tools read what it writes)."""
     import networkx as nx
 
     graph = nx.MultiDiGraph(name=dataset.name, references_version=REFERENCES_VERSION)
     for a in dataset.articles:
         graph.add_node(a.id, title=a.title, source=a.source, in_corpus=True)
-    for r in references:
-        target = r.target or r.cited
-        if target not in graph:
-            graph.add_node(target, title="", source=target.split("::", 1)[0], in_corpus=False)
-        graph.add_edge(r.source, target, kind=r.kind, paragraph=r.paragraph or "", cited=r.cited)
+    for e in edges:
+        if e.target not in graph:
+            graph.add_node(e.target, title="", source=e.target.split("::", 1)[0], in_corpus=False)
+        graph.add_edge(e.source, e.target, kind=e.kind, paragraph=e.paragraph, cited=e.cited, count=e.count)
     out = io.BytesIO()
     nx.write_graphml(graph, out, encoding="utf-8", prettyprint=True)
     return out.getvalue().decode("utf-8")
@@ -75,6 +102,7 @@ def export_graph(dataset: Dataset, out: Path, fmt: str = "tsv") -> GraphExport:
     if fmt not in FORMATS:
         raise ConfigError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}")
     references = list(corpus_references(dataset.articles))
-    text = tsv_text(references) if fmt == "tsv" else graphml_text(dataset, references)
+    edges = distinct_edges(references)
+    text = tsv_text(edges) if fmt == "tsv" else graphml_text(dataset, edges)
     atomic_write_text(out, text)
-    return GraphExport(out, fmt, len(dataset.articles), len(references), count_kinds(references))
+    return GraphExport(out, fmt, len(dataset.articles), len(edges), count_kinds(references), mentions=len(references))

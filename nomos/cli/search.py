@@ -67,7 +67,11 @@ def search_cmd(settings: Settings, words: tuple[str, ...], k: int, method: str |
         return
     page = run_query(settings, query, method, k, options)  # type: ignore[arg-type]
     if page.hybrid_ready is not None:
-        click.echo(f"hybrid: {page.hybrid_ready}% ready (vectors are being computed); {page.method} until then", err=True)
+        from nomos.stages.search_types import time_left
+
+        left = time_left(page.hybrid_eta_s)
+        click.echo(f"hybrid: {page.hybrid_ready}% ready{', ' + left if left else ''} (vectors are being computed); "
+                   f"{page.method} until then", err=True)
     elif page.defaulted:
         log.info("method %s: the best this index serves", page.method)
     reading = explain_query(settings, query, page.method, options) if explain else None  # type: ignore[arg-type]

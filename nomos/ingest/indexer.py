@@ -209,6 +209,34 @@ def expunge_replaced(client: OpenSearch, index: str, wait_s: float, every_s: flo
         time.sleep(every_s)
 
 
+PROGRESS_EVERY_S = 30.0  # how often a vectors pass writes its rate into the index's _meta (the readiness ETA)
+
+
+class RateNote:
+    """Passes an encoder's progress on and, every ``every_s``, writes the pass's rate (articles per second) into the
+    index's ``_meta.progress`` under the field's name, so whoever asks how far hybrid is (the command line, the
+    portal) can say how long is left without a request of its own."""
+
+    def __init__(self, client: OpenSearch, index: str, field: str, on_progress: Callable[[int], None] | None,
+                 every_s: float = PROGRESS_EVERY_S, clock: Callable[[], float] = time.monotonic) -> None:
+        self.client, self.index, self.field, self.on_progress = client, index, field, on_progress
+        self.every_s, self.clock = every_s, clock
+        self.started = self.noted = clock()
+        self.done = 0
+
+    def __call__(self, n: int) -> None:
+        if self.on_progress is not None:
+            self.on_progress(n)
+        self.done += n
+        now = self.clock()
+        if now - self.noted >= self.every_s and now > self.started:
+            meta = index_meta(self.client, self.index)
+            meta.setdefault("progress", {})[self.field] = {"rate": round(self.done / (now - self.started), 4),
+                                                          "at": round(time.time(), 1)}
+            self.client.indices.put_mapping(index=self.index, body={"_meta": meta})
+            self.noted = now
+
+
 def _complete(client: OpenSearch, index: str, encoder: Encoder) -> bool:
     """Whether every document of ``index`` holds ``encoder``'s vector field."""
     field = vector_field_name(slug(encoder.spec))
@@ -220,8 +248,8 @@ def _fill(client: OpenSearch, name: str, dataset: Dataset, plan: VectorPlan,
           on_vector_progress: Callable[[int], None] | None, encoder: Encoder) -> VectorReport:
     """One encoder's vectors for every article that lacks them, then the check that all have them and the index's
     ``_meta.vectors`` entry (what ``index_meta`` and the readiness of hybrid search read)."""
-    report = fill_vectors(client, name, list(dataset.articles), encoder, plan.cache, plan.m, plan.ef_construction,
-                          on_vector_progress)
+    note = RateNote(client, name, vector_field_name(slug(encoder.spec)), on_vector_progress)
+    report = fill_vectors(client, name, list(dataset.articles), encoder, plan.cache, plan.m, plan.ef_construction, note)
     client.indices.refresh(index=name)
     if report.filled:
         _forget_broken_windows(client, name)

@@ -68,6 +68,8 @@ class SearchOut(BaseModel):
                              "hits where the method had not ranked them")
     hybrid_ready: int | None = Field(None, description="no method asked and the vectors still being computed: how far "
                                      "they are, in percent (BM25 answers until hybrid is ready)")
+    hybrid_eta_s: float | None = Field(None, description="and the seconds left at the indexer's last noted rate "
+                                       "(null: unknown)")
     url: str = Field(description="the shareable page of this search")
 
 
@@ -157,7 +159,7 @@ async def api_search(request: Request, portal: PortalDep, q: RequiredQuery, meth
                      snippets=[str(safe_snippet(s)) for s in h.highlights], citation=citation(h.doc_id, h.source, h.law),
                      url=article_url(h.doc_id, r.query))
               for h in r.hits],
-        named=[d.doc_id for d in r.named], cited=list(r.cited), hybrid_ready=r.hybrid_ready,
+        named=[d.doc_id for d in r.named], cited=list(r.cited), hybrid_ready=r.hybrid_ready, hybrid_eta_s=r.hybrid_eta_s,
         facets=[FacetOut(**asdict(f)) for f in r.facets],
         areas=[AreaFacetOut(**asdict(a)) for a in r.areas],
         trace=[TraceRound(round=t.get("round", i + 1), query=t.get("query", ""), query_source=t.get("query_source"),

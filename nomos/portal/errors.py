@@ -9,6 +9,7 @@ as one line, only an unexpected exception with its traceback.
 type                                       status
 ========================================== ======
 MethodUnavailable, VectorsMissing           400
+MethodUnavailable (vectors being computed)  409
 SearchError, ConfigError, DataError         400
 NotFound                                    404
 LLMError                                    502
@@ -63,6 +64,16 @@ class DeadlineExceeded(NomosError):
         self.llm = llm
 
 
+def greek_readiness(percent: int, eta_s: float | None) -> str:
+    """«17% έτοιμα, περίπου 40 λεπτά ακόμη» (the time only where the indexer noted its rate recently)."""
+    if eta_s is None:
+        return f"{percent}% έτοιμα"
+    minutes = round(eta_s / 60)
+    left = "λιγότερο από ένα λεπτό" if minutes < 1 else f"περίπου {minutes} λεπτά" if minutes < 60 else \
+        f"περίπου {minutes // 60} ώρ. {minutes % 60} λεπτά"
+    return f"{percent}% έτοιμα, {left} ακόμη"
+
+
 def _capitalised(text: str) -> str:
     return text[:1].upper() + text[1:]
 
@@ -76,6 +87,10 @@ def classify(exc: NomosError, embedder: str = "") -> PortalError:
         if exc.needs == "llm":
             return PortalError(400, f"Η μέθοδος {exc.method} χρειάζεται LLM: ο διαχειριστής ορίζει NOMOS_LLM_BASE_URL "
                                     "και NOMOS_LLM_MODEL ή ξεκινά τον τοπικό διακομιστή (python cli.py llm start)")
+        if exc.needs == "vectors" and exc.readiness is not None:
+            return PortalError(409, f"Η μέθοδος {exc.method} θα είναι διαθέσιμη μόλις υπολογιστούν τα διανύσματα όλων "
+                                    f"των άρθρων: {greek_readiness(exc.readiness.percent, exc.readiness.eta_s)}. "
+                                    "Μέχρι τότε αναζητήστε με BM25.")
         return PortalError(400, f"Η μέθοδος {exc.method} δεν προσφέρεται στην πύλη")
     if isinstance(exc, VectorsMissing):
         return PortalError(400, f"Η μέθοδος χρειάζεται διανύσματα ({embedder or 'του κωδικοποιητή'}) στο ευρετήριο, "

@@ -16,6 +16,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from nomos.mappings.areas import areas as legal_areas
+from nomos.portal.errors import greek_readiness
 from nomos.portal.params import K_CHOICES, MAX_QUERY_CHARS
 from nomos.portal.service import METHOD_LABELS
 from nomos.retrieval.articles import citation
@@ -143,7 +144,8 @@ def make_templates() -> Jinja2Templates:
                        article_url=lambda *a, **kw: _href(article_url(*a, **kw, iri=True)),
                        law_url=lambda source: _href(law_url(source)), linked_text=linked_text,
                        METHOD_LABELS=METHOD_LABELS, K_CHOICES=K_CHOICES, MAX_QUERY_CHARS=MAX_QUERY_CHARS,
-                       AREA_LABELS={a.key: a.label for a in legal_areas().values()}, citation=citation)
+                       AREA_LABELS={a.key: a.label for a in legal_areas().values()}, citation=citation,
+                       greek_readiness=greek_readiness)
     env.filters["snippet"] = safe_snippet
     env.filters["anchored"] = anchored_snippet
     return Jinja2Templates(env=env)

@@ -274,10 +274,29 @@ class VectorReadiness:
     done: int
     total: int
     complete: bool
+    eta_s: float | None = None  # seconds left at the indexer's last noted rate (None: no recent note)
 
     @property
     def percent(self) -> int:
         return 100 if self.complete else int(100 * self.done / self.total) if self.total else 0
+
+    @property
+    def in_progress(self) -> bool:
+        return self.started and not self.complete
+
+
+PROGRESS_STALE_S = 600.0  # a rate noted longer ago than this says nothing about now (the indexer stopped)
+
+
+def eta_seconds(progress: dict[str, Any] | None, left: int, now: float) -> float | None:
+    """Seconds until ``left`` more articles have vectors at the rate the indexer last noted in ``_meta.progress``
+    (:class:`~nomos.ingest.indexer.RateNote`); None without a recent note."""
+    if not progress or left <= 0:
+        return None
+    rate, at = float(progress.get("rate") or 0), float(progress.get("at") or 0)
+    if rate <= 0 or now - at > PROGRESS_STALE_S:
+        return None
+    return left / rate
 
 
 def vector_readiness(transport: TransportOrClient, index: str, embedder: str) -> VectorReadiness:
@@ -290,4 +309,6 @@ def vector_readiness(transport: TransportOrClient, index: str, embedder: str) ->
     started = complete or any(name in m.get("properties", {}) for m in mappings)
     total = t.count(index, what="the articles")
     done = total if complete else t.count(index, {"query": {"exists": {"field": name}}}, what="the vectors") if started else 0
-    return VectorReadiness(embedder, started, done, total, complete)
+    noted = next((p[name] for m in mappings if name in (p := m.get("_meta", {}).get("progress") or {})), None)
+    eta = None if complete else eta_seconds(noted, total - done, time.time())
+    return VectorReadiness(embedder, started, done, total, complete, eta)

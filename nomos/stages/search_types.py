@@ -12,6 +12,7 @@ from nomos.errors import ConfigError
 from nomos.retrieval.articles import AreaFacet, Facet
 from nomos.retrieval.base import Hit
 from nomos.retrieval.direct import DirectHit
+from nomos.retrieval.knn import VectorReadiness
 from nomos.retrieval.registry import MethodOptions
 
 T = TypeVar("T")
@@ -21,12 +22,31 @@ KEEP_S = 60.0  # what changes rarely (law names, the LLM endpoint, whether the i
 
 class MethodUnavailable(ConfigError):
     """The method exists but cannot run here: ``needs`` says why ("offer": this searcher does not offer it, e.g.
-    the portal's list; "llm": no LLM endpoint is configured or running)."""
+    the portal's list; "llm": no LLM endpoint is configured or running; "vectors": the embedder's vectors are
+    still being computed, ``readiness`` says how far)."""
 
-    def __init__(self, message: str, *, method: str, needs: str, hint: str | None = None) -> None:
+    def __init__(self, message: str, *, method: str, needs: str, hint: str | None = None,
+                 readiness: VectorReadiness | None = None) -> None:
         self.method = method
         self.needs = needs
+        self.readiness = readiness
         super().__init__(message, hint=hint)
+
+
+def time_left(seconds: float | None) -> str:
+    """«about 40 min left» for a readiness note; "" when nobody knows."""
+    if seconds is None:
+        return ""
+    minutes = round(seconds / 60)
+    if minutes < 1:
+        return "under a minute left"
+    return f"about {minutes // 60} h {minutes % 60} min left" if minutes >= 60 else f"about {minutes} min left"
+
+
+def readiness_note(readiness: VectorReadiness) -> str:
+    """«17% ready, about 40 min left»: what the command line says while an embedder's vectors are computed."""
+    left = time_left(readiness.eta_s)
+    return f"{readiness.percent}% ready" + (f", {left}" if left else "")
 
 
 @dataclass
@@ -88,3 +108,4 @@ class SearchPage:
     cited: list[str] = field(default_factory=list)
     # defaulted to BM25 while the embedder's vectors are being computed: how far they are (percent), else None
     hybrid_ready: int | None = None
+    hybrid_eta_s: float | None = None  # and the seconds left at the indexer's rate (None: unknown)

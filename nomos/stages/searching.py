@@ -57,7 +57,7 @@ from nomos.retrieval.registry import (
     resolved_options,
 )
 from nomos.settings import Settings
-from nomos.stages.search_types import KEEP_S, Kept, MethodUnavailable, SearchPage, SearchRequest
+from nomos.stages.search_types import KEEP_S, Kept, MethodUnavailable, SearchPage, SearchRequest, readiness_note
 
 __all__ = ["FILTER_DEPTH", "KEEP_S", "Kept", "MethodUnavailable", "SearchPage", "SearchRequest", "Searcher",
            "cluster_errors", "default_method", "search", "search_page"]
@@ -167,11 +167,26 @@ class Searcher:
             raise ConfigError(f"method: {exc}") from None
         if self.offered is not None and method not in self.offered:
             raise MethodUnavailable(f"method {method} is not offered here", method=method, needs="offer")
+        if spec.needs_vectors and (options.embedder or self.settings.embedder) == self.settings.embedder:
+            self._check_vectors(method)
         judge = resolved_options(self.settings, options).rerank == "llm"
         if (spec.needs_llm or judge) and not self.llm_configured:
             raise MethodUnavailable(not_configured_message(method if spec.needs_llm else "--rerank llm"), method=method,
                                     needs="llm")
         return spec
+
+    def _check_vectors(self, method: str) -> None:
+        """Refuse a method that needs the embedder's vectors while they are still being computed (it would search
+        only the articles that have theirs, silently): :class:`MethodUnavailable` with how far they are. An index
+        that never got them is :class:`VectorsMissing` when the search runs (the same answer as before)."""
+        if self.has_vectors():
+            return
+        progress = self.readiness()
+        if progress.in_progress:
+            raise MethodUnavailable(
+                f"method {method} needs the {self.settings.embedder} vectors of every article, and they are being "
+                f"computed ({readiness_note(progress)})", method=method, needs="vectors", readiness=progress,
+                hint="search with --method bm25 meanwhile (or name no method: the best the index serves)")
 
     # ---------------------------------------------------------------------------------------- search
     def search(self, request: SearchRequest) -> SearchPage:
@@ -205,14 +220,15 @@ class Searcher:
             with cluster_errors(self.settings, "the snippets"):
                 shown = {h.doc_id: h for h in decorate(self.transport, self.index, bare, request.query)}
             hits = [shown.get(h.doc_id, h) for h in hits]
-        ready = None
+        ready = eta = None
         if request.method is None and method != "hybrid":
             progress = self.readiness()
-            ready = progress.percent if progress.started and not progress.complete else None
+            ready, eta = (progress.percent, progress.eta_s) if progress.in_progress else (None, None)
         took = 1000 * (time.perf_counter() - started)
         return SearchPage(request.query, method, request.k, request.source, hits, facets.sources, total, took, trace,
                           area=request.area, areas=facets.areas, reranked=options.rerank,
-                          defaulted=request.method is None, named=list(named.named), cited=added, hybrid_ready=ready)
+                          defaulted=request.method is None, named=list(named.named), cited=added, hybrid_ready=ready,
+                          hybrid_eta_s=eta)
 
     def reading(self, query: str, method: str | None = None, options: MethodOptions = MethodOptions()) -> dict[str, Any]:
         """How ``method`` (None: the index's best) reads ``query``: the question found, BM25's question clause, kNN's

@@ -116,7 +116,8 @@ class Settings(BaseSettings):
     node_name: str = "node-1"
     heap: str = "1g"
     # the local node's search thread pool (thread_pool.search.size); None = OpenSearch's own default,
-    # int(cores * 3 / 2) + 1 (4 on 2 cores). docs/benchmarks.md "The portal under load" measures the choice.
+    # int(cores * 3 / 2) + 1 (4 on 2 cores). docs/history/benchmarks-diary.md "The portal under load" measures the
+    # choice.
     search_threads: int | None = None
     index_alias: str = Field(DEFAULT_ALIAS, validation_alias=_env("NOMOS_INDEX"))
     bm25_k1: float = 1.5
@@ -158,7 +159,7 @@ class Settings(BaseSettings):
     # after an encoder's single vectors, index embeds every article longer than the encoder's window as windows too
     # (nomos.vectors.windows; NOMOS_ARTICLE_WINDOWS=true or `index --windows`). Off by default: scored by their best
     # window, articles ranked worse on both dev sets (kNN Recall@100 extended 0.580 -> 0.490, case files 0.431 ->
-    # 0.425, held out; docs/benchmarks.md "Reading the question"), and the stage costs an hour on 2 cores
+    # 0.425, held out; docs/history/benchmarks-diary.md "Reading the question"), and the stage costs an hour on 2 cores
     article_windows: bool = False
     # after the vectors, index waits at most this long for the replaced copies to be purged (BM25 then scores as
     # on a text-only index); 0 skips it (the test session's small indices)
@@ -202,7 +203,8 @@ class Settings(BaseSettings):
     rerank: str | None = None
     # amendment-aware ranking for every search that names none (--amendments): "off", "follow[:DEPTH]" or
     # "credit[:WEIGHT[:DEPTH]]" (nomos/retrieval/amendments.py). None: each method's default, the choice that
-    # helped held-out folds of the extended dev set (retrieval.registry.AMENDMENT_DEFAULTS, docs/benchmarks.md).
+    # helped held-out folds of the extended dev set (retrieval.registry.AMENDMENT_DEFAULTS,
+    # docs/history/benchmarks-diary.md "Amendment-aware ranking").
     amendments: str | None = None
     results_prefix: str = "nomos-results"  # eval --to-opensearch writes <prefix>-per-query, -runs, -react-rounds, -traces
     # The local LLM server (`cli.py llm start`, nomos/localllm): a GGUF served by xllamacpp on 127.0.0.1:llm_port.

@@ -196,9 +196,10 @@ def expunge_replaced(client: OpenSearch, index: str, wait_s: float, every_s: flo
 
     An update is a delete and an add; OpenSearch keeps the deleted copy (a soft delete) while a retention lease may
     still need it, and Lucene's term statistics count it until a merge drops it: BM25 scores drift (PK::372 5.36 →
-    5.50 on the mini set, docs/benchmarks.md). The leases move on at their background sync (every 30 s), after which
-    ``only_expunge_deletes`` merges the copies away; so merge, and again every ``every_s`` until none is left or
-    ``wait_s`` has passed. Returns whether none is left."""
+    5.50 on the mini set, docs/history/benchmarks-diary.md "BM25 on an index whose vectors came after its text").
+    The leases move on at their background sync (every 30 s), after which ``only_expunge_deletes`` merges the copies
+    away; so merge, and again every ``every_s`` until none is left or ``wait_s`` has passed. Returns whether none is
+    left."""
     deadline = time.monotonic() + wait_s
     while True:
         client.indices.forcemerge(index=index, params={"only_expunge_deletes": "true"})

@@ -27,17 +27,17 @@ module adds is what only statute text has:
   document («άρθρο 28.10») or a numbered item («στοιχείο με αρ. 11») gives none either.
 
 Precision and recall are measured on hand-checked samples (tests/fixtures/graph/, bench/graph_quality.py,
-docs/benchmarks.md), each batch judged on the version it was drawn from before the rules changed: held-out
-precision 0.825-0.875 for v3-v6, 0.906 for v7 (145/160), 0.963 for v8 (154/160; recall on references read after v8:
-44/56), 0.906 for v9 (145/160; v8 on the same edges 141/156), 0.931 for v10 (149/160; recall on references read
-while it was judged 142/151 per cited article, 51/60 per distinct reference), 0.919 for v11 (147/160; recall 75/77
-per cited article, 44/46 per distinct reference), 0.956 for v12 (153/160; recall 49/61 per distinct reference, read
-while it was judged), 0.956 for v13 (153/160; recall 77/82 per distinct reference, 84/89 per cited article, read after
-it was frozen; v14, one fix after, scores the same). v12 read the chapters an amending law inserts into another law (ν. 4442/2016) as the host law's
-(:mod:`nomos.mappings.insertions`); v13 read lettered ranges, spaced suffixes, paragraphs named after their verb or
-after the article amended just before, «του ως άνω άρθρου» and inner articles of a ratified code. The errors left are
-a long tail: kinds across long clauses, paragraphs a text names through lettered parts, bare articles of a decree the
-article's opening names.
+docs/history/benchmarks-diary.md "The legal graph"), each batch judged on the version it was drawn from before the
+rules changed: held-out precision 0.825-0.875 for v3-v6, 0.906 for v7 (145/160), 0.963 for v8 (154/160; recall on
+references read after v8: 44/56), 0.906 for v9 (145/160; v8 on the same edges 141/156), 0.931 for v10 (149/160; recall
+on references read while it was judged 142/151 per cited article, 51/60 per distinct reference), 0.919 for v11
+(147/160; recall 75/77 per cited article, 44/46 per distinct reference), 0.956 for v12 (153/160; recall 49/61 per
+distinct reference, read while it was judged), 0.956 for v13 (153/160; recall 77/82 per distinct reference, 84/89 per
+cited article, read after it was frozen; v14, one fix after, scores the same). v12 read the chapters an amending law
+inserts into another law (ν. 4442/2016) as the host law's (:mod:`nomos.mappings.insertions`); v13 read lettered
+ranges, spaced suffixes, paragraphs named after their verb or after the article amended just before, «του ως άνω
+άρθρου» and inner articles of a ratified code. The errors left are a long tail: kinds across long clauses, paragraphs
+a text names through lettered parts, bare articles of a decree the article's opening names.
 
 Every :class:`Reference` carries its span in the text (the portal links it) and ``cited`` as read, even when the
 target is not in the corpus (``target`` is then "").

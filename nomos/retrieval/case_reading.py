@@ -14,8 +14,9 @@ Dense retrieval embeds the whole text window by window and, where it takes more 
 own, and searches with ``w * question + (1 - w) * mean(windows)`` (cosine is linear in the query vector, so that is the weighted sum of
 the two similarities, in one k-NN request). BM25 adds the question as a second clause boosted by ``boost`` per 100 words of
 the whole text (:func:`question_clause_boost`), so the question's terms are not drowned by the facts'. ``w`` and ``boost`` were chosen by k-fold cross-validation
-over the case-file dev set and the extended dev queries (``bench/case_study.py``, docs/benchmarks.md "Reading the
-question"). With ``w`` = 0 and ``boost`` = 0 a query that fits one window is read exactly as before.
+over the case-file dev set and the extended dev queries (``bench/case_study.py``,
+docs/history/benchmarks-diary.md "Reading the question"). With ``w`` = 0 and ``boost`` = 0 a query that fits one
+window is read exactly as before.
 
 Pure functions: the encoder's own ``prepare`` says what fits (:func:`fits_encoder`); the retrievers call them.
 """
@@ -31,7 +32,7 @@ import numpy as np
 
 from nomos.vectors.windows import fits_window
 
-# cross-validated defaults (bench/case_study.py; docs/benchmarks.md "Reading the question")
+# cross-validated defaults (bench/case_study.py; docs/history/benchmarks-diary.md "Reading the question")
 DEFAULT_QUESTION_WEIGHT = 0.5
 DEFAULT_QUESTION_BOOST = 2.0
 
@@ -138,7 +139,7 @@ def query_pieces(text: str, fits: Callable[[str], bool], question_weight: float)
 
     A text that fits one window is read whole, question included, in the model's own context: embedding its
     question apart as well lowered kNN's Recall@100 on the short extended dev queries (0.580 -> 0.507 at weight
-    0.3) while it is what lifts the long case files (docs/benchmarks.md "Reading the question")."""
+    0.3) while it is what lifts the long case files (docs/history/benchmarks-diary.md "Reading the question")."""
     reading = read_case(text)
     parts = windows(text, fits) or [" ".join(text.split())]
     apart = reading.has_question and question_weight > 0 and len(parts) > 1

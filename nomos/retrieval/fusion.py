@@ -174,7 +174,7 @@ class FusionRetriever:
     def admitted(self, queries: Mapping[str, str]) -> dict[str, int]:
         """How many of BM25's strongest articles outside kNN's pool each query's fused list admits: ``admit`` for a
         query kNN reads in more than one window (a case file), none for one it reads whole (cross-validated:
-        docs/benchmarks.md "Reading the question")."""
+        docs/history/benchmarks-diary.md "Reading the question")."""
         if not self.config.admit:
             return {}
         return {q: self.config.admit for q, text in queries.items() if len(self.knn.pieces(text).windows) > 1}

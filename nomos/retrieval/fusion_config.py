@@ -13,12 +13,14 @@ from nomos.settings import DEFAULT_FUSION_WEIGHTS
 # (bm25, knn). Equal weights fell short of kNN alone on the stand-in (Recall@100 0.500 vs 0.597): at 0.5/0.5 the
 # fused top 100 is roughly each clause's top 50, so a clause that finds 6 of 38 relevant articles displaces the
 # other's relevant ones at ranks 50-100. A seeded 4-fold cross-validation over kNN weights 0.5-0.9
-# (bench/fusion_study.py, docs/benchmarks.md) chose 0.9 in three folds of four; BM25 keeps a tenth of the say.
+# (bench/fusion_study.py, docs/history/benchmarks-diary.md "Fusion study") chose 0.9 in three folds of four; BM25
+# keeps a tenth of the say.
 # With an embedder no stronger than BM25 (the paper's BM25 ~ EmbeddingGemma), rerun the study and set
 # NOMOS_FUSION_WEIGHTS or --weights.
 DEFAULT_WEIGHTS: tuple[float, float] = DEFAULT_FUSION_WEIGHTS
 
-# hybrid keeps kNN's pool (never below kNN's Recall@k), its top FusionConfig.head ordered by RRF (bench/pool_study.py, docs/benchmarks.md);
+# hybrid keeps kNN's pool (never below kNN's Recall@k), its top FusionConfig.head ordered by RRF (bench/pool_study.py,
+# docs/history/benchmarks-diary.md "Pool fusion");
 # rrf fuses in OpenSearch's score-ranker pipeline.
 DEFAULT_WHERE = {"hybrid": "pool", "rrf": "server"}
 

@@ -15,7 +15,7 @@ articles that the pool lacks in, in place of the pool's last m: on long case fil
 top 100 misses, the fused list then holds more than either clause alone (cross-validated: 20, for queries read in
 more than one window; a short query keeps kNN's top 100 whole, where admitting cost Recall@100). ``head`` = 0 is the pool clause alone; ``head`` >= k is RRF
 restricted to the pool. The head size was chosen by k-fold cross-validation (``bench/pool_study.py --family
-'rrf-in-pool head'``, docs/benchmarks.md "Pool fusion"): 5 in 29 of 40 folds.
+'rrf-in-pool head'``, docs/history/benchmarks-diary.md "Pool fusion"): 5 in 29 of 40 folds.
 
 Pure functions over ranked lists: the two clauses' searches are the caller's (:mod:`nomos.retrieval.fusion`).
 """
@@ -29,7 +29,7 @@ from nomos.retrieval.base import Hit, by_score
 
 DEFAULT_HEAD = 5  # cross-validated (see the module docstring); one results page is 10
 # how many of the other clause's strongest articles outside the pool enter it (at its end): cross-validated over the
-# case-file and extended dev sets (bench/case_study.py, docs/benchmarks.md "Reading the question")
+# case-file and extended dev sets (bench/case_study.py, docs/history/benchmarks-diary.md "Reading the question")
 DEFAULT_ADMIT = 20  # hybrid's, to queries read in more than one window (FusionRetriever.admitted); the functions: 0
 
 

@@ -309,8 +309,9 @@ def check_model(model: str) -> None:
 
 
 # A method's default --amendments (methods not listed: off). Empty: on the extended dev set (bench/amendments_cv.py,
-# docs/benchmarks.md "Amendment-aware ranking") bm25's `follow` won every held-out fold on Recall@100 (+0.008), but
-# from two queries of 74 (paired p 0.5); knn lost held out. Add {"bm25": "follow"} once a larger graph or set shows it.
+# docs/history/benchmarks-diary.md "Amendment-aware ranking") bm25's `follow` won every held-out fold on Recall@100
+# (+0.008), but from two queries of 74 (paired p 0.5); knn lost held out. Add {"bm25": "follow"} once a larger graph
+# or set shows it.
 AMENDMENT_DEFAULTS: dict[str, str] = {}
 
 

@@ -44,7 +44,10 @@ def test_a_case_that_cites_an_article_gets_it_among_its_results(named_index):
     page = Searcher(named_index).search(SearchRequest(case, "bm25", 2))
     assert "AK::914" in [h.doc_id for h in page.hits] and len(page.hits) == 2
     cited = {h.doc_id: h for h in page.hits}["AK::914"]
-    assert page.named == [] and (page.cited == ["AK::914"]) == (cited.details.get("direct") == "cited")
+    assert page.named == [] and cited.details.get("direct") == "cited"
+    # right after the method's best hit (it was put at the foot of the page), unless the method ranked it first
+    assert [h.doc_id for h in page.hits].index("AK::914") <= 1
+    assert page.hits[0].score > page.hits[1].score  # scores still fall with the rank
 
 
 def test_the_portal_and_its_api_name_the_cited_article(named_index):

@@ -148,3 +148,27 @@ def alias_target(client, alias: str) -> str:  # noqa: ANN001 - an OpenSearch cli
 
     (index,) = alias_targets(client, alias)
     return index
+
+
+@pytest.mark.integration
+def test_a_citation_of_an_article_the_index_lacks_is_said_on_top(os_settings: Settings, tmp_path: Path) -> None:
+    """«άρθρο 999 ΠΚ» returned unrelated articles with no word that the index has no such article."""
+    from fastapi.testclient import TestClient
+
+    from nomos.ingest.beir import load_beir
+    from nomos.portal import create_app
+    from nomos.stages.indexing import index_dataset
+    from nomos.stages.searching import Searcher, SearchRequest
+
+    index_dataset(os_settings, load_beir(write_beir(tmp_path / "mini")))
+    page = Searcher(os_settings).search(SearchRequest("άρθρο 999 ΠΚ", "bm25", 3))
+    assert page.missing == ["άρθρο 999 ΠΚ"] and page.named == []
+    case = Searcher(os_settings).search(SearchRequest("Ο Νίκος αφαίρεσε ξένο κινητό πράγμα. Ισχύει το άρθρο 999 ΠΚ;", "bm25", 3))
+    assert case.missing == ["άρθρο 999 ΠΚ"] and case.hits  # still searched
+    assert Searcher(os_settings).search(SearchRequest("άρθρο 372 ΠΚ", "bm25", 3)).missing == []
+    res = CliRunner().invoke(cli, ["--url", os_settings.url, "--index", os_settings.index_alias, "search", "--method",
+                                   "bm25", "άρθρο", "999", "ΠΚ"])
+    assert res.exit_code == 0 and "the index holds no article 999 ΠΚ" in res.stderr
+    with TestClient(create_app(os_settings)) as web:
+        assert web.get("/api/search", params={"q": "άρθρο 999 ΠΚ", "method": "bm25"}).json()["missing"] == ["άρθρο 999 ΠΚ"]
+        assert "Το ευρετήριο δεν έχει το άρθρο 999 ΠΚ" in web.get("/search", params={"q": "άρθρο 999 ΠΚ"}).text

@@ -74,6 +74,8 @@ def search_cmd(settings: Settings, words: tuple[str, ...], k: int, method: str |
                    f"{page.method} until then", err=True)
     elif page.defaulted:
         log.info("method %s: the best this index serves", page.method)
+    for label in page.missing:
+        click.echo(f"the index holds no {label.replace('άρθρο', 'article', 1)}: the results below are the method's", err=True)
     reading = explain_query(settings, query, page.method, options) if explain else None  # type: ignore[arg-type]
     if as_json:
         from nomos.render import search_document

@@ -64,8 +64,10 @@ class SearchOut(BaseModel):
     reranked: str | None = Field(None, description="the judge that re-ordered the top (the portal's NOMOS_RERANK), if any")
     named: list[str] = Field(default_factory=list, description="the articles the query names outright (a citation such "
                              "as «άρθρο 372 ΠΚ», an id, an exact title), first among the hits")
-    cited: list[str] = Field(default_factory=list, description="articles the case cites in passing, put among the "
-                             "hits where the method had not ranked them")
+    cited: list[str] = Field(default_factory=list, description="articles the case cites in passing, put right after the "
+                             "method's best hit (marked cited)")
+    missing: list[str] = Field(default_factory=list, description="citations in the query that name no article of "
+                               "the collection («άρθρο 999 ΠΚ»); the hits are the method's")
     hybrid_ready: int | None = Field(None, description="no method asked and the vectors still being computed: how far "
                                      "they are, in percent (BM25 answers until hybrid is ready)")
     hybrid_eta_s: float | None = Field(None, description="and the seconds left at the indexer's last noted rate "
@@ -159,7 +161,7 @@ async def api_search(request: Request, portal: PortalDep, q: RequiredQuery, meth
                      snippets=[str(safe_snippet(s)) for s in h.highlights], citation=citation(h.doc_id, h.source, h.law),
                      url=article_url(h.doc_id, r.query))
               for h in r.hits],
-        named=[d.doc_id for d in r.named], cited=list(r.cited), hybrid_ready=r.hybrid_ready, hybrid_eta_s=r.hybrid_eta_s,
+        named=[d.doc_id for d in r.named], cited=list(r.cited), missing=list(r.missing), hybrid_ready=r.hybrid_ready, hybrid_eta_s=r.hybrid_eta_s,
         facets=[FacetOut(**asdict(f)) for f in r.facets],
         areas=[AreaFacetOut(**asdict(a)) for a in r.areas],
         trace=[TraceRound(round=t.get("round", i + 1), query=t.get("query", ""), query_source=t.get("query_source"),

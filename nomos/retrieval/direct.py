@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
+from nomos.mappings.areas import short_name
 from nomos.mappings.areas import table as source_table
 from nomos.mappings.citations import Citation, article_variants, find_citations, fold, parse_citation
 from nomos.opensearch.transport import Transport
@@ -66,10 +67,23 @@ def _found(transport: Transport, index: str, ids: Sequence[str]) -> dict[str, di
 
 def by_citation(transport: Transport, index: str, citations: Sequence[Citation]) -> list[DirectHit]:
     """The cited articles the index holds, in the order cited."""
+    return cited_and_missing(transport, index, citations)[0]
+
+
+def cited_and_missing(transport: Transport, index: str, citations: Sequence[Citation]
+                      ) -> tuple[list[DirectHit], list[Citation]]:
+    """The cited articles the index holds, in the order cited (one mget), and the citations it holds no article of."""
     wanted = {c.id: [f"{c.source}::{n}" for n in article_variants(c.article)] for c in citations}
     found = _found(transport, index, [v for variants in wanted.values() for v in variants])
     ids = [next((v for v in variants if v in found), None) for variants in wanted.values()]
-    return [DirectHit(doc_id, "citation", **_fields(found[doc_id])) for doc_id in dict.fromkeys(ids) if doc_id]
+    first = {c.id: c for c in reversed(citations)}
+    missing = [first[cid] for cid, doc_id in zip(wanted, ids, strict=True) if doc_id is None]
+    return [DirectHit(doc_id, "citation", **_fields(found[doc_id])) for doc_id in dict.fromkeys(ids) if doc_id], missing
+
+
+def citation_label(citation: Citation) -> str:
+    """«άρθρο 999 ΠΚ», «άρθρο 5 ν. 4412/2016»: how a page names a citation it found no article for."""
+    return f"άρθρο {citation.article} {short_name(citation.source)}"
 
 
 def by_id(transport: Transport, index: str, typed: str) -> list[DirectHit]:
@@ -146,13 +160,15 @@ class Named:
 
     named: tuple[DirectHit, ...] = ()
     cited: tuple[DirectHit, ...] = ()
+    missing: tuple[str, ...] = ()  # citations the index holds no article of («άρθρο 999 ΠΚ»): the page says so
+
 
     def kept(self, source: str | None = None, area: str | None = None) -> Named:
         """Only those of one legal source and area (a filtered page shows no article outside its filter)."""
         def keep(d: DirectHit) -> bool:
             return (not source or d.source == source) and (not area or d.area == area)
 
-        return Named(tuple(filter(keep, self.named)), tuple(filter(keep, self.cited)))
+        return Named(tuple(filter(keep, self.named)), tuple(filter(keep, self.cited)), self.missing)
 
     def place(self, hits: Sequence[Hit], k: int) -> tuple[list[Hit], list[str]]:
         """``hits`` with the named articles pinned first and the cited ones added (:func:`pin`, :func:`with_cited`);
@@ -165,18 +181,22 @@ def look_up(transport: Transport, index: str, reading: NameReading,
     """The one lookup step: what the query names outright (cited articles or a typed id's: one mget; a title's: the
     page's aggregations where it carried :meth:`NameReading.page_aggregation`, else one request), else, for a case,
     the articles it cites in passing (one mget, only when it cites)."""
+    missing: list[Citation] = []
     if reading.citations:
-        named = by_citation(transport, index, reading.citations)
+        named, missing = cited_and_missing(transport, index, reading.citations)
     elif reading.typed_id:
         named = by_id(transport, index, reading.query)
     elif page_aggregations is not None and TITLE_AGG in page_aggregations:
         named = titles_in(page_aggregations, reading.query)
     else:
         named = by_title(transport, index, reading.query)
-    if named:
-        return Named(tuple(named))
+    if named or missing:
+        return Named(tuple(named), missing=tuple(citation_label(c) for c in missing))
     in_passing = find_citations(reading.query)
-    return Named(cited=tuple(by_citation(transport, index, in_passing))) if in_passing else Named()
+    if not in_passing:
+        return Named()
+    cited, missing = cited_and_missing(transport, index, in_passing)
+    return Named(cited=tuple(cited), missing=tuple(citation_label(c) for c in missing))
 
 
 def find_direct(transport: Transport, index: str, query: str) -> list[DirectHit]:
@@ -201,17 +221,26 @@ def pin(hits: Sequence[Hit], direct: Sequence[DirectHit], k: int) -> list[Hit]:
 
 
 def with_cited(hits: list[Hit], cited: list[DirectHit], k: int) -> tuple[list[Hit], list[str]]:
-    """``hits`` with the articles a case cites that the method did not rank in its top ``k`` put at the end of the
-    page (in place of the lowest-ranked), each marked ``details["direct"] = "cited"``; and the ids put there."""
-    present = {h.doc_id for h in hits}
-    missing = [d for d in cited if d.doc_id not in present][:k]
-    if not missing:
-        return hits, []
-    keep = hits[: k - len(missing)]
-    floor = min((h.score for h in keep), default=0.0)
-    added = [Hit(d.doc_id, floor - 1 - i, title=d.title, law=d.law, source=d.source, details={"direct": "cited"})
-             for i, d in enumerate(missing)]
-    return keep + added, [d.doc_id for d in missing]
+    """``hits`` with the articles a case cites right after the method's best hit (a lawyer who cites an article
+    wants to see it, not find it at the foot of the page; one the method ranked first stays first), each marked
+    ``details["direct"] = "cited"`` and scored between its neighbours; and the ids the method had not ranked."""
+    if not cited or not hits:
+        return hits[:k], []
+    own = {h.doc_id: h for h in hits}
+    best = hits[0]
+    if best.doc_id in {d.doc_id for d in cited}:
+        best = replace(best, details={**best.details, "direct": "cited"})
+    others = [d for d in cited if d.doc_id != best.doc_id]
+    tail = [h for h in hits[1:] if h.doc_id not in {d.doc_id for d in others}]
+    high, low = best.score, (tail[0].score if tail else best.score - 1.0)
+    step = (high - low) / (len(others) + 1)
+    placed = []
+    for i, d in enumerate(others, 1):
+        base = own.get(d.doc_id) or Hit(d.doc_id, 0.0, title=d.title, law=d.law, source=d.source)
+        placed.append(replace(base, score=high - i * step, details={**base.details, "direct": "cited"}))
+    page = ([best] + placed + tail)[:k]
+    shown = {h.doc_id for h in page}
+    return page, [d.doc_id for d in cited if d.doc_id not in own and d.doc_id in shown]
 
 
 def with_named(transport: Transport, index: str, query: str, hits: Sequence[Hit], k: int) -> list[Hit]:

@@ -106,6 +106,8 @@ class SearchPage:
     named: list[DirectHit] = field(default_factory=list)
     # articles a case cites in passing, put among ``hits`` where the method had not ranked them
     cited: list[str] = field(default_factory=list)
+    # citations in the query the index holds no article of («άρθρο 999 ΠΚ»): said on top of the results
+    missing: list[str] = field(default_factory=list)
     # defaulted to BM25 while the embedder's vectors are being computed: how far they are (percent), else None
     hybrid_ready: int | None = None
     hybrid_eta_s: float | None = None  # and the seconds left at the indexer's rate (None: unknown)

@@ -227,7 +227,7 @@ class Searcher:
         took = 1000 * (time.perf_counter() - started)
         return SearchPage(request.query, method, request.k, request.source, hits, facets.sources, total, took, trace,
                           area=request.area, areas=facets.areas, reranked=options.rerank,
-                          defaulted=request.method is None, named=list(named.named), cited=added, hybrid_ready=ready,
+                          defaulted=request.method is None, named=list(named.named), cited=added, missing=list(named.missing), hybrid_ready=ready,
                           hybrid_eta_s=eta)
 
     def reading(self, query: str, method: str | None = None, options: MethodOptions = MethodOptions()) -> dict[str, Any]:

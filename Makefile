@@ -65,6 +65,8 @@ ifeq ($(findstring --no-vectors,$(INDEX_FLAGS)),)
 	$(PYTHON) cli.py eval --method hybrid --dataset $(DATASET)
 	$(PYTHON) cli.py compare bm25 hybrid --dataset $(DATASET)
 endif
+	@$(PYTHON) cli.py server status | grep -E '^(index|vectors|search uses):'
+	@echo "search: $(PYTHON) cli.py search <words of a case>   portal: make serve, then open http://127.0.0.1:8000/"
 
 lint: $(VENV)/.installed-dev
 	$(PYTHON) -m ruff check .
@@ -77,8 +79,9 @@ test: system-deps lint browser
 bench: install
 	$(PYTHON) bench/bm25_vs_paper.py --dataset $(or $(filter-out greekbar,$(DATASET)),../shared/data/greek-statutes)
 
-# The legal search portal on http://127.0.0.1:8000/ against the local node (after `make run`).
-serve: install
+# The legal search portal on http://127.0.0.1:8000/ against the local node (after `make run`): the main job's
+# requirements only (the portal needs nothing of the dev, LLM or AWS sets, nor the test browser).
+serve: $(VENV)/.installed-run
 	$(PYTHON) cli.py serve
 
 # Load test of the portal's BM25 search page (8 and 32 connections, wrk from Debian: apt-get install wrk), then the

@@ -164,6 +164,8 @@ class Settings(BaseSettings):
     # after the vectors, index waits at most this long for the replaced copies to be purged (BM25 then scores as
     # on a text-only index); 0 skips it (the test session's small indices)
     expunge_wait_seconds: float = 90.0
+    # where stderr is no terminal (a log file, CI), long stages print a plain progress line this often
+    progress_seconds: float = Field(30.0, gt=0)
     knn_ef_search: int = 256
     runs_dir: Path = Path("runs")
     # the most bytes of text (UTF-8) one article may have at ingest (`index` refuses a longer one naming its file and

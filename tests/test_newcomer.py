@@ -172,3 +172,49 @@ def test_a_citation_of_an_article_the_index_lacks_is_said_on_top(os_settings: Se
     with TestClient(create_app(os_settings)) as web:
         assert web.get("/api/search", params={"q": "άρθρο 999 ΠΚ", "method": "bm25"}).json()["missing"] == ["άρθρο 999 ΠΚ"]
         assert "Το ευρετήριο δεν έχει το άρθρο 999 ΠΚ" in web.get("/search", params={"q": "άρθρο 999 ΠΚ"}).text
+
+
+def test_plain_progress_lines_where_no_bar_draws() -> None:
+    """`make run > run.log` showed nothing for 53 minutes: a bar draws only on a terminal. Elsewhere: a line at the
+    start, one per interval with percent, rate and time left, one at the end."""
+    import io
+
+    from nomos.cli.progress import PlainProgress
+
+    ticks = iter([0.0, 10.0, 40.0, 100.0, 120.0])
+    out = io.StringIO()
+    with PlainProgress(1000, "encoding", "art", every_s=30.0, stream=out, clock=lambda: next(ticks)) as bar:
+        bar.update(100)  # t=10: not yet
+        bar.update(100)  # t=40: 200 done in 40 s
+        bar.update(300)  # t=100: 500 in 100 s
+    lines = out.getvalue().splitlines()
+    assert lines == ["encoding: 0/1,000 art", "encoding: 200/1,000 art (20%), 5.0 art/s, about 3 min left",
+                     "encoding: 500/1,000 art (50%), 5.0 art/s, about 2 min left", "encoding: 500/1,000 art in 2 min"]
+
+
+def test_make_serve_installs_only_what_the_portal_needs() -> None:
+    """`make serve` ran the whole `install` (dev, LLM and AWS requirements and a browser) first."""
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed here")
+    root = Path(__file__).resolve().parent.parent
+    plan = subprocess.run(["make", "-n", "serve"], cwd=root, capture_output=True, text=True, check=True).stdout
+    assert "cli.py serve" in plan
+    for heavy in ("requirements-dev", "requirements-llm", "requirements-aws", "chromium"):
+        assert heavy not in plan, heavy
+
+
+@pytest.mark.integration
+def test_index_progress_and_server_status_say_where_things_stand(os_settings: Settings, tmp_path: Path) -> None:
+    from nomos.stages.indexing import index_status
+
+    assert index_status(os_settings)["index"].endswith("none yet (run `python cli.py index`)")
+    res = CliRunner().invoke(cli, ["--url", os_settings.url, "--index", os_settings.index_alias, "index", "--no-vectors",
+                                   "--dataset", str(write_beir(tmp_path / "mini"))])
+    assert res.exit_code == 0, res.output
+    assert "indexing: 0/6 art" in res.stderr and "indexing: 6/6 art in" in res.stderr  # CliRunner is no terminal
+    status = index_status(os_settings)
+    assert status["index"].startswith(f"{os_settings.index_alias} -> {os_settings.index_alias}-") and "(6 articles)" in status["index"]
+    assert status["vectors"].startswith("none (BM25 only") and status["search uses"] == "bm25"

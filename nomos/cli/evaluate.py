@@ -137,13 +137,12 @@ def _refuse_existing(parent: Path, run_name: str) -> None:
 
 
 def _single(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:  # noqa: ANN401
-    from tqdm import tqdm
-
+    from nomos.cli.progress import progress
     from nomos.eval.fusion_diagnosis import fusion_summary
     from nomos.render import evaluation_document
     from nomos.stages.evaluation import check_degradation, evaluate_method
 
-    with tqdm(total=len(data.queries), unit="query", desc=f"eval {a.method}", disable=None) as bar:
+    with progress(len(data.queries), f"eval {a.method}", "query", settings.progress_seconds) as bar:
         outcome = evaluate_method(settings, data, method=a.method, k=a.k, run_name=a.run_name, options=options,
                                   resume=a.resume, on_progress=bar.update, metrics=a.metrics)
     extra = outcome.extra or {}
@@ -164,12 +163,12 @@ def _single(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:  
 
 
 def _repeated(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:  # noqa: ANN401
-    from tqdm import tqdm
-
+    from nomos.cli.progress import progress
     from nomos.render import repeated_document
     from nomos.stages.evaluation import check_degradation, evaluate_repeated
 
-    with tqdm(total=len(data.queries) * a.repeat, unit="query", desc=f"eval {a.method} ×{a.repeat}", disable=None) as bar:
+    with progress(len(data.queries) * a.repeat, f"eval {a.method} ×{a.repeat}", "query",
+                  settings.progress_seconds) as bar:
         summary, outcomes = evaluate_repeated(settings, data, method=a.method, k=a.k, run_name=a.run_name, options=options,
                                               repeat=a.repeat, seed=a.seed if a.seed is not None else 0,
                                               on_progress=bar.update, metrics=a.metrics)

@@ -39,8 +39,7 @@ def index_cmd(settings: Settings, dataset: str, corpus_file: str, k1: float | No
     hybrid becomes the default method once they are complete. Then the articles longer than the encoder's window
     are embedded whole, as windows (a second pass of the bar); dense search scores by the best window once they
     are all in."""
-    from tqdm import tqdm
-
+    from nomos.cli.progress import progress
     from nomos.stages.indexing import index_dataset
 
     settings = settings.with_overrides(bm25_k1=k1, bm25_b=b, shards=shards, replicas=replicas, hnsw_m=hnsw_m,
@@ -50,9 +49,10 @@ def index_cmd(settings: Settings, dataset: str, corpus_file: str, k1: float | No
     embedders = () if no_vectors else (embedders or (settings.embedder,))
     data = load(settings, dataset, corpus_file)
     click.echo(f"dataset {data.name} ({data.revision}): {len(data.articles)} articles, {len(data.queries)} queries")
-    with tqdm(total=len(data.articles), unit="art", desc="indexing", disable=None) as bar, \
-            tqdm(total=len(data.articles) * len(embedders) * (2 if settings.article_windows else 1), unit="art",
-                 desc="encoding", disable=None if embedders else True) as enc:
+    every = settings.progress_seconds
+    with progress(len(data.articles), "indexing", "art", every) as bar, \
+            progress(len(data.articles) * len(embedders) * (2 if settings.article_windows else 1), "encoding", "art",
+                     every, disable=not embedders) as enc:
         report = index_dataset(settings, data, on_progress=bar.update, embedders=embedders, on_vector_progress=enc.update,
                                on_published=lambda name: _published(bar, name, embedders))
     print_index_report(report)

@@ -103,8 +103,7 @@ def run_query(settings: Settings, query: str, method: str | None, k: int, option
 
 
 def _batch(settings: Settings, topics: Path, output: Path, method: str, k: int, options: Any, tag: str | None) -> None:  # noqa: ANN401
-    from tqdm import tqdm
-
+    from nomos.cli.progress import progress
     from nomos.errors import ConfigError
     from nomos.ingest.topics import read_topics
     from nomos.stages.evaluation import search_topics
@@ -112,7 +111,7 @@ def _batch(settings: Settings, topics: Path, output: Path, method: str, k: int, 
     if tag is not None and (not tag or any(c.isspace() for c in tag)):
         raise ConfigError(f"--run-tag must be one word, got {tag!r}")
     queries = read_topics(topics)
-    with tqdm(total=len(queries), unit="query", desc=f"search {method}", disable=None) as bar:
+    with progress(len(queries), f"search {method}", "query", settings.progress_seconds) as bar:
         path, lines = search_topics(settings, queries, output, method=method, k=k, options=options, tag=tag,
                                     on_progress=bar.update)
     click.echo(f"{len(queries)} queries, {lines} lines -> {path}")

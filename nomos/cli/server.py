@@ -141,5 +141,21 @@ def server_status(settings: Settings, nodes: int | None) -> None:
     for cfg in cfgs:
         if len(cfgs) > 1:
             click.echo(f"[{cfg.name}]")
-        for key, value in status(cfg).items():
+        state = status(cfg)
+        for key, value in state.items():
             click.echo(f"{key}: {value}")
+    if state.get("running") or not settings.uses_local_node:
+        _index_lines(settings.with_overrides(http_port=cfgs[0].http_port) if settings.uses_local_node else settings)
+
+
+def _index_lines(settings: Settings) -> None:
+    """The index a search uses, its articles, its vectors' readiness and the method a search gets now."""
+    from nomos.errors import ClusterError
+    from nomos.stages.indexing import index_status
+
+    try:
+        lines = index_status(settings)
+    except ClusterError as exc:
+        lines = {"index": f"unknown ({exc})"}
+    for key, value in lines.items():
+        click.echo(f"{key}: {value}")

@@ -36,14 +36,13 @@ def tune_cmd(settings: Settings, dataset: str, corpus_file: str, metric: str, k1
              analysis: str, runs_dir: Path | None, as_json: bool) -> None:
     """Sweep BM25 k1 and b with k-fold cross-validation over the queries; print the cross-validated choice and
     score beside the oracle (best on all queries, what a test-set sweep reports)."""
-    from tqdm import tqdm
-
+    from nomos.cli.progress import progress
     from nomos.stages.tuning import tune_bm25
 
     settings = settings.with_overrides(runs_dir=runs_dir)
     data = load(settings, dataset, corpus_file)
     grid_k1, grid_b = _floats(k1s, "--k1"), _floats(bs, "--b")
-    with tqdm(total=len(grid_k1) * len(grid_b), unit="setting", desc="sweep", disable=None) as bar:
+    with progress(len(grid_k1) * len(grid_b), "sweep", "setting", settings.progress_seconds) as bar:
         try:
             out = tune_bm25(settings, data, metric=metric, k1s=grid_k1, bs=grid_b, folds=folds, seed=seed, analysis=analysis,
                             on_progress=bar.update)

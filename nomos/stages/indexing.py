@@ -6,7 +6,7 @@ from typing import Callable
 
 from opensearchpy import OpenSearch
 
-from nomos.ingest.indexer import IndexReport, VectorPlan, build_index
+from nomos.ingest.indexer import IndexReport, VectorPlan, alias_targets, build_index
 from nomos.ingest.records import Dataset
 from nomos.mappings import ANALYZERS, analyzer_chain, articles_index_body
 from nomos.opensearch.client import INDEXING_RETRIES, cluster_version, make_client
@@ -45,3 +45,31 @@ def index_dataset(
         on_progress=on_progress, vectors=plan, on_vector_progress=on_vector_progress,
         on_published=on_published,
     )
+
+
+def index_status(settings: Settings) -> dict[str, str]:
+    """What ``server status`` says of the index a search would use: the alias and the index behind it, how many
+    articles, how far the embedder's vectors are, and which method a search that names none uses now. A missing
+    alias says what to run; a cluster that does not answer raises typed (the caller says so)."""
+    from nomos.errors import IndexNotFound
+    from nomos.stages.search_types import time_left
+    from nomos.stages.searching import Searcher, cluster_errors
+
+    searcher = Searcher(settings)
+    alias = settings.index_alias
+    with cluster_errors(settings, f"the index {alias}"):
+        try:
+            targets = alias_targets(searcher.client, alias)
+            progress = searcher.readiness()
+        except IndexNotFound:
+            return {"index": f"{alias}: none yet (run `python cli.py index`)"}
+    if progress.complete:
+        vectors = f"{settings.embedder} complete"
+    elif progress.in_progress:
+        left = time_left(progress.eta_s)
+        vectors = f"{settings.embedder} {progress.percent}% ready ({progress.done:,} of {progress.total:,} articles" + \
+            (f", {left})" if left else ")")
+    else:
+        vectors = f"none (BM25 only; `python cli.py index --embedder {settings.embedder}` adds them)"
+    return {"index": f"{alias} -> {', '.join(targets) or '?'} ({progress.total:,} articles)", "vectors": vectors,
+            "search uses": searcher.default_method()}

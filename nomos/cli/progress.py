@@ -1,0 +1,108 @@
+"""Progress for the long stages (indexing, encoding, evaluating, tuning), wherever their output goes.
+
+On a terminal, a tqdm bar. Anywhere else (``make run > run.log 2>&1``, CI, a cron job) a bar draws nothing, and a
+person tailing the log saw nothing for most of an hour; there, a plain line every ``progress_seconds``
+(``NOMOS_PROGRESS_SECONDS``, 30 s), one at the start and one at the end::
+
+    encoding: 1,234/6,412 art (19%), 2.1 art/s, about 41 min left
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from types import TracebackType
+from typing import Callable, Protocol, TextIO
+
+import click
+
+
+class Bar(Protocol):
+    def update(self, n: int = 1) -> object: ...
+    def close(self) -> None: ...
+
+
+def _duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    return f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min"
+
+
+class PlainProgress:
+    """A progress bar as plain lines on ``stream`` (default: stderr): at the start, every ``every_s`` and at the end.
+    Safe to update from several threads."""
+
+    def __init__(self, total: int, desc: str, unit: str, every_s: float, stream: TextIO | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.total, self.desc, self.unit, self.every_s = total, desc, unit, every_s
+        self.stream, self.clock = stream, clock
+        self.done = 0
+        self.started = self.said = clock()
+        self.closed = False
+        self._lock = threading.Lock()
+        self._say(f"{desc}: 0/{total:,} {unit}")
+
+    def _say(self, line: str) -> None:
+        click.echo(line, file=self.stream or sys.stderr)
+
+    def line(self, now: float) -> str:
+        """«encoding: 1,234/6,412 art (19%), 2.1 art/s, about 41 min left» at time ``now`` of the clock."""
+        elapsed = max(now - self.started, 1e-9)
+        rate = self.done / elapsed
+        text = f"{self.desc}: {self.done:,}/{self.total:,} {self.unit}"
+        if self.total:
+            text += f" ({100 * self.done // self.total}%)"
+        text += f", {rate:.1f} {self.unit}/s"
+        if rate > 0 and self.total > self.done:
+            text += f", about {_duration((self.total - self.done) / rate)} left"
+        return text
+
+    def update(self, n: int = 1) -> None:
+        with self._lock:
+            self.done += n
+            now = self.clock()
+            if now - self.said >= self.every_s and not self.closed:
+                self.said = now
+                self._say(self.line(now))
+
+    def close(self) -> None:
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = True
+            self._say(f"{self.desc}: {self.done:,}/{self.total:,} {self.unit} in {_duration(self.clock() - self.started)}")
+
+    def __enter__(self) -> PlainProgress:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+
+class _Silent:
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> _Silent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def progress(total: int, desc: str, unit: str, every_s: float = 30.0, *, disable: bool = False
+             ) -> PlainProgress | _Silent | object:
+    """A context manager with ``update(n)`` and ``close()``: tqdm on a terminal, :class:`PlainProgress` elsewhere,
+    nothing when ``disable`` or there is nothing to count."""
+    if disable or total <= 0:
+        return _Silent()
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        return tqdm(total=total, unit=unit, desc=desc)
+    return PlainProgress(total, desc, unit, every_s)

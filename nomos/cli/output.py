@@ -31,13 +31,21 @@ def print_index_report(report: Any) -> None:  # noqa: ANN401 - stages.indexing's
 _WHY = ("bm25_rank", "knn_rank", "part", "direct")
 
 
-def print_hits(hits: Sequence[Any], *, explain: bool = False) -> None:
+def print_hits(hits: Sequence[Any], *, explain: bool = False, score_kind: str = "bm25") -> None:
     """Ranked hits: id, score, title, law, then each highlighted snippet on its own line; with ``explain``, why each
-    ranked (each clause's rank, the part of a fused list it came from, a named article)."""
+    ranked (each clause's rank, the part of a fused list it came from, a named article). A fused list whose scores
+    are positions (``score_kind`` "rank") shows none: 100.000, 99.000… read as relevance scores; stderr says what
+    the scores are."""
+    from nomos.retrieval.base import SCORE_KINDS
+
     if not hits:
         click.echo("no articles matched (the query may hold only stop words or punctuation)")
+        return
+    click.echo(f"scores: {SCORE_KINDS.get(score_kind, score_kind)}" + (" (not shown)" if score_kind == "rank" else ""),
+               err=True)
     for i, h in enumerate(hits, start=1):
-        click.echo(f"{i:>3}. {click.style(h.doc_id, bold=True)}  {h.score:.3f}  {h.title}  [{h.law}]")
+        score = "" if score_kind == "rank" else f"  {h.score:.3f}"
+        click.echo(f"{i:>3}. {click.style(h.doc_id, bold=True)}{score}  {h.title}  [{h.law}]")
         if explain:
             why = ", ".join(f"{k.replace('_', ' ')} {h.details[k]}" for k in _WHY if h.details.get(k) is not None)
             click.echo(f"       why: {why or 'its own score'}")

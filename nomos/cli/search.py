@@ -80,10 +80,11 @@ def search_cmd(settings: Settings, words: tuple[str, ...], k: int, method: str |
     if as_json:
         from nomos.render import search_document
 
-        document = search_document(query, page.method, k, settings.index_alias, page.hits)  # type: ignore[arg-type]
+        document = search_document(query, page.method, k, settings.index_alias, page.hits,  # type: ignore[arg-type]
+                                   page.score_kind)
         emit_json({**document, "reading": reading} if reading is not None else document)
         return
-    print_hits(page.hits, explain=explain)
+    print_hits(page.hits, explain=explain, score_kind=page.score_kind)
     if reading is not None:
         print_reading(reading)
 

@@ -22,7 +22,7 @@ class HitOut(BaseModel):
     title: str
     law: str
     source: str
-    score: float
+    score: float = Field(description="what it is: the page's score_kind (a position where it is 'rank')")
     snippets: list[str] = Field(description="HTML: the article's text, escaped, with the query's terms in <mark>")
     citation: str = Field(description="how to cite the article, e.g. «άρθρο 372 ΠΚ», «άρθρο 5 ν. 4624/2019»")
     url: str = Field(description="the article's page, the case's terms highlighted, scrolled to the first one")
@@ -70,6 +70,8 @@ class SearchOut(BaseModel):
                                "the collection («άρθρο 999 ΠΚ»); the hits are the method's")
     hybrid_ready: int | None = Field(None, description="no method asked and the vectors still being computed: how far "
                                      "they are, in percent (BM25 answers until hybrid is ready)")
+    score_kind: str = Field("bm25", description="what the hits' scores are: bm25, similarity (cosine, (1 + cos) / 2), "
+                            "fused (weighted min-max), rrf, or rank (k + 1 - rank: the list's order, not relevance)")
     hybrid_eta_s: float | None = Field(None, description="and the seconds left at the indexer's last noted rate "
                                        "(null: unknown)")
     url: str = Field(description="the shareable page of this search")
@@ -162,6 +164,7 @@ async def api_search(request: Request, portal: PortalDep, q: RequiredQuery, meth
                      url=article_url(h.doc_id, r.query))
               for h in r.hits],
         named=[d.doc_id for d in r.named], cited=list(r.cited), missing=list(r.missing), hybrid_ready=r.hybrid_ready, hybrid_eta_s=r.hybrid_eta_s,
+        score_kind=r.score_kind,
         facets=[FacetOut(**asdict(f)) for f in r.facets],
         areas=[AreaFacetOut(**asdict(a)) for a in r.areas],
         trace=[TraceRound(round=t.get("round", i + 1), query=t.get("query", ""), query_source=t.get("query_source"),

@@ -135,6 +135,13 @@ def law_url(source: str) -> str:
     return "/laws/" + quote(source, safe="")
 
 
+# What a hit's score is (nomos.retrieval.base.SCORE_KINDS), as the score's tooltip says it; a position ("rank", the
+# default hybrid's) is not shown at all: 100.000, 99.000… read as relevance scores
+SCORE_LABELS = {"bm25": "βαθμολογία BM25", "similarity": "ομοιότητα συνημιτόνου (διανύσματα)",
+                "fused": "συνδυασμένη βαθμολογία (κανονικοποιημένες βαθμολογίες BM25 και διανυσμάτων)",
+                "rrf": "βαθμολογία RRF (άθροισμα 1 / (60 + θέση))"}
+
+
 def make_templates() -> Jinja2Templates:
     """The pages' templates, with the link builders, labels and snippet filters they use."""
     # auto_reload off: the templates ship with the code, so no stat() of every template on every page
@@ -145,7 +152,7 @@ def make_templates() -> Jinja2Templates:
                        law_url=lambda source: _href(law_url(source)), linked_text=linked_text,
                        METHOD_LABELS=METHOD_LABELS, K_CHOICES=K_CHOICES, MAX_QUERY_CHARS=MAX_QUERY_CHARS,
                        AREA_LABELS={a.key: a.label for a in legal_areas().values()}, citation=citation,
-                       greek_readiness=greek_readiness)
+                       greek_readiness=greek_readiness, SCORE_LABELS=SCORE_LABELS)
     env.filters["snippet"] = safe_snippet
     env.filters["anchored"] = anchored_snippet
     return Jinja2Templates(env=env)

@@ -193,6 +193,10 @@ class AmendmentRetriever:
                 notes[q] = {**first.query_notes.get(q, {}), "amendments": moves}
         return SearchResult(hits=hits, query_notes=notes).merge(first)
 
+    @property
+    def score_kind(self) -> str:
+        return "rank"
+
     def describe(self) -> dict[str, Any]:
         return {**self.first.describe(), "amendments": {"mode": self.config.mode, "depth": self.config.depth,
                                                         **({"weight": self.config.weight} if self.config.mode == "credit" else {})}}

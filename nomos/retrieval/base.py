@@ -107,10 +107,25 @@ class SearchResult:
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "hits" and getattr(self, f.name)}
 
 
+# What a hit's score is, by ``Retriever.score_kind``: shown beside the scores (the CLI, the portal) and recorded in
+# a run's manifest, so nobody takes a position for a relevance score.
+SCORE_KINDS: dict[str, str] = {
+    "bm25": "BM25 score",
+    "similarity": "cosine similarity, as OpenSearch scores it: (1 + cos) / 2",
+    "fused": "fused score: the clauses' min-max normalised scores, weighted",
+    "rrf": "reciprocal rank fusion score: the sum of 1 / (60 + rank) over the clauses",
+    "rank": "rank-derived (k + 1 - rank): the list's order, not a relevance score",
+}
+
+
 class Retriever(Protocol):
-    """What the CLI, the evaluator and the portal call, whatever the method behind it."""
+    """What the CLI, the evaluator and the portal call, whatever the method behind it. ``score_kind``: what its
+    hits' scores are (a key of :data:`SCORE_KINDS`)."""
 
     name: str
+
+    @property
+    def score_kind(self) -> str: ...
 
     def search(self, query: str, k: int) -> list[Hit]:
         """Top-``k`` articles for one query, ranked by (score desc, doc id)."""

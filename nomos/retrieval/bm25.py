@@ -95,6 +95,10 @@ class BM25Retriever:
         self.transport = as_transport(self.transport, self.retry_seconds)
 
     @property
+    def score_kind(self) -> str:
+        return "bm25"
+
+    @property
     def client(self) -> OpenSearch:
         """The OpenSearch client under the transport (for callers that read articles with it)."""
         return self.transport.client

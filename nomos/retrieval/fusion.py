@@ -278,6 +278,14 @@ class FusionRetriever:
         hits = [replace(h, score=scores[h.doc_id].score, details=scores[h.doc_id].details) for h in page.hits]
         return FacetedHits(hits, page.aggregations, page.matching)
 
+    @property
+    def score_kind(self) -> str:
+        """The pool's RRF head then kNN's order: positions; a weighted min-max sum: fused; RRF: its own score."""
+        c = self.config
+        if c.resolved_where == "pool":
+            return "rank" if c.pool_ranking == "rrf-head" else "fused"
+        return "rrf" if c.kind == "rrf" else "fused"
+
     def describe(self) -> dict[str, Any]:
         c = self.config
         fusion: dict[str, Any] = {"kind": c.kind, "where": c.where, "depth": c.depth}

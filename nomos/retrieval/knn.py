@@ -85,6 +85,10 @@ class KnnRetriever:
         self.transport = as_transport(self.transport, self.retry_seconds)
 
     @property
+    def score_kind(self) -> str:
+        return "similarity"
+
+    @property
     def client(self) -> OpenSearch:
         return self.transport.client
 

@@ -87,6 +87,10 @@ class TfidfPrfRetriever:
             tick(on_progress)
         return SearchResult(out, expansions=expansions).merge(first)
 
+    @property
+    def score_kind(self) -> str:
+        return "bm25"  # BM25 of the expanded query
+
     def describe(self) -> dict[str, Any]:
         return {"method": self.name, "bm25": self.bm25.describe(), "feedback_docs": self.feedback_docs,
                 "expansion_terms": self.expansion_terms, "expansion_weight": self.expansion_weight, "idf": "ln(1 + N/df)"}
@@ -133,6 +137,10 @@ class RocchioRetriever:
             out[qid] = rank([Hit(str(h["sort"][1]), float(h["sort"][0])) for h in hits], k)
             tick(on_progress)
         return SearchResult(out)
+
+    @property
+    def score_kind(self) -> str:
+        return "similarity"  # of the moved query vector
 
     def describe(self) -> dict[str, Any]:
         return {"method": self.name, "knn": self.knn.describe(), "feedback_docs": self.feedback_docs, "alpha": self.alpha, "beta": self.beta}

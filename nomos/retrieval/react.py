@@ -161,6 +161,10 @@ class ReActRetriever:
                     on_progress: Progress | None = None) -> SearchResult:
         return asyncio.run(self._run(dict(queries), k, checkpoint, resume, on_progress))
 
+    @property
+    def score_kind(self) -> str:
+        return "rank"
+
     def describe(self) -> dict[str, Any]:
         c = self.config
         return {

@@ -106,6 +106,12 @@ class ReformRetriever:
     def search(self, query: str, k: int) -> list[Hit]:
         return self.search_many({"q": query}, k).hits["q"]
 
+    @property
+    def score_kind(self) -> str:
+        if self.fused:
+            return "rrf" if self._fusion().kind == "rrf" else "fused"
+        return "bm25" if self.sparse else "similarity"
+
     def describe(self) -> dict[str, Any]:
         d: dict[str, Any] = {"method": self.name, "llm": self.llm.config.describe(), "prompts": prompts_info(self.prompt_set),
                              "prompts_used": [p for p, on in (("sparse", self.sparse), ("dense", self.dense)) if on]}

@@ -226,5 +226,9 @@ class RerankRetriever:
                       for i, d in enumerate(order)][:k]
         return out, verdict
 
+    @property
+    def score_kind(self) -> str:
+        return "rank"
+
     def describe(self) -> dict[str, Any]:
         return {**self.first.describe(), "rerank": {**self.reranker.describe(), "depth": self.depth}}

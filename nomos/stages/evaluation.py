@@ -20,7 +20,7 @@ from nomos.eval.runs import Run, atomic_write_json, atomic_write_text, write_tre
 from nomos.ingest.indexer import index_meta
 from nomos.ingest.records import Dataset
 from nomos.opensearch.client import cluster_version, make_client
-from nomos.retrieval.base import Hit, Progress, SearchResult
+from nomos.retrieval.base import SCORE_KINDS, Hit, Progress, SearchResult
 from nomos.retrieval.case_reading import DEFAULT_QUESTION_BOOST, DEFAULT_QUESTION_WEIGHT
 from nomos.retrieval.fusion_config import DEFAULT_WHERE, FusionConfig
 from nomos.retrieval.llm import LLMDegraded, issue_report
@@ -166,7 +166,7 @@ def evaluate_method(
                 log.warning("LLM degradation above %.0f%% of calls: %s", 100 * settings.llm_issue_threshold, line)
     manifest = build_manifest(
         dataset=dataset.describe(),
-        method={**retriever.describe(), "k": k},
+        method={**retriever.describe(), "k": k, "score": SCORE_KINDS[retriever.score_kind]},
         index={
             "alias": settings.index_alias,
             "version": meta.get("index_version"),

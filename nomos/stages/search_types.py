@@ -111,3 +111,4 @@ class SearchPage:
     # defaulted to BM25 while the embedder's vectors are being computed: how far they are (percent), else None
     hybrid_ready: int | None = None
     hybrid_eta_s: float | None = None  # and the seconds left at the indexer's rate (None: unknown)
+    score_kind: str = "bm25"  # what the hits' scores are (nomos.retrieval.base.SCORE_KINDS): "rank" is a position

@@ -201,10 +201,10 @@ class Searcher:
                 if self._one_page(spec, options, request.k):
                     # a short query may be a title: the page's own request looks it up (an aggregation)
                     extra = reading.page_aggregation()
-                    hits, facets, total, aggregations = self._page(method, options, request, extra)
+                    hits, facets, total, aggregations, kind = self._page(method, options, request, extra)
                     trace = None
                 else:
-                    hits, facets, total, trace = self._ranked_then_page(spec, method, options, request)
+                    hits, facets, total, trace, kind = self._ranked_then_page(spec, method, options, request)
             with cluster_errors(self.settings, "the articles the query names"):
                 named = look_up(self.transport, self.index, reading, aggregations).kept(request.source, request.area)
         except SearchError as exc:
@@ -228,7 +228,7 @@ class Searcher:
         return SearchPage(request.query, method, request.k, request.source, hits, facets.sources, total, took, trace,
                           area=request.area, areas=facets.areas, reranked=options.rerank,
                           defaulted=request.method is None, named=list(named.named), cited=added, missing=list(named.missing), hybrid_ready=ready,
-                          hybrid_eta_s=eta)
+                          hybrid_eta_s=eta, score_kind=kind)
 
     def reading(self, query: str, method: str | None = None, options: MethodOptions = MethodOptions()) -> dict[str, Any]:
         """How ``method`` (None: the index's best) reads ``query``: the question found, BM25's question clause, kNN's
@@ -263,19 +263,19 @@ class Searcher:
         return True
 
     def _page(self, method: str, options: MethodOptions, request: SearchRequest, extra: dict[str, Any]
-              ) -> tuple[list[Hit], Facets, int, dict[str, Any]]:
+              ) -> tuple[list[Hit], Facets, int, dict[str, Any], str]:
         """Ranking, snippets and facets in the ranking's own requests (BM25 and kNN: one; hybrid: two), with the
-        ``extra`` aggregations; returns the page's aggregations too."""
+        ``extra`` aggregations; returns the page's aggregations and what its scores are too."""
         retriever = cast(BM25Retriever, self._page_retriever(method, replace(options, highlight=True)))
         laws = self.laws() if request.facets else None
         aggs = {**(facet_aggs(15, request.source, request.area, law_names=laws is None) if request.facets else {}),
                 **extra}
         page = retriever.search_faceted(request.query, request.k, aggs, post_filter=page_filter(request.source, request.area))
         facets = read_facets(page.aggregations, laws) if request.facets else Facets()
-        return page.hits, facets, page.matching, page.aggregations
+        return page.hits, facets, page.matching, page.aggregations, retriever.score_kind
 
     def _ranked_then_page(self, spec: MethodSpec, method: str, options: MethodOptions, request: SearchRequest
-                          ) -> tuple[list[Hit], Facets, int, list[dict[str, Any]] | None]:
+                          ) -> tuple[list[Hit], Facets, int, list[dict[str, Any]] | None, str]:
         """LLM methods, re-ranked and the other methods rank outside one page: the ranking, then its facets, the
         filter and the snippets."""
         filtered = bool(request.source or request.area)
@@ -295,7 +295,7 @@ class Searcher:
             keep = matching_ids(self.transport, self.index, ids, request.source, request.area)
             ranked = [h for h in ranked if h.doc_id in keep]
         hits = decorate(self.transport, self.index, ranked[: request.k], request.query)
-        return hits, facets, total, list(rounds) if rounds is not None else None
+        return hits, facets, total, list(rounds) if rounds is not None else None, retriever.score_kind
 
     # ---------------------------------------------------------------------------------------- retrievers
     def _build(self, settings: Settings, method: str, options: MethodOptions) -> Retriever:

@@ -31,7 +31,7 @@ from typing import Any
 
 from nomos.ingest.beir import load_beir
 from nomos.ingest.graph import CorpusReading
-from nomos.mappings.references import Reference
+from nomos.legal.references import Reference
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures" / "graph"

@@ -26,7 +26,7 @@ from nomos.errors import ConfigError
 from nomos.eval.runs import atomic_write_text
 from nomos.ingest.graph import corpus_references, count_kinds
 from nomos.ingest.records import Dataset
-from nomos.mappings.references import REFERENCES_VERSION, Reference
+from nomos.legal.references import REFERENCES_VERSION, Reference
 
 FORMATS = ("tsv", "graphml")
 TSV_COLUMNS = ("source", "target", "in_corpus", "kind", "paragraph", "cited", "count")

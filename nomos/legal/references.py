@@ -1,6 +1,6 @@
 """The legal graph's edges read from statute text: which articles an article cites, and which it amends.
 
-Built on the query-side resolver (:mod:`nomos.mappings.citations`: ``fold``, ``find_citations``, ``IdResolver``)
+Built on the query-side resolver (:mod:`nomos.legal.citations`: ``fold``, ``find_citations``, ``IdResolver``)
 so a citation typed into the search box and one written inside a statute are read by the same rules. What this
 module adds is what only statute text has:
 
@@ -34,7 +34,7 @@ on references read while it was judged 142/151 per cited article, 51/60 per dist
 (147/160; recall 75/77 per cited article, 44/46 per distinct reference), 0.956 for v12 (153/160; recall 49/61 per
 distinct reference, read while it was judged), 0.956 for v13 (153/160; recall 77/82 per distinct reference, 84/89 per
 cited article, read after it was frozen; v14, one fix after, scores the same). v12 read the chapters an amending law
-inserts into another law (ν. 4442/2016) as the host law's (:mod:`nomos.mappings.insertions`); v13 read lettered
+inserts into another law (ν. 4442/2016) as the host law's (:mod:`nomos.legal.insertions`); v13 read lettered
 ranges, spaced suffixes, paragraphs named after their verb or after the article amended just before, «του ως άνω
 άρθρου» and inner articles of a ratified code. The errors left are a long tail: kinds across long clauses, paragraphs
 a text names through lettered parts, bare articles of a decree the article's opening names.
@@ -50,7 +50,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from nomos.mappings.citations import Citation, IdResolver, find_citations, fold, source_at, sources_in
+from nomos.legal.citations import Citation, IdResolver, find_citations, fold, source_at, sources_in
 
 # Bump whenever the rules below change what is extracted: indexing stores it beside the edges and makes it part of
 # each article's content hash, so a re-index recomputes every article's edges then (and only then).

@@ -12,10 +12,10 @@ The front door (:mod:`nomos.api`), re-exported here as ranx exports its own::
 Every error a caller can cause or meet is a :class:`NomosError` (ConfigError, DataError, ClusterUnavailable…).
 
 The package holds the layers the design card names, each a subpackage: ``opensearch`` (the node and the client),
-``mappings`` (index bodies), ``ingest`` (dataset → records → bulk requests), ``vectors`` (encoders and their
-cache), ``retrieval`` (query → ranked list), ``eval`` (run files and metrics; never talks to OpenSearch),
-``stages`` (the CLI's verbs composed from those), ``portal`` and ``cli``. Names are imported on first use, so
-``import nomos`` stays cheap.
+``mappings`` (index bodies), ``legal`` (the reading of Greek legal text: citations, areas, references),
+``ingest`` (dataset → records → bulk requests), ``vectors`` (encoders and their cache), ``retrieval`` (query →
+ranked list), ``eval`` (run files and metrics; never talks to OpenSearch), ``stages`` (the CLI's verbs composed
+from those), ``portal`` and ``cli``. Names are imported on first use, so ``import nomos`` stays cheap.
 """
 
 from __future__ import annotations

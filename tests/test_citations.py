@@ -1,4 +1,4 @@
-"""Greek citations read from text (nomos.mappings.citations): the shapes of shared/docs/greek-citations.md, ids as
+"""Greek citations read from text (nomos.legal.citations): the shapes of shared/docs/greek-citations.md, ids as
 people type them, and generated citation forms over every stand-in article. No OpenSearch."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from nomos.mappings.citation_forms import citation_forms
-from nomos.mappings.citations import IdResolver, article_number, find_citations, fold, parse_citation
+from nomos.legal.citation_forms import citation_forms
+from nomos.legal.citations import IdResolver, article_number, find_citations, fold, parse_citation
 
 
 @pytest.mark.parametrize(("text", "ids"), [

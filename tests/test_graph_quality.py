@@ -10,14 +10,19 @@ must record its new score and draw a fresh batch. Recall >= 0.90 on at least 50 
 articles: v13's held-out batch (82 distinct references read after v13 was frozen) meets it, 77/82 = 0.939 per distinct
 reference (84/89 per entry); v12's batch had not (49/61 per distinct reference). v14 is v13 with one fix written
 after the judging (a Government Gazette issue «(Α’ 167, Κώδικας …)» read as an article: 4 edges of corpus.jsonl,
-none in either held-out batch, so both score as judged). bench/graph_quality.py prints the same numbers, per batch,
-and lists the misses (--show)."""
+none in either held-out batch, so both score as judged). The scoring is nomos/eval/graph_quality.py's;
+bench/graph_quality.py prints the same numbers, per batch, and lists the misses (--show)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from bench.graph_quality import Corpus, load_sample, precision, precision_by_batch, recall
+from nomos.eval.graph_quality import load_sample, precision, precision_by_batch, recall, recall_by_batch
+from nomos.stages.graph import quality_corpus
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "graph"
 
 HELD_OUT = "v13-heldout-2035"
 HELD_OUT_RIGHT, HELD_OUT_TOTAL = 153, 160  # judged after references_version 13 was frozen
@@ -27,11 +32,11 @@ RECALL_HELD_OUT = "v13-recall-2035"  # 89 references (82 spans) read after v13 w
 
 @pytest.fixture(scope="module")
 def corpus(shared_data):
-    return Corpus(shared_data)
+    return quality_corpus(shared_data)
 
 
 def test_precision_on_the_whole_hand_checked_sample(corpus) -> None:
-    sample = load_sample("precision.json")["edges"]
+    sample = load_sample(FIXTURES / "precision.json")["edges"]
     assert len(sample) >= 150
     score = precision(corpus, sample)
     assert score.total >= 150, f"only {score.total} sampled edges are still extracted: draw the sample again"
@@ -39,7 +44,7 @@ def test_precision_on_the_whole_hand_checked_sample(corpus) -> None:
 
 
 def test_precision_on_the_held_out_batch_is_the_recorded_one(corpus) -> None:
-    batch = precision_by_batch(corpus, load_sample("precision.json")["edges"])[HELD_OUT]
+    batch = precision_by_batch(corpus, load_sample(FIXTURES / "precision.json")["edges"])[HELD_OUT]
     assert batch.withdrawn == 0, f"{batch.withdrawn} held-out edges are no longer extracted: the rules changed"
     assert (batch.right, batch.total) == (HELD_OUT_RIGHT, HELD_OUT_TOTAL), (
         f"{HELD_OUT} now scores {batch.right}/{batch.total}, judged at {HELD_OUT_RIGHT}/{HELD_OUT_TOTAL}: the rules "
@@ -48,28 +53,24 @@ def test_precision_on_the_held_out_batch_is_the_recorded_one(corpus) -> None:
 
 
 def test_held_out_precision_meets_the_issue_target(corpus) -> None:
-    batch = precision_by_batch(corpus, load_sample("precision.json")["edges"])[HELD_OUT]
+    batch = precision_by_batch(corpus, load_sample(FIXTURES / "precision.json")["edges"])[HELD_OUT]
     assert batch.ratio >= 0.95, "\n".join(batch.misses)
 
 
 def test_recall_on_the_hand_found_references(corpus) -> None:
-    sample = load_sample("recall.json")["references"]
+    sample = load_sample(FIXTURES / "recall.json")["references"]
     assert len(sample) >= 50
     score = recall(corpus, sample)
     assert score.ratio >= 0.90, "\n".join(score.misses)
 
 
 def test_held_out_recall_is_the_recorded_one(corpus) -> None:
-    from bench.graph_quality import recall_by_batch
-
-    batch = recall_by_batch(corpus, load_sample("recall.json")["references"])[RECALL_HELD_OUT]
+    batch = recall_by_batch(corpus, load_sample(FIXTURES / "recall.json")["references"])[RECALL_HELD_OUT]
     assert (batch.right, batch.total, batch.spans_right, batch.spans) == (84, 89, 77, 82), (
         "the rules changed: this batch no longer measures unseen text; record its new score and read a fresh one\n"
         + "\n".join(batch.misses))
 
 
 def test_held_out_recall_meets_the_issue_target(corpus) -> None:
-    from bench.graph_quality import recall_by_batch
-
-    batch = recall_by_batch(corpus, load_sample("recall.json")["references"])[RECALL_HELD_OUT]
+    batch = recall_by_batch(corpus, load_sample(FIXTURES / "recall.json")["references"])[RECALL_HELD_OUT]
     assert batch.spans >= 50 and batch.spans_right / batch.spans >= 0.90, "\n".join(batch.misses)

@@ -2,7 +2,7 @@
 
 Using the article id as ``_id`` makes loading idempotent: a re-run or a resumed run overwrites, never duplicates.
 Each document carries its legal-graph edges (``cites``, ``amends``, ``references``, ``references_version``), read
-from its text at load time against the ids of the whole corpus (:mod:`nomos.mappings.references`).
+from its text at load time against the ids of the whole corpus (:mod:`nomos.legal.references`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from opensearchpy import OpenSearch, helpers
 from nomos.errors import ClusterError
 from nomos.ingest.graph import CorpusReading, own_source
 from nomos.ingest.records import Article
-from nomos.mappings.references import REFERENCES_VERSION, edge_fields
+from nomos.legal.references import REFERENCES_VERSION, edge_fields
 
 
 @dataclass(frozen=True)

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from nomos.ingest.records import Article
-from nomos.mappings.citations import IdResolver
-from nomos.mappings.insertions import inserted_runs
-from nomos.mappings.references import Reference, extract_references
+from nomos.legal.citations import IdResolver
+from nomos.legal.insertions import inserted_runs
+from nomos.legal.references import Reference, extract_references
 
 
 def own_source(article: Article) -> str:
@@ -30,7 +30,7 @@ class CorpusReading:
 
     That law is the article's own, except for the articles that are a chapter another law inserts («Μετά από το
     άρθρο 108 του ν. 4442/2016 προστίθεται Κεφάλαιο ΙΘ’ ως εξής: «…», split by the corpus into articles of the
-    amending law, :mod:`nomos.mappings.insertions`): theirs is the host law's, and the host law's number for each
+    amending law, :mod:`nomos.legal.insertions`): theirs is the host law's, and the host law's number for each
     (``N_4442_2016::111``) resolves to the corpus article that holds its text (``N_4796_2021::111``). Both depend on
     neighbouring articles, so a resumed load builds this over the whole corpus too."""
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, TypeVar
+from typing import Any, Callable, Mapping, TypeVar
 
 from opensearchpy import OpenSearch, RequestsHttpConnection
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
@@ -104,6 +104,23 @@ def sigv4_auth(settings: Settings) -> Any:  # noqa: ANN401 - opensearchpy.AWSV4S
     return AWSV4SignerAuth(credentials, settings.aws_region, settings.aws_service)
 
 
+def reason_of(error: Any) -> str:  # noqa: ANN401 - OpenSearch's error bodies are free-form JSON
+    """OpenSearch's most specific reason in an error body (``root_cause[0].reason``, else ``reason``)."""
+    if isinstance(error, Mapping):
+        inner = error.get("error", error)
+        if isinstance(inner, Mapping):
+            causes = inner.get("root_cause") or []
+            if causes and isinstance(causes[0], Mapping) and causes[0].get("reason"):
+                return str(causes[0]["reason"])
+            if inner.get("reason"):
+                return str(inner["reason"])
+            if inner.get("type"):
+                return str(inner["type"])
+        elif inner:
+            return str(inner)
+    return str(error) if error else ""
+
+
 def access_error(exc: BaseException, what: str, settings: Settings | None = None) -> ClusterError | None:
     """The clear error for a request the cluster refused for who sent it (401, 403) or whose TLS certificate
     could not be verified; None for every other failure. ``settings`` names the user."""
@@ -114,8 +131,6 @@ def access_error(exc: BaseException, what: str, settings: Settings | None = None
                             reason=str(exc.info), hint="set NOMOS_OPENSEARCH_CA to the CA that signed it")
     if not isinstance(exc, TransportError) or exc.status_code not in (401, 403):
         return None
-    from nomos.opensearch.transport import reason_of
-
     reason = reason_of(exc.info) or str(exc.error)
     if exc.status_code == 401:
         return AccessDenied(f"{what}: the cluster did not accept the credentials of {who} (401)", status=401,

@@ -23,6 +23,7 @@ from types import MappingProxyType
 
 from nomos.errors import NomosError
 from nomos.opensearch.assembly import template_env
+from nomos.opensearch.node_certs import ADMIN_SUBJECT, NODE_SUBJECT
 
 _NODE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 Log = Callable[[str], None]
@@ -140,10 +141,33 @@ def node_settings(cfg: NodeConfig) -> dict[str, object]:
     else:
         settings["discovery.type"] = "single-node"
     if cfg.secure:
-        from nomos.opensearch.node_security import security_settings
-
         settings.update(security_settings(cfg))
     settings.update(cfg.extra_settings)
+    return settings
+
+
+CERTS_SUBDIR = "certs"  # the node's certificate and key, copied under OPENSEARCH_PATH_CONF (the plugin reads there)
+
+
+def security_settings(cfg: NodeConfig) -> dict[str, object]:
+    """The opensearch.yml keys of a secured node: TLS on transport and HTTP with our certificates (paths relative to
+    the config dir, where ``node_security.write_security_config`` copies them), the first-start init, the admin and
+    node DNs."""
+    certs = {"pemcert_filepath": f"{CERTS_SUBDIR}/node.pem", "pemkey_filepath": f"{CERTS_SUBDIR}/node-key.pem",
+             "pemtrustedcas_filepath": f"{CERTS_SUBDIR}/ca.pem"}
+    settings: dict[str, object] = {f"plugins.security.ssl.transport.{k}": v for k, v in certs.items()}
+    settings.update({f"plugins.security.ssl.http.{k}": v for k, v in certs.items()})
+    settings.update({
+        "plugins.security.ssl.http.enabled": True,
+        "plugins.security.ssl.transport.enforce_hostname_verification": False,
+        "plugins.security.allow_default_init_securityindex": True,
+        "plugins.security.authcz.admin_dn": [ADMIN_SUBJECT],
+        "plugins.security.nodes_dn": [NODE_SUBJECT],
+        "plugins.security.restapi.roles_enabled": ["all_access"],
+        "plugins.security.system_indices.enabled": True,
+        "plugins.security.check_snapshot_restore_write_privileges": True,
+        "plugins.security.enable_snapshot_restore_privilege": True,
+    })
     return settings
 
 

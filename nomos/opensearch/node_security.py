@@ -10,7 +10,9 @@ prints once; and two least-privilege roles:
   (``<alias>_judgments``) only: it cannot create, write or delete an article index.
 
 ``admin`` has ``all_access`` (and the admin certificate is the ``admin_dn`` that ``securityadmin.sh`` needs).
-The plugin loads these files into its security index on the node's FIRST start
+The opensearch.yml keys that turn TLS and the plugin on are ``node_config.security_settings`` (beside the rest of
+opensearch.yml); the certificate paths they name are the files :func:`write_security_config` copies. The plugin
+loads these files into its security index on the node's FIRST start
 (``plugins.security.allow_default_init_securityindex``); later changes to them need ``securityadmin.sh`` (see
 docs/opensearch-local.md).
 """
@@ -28,8 +30,8 @@ from typing import Any
 import yaml
 
 from nomos.errors import ConfigError
-from nomos.opensearch.node_certs import ADMIN_SUBJECT, NODE_SUBJECT, CertFiles, ensure_certs
-from nomos.opensearch.node_config import Log, NodeConfig
+from nomos.opensearch.node_certs import CertFiles, ensure_certs
+from nomos.opensearch.node_config import CERTS_SUBDIR, Log, NodeConfig
 
 ADMIN_USER = "admin"
 INDEXER_USER = "nomos_indexer"
@@ -37,7 +39,6 @@ PORTAL_USER = "nomos_portal"
 USERS = (ADMIN_USER, INDEXER_USER, PORTAL_USER)
 SECURITY_PLUGIN = "opensearch-security"
 CONF_SUBDIR = "opensearch-security"  # where the plugin reads its yml files, under OPENSEARCH_PATH_CONF
-CERTS_SUBDIR = "certs"  # the node's certificate and key, copied under OPENSEARCH_PATH_CONF (the plugin reads there)
 BCRYPT_ROUNDS = 12  # what the plugin's own hash tool uses
 
 
@@ -153,27 +154,6 @@ def roles_mapping() -> dict[str, Any]:
         INDEXER_USER: {"reserved": False, "users": [INDEXER_USER]},
         PORTAL_USER: {"reserved": False, "users": [PORTAL_USER]},
     }
-
-
-def security_settings(cfg: NodeConfig) -> dict[str, object]:
-    """The opensearch.yml keys of a secured node: TLS on transport and HTTP with our certificates (paths relative to
-    the config dir, where :func:`write_security_config` copies them), the first-start init, the admin and node DNs."""
-    certs = {"pemcert_filepath": f"{CERTS_SUBDIR}/node.pem", "pemkey_filepath": f"{CERTS_SUBDIR}/node-key.pem",
-             "pemtrustedcas_filepath": f"{CERTS_SUBDIR}/ca.pem"}
-    settings: dict[str, object] = {f"plugins.security.ssl.transport.{k}": v for k, v in certs.items()}
-    settings.update({f"plugins.security.ssl.http.{k}": v for k, v in certs.items()})
-    settings.update({
-        "plugins.security.ssl.http.enabled": True,
-        "plugins.security.ssl.transport.enforce_hostname_verification": False,
-        "plugins.security.allow_default_init_securityindex": True,
-        "plugins.security.authcz.admin_dn": [ADMIN_SUBJECT],
-        "plugins.security.nodes_dn": [NODE_SUBJECT],
-        "plugins.security.restapi.roles_enabled": ["all_access"],
-        "plugins.security.system_indices.enabled": True,
-        "plugins.security.check_snapshot_restore_write_privileges": True,
-        "plugins.security.enable_snapshot_restore_privilege": True,
-    })
-    return settings
 
 
 def write_security_config(cfg: NodeConfig, log: Log = print) -> None:

@@ -27,30 +27,13 @@ from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import ConnectionTimeout, TransportError
 
 from nomos.errors import ClusterError, ClusterUnavailable, IndexNotFound, SearchError
-from nomos.opensearch.client import RETRY_STATUSES, access_error, make_client, retrying
+from nomos.opensearch.client import RETRY_STATUSES, access_error, make_client, reason_of, retrying
 from nomos.settings import Settings
 
 T = TypeVar("T")
 
 UNAVAILABLE_HINT = "start the local node with `python cli.py server start`, or check OPENSEARCH_URL"
 MISSING_INDEX_HINT = "build it with `python cli.py index --dataset …` (or pass --index)"
-
-
-def reason_of(error: Any) -> str:  # noqa: ANN401 - OpenSearch's error bodies are free-form JSON
-    """OpenSearch's most specific reason in an error body (``root_cause[0].reason``, else ``reason``)."""
-    if isinstance(error, Mapping):
-        inner = error.get("error", error)
-        if isinstance(inner, Mapping):
-            causes = inner.get("root_cause") or []
-            if causes and isinstance(causes[0], Mapping) and causes[0].get("reason"):
-                return str(causes[0]["reason"])
-            if inner.get("reason"):
-                return str(inner["reason"])
-            if inner.get("type"):
-                return str(inner["type"])
-        elif inner:
-            return str(inner)
-    return str(error) if error else ""
 
 
 def _is_missing_index(error: Any) -> bool:  # noqa: ANN401

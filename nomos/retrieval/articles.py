@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from nomos.errors import IndexNotFound
-from nomos.mappings.areas import short_name
+from nomos.legal.areas import short_name
 from nomos.opensearch.transport import TransportOrClient, as_transport
 from nomos.retrieval.base import Hit
 from nomos.retrieval.bm25 import BM25Retriever
@@ -60,7 +60,7 @@ class Article:
     law: str
     source: str
     number: str
-    area: str = ""  # key of nomos/mappings/areas.json ("" in an index built before areas existed)
+    area: str = ""  # key of nomos/legal/areas.json ("" in an index built before areas existed)
     highlighted_text: str | None = None  # the full text with the query's terms in <mark> (html-escaped)
     previous: ArticleRef | None = None
     next: ArticleRef | None = None
@@ -119,7 +119,7 @@ def citation(article_id: str, source: str, law: str) -> str:
     """How a lawyer cites an article: «άρθρο 372 ΠΚ», «άρθρο 5 ν. 4624/2019», «άρθρο 3 π.δ. 131/2003».
 
     The article number is the part of the id after ``::`` (the benchmark's ``SOURCE::ARTICLE``); the law's short
-    name comes from :func:`nomos.mappings.areas.short_name` (the codes' abbreviations, else the law's number read
+    name comes from :func:`nomos.legal.areas.short_name` (the codes' abbreviations, else the law's number read
     from the source id or the law's title). The one place a citation is built: result lists, the API and the
     article page all call it."""
     number = article_id.split("::", 1)[1] if "::" in article_id else article_id

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from nomos.mappings.areas import label as area_label
+from nomos.legal.areas import label as area_label
 from nomos.retrieval.base import Hit, rank
 
 # Only what a ranking needs comes back: less JSON to build, send and parse per query.

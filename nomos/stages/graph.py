@@ -13,6 +13,9 @@ GraphML: a directed multigraph (an article may cite and amend the same target) w
 corpus article (``title``, ``source``, ``in_corpus`` true) and one per cited article outside the corpus (named by
 its cited id, ``in_corpus`` false); one edge per distinct (source, target, kind, paragraph), carrying ``kind``,
 ``paragraph``, ``cited`` and ``count``.
+
+The graph's measured quality reads the corpus files the same way: :func:`quality_corpus` gives the scoring of
+``nomos.eval.graph_quality`` (bench/graph_quality.py, tests/test_graph_quality.py) a corpus's texts and edges.
 """
 
 from __future__ import annotations
@@ -23,10 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nomos.errors import ConfigError
+from nomos.eval.graph_quality import Corpus
 from nomos.eval.runs import atomic_write_text
-from nomos.ingest.graph import corpus_references, count_kinds
+from nomos.ingest.beir import load_beir
+from nomos.ingest.graph import CorpusReading, corpus_references, count_kinds
 from nomos.ingest.records import Dataset
-from nomos.mappings.references import REFERENCES_VERSION, Reference
+from nomos.legal.references import REFERENCES_VERSION, Reference
 
 FORMATS = ("tsv", "graphml")
 TSV_COLUMNS = ("source", "target", "in_corpus", "kind", "paragraph", "cited", "count")
@@ -106,3 +111,13 @@ def export_graph(dataset: Dataset, out: Path, fmt: str = "tsv") -> GraphExport:
     text = tsv_text(edges) if fmt == "tsv" else graphml_text(dataset, edges)
     atomic_write_text(out, text)
     return GraphExport(out, fmt, len(dataset.articles), len(edges), count_kinds(references), mentions=len(references))
+
+
+def quality_corpus(data: Path, corpus_file: str = "corpus.jsonl") -> Corpus:
+    """A BEIR folder's corpus as the graph's quality measures read it (:mod:`nomos.eval.graph_quality`): its texts,
+    and each article's references as ingest reads them (one :class:`~nomos.ingest.graph.CorpusReading` of the whole
+    corpus), read when first asked for."""
+    articles = load_beir(data, corpus_file=corpus_file).articles
+    by_id = {a.id: a for a in articles}
+    reading = CorpusReading.of(articles)
+    return Corpus({i: a.text for i, a in by_id.items()}, lambda article_id: reading.references(by_id[article_id]))

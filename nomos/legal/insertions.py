@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from nomos.mappings.citations import fold, sources_in
+from nomos.legal.citations import fold, sources_in
 
 _QUOTE = re.compile("[«»]")
 _INSERTS = re.compile(r"\bπροστιθε\w*")

@@ -28,7 +28,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-from nomos.mappings.areas import table
+from nomos.legal.areas import table
 
 # Latin capitals that look like Greek ones, as they turn up in article numbers and ids typed on a Latin keyboard.
 LOOKALIKES = str.maketrans("ABEZHIKMNOPTXY", "ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ")

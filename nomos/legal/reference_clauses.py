@@ -1,0 +1,203 @@
+"""The clause around a reference, as the legal graph's extractor reads it: where the clause starts, which verb types
+the reference (amends, replaces, inserts, repeals, else cites), which references join into one group that takes
+one kind, and the lists a colon opens («καταργούνται οι ακόλουθες διατάξεις του ν. 4070/2012:»), which carry their
+verb and their law to every item below them.
+
+Text comes in two forms of the same length: ``text`` as written (case and line breaks tell where a clause ends) and
+``masked``, folded with quoted new wording blanked (``nomos.legal.references``). The words are those of
+``nomos.legal.reference_vocabulary``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from nomos.legal.citations import Citation, sources_in
+from nomos.legal.reference_vocabulary import (
+    AMENDMENT_KINDS,
+    BOUNDARY,
+    BY_PROVISION,
+    CITED_BY_WORDS,
+    DESCRIBED,
+    DESCRIBED_AFTER,
+    DESCRIPTIVE,
+    FINITE,
+    FOREIGN_ACT,
+    FOREIGN_LIST,
+    ITEM_LINE,
+    LIST_AFTER,
+    LIST_COLON,
+    LIST_OPENING,
+    NOUN_BEFORE,
+    NUMBERED,
+    OPENS_LIST,
+    PARENTHESES,
+    PROVISIONS_OF,
+    SUBJECT_BEFORE,
+    SUBJECT_REACH,
+    VERBS,
+    VERBS_AFTER,
+    WINDOW_AFTER,
+    WINDOW_BEFORE,
+    WORDS_OBJECT,
+)
+
+
+def clause_start(text: str, begin: int, start: int) -> int:
+    """Where the clause that holds ``start`` begins: after the last clause boundary in ``text[begin:start]``, else
+    at ``begin``."""
+    ends = [m.end() for m in BOUNDARY.finditer(text, begin, start)]
+    return ends[-1] if ends else begin
+
+
+def verb_kind(masked: str, a: int, b: int) -> str | None:
+    """The kind the first amendment verb in ``masked[a:b]`` gives, or None where there is none."""
+    m = VERBS.search(masked, a, b)
+    return m.lastgroup if m else None
+
+
+def verb_between(masked: str, a: int, b: int) -> bool:
+    """Whether a finite verb stands in ``masked[a:b]`` outside what only describes the reference before it («,
+    όπως ισχύει,», «, που προστέθηκε με …»)."""
+    for m in FINITE.finditer(masked, a, b):
+        segment = max(masked.rfind(",", a, m.start()), masked.rfind("(", a, m.start()), a)
+        if not DESCRIPTIVE.match(masked, segment, m.start()):
+            return True
+    return False
+
+
+def amendment_kind(text: str, masked: str, start: int, end: int, prev_end: int, next_start: int,
+                    list_kind: str | None) -> str:
+    """The kind of edge a group of references is («Η παρ. 1 του άρθρου 5 και η παρ. 2 του άρθρου 6
+    αντικαθίστανται»: one group, one kind): an amendment verb in its own clause after it («Το άρθρο 5 …
+    αντικαθίσταται ως εξής»), else a title's noun right before it («Τροποποίηση της παρ. 1 του άρθρου 7»), else a
+    verb close before it («Καταργείται το άρθρο 5»), else the verb over the list it stands in, else cited."""
+    stop = min(next_start, end + WINDOW_AFTER, len(masked))
+    if OPENS_LIST.match(masked, end):
+        stop = min(end + LIST_AFTER, len(masked))
+    elif DESCRIBED.match(masked, end):
+        # «Η παρ. 4 του άρθρου 18 του ν. 2882/2001, όπως αντικαταστάθηκε με την περ. ε΄ του άρθρου 31 του ν. 3130/2003,
+        # αντικαθίσταται»: the verb comes after what describes the reference, whatever other references that names
+        stop = min(end + DESCRIBED_AFTER, len(masked))
+    b = BOUNDARY.search(text, end, stop)
+    kind = kind_after(PARENTHESES.sub(lambda m: " " * len(m.group(0)), masked[:stop]), end, b.start() if b else stop)
+    if kind:
+        return kind
+    noun = NOUN_BEFORE.search(masked, max(0, start - 120), start)
+    if noun:
+        return noun.lastgroup or "cites"
+    begin = max(start - WINDOW_BEFORE, prev_end, 0)
+    return verb_kind(masked, clause_start(text, begin, start), start) or subject_of(text, masked, start, end) \
+        or list_kind or "cites"
+
+
+def subject_of(text: str, masked: str, start: int, end: int) -> str | None:
+    """The kind of a verb that opens a clause whose subjects are listed, this reference among them: «καταργούνται τα
+    άρθρα 7 έως 15 … του ν. 3852/2010 (Α’ 87), περί …, καθώς και τα άρθρα 19 έως και 74 του ν. 3463/2006».
+    Only a reference written as a subject («τα άρθρα», «η παρ.»), with no verb of its own after it and none between."""
+    if not SUBJECT_BEFORE.search(masked, max(0, start - 12), start):
+        return None
+    verbs = list(VERBS.finditer(masked, clause_start(text, max(0, start - SUBJECT_REACH), start), start))
+    if not verbs or verb_between(masked, verbs[-1].end(), start):
+        return None
+    after = re.search(r",|$", masked[end:end + 200]).start()
+    return None if verb_between(masked, end, end + after) else verbs[-1].lastgroup
+
+
+def kind_after(masked: str, a: int, b: int) -> str | None:
+    """The kind the verbs after a reference give it: one verb's kind; "amends" where the clause makes several kinds
+    of change («η περ. β’ … αντικαθίσταται, προστίθεται παρ. 5 και … διαμορφώνεται», «α) στην παρ. 3 προστίθεται …,
+    β) τροποποιείται η παρ. 6») or deletes words rather than the provision («απαλείφονται οι λέξεις «…»»)."""
+    kinds, formula = set(), False
+    for m in VERBS_AFTER.finditer(masked, a, b):
+        if BY_PROVISION.match(masked, m.end()):
+            continue  # «όπως η περίπτωση αυτή τροποποιείται με την παρ. 1 του άρθρου 8 του παρόντος»: describes it
+        if m.group(0).startswith("διαμορφων"):
+            formula = True  # «… και το άρθρο 5 διαμορφώνεται ως εξής» closes a change of any kind: the others type it
+            continue
+        kind = m.lastgroup or "cites"
+        kinds.add("amends" if kind == "repeals" and WORDS_OBJECT.match(masked, m.end()) else kind)
+    if len(kinds) > 1:
+        return "amends"
+    return kinds.pop() if kinds else ("amends" if formula else None)
+
+
+def opens_with_title_tail(text: str, start: int) -> bool:
+    head = text[:start].strip()
+    first = (head or text.strip())[:1]
+    return len(head) <= 40 and first.islower()
+
+
+def later_kinds(text: str, masked: str, groups: list[list[Citation]], lists: list[ListSpan]) -> Iterator[tuple[str, set[str]]]:
+    """(kind, ids) of the groups after the first that are amendments, in reading order."""
+    for g in range(1, len(groups)):
+        group = groups[g]
+        start, end = group[0].start, max(c.end for c in group)
+        next_start = groups[g + 1][0].start if g + 1 < len(groups) else len(masked)
+        kind = amendment_kind(text, masked, start, end, max(c.end for c in groups[g - 1]), next_start, None)
+        if kind in AMENDMENT_KINDS:
+            yield kind, {c.id for c in group}
+
+
+def groups_of(text: str, masked: str, raw: list[Citation]) -> list[list[Citation]]:
+    """References joined by «και» or a comma with nothing but articles and paragraphs between («των παρ. 4 του
+    άρθρου 87 και των παρ. 3 του άρθρου 89»; a list «άρθρα 1 έως 60» is one span already): one group each."""
+    groups: list[list[Citation]] = []
+    for c in raw:
+        if groups:
+            last = groups[-1][-1]
+            gap = masked[last.end:c.start]
+            if c.start <= last.start or (len(gap) <= 60 and re.search(r"\b(?:και)\b|,", gap)
+                                         and not BOUNDARY.search(text, last.end, c.start)
+                                         and not VERBS.search(gap) and not CITED_BY_WORDS.search(gap)):
+                groups[-1].append(c)
+                continue
+        groups.append([c])
+    return groups
+
+
+@dataclass(frozen=True)
+class ListSpan:
+    """A list a colon opens: where it applies, the kind its verb gives (None: no verb), the source it names ("":
+    none; FOREIGN_LIST: a source the resolver cannot name, so an article without its own is no edge)."""
+
+    start: int
+    end: int
+    kind: str | None
+    source: str
+
+
+def lists_of(text: str, folded: str, masked: str) -> list[ListSpan]:
+    """The lists of an article: «καταργούνται οι ακόλουθες διατάξεις του ν. 4070/2012:» makes every item below it
+    a repeal of that law; «Στο π.δ. 40/2020 επέρχονται οι ακόλουθες τροποποιήσεις:» items amendments of that
+    decree. A list runs to the next numbered paragraph when its own line is numbered, else to the end."""
+    out: list[ListSpan] = []
+    for m in LIST_COLON.finditer(masked):
+        if re.search(r"ωσ\s+εξησ\s*$", masked[max(0, m.start() - 12):m.start()]):
+            continue  # «ως εξής:» opens new wording (quoted or not), not a list
+        begin = clause_start(text, max(0, m.start() - 300), m.start())
+        line = text.rfind("\n", 0, begin) + 1
+        kind = verb_kind(masked, begin, m.start())
+        # without a verb, the law a list belongs to is one its opening names after a capital «Στο/Στην» («Στο άρθρο
+        # 20 του ν. 4014/2011 (Α΄ 209):») or as «διατάξεις του»; a law named as a yardstick in a clause that merely
+        # ends in a colon («σύμφωνα με τα οριζόμενα στο άρθρο 84 του ν. 4727/2020: …») is not the items' law
+        named = sources_in(masked, begin, m.start())
+        if named and not kind and not (LIST_OPENING.search(text, begin, named[-1][1])
+                                       or PROVISIONS_OF.search(masked, max(begin, named[-1][1] - 20), named[-1][1])):
+            named = []
+        source = named[-1][0] if named else (FOREIGN_LIST if FOREIGN_ACT.search(masked, begin, m.start()) else "")
+        if not kind and not source:
+            continue
+        end = len(text)
+        if NUMBERED.match(text, max(0, line - 1)):  # from the newline before the line («^» is the text's start only)
+            nxt = NUMBERED.search(text, m.end())
+            end = nxt.start() if nxt else end
+        else:  # a list of its own runs over the item lines below it, to the first line that is no item
+            at = text.find("\n", m.end())
+            while at != -1 and ITEM_LINE.match(folded, at + 1):
+                at = text.find("\n", at + 1)
+            end = len(text) if at == -1 else at
+        out.append(ListSpan(m.end(), end, kind, source))
+    return out

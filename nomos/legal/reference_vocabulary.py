@@ -1,0 +1,212 @@
+"""The words the legal graph's extractor reads statute text with: regular expressions over folded text (lowercase,
+no accents, final sigma as sigma; ``nomos.legal.citations.fold``), the word lists they are built from, and the
+reaches (in characters) within which one word governs another.
+
+The rules that walk a text with them are in ``nomos.legal.references`` (an article's references),
+``nomos.legal.reference_clauses`` (the clause around a reference: its bounds, its verbs, the lists a colon opens)
+and ``nomos.legal.reference_sources`` (the law of an article cited without one). A change here changes what is
+extracted: bump ``REFERENCES_VERSION`` in ``nomos.legal.references`` with it.
+"""
+
+from __future__ import annotations
+
+import re
+
+KINDS = ("cites", "amends", "replaces", "inserts", "repeals")
+AMENDMENT_KINDS = frozenset(KINDS[1:])
+
+# Markers the readers share: find_citations' default source for a citation that named no source of its own, and
+# the source of a list whose law the resolver cannot name (an article in it without a source of its own is no edge)
+SELF = "\x00self"
+FOREIGN_LIST = "\x00foreign"
+
+# Amendment verbs (folded), present tense as the amending clause writes them; the past («τροποποιήθηκε») only
+# describes the cited article and is no amendment. The nouns of a title («Τροποποίηση της παρ. 1 του άρθρου 7»)
+# and «επέρχονται οι εξής τροποποιήσεις» type the edge the same way.
+_VERB_WORDS = (
+    r"(?<!οπωσ )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|"
+    r"αναριθμειται|αναριθμουνται|αναδιατυπωνεται|αναδιατυπωνονται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ)"
+    r"|(?P<replaces>αντικαθισταται|αντικαθιστανται)"
+    r"|(?P<inserts>προστιθεται|προστιθενται|παρεμβαλλεται|παρεμβαλλονται)"
+    r"|(?P<repeals>καταργειται|καταργουνται|απαλειφεται|απαλειφονται))"
+)
+VERBS = re.compile(r"\b" + _VERB_WORDS + r"\b")
+# a title's noun right before what it names («Τροποποίηση της παρ. 1 του άρθρου 7», «Αντικατάσταση της περ. ιβ’ του»)
+NOUN_BEFORE = re.compile(
+    r"\b(?:(?P<amends>τροποποιηση|τροποποιησεισ)|(?P<replaces>αντικατασταση)|(?P<inserts>προσθηκη)|"
+    r"(?P<repeals>καταργηση))\s+(?:τ\w{1,3}\s+)?(?:(?:(?:περ|παρ|εδ|υποπερ|στοιχ)\w*\.?\s*[\dα-ω]{1,3}[΄'’)]?"
+    r"(?:\s*(?:,|και)\s*[\dα-ω]{1,3}[΄'’)]?)*|(?:εδαφι|νε|τελευται|πρωτ|δευτερ|τριτ|τεταρτ|πεμπτ|εκτ)\w*(?:\s+και)?)"
+    r"\s+(?:τ\w{1,3}\s+|στο\s+|στην\s+)?)*$"
+)
+# after a reference only a verb types it (or «επέρχονται οι εξής τροποποιήσεις»): a noun after it describes it
+# («όπως ισχύει μετά την τροποποίησή του»), and so does «όπως» before a verb («όπως τροποποιούνται με τον παρόντα,
+# εφαρμόζονται»)
+VERBS_AFTER = re.compile(
+    r"\b(?<!οπωσ )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|"
+    r"αναριθμειται|αναριθμουνται|αναδιατυπωνεται|αναδιατυπωνονται|διορθωνεται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ)"
+    r"|(?P<replaces>αντικαθισταται|αντικαθιστανται)"
+    r"|(?P<inserts>προστιθεται|προστιθενται|παρεμβαλλεται|παρεμβαλλονται)"
+    r"|(?P<repeals>καταργειται|καταργουνται|απαλειφεται|απαλειφονται))\b"
+)
+# a colon that opens a list («καταργούνται οι ακόλουθες διατάξεις του ν. 4070/2012:», «Στο π.δ. 40/2020 επέρχονται οι
+# ακόλουθες τροποποιήσεις:», «… του ανωτέρω Κανονισμού, οι εξής:»), not new wording («ως εξής: «…»»)
+LIST_COLON = re.compile(r":(?!\s*«)")
+FOREIGN_ACT = re.compile(r"\b(?:κανονισμ|οδηγι|συνθηκ|συμβαση|συνταγμ)\w*")
+FOREIGN_ACT_AFTER = re.compile(r"\s*" + FOREIGN_ACT.pattern.replace("συμβαση", "συμβασ"))  # «της ίδιας Συμβάσεως»
+NUMBERED = re.compile(r"(?:^|\n)\s*\d+[α-ω]?\.\s")
+# «Κεφάλαιο 56 του ν. 4700/2020», «Παράρτημα 3 του ν. …»: a number beside a law that is no article
+NOT_ARTICLE = re.compile(r"\b(?:κεφαλαι\w*|μερ(?:οσ|ουσ)|τμημα\w*|παραρτημα\w*|τευχ\w*|φυλλ\w*|βιβλι\w*|"
+                          r"τιτλ\w*|ενοτητ\w*)\s*$")
+# «προστίθεται άρθρο 25Α στον ν. 4276/2014»: the law after «στον/στο/στην»
+INTO = re.compile(r"\s*(?:στον|στο|στην|στη)\s+")
+# «το εσωτερικό άρθρο 55 του άρθρου 2 του ν. 4335/2015»: an article inside an article (a code a law ratified); the
+# outer article is the corpus's, and is read on its own
+INNER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:αρθρ\w*)\s")
+# a citation in the words that name it as an instrument or a yardstick is cited, whatever verb the clause has
+# («προσαρμόζεται προς το άρθρο 398 ΠΚ και διαμορφώνεται», «όπως αντικαταστάθηκε με το άρθρο 25»)
+CITED_BY_WORDS = re.compile(
+    r"\b(?:συμφωνα\s+με|κατα|προσ|βασει|δυναμει|παρεκκλιση|με|περι|επιφυλαξη|εννοια|εφαρμογη|εξαιρεση|πλην|αναφορα|"
+    r"παραπομπ\w*|"
+    r"\w+(?:θηκε|θηκαν|ηκε|ηκαν))\s+(?:σ?τ(?:ο|α|ον|ην|η|ων|ου|ησ|ισ)\s+)?$"
+)
+# «όπως αντικαταστάθηκε με την περ. ε΄ του άρθρου 31»: a designator the citation's span does not hold, between those
+# words and the article
+DESIGNATOR_BEFORE = re.compile(r"(?<![\w.])(?:περ|εδ|υποπερ|στοιχ)\w*\.?\s*[\dα-ω]{1,3}[΄'’)]?\s+(?:του|τησ)\s+$")
+# «μετά την έκδοση της υπουργικής απόφασης της παρ. 4 του άρθρου 79, καταργείται το ειδικό βιβλίο …»: a reference
+# that qualifies a noun other than a provision («της Επιτροπής του άρθρου 13», «των δραστηριοτήτων του άρθρου 233»)
+# is cited, whatever verb follows (the verb's object comes after it); a provision or a title's noun («το πρώτο
+# εδάφιο της παρ. 1», «οι λέξεις … του άρθρου 5», «Τροποποίηση της παρ. 1», «στο τέλος του άρθρου 5») keeps it
+MODIFIES_NOUN = re.compile(
+    r"(?<![\w.])(?!(?:παρ|περ|εδαφ|εδ|στοιχ|υποπερ|υποπαρ|αρθρ|διαταξ|λεξ|φρασ|τελοσ|τελουσ|αρχ|τιτλ|κεφαλ|μερ|τμημ|"
+    r"πινακ|παραρτ|κειμεν|ενοτητ|σημει|τροποποι|αντικαταστ|προσθηκ|καταργησ|συμπληρωσ|αναριθμ|ισχυ|προθεσμ)[\w.]*\s)"
+    r"(?:[α-ω]{4,}(?:ησ|εωσ|ων|ου|ασ|ισ|οσ|εσ)|εκειν\w*)\s+(?:του|τησ|των)\s+"
+    # «της περ. β) της» before it: one designator at most (a deeper address is a provision's)
+    r"(?:(?:περ|παρ|υποπερ|υποπαρ|εδ|στοιχ)\w*\.?\s*[\dα-ω]{1,3}[΄'’)]?\s+(?:του|τησ|των)\s+)?$"
+)
+# «Κάθε διάταξη που είναι αντίθετη στις διατάξεις των άρθρων 82 έως και 111 … καταργείται»: a yardstick, cited
+CONTRARY_TO = re.compile(r"\bαντιθετ\w*\s+(?:προσ\s+|σε\s+)?(?:στ\w*|τ\w*)\s+(?:διαταξ\w*\s+(?:του|τησ|των)\s+)?$")
+_ELEMENT = r"(?:παρ\w*|περ\w*|εδ\w*|στοιχ\w*|υποπερ\w*|αρθρ\w*|τελευται\w*|πρωτ\w*|δευτερ\w*|τριτ\w*)"
+# What follows an article list and names a source the resolver does not know: no edge rather than a wrong one
+# («άρθρο 14 παράγραφοι 1, 2 και 4 του ΓΚΠΔ», «άρθρο 6 παράγραφος 1 στοιχείο α) του ΓΚΠΔ», «της Οδηγίας …»)
+_DESIGNATORS = r"(?:\s*(?:παρ\w*\.?|περ\w*\.?|στοιχ\w*|εδ\w*\.?|υποπερ\w*\.?|σημει\w*)\s*[\dα-ω]{1,3}[΄'’)]?" \
+               r"(?:\s*(?:,|και|εωσ)\s*[\dα-ω]{1,3}[΄'’)]?)*)*(?:\s+αντιστοιχα)?"
+FOREIGN = re.compile(
+    _DESIGNATORS + r"(?:\s*(?:,|και)\s*(?:το\s+|του\s+)?αρθρ\w*\.?\s*\d+[α-ω]?" + _DESIGNATORS + r")*\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ|των)\s+(?!παροντοσ|παρουσασ|ιδιου|ιδιασ|αυτου|αυτησ|"
+    r"νομου\s+αυτου|παρον\b|" + _ELEMENT + r")(?P<word>[^\s,.;:]+)"
+)
+# «… του Κώδικα Οργανισμού Δικαστηρίων και Κατάστασης Δικαστικών Λειτουργών (»: words of a name, then parentheses
+NAME_THEN_PARENTHESES = re.compile(_DESIGNATORS + r"\s*(?:του|τησ)\s+[^\s\d(),.;:«»]+(?:\s+[^\s\d(),.;:«»]+){0,11}\s*\(")
+SAME_AS_BEFORE = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:ιδιου|ιδιασ)\b")
+# «του ανωτέρω νόμου», «του εν λόγω νόμου», «του ως άνω διατάγματος»: the law named before, like «του ίδιου»
+NAMED_BEFORE = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:ανωτερ(?:ω|ου)|εν\s+λογω|ωσ\s+ανω|προαναφερ\w*)"
+                           r"\s+(?:νομ|διαταγμ|κωδικ|π\.\s?δ)")
+# «του παρόντος», «του παρόντος νόμου/Κώδικα», «της παρούσας»: the citing law, whatever reference follows
+OWN_AFTER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:παροντοσ|παρουσασ)\b")
+# «του νόμου αυτού»: the law the sentence has just named, else the citing law
+THIS_LAW_AFTER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?του\s+(?:νομου\s+αυτου|αυτου\s+νομου)\b")
+# «άρθρο 28.10 έκαστης Σύμβασης», «άρθρου 5.1.1.1 του Διεθνούς Προτύπου»: a clause of a numbered document
+DECIMAL = re.compile(r"\.\d")
+# «Άρθρο 59 Διαδικαστικοί κανόνες Άρθρο 60 …», «Άρθρα 86 – 93 (Καταργούνται)»: an article's heading (a table of
+# contents, an embedded article), not a reference; a reference in running text is written «το άρθρο 5»
+HEADING = re.compile(r"Άρθρ[οα]\s")
+# «του άρθρου 292 Β», «άρθρο 327 Α»: a letter suffix written apart from the number
+SPACED_SUFFIX = re.compile(r"\s([Α-Ω])(?![\wΆ-ώ])")
+# what may follow a spaced suffix for it to be read even where the corpus lacks the article («το άρθρο 82 Α,»,
+# «82 Α του»): punctuation or a lower-case word; «Η», «Ο» before a capital start a sentence
+SUFFIX_ENDS = re.compile(r"(?=[,;)]|\.\s|\s+[α-ωά-ώ])")
+# «η παρ. 1 του άρθρου», «της παρ. 2 περ. β΄ του άρθρου», «των παρ. 1 και 2 του άρθρου»: a paragraph before
+PAR_BEFORE = re.compile(
+    r"(?:παρ\.?|παραγρ\w*|§)\s*(?P<par>\d+)[α-ω]?(?:\.[α-ω]{1,2}\.?)?"
+    r"(?:\s*(?:,|και|εωσ|-|–|η)\s*(?:των\s+)?(?:παρ\.?\s*)?\d+[α-ω]?)*(?:\s*επ\.)?"
+    r"(?:\s*(?:εδ\.?|εδαφι\w*|περ\.?|περιπτ\w*|στοιχ\w*)\s*[\dα-ω]{1,3}[΄'’]?(?:\s*(?:,|και)\s*[\dα-ω]{1,3}[΄'’]?)*)*"
+    r"\s*(?:του|στο)\s*$"
+)
+NEIGHBOUR = re.compile(r"\b(?:του|το|στο)\s+(?P<which>προηγουμεν|επομεν)(?:ου|ο)\s+αρθρ(?:ου|ο)\b")
+# «του άρθρου τριακοστού δεύτερου του ν. 4771/2021»: ratifying laws number their articles in words, compounds
+# included (read only with a source after them, or the same number cited with one before: headings of embedded
+# articles, «Άρθρο δέκατο έκτο Μετάκληση …», and acts of legislative content use the same words)
+ORDINAL_VALUES = {
+    "τριακοσιοστ": 300, "διακοσιοστ": 200, "εκατοστ": 100, "ενενηκοστ": 90, "ογδοηκοστ": 80, "εβδομηκοστ": 70,
+    "εξηκοστ": 60, "πεντηκοστ": 50, "τεσσαρακοστ": 40, "τριακοστ": 30, "εικοστ": 20, "δωδεκατ": 12, "ενδεκατ": 11,
+    "δεκατ": 10, "ενατ": 9, "ογδο": 8, "εβδομ": 7, "εκτ": 6, "πεμπτ": 5, "τεταρτ": 4, "τριτ": 3, "δευτερ": 2,
+    "πρωτ": 1,
+}
+_ORDINAL_WORD = "(?:" + "|".join(ORDINAL_VALUES) + r")(?:ο|ου)\b"
+ORDINAL = re.compile(r"\bαρθρ(?:ο|ου)\s+(?P<ord>" + _ORDINAL_WORD + r"(?:\s+" + _ORDINAL_WORD + r"){0,2})")
+# «της παρ. 5 του πέμπτου άρθρου του ν. 2275/1994»: the number before the noun (with a source only)
+ORDINAL_BEFORE = re.compile(r"\b(?:του|το|στο)\s+(?P<ord>" + _ORDINAL_WORD + r"(?:\s+" + _ORDINAL_WORD + r"){0,2})"
+                             r"\s+αρθρ(?:ου|ο)\b")
+
+
+def ordinal_value(words: str) -> int | None:
+    """«τριακοστού δεύτερου» (folded) → 32; None where the words do not make one number (each smaller than the
+    one before: «πρώτου δεύτερου» is no ordinal)."""
+    total, last = 0, 1000
+    for word in words.split():
+        value = next(v for stem, v in ORDINAL_VALUES.items() if word.startswith(stem))
+        if value >= last:
+            return None
+        total, last = total + value, value
+    return total
+
+
+# a clause ends at a semicolon, a new line, a full stop before a new sentence, or a colon that opens no list
+# (not at a line break right after a designator's abbreviation, «την περ.\nε΄ του άρθρου 31»)
+BOUNDARY = re.compile(r";|(?<![Ππ]ερ\.)(?<![Ππ]αρ\.)(?<![Εε]δ\.)\n(?![α-ωά-ώ]{2,}\s|ν\.\s?\d|π\.δ\.)|\.(?=\s+[Α-ΩΆ-Ώ](?:[α-ωά-ώ]|\s))|:(?!\s*(?:[α-ω]{1,2}|\d{1,2})[).΄’'])")
+WINDOW_AFTER = 160
+# «…, όπως ισχύει/αντικαταστάθηκε με …», «…, που προστέθηκε με …», «…, περί …», «…, όπου …»: what describes a reference
+DESCRIBED = re.compile(r"\s*(?:\([^)]{0,60}\)\)?\s*)?(?:,\s*(?:οπωσ|που|περι|οπου|(?:(?:με|απο|για|κατα|σε)\s+)?"
+                        r"(?:η|ο|το|οι|τα|την|τον|τισ|τουσ)\s+οποι\w*)|περι)\s")
+# the words that may stand between two references joined into one (designators, articles, a title's nouns)
+JOINING_WORD = re.compile(r"(?:παρ|περ|υποπερ|υποπαρ|εδαφ|στοιχ|αρθρ|πρωτ|δευτερ|τριτ|τεταρτ|πεμπτ|εκτ|τελευται|στην|στον|"
+                           r"στισ|στουσ|τουσ|καθωσ|επισησ|ιδιου|ιδιασ|αυτου|αυτησ|οπωσ|ισχυει|αντιστοιχ|τροποποιησ|"
+                           r"αντικαταστασ|προσθηκ|συμπληρωσ|καταργησ)")
+SUBJECT_BEFORE = re.compile(r"(?<!\w)(?:το|τα|η|οι)\s+$")
+SUBJECT_REACH = 400
+# «και η παρ. 4 διαμορφώνεται ως εξής», «η παρ. 2 τροποποιείται»: a paragraph with no article before an amendment verb
+# (a lettered paragraph too, «η παρ. Δ διαμορφώνεται»)
+FOLLOW_UP = re.compile(r"(?<![\w.])(?:(?:η|οι)\s+(?P<span>παρ(?:\.|αγραφοσ|αγραφοι)?\s*(?P<par>\d+[α-ω]?|[α-ω](?!\w))"
+                        r"(?:\s*(?:,|και)\s*\d+[α-ω]?)*)|το\s+(?P<article>αρθρο))\s+")
+FOLLOW_UP_REACH = 600
+# «Στο άρθρο 31 του ν. 4756/2020, τροποποιείται η παρ. 3 …, προστίθεται παρ. 4 και …»: an amendment verb, then a
+# paragraph with no article of its own
+VERB_THEN_PARAGRAPH = re.compile(
+    r"\b" + _VERB_WORDS + r"\s+(?:(?:η|οι)\s+)?(?P<span>παρ(?:\.|αγραφοσ|αγραφοι)?\s*(?P<par>\d+[α-ω]?))(?![\d\w])"
+    r"(?!\s*(?:,|και|εωσ)\s*\d|\s+(?:του|τησ|των|στο|στον|στην|στα)\s)")
+# «της περ. γ’ της παρ. 3 του ως άνω άρθρου»: the article cited last before it
+ABOVE_ARTICLE = re.compile(r"\b(?:του|το|στο)\s+(?P<at>(?:ωσ\s+ανω|ανωτερω|εν\s+λογω|προαναφερθεντοσ|προαναφερομενου)"
+                            r"\s+αρθρ(?:ου|ο))\b")
+# «Στο εσωτερικό άρθρο 85 του άρθρου 2 του ν. 4335/2015»: the article of a code a law ratified in one article, then
+# that outer article (which the corpus holds)
+OUTER_OF_INNER = re.compile(r"εσωτερικ\w*\s+αρθρ\w*\s+\d+[α-ω]?\s+(?:του|τησ)\s+$")
+# a finite verb, folded («χορηγειται», «εξακολουθουν», «ισχυει», «προβλεφθηκε»); «δυναμει», «εν γενει» are none
+FINITE = re.compile(r"\b(?!δυναμει\b|γενει\b)[α-ω]{3,}(?:εται|ονται|ουνται|ειται|ιται|ωνται|αται|ει|ουν|ηκε|ηκαν)\b")
+DESCRIPTIVE = re.compile(r"[\s,(]*(?:οπωσ|που|οπου|περι|ωσ|(?:(?:η|ο|το|οι|τα|τησ|του|των)\s+)?οποι\w*)\b")
+# «… του Π.Κ.\n5. Όποιος …»: a citation whose last line is only a number took the next paragraph's number
+NEXT_PARAGRAPH = re.compile(r"\n\s*\d+[α-ωΑ-Ω]?$")
+DESCRIBED_AFTER = 400
+SENTENCE_END = re.compile(r";|\n|\.(?=\s+[Α-ΩΆ-Ώ])")
+LIST_AFTER = 600  # «Στο άρθρο 20 του ν. 4014/2011 (Α΄ 209): α) στην περ. (α) … αντικαθίσταται …»: a list of changes
+OPENS_LIST = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?,?\s*:")
+# «υπ’ αρ. 116/1868 του Εφετείου», «αρ. 12/2020 απόφαση»: a numbered decision, not an article
+DECISION = re.compile(r"/\s*\d")
+DECISION_BEFORE = re.compile(r"\bυπ\W{0,2}\s*$")
+# «Προστίθεται στοιχείο με αρ. 11»: a numbered item of a list, not an article
+ITEM_NUMBER_BEFORE = re.compile(r"\b(?:στοιχει|σημει|κωδικ|θεσ|εγγραφ)\w*\s+(?:με\s+)?$")
+# «το εσωτερικό άρθρο 59»: an article inside a corpus article (a code a law ratified), no corpus article itself
+INSIDE_BEFORE = re.compile(r"\bεσωτερικ\w*\s+$")
+# «Ο ν. 3689/2008 (Α’ 164), με εξαίρεση τα άρθρα 47, 48»: the articles a clause keeps of the law it names
+EXCEPT_GAP = re.compile(r"\s*(?:\([^)]{0,40}\))?\s*,?\s*(?:με\s+εξαιρεση|εκτοσ(?:\s+απο)?|πλην)\s+(?:τ\w{1,3}\s+)?$")
+# «απαλείφονται οι λέξεις», «απαλείφεται η αναφορά στο άρθρο 394»: words struck out, an amendment of the provision
+WORDS_OBJECT = re.compile(r"\s+(?:η|οι|το|τα)\s+(?:λεξ\w*|φρασ\w*|αναφορ\w*|παραπομπ\w*|φρασεισ)")
+PARENTHESES = re.compile(r"\([^()]{0,40}\)")  # «(Α’ 147)», «(Καταργούνται)»: a note, not the clause's verb
+# a verb whose agent is a provision («τροποποιείται με την παρ. 1 του άρθρου 8», «προστίθεται με το άρθρο 11 του
+# παρόντος»): it says what another provision does to the reference, not what this clause does
+BY_PROVISION = re.compile(r"\s+με\s+(?:την|το|τον|τα|τισ|τουσ)\s+(?:παρ|αρθρ|περ|εδ|ν\.|π\.\s?δ|παροντ)")
+WINDOW_BEFORE = 45  # a verb before a reference governs it only from close by («Καταργείται το άρθρο 5»)
+
+# a list's opening: «Στο άρθρο 20 του ν. 4014/2011 (Α΄ 209):», «… οι ακόλουθες διατάξεις του ν. 4070/2012:»
+LIST_OPENING = re.compile(r"(?<!\w)Στ(?:ο|ον|ην|η)\s")
+PROVISIONS_OF = re.compile(r"διαταξ\w*\s+(?:του|τησ|των)\s*$")
+# a list item's line: «α)», «(β)», «αα)», «1.», «i)», «-»
+ITEM_LINE = re.compile(r"\s*(?:\(?[α-ωa-z0-9]{1,4}[΄'’]?\)|[α-ωa-z]{1,3}[΄'’]?\.|\d+[α-ω]?\.|[-–•])")

@@ -1,0 +1,331 @@
+"""The legal graph's edges read from statute text: which articles an article cites, and which it amends.
+
+Built on the query-side resolver (:mod:`nomos.legal.citations`: ``fold``, ``find_citations``, ``IdResolver``)
+so a citation typed into the search box and one written inside a statute are read by the same rules. What this
+module adds is what only statute text has:
+
+* the citing law as the default source: a bare «άρθρο 5», «του παρόντος», «του νόμου αυτού» is the citing
+  article's own law, while «άρθρο 5 του Κανονισμού (ΕΕ) 2016/679» or «της Οδηγίας …» (a source the resolver does
+  not know) is no edge at all, rather than a wrong one into the own law;
+* a paragraph written before the article («η παρ. 1 του άρθρου 372 ΠΚ»), and «του προηγούμενου/επόμενου άρθρου»;
+* amendment verbs typing the edge: «τροποποιείται» / «διαμορφώνεται ως εξής» → amends, «αντικαθίσταται» →
+  replaces, «προστίθεται» / «παρεμβάλλεται» → inserts, «καταργείται» / «απαλείφεται» → repeals;
+* text quoted in «…» is the new wording an amendment puts into another law: its references are that law's (a bare
+  «άρθρο 263» inside it is the amended law's article 263, not the amending law's), so they give the amending
+  article no edges; the amended article itself is the amendment edge;
+* in an amending article a bare «το άρθρο 15» after «Στο άρθρο 15 του ν. 4786/2021» (same paragraph) is that law's
+  article 15, and a list a colon opens («καταργούνται οι ακόλουθες διατάξεις του ν. 4070/2012:») carries its verb
+  and its law;
+* precision first: a bare article in a sentence that names another law could be either's, and gives no edge,
+  unless syntax decides: every other law comes after it and a verb of the sentence's own stands between them
+  («… της Επιτροπής του άρθρου 13, να χορηγείται … κατά παρέκκλιση του άρθρου 21 του ν. 4354/2015»); a
+  reference that qualifies a noun other than a provision («της απόφασης της παρ. 4 του άρθρου 79, καταργείται
+  …») is cited whatever verb follows; articles numbered in words («του άρθρου τριακοστού δεύτερου του ν.
+  4771/2021») are read with their law; «και η παρ. 4 διαμορφώνεται» is paragraph 4 of the article amended before
+  at that paragraph; a verb that opens a clause types the subjects listed after it («καταργούνται …, καθώς και τα
+  άρθρα 19 έως και 74 του ν. 3463/2006»); a heading («Άρθρο 59 Διαδικαστικοί κανόνες»), a clause of a numbered
+  document («άρθρο 28.10») or a numbered item («στοιχείο με αρ. 11») gives none either.
+
+Precision and recall are measured on hand-checked samples (tests/fixtures/graph/, bench/graph_quality.py,
+docs/benchmarks.md "The legal graph's extractor"): the current rules (``REFERENCES_VERSION`` 14) keep the held-out
+precision of 0.956 (153/160) and the recall of 77/82 per distinct reference (84/89 per cited article) measured on
+version 13. The errors left are a long tail: kinds across long clauses, paragraphs a text names through lettered
+parts, bare articles of a decree the article's opening names. What each version changed and scored:
+docs/history/reference-extractor.md.
+
+This module walks an article's text (candidates, their sources, groups, kinds, the follow-ups an amendment names);
+the words it reads with are ``nomos.legal.reference_vocabulary``, the clause around a reference (bounds, verbs,
+lists) is read by ``nomos.legal.reference_clauses``, and the law of an article cited without one by
+``nomos.legal.reference_sources``.
+
+Every :class:`Reference` carries its span in the text (the portal links it) and ``cited`` as read, even when the
+target is not in the corpus (``target`` is then "").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from nomos.legal.citations import Citation, IdResolver, find_citations, fold, source_at
+from nomos.legal.reference_clauses import amendment_kind, groups_of, later_kinds, lists_of, opens_with_title_tail
+from nomos.legal.reference_sources import ArticleText, Surroundings, source_of_bare
+from nomos.legal.reference_vocabulary import (
+    ABOVE_ARTICLE,
+    AMENDMENT_KINDS,
+    CITED_BY_WORDS,
+    CONTRARY_TO,
+    DECIMAL,
+    DECISION,
+    DECISION_BEFORE,
+    DESIGNATOR_BEFORE,
+    FOLLOW_UP,
+    FOLLOW_UP_REACH,
+    HEADING,
+    INNER,
+    INSIDE_BEFORE,
+    ITEM_NUMBER_BEFORE,
+    MODIFIES_NOUN,
+    NEIGHBOUR,
+    NEXT_PARAGRAPH,
+    NOT_ARTICLE,
+    ORDINAL,
+    ORDINAL_BEFORE,
+    OUTER_OF_INNER,
+    PAR_BEFORE,
+    SELF,
+    SPACED_SUFFIX,
+    SUFFIX_ENDS,
+    VERB_THEN_PARAGRAPH,
+    VERBS,
+    ordinal_value,
+)
+
+# Bump whenever the rules change what is extracted (this module's, and those of reference_vocabulary,
+# reference_clauses and reference_sources): indexing stores it beside the edges and makes it part of each article's
+# content hash, so a re-index recomputes every article's edges then (and only then).
+REFERENCES_VERSION = "14"
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One edge of the legal graph: ``source`` cites (or amends, replaces, inserts into, repeals) ``target``.
+
+    ``target`` is the corpus id, "" when the cited article is not in the corpus; ``cited`` is the id as read
+    («PK::372»); ``paragraph`` the target paragraph where stated; ``start``/``end`` the span in the source text."""
+
+    source: str
+    target: str
+    cited: str
+    kind: str
+    paragraph: str | None
+    start: int
+    end: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    """The outermost «…» spans (nested quotes inside them belong to them; an unclosed quote runs to the end)."""
+    spans: list[tuple[int, int]] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(text):
+        if ch == "«":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "»" and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append((start, i + 1))
+    if depth:
+        spans.append((start, len(text)))
+    return spans
+
+
+def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
+def _masked(folded: str, quotes: list[tuple[int, int]]) -> str:
+    """``folded`` with quoted text blanked (same length): a verb inside new wording or a quoted phrase types
+    nothing, and a short quoted phrase («κάθε κάτοχο») does not end the clause around it."""
+    chars = list(folded)
+    for a, b in quotes:
+        chars[a:b] = " " * (b - a)
+    return "".join(chars)
+
+
+def _paragraph_before(folded: str, start: int) -> tuple[str, int] | None:
+    """A paragraph written before the article word («η παρ. 1 του άρθρου 372»): (paragraph, where it starts)."""
+    window_start = max(0, start - 80)
+    m = PAR_BEFORE.search(folded[window_start:start])
+    return (m.group("par"), window_start + m.start()) if m else None
+
+
+def _number_offset(article: str, delta: int) -> str | None:
+    """The article ``delta`` places away: «του προηγούμενου άρθρου» in 208Α is 208 (in 208Β, 208Α); the one after
+    a lettered article is not known from its number (208Β or 209), so none."""
+    m = re.fullmatch(r"(\d+)([Α-Ω]?)", article)
+    if not m:
+        return None
+    number, letter = int(m.group(1)), m.group(2)
+    if letter:
+        return (str(number) + ("" if letter == "Α" else chr(ord(letter) - 1))) if delta == -1 else None
+    return str(number + delta) if number + delta > 0 else None
+
+
+def extract_references(article_id: str, text: str, resolver: IdResolver, own_source: str) -> list[Reference]:
+    """Every reference of the article ``article_id`` (whose law is ``own_source``), in reading order.
+
+    One :class:`Reference` per cited article (a list or range gives one each); references inside quoted new
+    wording are left out, as are references to the article itself and to sources the resolver cannot name."""
+    folded = fold(text)
+    quotes = quoted_spans(text)
+    masked = _masked(folded, quotes)
+    lists = lists_of(text, folded, masked)
+    article_text = ArticleText(text, folded, masked, own_source)
+    own_number = article_id.split("::", 1)[1] if "::" in article_id else ""
+    candidates = find_citations(text, default_source=SELF)
+    inner = [c for c in candidates if c.source == SELF and not _inside(c.start, quotes)
+             and INSIDE_BEFORE.search(folded, max(0, c.start - 16), c.start) and not INNER.match(folded, c.end)]
+    found = [c for c in candidates
+             if not _inside(c.start, quotes) and not NOT_ARTICLE.search(folded, max(0, c.start - 20), c.start)
+             and not (NEXT_PARAGRAPH.search(text, c.start, c.end) and text[c.end:c.end + 1] == ".")
+             and not DECIMAL.match(text, c.end)
+             and not (c.source == SELF and HEADING.match(text, c.start))
+             and not (c.source == SELF and (DECISION.match(folded, c.end)
+                                             or DECISION_BEFORE.search(folded, max(0, c.start - 6), c.start)
+                                             or ITEM_NUMBER_BEFORE.search(folded, max(0, c.start - 24), c.start)
+                                             or INSIDE_BEFORE.search(folded, max(0, c.start - 16), c.start)))]
+    in_words: list[Citation] = []
+    for m in sorted([*ORDINAL.finditer(masked), *ORDINAL_BEFORE.finditer(masked)], key=lambda m: m.start()):
+        number = ordinal_value(m.group("ord"))
+        if number is None or any(c.start <= m.start() < c.end for c in found):
+            continue
+        named = source_at(folded, m.end())
+        if named:
+            start = m.start("ord") if m.re is ORDINAL_BEFORE else m.start()
+            in_words.append(Citation(named[0], str(number), "", start, named[2]))
+            continue
+        if m.re is ORDINAL_BEFORE:
+            continue
+        # «η περ. β) της παρ. 5 του άρθρου εξηκοστού πέμπτου διαμορφώνεται»: the law it was named with, in words,
+        # before in its paragraph (not a heading «Άρθρο ενδέκατο Συμβάσεις …»)
+        before = [c for c in in_words if c.article == str(number) and c.source != own_source
+                  and "\n" not in text[c.end:m.start()]]
+        if before and not HEADING.match(text, m.start()):
+            in_words.append(Citation(before[-1].source, str(number), "", m.start(), m.end()))
+    found += in_words
+    for m in NEIGHBOUR.finditer(masked):
+        number = _number_offset(own_number, -1 if m.group("which") == "προηγουμεν" else 1)
+        if number:
+            found.append(Citation(own_source, number, "", m.start(), m.end()))
+    found.sort(key=lambda c: (c.start, c.end))
+    raw: list[Citation] = []
+    explicit: dict[str, tuple[str, int]] = {}  # article number -> the external source it was last cited with, where
+    last_external: str | None = None
+    for i, c in enumerate(found):
+        source = c.source
+        within = next((x for x in reversed(lists) if x.start <= c.start < x.end and x.source), None)
+        in_list = any(x.start <= c.start < x.end for x in lists)
+        if source == SELF:
+            source = source_of_bare(article_text, c, Surroundings(found[i + 1:], within, in_list, explicit, last_external))
+            if not source:
+                continue
+        elif source != own_source:
+            explicit[c.article] = (source, c.end)
+            last_external = source
+        article, end = c.article, c.end
+        last_of_list = i + 1 == len(found) or (found[i + 1].start, found[i + 1].end) != (c.start, c.end)
+        suffix = SPACED_SUFFIX.match(text, c.end) if c.source == SELF and article.isdigit() and last_of_list else None
+        if suffix and (resolver.resolve(f"{source}::{article}{suffix.group(1)}")
+                       or (suffix.group(1) not in "ΗΟ" and SUFFIX_ENDS.match(text, suffix.end()))):
+            article, end = article + suffix.group(1), suffix.end()
+        paragraph, start = c.paragraph, c.start
+        before = _paragraph_before(folded, c.start)
+        if before:
+            paragraph, start = paragraph or before[0], before[1]
+        raw.append(Citation(source, article, paragraph, start, end))
+    out: list[Reference] = []
+    groups = groups_of(text, masked, raw)
+    for g, group in enumerate(groups):
+        start, end = group[0].start, max(c.end for c in group)
+        prev_end = max(c.end for c in groups[g - 1]) if g else 0
+        next_start = groups[g + 1][0].start if g + 1 < len(groups) else len(folded)
+        within = next((x for x in reversed(lists) if x.start <= start < x.end and x.kind), None)
+        kind = amendment_kind(text, masked, start, end, prev_end, next_start, within.kind if within else None)
+        if g == 0 and kind == "cites" and opens_with_title_tail(text, start):
+            # «της παρ. 1 του άρθρου 25 του ν. 4549/2018 Στο τέλος της παρ. 1 … προστίθενται»: the text opens with
+            # the end of its title («… - Τροποποίηση και συμπλήρωση»), which names what the body then amends
+            ids = {c.id for c in group}
+            kind = next((k for k, later in later_kinds(text, masked, groups, lists) if ids & later), kind)
+        for c in group:
+            lead = DESIGNATOR_BEFORE.search(masked, max(0, c.start - 30), c.start)
+            at = lead.start() if lead else c.start
+            cited = "cites" if CITED_BY_WORDS.search(masked, max(0, at - 30), at) \
+                or MODIFIES_NOUN.search(masked, max(0, c.start - 80), c.start) \
+                or CONTRARY_TO.search(masked, max(0, c.start - 60), c.start) else kind
+            target = resolver.resolve(c.id) or ""
+            if target == article_id or c.id == article_id:
+                continue
+            out.append(Reference(article_id, target, c.id, cited, c.paragraph or None, c.start, c.end))
+    return _with_follow_ups(out, text, masked, inner)
+
+
+def _last_before(out: list[Reference], text: str, at: int) -> Reference | None:
+    """The reference that ends last before ``at`` in the same paragraph of text, close by, or None."""
+    before = [r for r in out if r.end <= at and at - r.end <= FOLLOW_UP_REACH and "\n" not in text[r.end:at]]
+    return max(before, key=lambda r: (r.end, r.start)) if before else None
+
+
+def _kind_between(out: list[Reference], text: str, masked: str, start: int, end: int, prev_end: int) -> str:
+    """The kind of an edge added at ``start:end`` after the references were grouped, read as a group's is, with
+    ``prev_end`` the end of the reference before it and the next reference's start as its reach."""
+    next_start = min((r.start for r in out if r.start >= end), default=len(masked))
+    return amendment_kind(text, masked, start, end, prev_end, next_start, None)
+
+
+def _with_follow_ups(out: list[Reference], text: str, masked: str, inner: list[Citation]) -> list[Reference]:
+    """«Το πρώτο εδάφιο της παρ. 4 του άρθρου 2 του ν. 4081/2012 … τροποποιείται … και η παρ. 4 διαμορφώνεται ως
+    εξής»: a paragraph named with no article, as the subject of an amendment verb, is that paragraph of the article
+    last amended before it, in the same paragraph of text, at that paragraph; with none, it is no edge (in «Στο
+    άρθρο 14 … α) η παρ. 1 τροποποιείται … την παραπομπή στα άρθρα 20-23 του ν. 4735/2020, β) η παρ. 2 …» the
+    paragraphs are article 14's, not the last-named law's).
+
+    A paragraph that differs from the amended one is still that article's when no other reference stands
+    between («Οι παρ. 1 και 3 του άρθρου 47 … τροποποιούνται …, η παρ. 2 τροποποιείται»), and so is one after the
+    verb («Στο άρθρο 31 …, τροποποιείται η παρ. 3 …, προστίθεται παρ. 4»); «του ως άνω άρθρου» is the article cited
+    last before it; an article inside a ratified code's article («μετά το εσωτερικό άρθρο 45α του παρόντος») is an
+    edge to that outer article, named before it in its paragraph."""
+    added = []
+    for m in FOLLOW_UP.finditer(masked):
+        verb = VERBS.match(masked, m.end())
+        whole = m.group("article") is not None  # «… και το άρθρο διαμορφώνεται ως εξής»: the article itself
+        par = (m.group("par") or "").upper() or None
+        amended = [r for r in out if r.end <= m.start() and r.kind in AMENDMENT_KINDS
+                   and (whole or r.paragraph == par)
+                   and m.start() - r.end <= FOLLOW_UP_REACH and "\n" not in text[r.end:m.start()]]
+        last = max(amended, key=lambda r: r.end) if amended else _last_before(out, text, m.start())
+        if verb and last and last.kind in AMENDMENT_KINDS and (amended or not whole):
+            span = "article" if whole else "span"
+            added.append(dataclasses.replace(last, kind=verb.lastgroup or "amends", paragraph=par,
+                                             start=m.start(span), end=m.end(span)))
+    for m in VERB_THEN_PARAGRAPH.finditer(masked):
+        last = _last_before(out, text, m.start())
+        if last and last.kind in AMENDMENT_KINDS and not any(r.start <= m.start("span") < r.end for r in out):
+            kind = next(k for k in AMENDMENT_KINDS if m.group(k))
+            added.append(dataclasses.replace(last, kind=kind,
+                                             paragraph=m.group("par").upper(), start=m.start("span"),
+                                             end=m.end("span")))
+    for m in ABOVE_ARTICLE.finditer(masked):
+        last = _last_before(out, text, m.start())
+        if last:
+            before = _paragraph_before(masked, m.start("at"))
+            start = before[1] if before else m.start("at")
+            added.append(dataclasses.replace(last, kind=_kind_between(out, text, masked, start, m.end(), last.end),
+                                             paragraph=before[0] if before else None, start=start, end=m.end()))
+    for c in inner:
+        outer = [r for r in out if r.end <= c.start and "\n" not in text[r.end:c.start]
+                 and OUTER_OF_INNER.search(masked, max(0, r.start - 60), r.start)]
+        if outer:
+            last = max(outer, key=lambda r: r.end)
+            added.append(dataclasses.replace(last, kind=_kind_between(out, text, masked, c.start, c.end, last.end),
+                                             paragraph=None, start=c.start, end=c.end))
+    return sorted(out + added, key=lambda r: (r.start, r.end)) if added else out
+
+
+def edge_fields(references: list[Reference]) -> dict[str, Any]:
+    """The article document's graph fields: ``cites`` (every resolved target, any kind), ``amends`` (resolved
+    targets of amendment-typed edges), ``references`` (the edges themselves) and ``references_version``."""
+    cites = list(dict.fromkeys(r.target for r in references if r.target))
+    amends = list(dict.fromkeys(r.target for r in references if r.target and r.kind in AMENDMENT_KINDS))
+    return {
+        "cites": cites,
+        "amends": amends,
+        "references": [r.as_dict() for r in references],
+        "references_version": REFERENCES_VERSION,
+    }

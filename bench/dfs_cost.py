@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from nomos.ingest.loader import load_dataset  # noqa: E402
 from nomos.opensearch.client import make_client  # noqa: E402
 from nomos.opensearch.node import NodeConfig, install, start, stop  # noqa: E402
+from nomos.opensearch.transport import Transport
 from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
 from nomos.stages.indexing import index_dataset  # noqa: E402
@@ -41,7 +42,7 @@ def main() -> None:
         client = make_client(settings)
         queries = {q.id: q.text for q in ds.queries}
         times: dict[str, list[float]] = {"query_then_fetch": [], "dfs_query_then_fetch": []}
-        retrievers = {t: BM25Retriever(client, "dfs-cost", search_type=t) for t in times}
+        retrievers = {t: BM25Retriever(Transport(client), "dfs-cost", search_type=t) for t in times}
         for r in retrievers.values():
             r.search_many(queries, 100)  # warm-up
         for _ in range(args.repeats):

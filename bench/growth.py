@@ -43,6 +43,7 @@ from nomos.ingest.records import Article  # noqa: E402
 from nomos.mappings import articles_index_body, knn_vector_mapping  # noqa: E402
 from nomos.opensearch.client import make_client  # noqa: E402
 from nomos.opensearch.node import NodeConfig, install, start, stop  # noqa: E402
+from nomos.opensearch.transport import Transport
 from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
 
@@ -132,7 +133,7 @@ def measure(client, kind: str, n: int, base: list[Article], queries: list[str], 
     stats = client.indices.stats(index=index, metric="store,segments")["_all"]["primaries"]
 
     if kind == "bm25":
-        bm25 = BM25Retriever(client, index)
+        bm25 = BM25Retriever(Transport(client), index)
         bodies = [bm25.body(q, 100) for q in queries]
     else:
         qvecs = unit_vectors(np.random.default_rng(7), len(queries))

@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from nomos.opensearch.client import make_client  # noqa: E402
+from nomos.opensearch.transport import Transport  # noqa: E402
 from nomos.retrieval.articles import _facet_aggs  # noqa: E402
 from nomos.retrieval.bm25 import PAGE_FILTER, BM25Retriever  # noqa: E402
 from nomos.retrieval.fusion import ranking_page_body  # noqa: E402
@@ -118,7 +119,7 @@ def main() -> None:
     index = args.index or settings.index_alias
     client = make_client(settings)
     if args.method == "bm25":
-        bm25 = BM25Retriever(client, index, highlight=True)
+        bm25 = BM25Retriever(Transport(client), index, highlight=True)
 
         def body_of(n: str, q: str) -> dict[str, Any]:
             return variant_body(n, bm25, q, args.k)

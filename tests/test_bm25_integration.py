@@ -13,6 +13,7 @@ from nomos.ingest.beir import load_beir
 from nomos.ingest.bulk import BulkError, load_articles
 from nomos.ingest.indexer import alias_targets, create_index, index_meta
 from nomos.mappings import MappingError, articles_index_body
+from nomos.opensearch.transport import Transport
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.stages.evaluation import IndexMismatch, evaluate_method
 from nomos.stages.indexing import index_dataset
@@ -94,14 +95,14 @@ def test_long_queries_survive_the_clause_limit(os_settings, client, mini):
     base = "Ο κατηγορούμενος αφαίρεσε κινητό πράγμα από την κατοχή άλλου και προκάλεσε βλάβη της υγείας του"
     words = base.split()
     long_query = " ".join(f"{words[i % len(words)]} λέξη{i}" for i in range(2500))  # 5,000 words, ~2,500 distinct stems
-    retriever = BM25Retriever(client, os_settings.index_alias, max_clauses=1024)
+    retriever = BM25Retriever(Transport(client), os_settings.index_alias, max_clauses=1024)
     result = retriever.search_many({"long": long_query}, 10)
     hits, note = result.hits["long"], result.query_notes["long"]
     assert hits and note["compact"] and note["dropped_terms"] > 0  # capped to the cluster's clause limit
     # on an ordinary query the compact form scores exactly like the match query
     medium = " ".join([base] * 3)
-    as_match = BM25Retriever(client, os_settings.index_alias, long_query_words=10_000).search(medium, 6)
-    as_terms = BM25Retriever(client, os_settings.index_alias, long_query_words=1).search(medium, 6)
+    as_match = BM25Retriever(Transport(client), os_settings.index_alias, long_query_words=10_000).search(medium, 6)
+    as_terms = BM25Retriever(Transport(client), os_settings.index_alias, long_query_words=1).search(medium, 6)
     assert [h.doc_id for h in as_match] == [h.doc_id for h in as_terms]
     assert [round(h.score, 3) for h in as_match] == [round(h.score, 3) for h in as_terms]
 

@@ -10,6 +10,7 @@ import pytest
 from opensearchpy import OpenSearch
 
 from nomos.ingest.records import Query
+from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.case_reading import (
@@ -89,7 +90,7 @@ def test_the_query_vector_mixes_the_windows_mean_and_the_question():
 def test_bm25s_question_boost_grows_with_the_case_files_length():
     assert question_clause_boost(2.0, " ".join(["λέξη"] * 50)) == 1.0
     assert question_clause_boost(2.0, " ".join(["λέξη"] * 450)) == 9.0
-    bm25 = BM25Retriever(OpenSearch("http://127.0.0.1:1"), "idx", question_boost=2.0)
+    bm25 = BM25Retriever(Transport(OpenSearch("http://127.0.0.1:1")), "idx", question_boost=2.0)
     note: dict = {}
     clause = bm25.query_clause(f"{FACTS}\n\n{QUESTION}", note)
     text, question = clause["bool"]["should"]
@@ -99,7 +100,7 @@ def test_bm25s_question_boost_grows_with_the_case_files_length():
     assert note["bm25_reading"]["question"] == QUESTION
     # no question, or no boost: the text's clause alone, as before
     assert bm25.query_clause("κλοπή ρολογιού") == {"match": {bm25.field: {"query": "κλοπή ρολογιού"}}}
-    plain = BM25Retriever(OpenSearch("http://127.0.0.1:1"), "idx", question_boost=0.0)
+    plain = BM25Retriever(Transport(OpenSearch("http://127.0.0.1:1")), "idx", question_boost=0.0)
     assert plain.query_clause(f"{FACTS}\n\n{QUESTION}") == text
 
 
@@ -129,7 +130,7 @@ class WordEncoder:
 
 def test_a_dense_query_longer_than_the_window_loses_nothing_off_its_end():
     encoder = WordEncoder()
-    knn = KnnRetriever(OpenSearch("http://127.0.0.1:1"), "idx", encoder, question_weight=0.5)
+    knn = KnnRetriever(Transport(OpenSearch("http://127.0.0.1:1")), "idx", encoder, question_weight=0.5)
     text = "α α α α α α. α α α α α α.\n\nβ β;"  # the question is past the window
     vec = knn.query_vectors([text])[0]
     assert "β β;" in encoder.seen  # embedded on its own
@@ -162,10 +163,10 @@ def test_hybrid_admits_bm25_only_for_a_case_longer_than_the_window():
     from nomos.retrieval.fusion import FusionConfig, FusionRetriever
 
     client = OpenSearch("http://127.0.0.1:1")
-    knn = KnnRetriever(client, "idx", WordEncoder(n=6))
-    fusion = FusionRetriever(client, "idx", BM25Retriever(client, "idx"), knn, FusionConfig())
+    knn = KnnRetriever(Transport(client), "idx", WordEncoder(n=6))
+    fusion = FusionRetriever(Transport(client), "idx", BM25Retriever(Transport(client), "idx"), knn, FusionConfig())
     long_case = "α α α α α α. α α α α α α.\n\nβ β;"
     assert fusion.admitted({"long": long_case, "short": "α β γ"}) == {"long": fusion.config.admit}
     assert fusion.config.admit > 0  # the cross-validated default admits some
-    none = FusionRetriever(client, "idx", BM25Retriever(client, "idx"), knn, FusionConfig(admit=0))
+    none = FusionRetriever(Transport(client), "idx", BM25Retriever(Transport(client), "idx"), knn, FusionConfig(admit=0))
     assert none.admitted({"long": long_case}) == {}

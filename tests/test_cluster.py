@@ -15,6 +15,7 @@ import pytest
 
 from nomos.ingest.beir import load_beir
 from nomos.opensearch.client import make_client
+from nomos.opensearch.transport import Transport
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.registry import make_retriever
 from nomos.stages.indexing import index_dataset
@@ -121,7 +122,7 @@ def test_rankings_do_not_depend_on_the_shard_layout_with_dfs(two_nodes, dataset)
             assert [h.score for h in split[qid]] == pytest.approx([h.score for h in single[qid]], rel=1e-5), qid
 
         # without dfs each shard scores with its own term statistics: the same documents get other scores
-        qtf = BM25Retriever(client, two.index_alias, search_type="query_then_fetch").search_many(QUERY_TEXTS, 20).hits
+        qtf = BM25Retriever(Transport(client), two.index_alias, search_type="query_then_fetch").search_many(QUERY_TEXTS, 20).hits
         diffs = [abs(a.score - b.score) / b.score for qid in QUERY_TEXTS
                  for a, b in zip(sorted(qtf[qid], key=lambda h: h.doc_id), sorted(single[qid], key=lambda h: h.doc_id), strict=False)
                  if a.doc_id == b.doc_id]

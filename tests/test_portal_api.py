@@ -9,6 +9,7 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
+from nomos.opensearch.transport import Transport
 from nomos.portal import create_app
 from nomos.retrieval.bm25 import BM25Retriever
 from tests.portal_support import indexed_mini, requests_sent
@@ -68,7 +69,7 @@ def test_law_names_once_then_pages_without_the_law_sub_aggregation(web, mini_set
     from nomos.retrieval.articles import faceted_search, law_names
 
     client = make_client(mini_settings)
-    assert law_names(client, mini_settings.index_alias) == {"PK": "Ποινικός Κώδικας", "AK": "Αστικός Κώδικας"}
+    assert law_names(Transport(client), mini_settings.index_alias) == {"PK": "Ποινικός Κώδικας", "AK": "Αστικός Κώδικας"}
     web.get("/api/search", params={"q": THEFT})  # the portal has looked its law names up
     bodies: list = []
     with requests_sent(web, bodies) as sent:
@@ -78,7 +79,7 @@ def test_law_names_once_then_pages_without_the_law_sub_aggregation(web, mini_set
     assert '"law"' not in aggs and '"sources"' in aggs
     assert {f["source"]: f["law"] for f in body["facets"]} == {"PK": "Ποινικός Κώδικας"}
     # without the map (a library caller), the names come from the sub-aggregation, the same
-    bm25 = BM25Retriever(client, mini_settings.index_alias, highlight=True)
+    bm25 = BM25Retriever(Transport(client), mini_settings.index_alias, highlight=True)
     _, facets, _ = faceted_search(bm25, "φυλάκιση αποζημίωση βλάβη", 5)
     assert {f.source: f.law for f in facets.sources} == {"PK": "Ποινικός Κώδικας", "AK": "Αστικός Κώδικας"}
 
@@ -144,7 +145,7 @@ def test_llm_and_dense_methods_are_refused_when_not_available(web):
 
 def test_query_string_syntax_is_plain_text(web, app, mini_settings):
     """Lucene syntax in a case is just words: no error, the same ranking as a plain match on those words."""
-    bm25 = BM25Retriever(app.state.portal.client, mini_settings.index_alias)
+    bm25 = BM25Retriever(app.state.portal.transport, mini_settings.index_alias)
     for q in ("title:foo OR *", "κλοπή AND (ρολόι", "text:\"κλοπή\"~2 OR _id:PK::386^10", "/.*/ [a TO z]"):
         r = web.get("/api/search", params={"q": q, "k": 6})
         assert r.status_code == 200, (q, r.text)
@@ -218,10 +219,10 @@ def test_a_bm25_page_is_one_request_with_the_retrievers_ranking(web, app, mini_s
     assert [(m, u.split("?")[0]) for m, u, _ in seen] == [("POST", f"/{mini_settings.index_alias}/_search")] * 2, seen
 
     client = app.state.portal.client
-    filtered = BM25Retriever(client, mini_settings.index_alias, filters=({"term": {"source": "AK"}},)).search(query, 6)
+    filtered = BM25Retriever(Transport(client), mini_settings.index_alias, filters=({"term": {"source": "AK"}},)).search(query, 6)
     assert [(h["id"], round(h["score"], 5)) for h in api["hits"]] == [(h.doc_id, round(h.score, 5)) for h in filtered]
     matching = client.count(index=mini_settings.index_alias,
-                            body={"query": BM25Retriever(client, mini_settings.index_alias).query_clause(query)})["count"]
+                            body={"query": BM25Retriever(Transport(client), mini_settings.index_alias).query_clause(query)})["count"]
     assert api["total"] == matching > len(filtered)  # every matching article, not only the filtered page
 
 
@@ -257,7 +258,7 @@ def test_api_area_facet_and_filter_for_bm25(web, app, mini_settings):
     assert civil["total"] == everything["total"] and "area=civil" in civil["url"]
     # a post_filter: the ranking is the retriever's own with the same filter, scores untouched
     client = app.state.portal.client
-    filtered = BM25Retriever(client, mini_settings.index_alias, filters=({"term": {"area": "civil"}},)).search(query, 6)
+    filtered = BM25Retriever(Transport(client), mini_settings.index_alias, filters=({"term": {"area": "civil"}},)).search(query, 6)
     assert [(h["id"], round(h["score"], 5)) for h in civil["hits"]] == [(h.doc_id, round(h.score, 5)) for h in filtered]
     unfiltered = {h["id"]: h["score"] for h in everything["hits"]}
     assert all(abs(unfiltered[h["id"]] - h["score"]) < 1e-9 for h in civil["hits"])

@@ -54,6 +54,7 @@ def test_node_down_gives_503_and_recovers(own_node, tmp_path):
         assert web.get("/api/articles/PK::372").status_code == 503
         assert web.get("/api/health").status_code == 503
         assert web.get("/articles/PK::372").status_code == 503
+        assert web.get("/articles/pk::372").status_code == 503  # an id typed another way: no retry inside the page
         assert web.get("/").status_code == 200  # the empty search page still renders
         assert time.perf_counter() - started < 20  # refused connections fail fast
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from nomos.ingest.beir import load_beir
+from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit, SearchResult
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.llm import LLMClient, LLMConfig
@@ -88,13 +89,13 @@ def test_only_the_window_moves_and_scores_strictly_descend():
 def test_llm_listwise_rerank_over_bm25_on_a_real_node(os_settings, client, mini_folder, tmp_path):
     mini = load_beir(mini_folder)
     index_dataset(os_settings, mini, client=client)
-    bm25 = BM25Retriever(client, os_settings.index_alias)
+    bm25 = BM25Retriever(Transport(client), os_settings.index_alias)
     queries = {q.id: q.text for q in mini.queries}
     firsts = bm25.search_many(queries, 6).hits
     with from_beir(mini_folder) as server:
         llm = LLMClient(LLMConfig(base_url=server.base_url, model="scripted", cache_path=tmp_path / "llm.sqlite"))
         judge = LLMListwiseReranker(llm)
-        rr = RerankRetriever(bm25, judge, fetch=lambda ids: fetch_texts(client, os_settings.index_alias, ids), depth=6)
+        rr = RerankRetriever(bm25, judge, fetch=lambda ids: fetch_texts(Transport(client), os_settings.index_alias, ids), depth=6)
         result = rr.search_many(queries, 6)
         out = result.hits
         assert server.count("rerank") == len(queries)  # one listwise call per query, whatever the depth

@@ -13,8 +13,9 @@ import pytest
 from nomos.errors import ClusterUnavailable, ConfigError, IndexNotFound, SearchError, VectorsMissing
 from nomos.ingest.beir import load_beir
 from nomos.opensearch.client import make_client
-from nomos.opensearch.transport import Transport, as_transport, make_transport
+from nomos.opensearch.transport import Transport, make_transport
 from nomos.retrieval import BM25Retriever, MethodOptions, make_retriever
+from nomos.retrieval.knn import KnnRetriever
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import write_beir
 from tests.portal_support import free_port
@@ -77,7 +78,7 @@ def test_our_own_exceptions_pass_through_the_transport_unchanged(transport):
     assert transport.retries == 0
 
 
-def test_retrievers_accept_a_client_or_a_transport_and_raise_typed_errors(os_settings, client, tmp_path):
+def test_retrievers_take_a_transport_only_and_raise_typed_errors(os_settings, client, tmp_path):
     index_dataset(os_settings, load_beir(write_beir(tmp_path / "mini")))
     shared = make_transport(os_settings, client)
     over_client = make_retriever(os_settings, "bm25", client)
@@ -85,10 +86,15 @@ def test_retrievers_accept_a_client_or_a_transport_and_raise_typed_errors(os_set
     query = "κλοπή ξένου κινητού πράγματος"
     assert over_client.search(query, 5) == over_transport.search(query, 5) != []
     assert isinstance(over_client, BM25Retriever) and over_client.transport.client is client
-    assert as_transport(shared) is shared and over_transport.transport is shared
+    assert over_client.transport.retry_seconds == os_settings.retry_seconds  # the registry gave it the retries
+    assert over_transport.transport is shared
+    with pytest.raises(TypeError, match="takes a nomos Transport, got OpenSearch: make_transport"):
+        BM25Retriever(client, os_settings.index_alias)  # a bare client silently meant "no retries"
+    with pytest.raises(TypeError, match="KnnRetriever takes a nomos Transport"):
+        KnnRetriever(client, os_settings.index_alias, None)
     with pytest.raises(ConfigError, match="-k must be at least 1"):
         over_client.search(query, -3)
-    gone = BM25Retriever(client, f"{os_settings.index_alias}-absent")
+    gone = BM25Retriever(Transport(client), f"{os_settings.index_alias}-absent")
     with pytest.raises(IndexNotFound):
         gone.search(query, 5)
     # knn on an index built without the embedder's vectors: the re-index hint, not OpenSearch's words

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 
 from nomos.eval.tuning import best, cross_validate, folds
 from nomos.ingest.beir import load_beir
+from nomos.opensearch.transport import Transport
 from nomos.stages.evaluation import evaluate_repeated
 
 # --------------------------------------------------------------------------------------------------- CV by hand
@@ -68,7 +69,7 @@ def test_tune_sweeps_a_clone_and_leaves_the_index_alone(os_settings, client, tmp
     client.indices.put_settings(index=live, body={"index.blocks.write": True})
     client.indices.clone(index=live, target=clone, params={"wait_for_active_shards": "1"})
     client.indices.put_settings(index=live, body={"index.blocks.write": None})
-    r = BM25Retriever(client, clone)
+    r = BM25Retriever(Transport(client), clone)
     q = data.queries[0].text
     _set_bm25(client, clone, 0.6, 0.3)
     low = r.search(q, 3)[0].score

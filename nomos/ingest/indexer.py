@@ -24,7 +24,7 @@ from nomos.ingest.records import Dataset
 from nomos.ingest.vectors import VectorReport, fill_vectors, fill_windows, ids_missing_windows
 from nomos.mappings import MappingError, body_hash, vector_field_name, windows_field_name
 from nomos.opensearch.client import ClusterUnavailable
-from nomos.opensearch.transport import as_transport
+from nomos.opensearch.transport import Transport
 from nomos.vectors.cache import VectorCache
 from nomos.vectors.encoders import Encoder, slug
 
@@ -64,7 +64,7 @@ def alias_targets(client: OpenSearch, alias: str) -> list[str]:
 def index_meta(client: OpenSearch, alias: str) -> dict[str, Any]:
     """The ``_meta`` block of the index behind ``alias`` (dataset, BM25 parameters, when built). Read through the
     transport, so a missing index is :class:`~nomos.errors.IndexNotFound` naming it (eval, tune: one clear line)."""
-    only = next(iter(as_transport(client).get_mapping(alias, what=f"the index behind {alias}").values()))
+    only = next(iter(Transport(client, retry_seconds=0.0).get_mapping(alias, what=f"the index behind {alias}").values()))
     return dict(only.get("mappings", {}).get("_meta", {}))
 
 

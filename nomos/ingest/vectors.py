@@ -25,6 +25,7 @@ from nomos.mappings import (
     windows_field_name,
     windows_mapping,
 )
+from nomos.opensearch.transport import Transport
 from nomos.vectors.cache import EncodeStats, VectorCache, encode_cached
 from nomos.vectors.encoders import Encoder, slug
 from nomos.vectors.stored import stored_vectors
@@ -112,7 +113,7 @@ def fill_vectors(
         vectors, part_stats = encode_cached(encoder, [a.passage for a in part], "passage", cache, on_progress=on_progress)
         stats = _add(stats, part_stats)
         ids = [a.id for a in part]
-        others = stored_vectors(client, index, other_fields, ids) if other_fields else {}
+        others = stored_vectors(Transport(client, retry_seconds=0.0), index, other_fields, ids) if other_fields else {}
         failures += _send(client, _updates(index, field, ids, [_vector(v) for v in vectors], others))
     if failures:
         raise BulkError(failures, len(todo))
@@ -187,7 +188,7 @@ def fill_windows(
         windows, part_stats = windows_of(encoder, part, cache, on_progress)
         stats = _add(stats, part_stats)
         ids = [a.id for a in part]
-        others = stored_vectors(client, index, singles, ids) if singles else {}
+        others = stored_vectors(Transport(client, retry_seconds=0.0), index, singles, ids) if singles else {}
         for other in also:
             other_field = windows_field_name(slug(other.spec))
             if other_field != field and other_field in props:

@@ -6,7 +6,7 @@ from nomos.exports import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     ".client": ("cluster_version", "make_client"),
-    ".transport": ("Transport", "TransportOrClient", "as_transport", "make_transport", "typed_error"),
+    ".transport": ("Transport", "make_transport", "require_transport", "typed_error"),
     ".node": ("NodeConfig", "install", "start", "stop"),
     ".dashboards_import": ("DashboardsError", "import_saved_objects"),
 })

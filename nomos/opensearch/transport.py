@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence, TypeVar, Union
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
@@ -164,23 +164,17 @@ class Transport:
                                                                        params=dict(params or {})), what)
 
 
-# What a caller hands the retrieval layer: a transport, or an OpenSearch client that one is built around.
-TransportOrClient = Union[Transport, OpenSearch]
+def require_transport(target: object, who: str) -> Transport:
+    """``target`` if it is a :class:`Transport`; else a TypeError that says how to get one. The retrieval layer
+    takes a transport only: a bare client meant "no retries" without saying so (the portal's article page waited
+    out a long retry inside its page deadline because a helper built its own transport)."""
+    if not isinstance(target, Transport):
+        raise TypeError(f"{who} takes a nomos Transport, got {type(target).__name__}: "
+                        "make_transport(settings, client) builds one with the settings' retries")
+    return target
 
 
-def as_transport(target: TransportOrClient, retry_seconds: float = 0.0) -> Transport:
-    """``target`` if it is a transport, else a transport over that client retrying for ``retry_seconds`` (the
-    retrieval functions accept either, so callers that hold a client keep working). 0 by default: a caller
-    that hands over a bare client asked for no waiting (the portal answers at once while the node is down); one
-    that wants retries passes a transport (:func:`make_transport`)."""
-    if isinstance(target, Transport):
-        return target
-    if not isinstance(target, OpenSearch):
-        raise TypeError(f"expected a Transport or an OpenSearch client, got {type(target).__name__}")
-    return Transport(target, retry_seconds=retry_seconds)
-
-
-def make_transport(settings: Settings, client: TransportOrClient | None = None, pool_maxsize: int | None = None) -> Transport:
+def make_transport(settings: Settings, client: OpenSearch | Transport | None = None, pool_maxsize: int | None = None) -> Transport:
     """The transport for ``settings`` (its cluster, ``retry_seconds`` and the hint that fits a local node or a
     configured URL), over ``client`` where the caller already has one (one client per command or portal)."""
     if isinstance(client, Transport):

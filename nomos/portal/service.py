@@ -12,7 +12,7 @@ import anyio
 from opensearchpy import OpenSearch
 
 from nomos.errors import ClusterError
-from nomos.opensearch.transport import make_transport
+from nomos.opensearch.transport import Transport
 from nomos.retrieval.articles import Article, ArticleRef, article_page
 from nomos.retrieval.direct import by_id
 from nomos.retrieval.graph import ArticleGraph, article_graph, law_contents
@@ -50,6 +50,12 @@ class Portal:
     @property
     def index(self) -> str:
         return self.settings.index_alias
+
+    @property
+    def transport(self) -> Transport:
+        """The searcher's transport: every read of a page goes through it, with no retries (a page while the node is
+        down answers 503 at once, inside its deadline) and typed errors."""
+        return self.searcher.transport
 
     def laws(self) -> dict[str, str]:
         return self.searcher.laws()
@@ -89,17 +95,17 @@ class Portal:
         one article it can only mean (:func:`~nomos.retrieval.direct.by_id`). Unless ``full``, a text longer than
         ``NOMOS_PORTAL_ARTICLE_CHARS`` is cut to its start (the page links to the rest)."""
         cap = None if full else self.settings.portal_article_chars
-        found = article_page(self.client, self.index, article_id, query=query or None, max_chars=cap)
+        found = article_page(self.transport, self.index, article_id, query=query or None, max_chars=cap)
         if found is None:
-            named = by_id(make_transport(self.settings, self.client), self.index, article_id)
+            named = by_id(self.transport, self.index, article_id)
             if named:
-                found = article_page(self.client, self.index, named[0].doc_id, query=query or None, max_chars=cap)
+                found = article_page(self.transport, self.index, named[0].doc_id, query=query or None, max_chars=cap)
         return found
 
     def graph(self, article_id: str, text: str | None = None) -> ArticleGraph | None:
         """The article's references, who cites it and what amends it (:func:`~nomos.retrieval.graph.article_graph`);
         None for an unknown id."""
-        return article_graph(self.client, self.index, article_id, text)
+        return article_graph(self.transport, self.index, article_id, text)
 
     def article_and_graph(self, article_id: str, query: str | None = None, full: bool = False
                           ) -> tuple[Article, ArticleGraph] | None:
@@ -113,8 +119,8 @@ class Portal:
 
     def law(self, source: str) -> tuple[str, list[ArticleRef]]:
         """A law's table of contents: its name and articles in article-number order (empty: unknown source)."""
-        return law_contents(self.client, self.index, source)
+        return law_contents(self.transport, self.index, source)
 
     def health(self) -> dict[str, Any]:
-        count = self.client.count(index=self.index)["count"]
+        count = self.transport.count(self.index, what="the articles")
         return {"status": "ok", "index": self.index, "articles": int(count), "methods": self.methods()}

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from nomos.errors import ConfigError
-from nomos.opensearch.transport import TransportOrClient, as_transport
+from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit, Progress, Retriever, SearchResult, check_k, rank
 
 MODES = ("off", "follow", "credit")
@@ -83,9 +83,9 @@ def parse_amendments(spec: str | None) -> AmendmentConfig:
     return cfg
 
 
-def stored_targets(transport: TransportOrClient, index: str) -> Lookup:
+def stored_targets(transport: Transport, index: str) -> Lookup:
     """A lookup of the ``amends`` field for a list of article ids (one ``mget``)."""
-    t = as_transport(transport)
+    t = transport
 
     def lookup(ids: Sequence[str]) -> Targets:
         if not ids:

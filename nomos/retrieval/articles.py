@@ -16,7 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from nomos.errors import IndexNotFound
 from nomos.legal.areas import short_name
-from nomos.opensearch.transport import TransportOrClient, as_transport
+from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.pages import (
@@ -132,7 +132,7 @@ def natural_key(number: str) -> tuple[Any, ...]:
     return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in re.findall(r"\d+|\D+", number) if p.strip())
 
 
-def get_article(transport: TransportOrClient, index: str, article_id: str, query: str | None = None) -> dict[str, Any] | None:
+def get_article(transport: Transport, index: str, article_id: str, query: str | None = None) -> dict[str, Any] | None:
     """The stored article (with its full text highlighted for ``query`` when given), or None."""
     body: dict[str, Any] = {
         "size": 1,
@@ -145,7 +145,7 @@ def get_article(transport: TransportOrClient, index: str, article_id: str, query
             "fields": {"text": {"number_of_fragments": 0, "max_analyzer_offset": HIGHLIGHT_MAX_CHARS, "highlight_query": {"match": {"text": {"query": query}}}}},
         }
     try:
-        hits = as_transport(transport).search(index, body, what=f"the article {article_id!r}")["hits"]["hits"]
+        hits = transport.search(index, body, what=f"the article {article_id!r}")["hits"]["hits"]
     except IndexNotFound:
         return None
     if not hits:
@@ -157,18 +157,18 @@ def get_article(transport: TransportOrClient, index: str, article_id: str, query
     return src
 
 
-def law_articles(transport: TransportOrClient, index: str, source: str) -> list[ArticleRef]:
+def law_articles(transport: Transport, index: str, source: str) -> list[ArticleRef]:
     """Every article of one legal source, in reading order."""
     body = {"size": MAX_LAW_ARTICLES, "query": {"term": {"source": source}}, "_source": ["number", "title"]}
-    resp = as_transport(transport).search(index, body, what=f"the articles of {source!r}")
+    resp = transport.search(index, body, what=f"the articles of {source!r}")
     refs = [ArticleRef(h["_id"], h["_source"].get("number", ""), h["_source"].get("title", "")) for h in resp["hits"]["hits"]]
     return sorted(refs, key=lambda r: (natural_key(r.number), r.id))
 
 
-def similar_articles(transport: TransportOrClient, index: str, article_id: str, k: int = 8) -> list[ArticleRef]:
+def similar_articles(transport: Transport, index: str, article_id: str, k: int = 8) -> list[ArticleRef]:
     """Articles that share the most distinctive terms with this one (``more_like_this`` on the stored article;
     no user text involved)."""
-    resp = as_transport(transport).search(
+    resp = transport.search(
         index,
         {
             "size": k,
@@ -192,12 +192,12 @@ def similar_articles(transport: TransportOrClient, index: str, article_id: str, 
     ]
 
 
-def article_page(transport: TransportOrClient, index: str, article_id: str, query: str | None = None, window: int = 3,
+def article_page(transport: Transport, index: str, article_id: str, query: str | None = None, window: int = 3,
                  similar: int = 8, max_chars: int | None = None) -> Article | None:
     """Everything an article page shows, or None when the id is unknown. ``max_chars``: a longer text is cut to its
     start (:func:`cut_text`; ``cut`` says so and ``length`` how long it is), so one huge article's page stays as
     cheap to send and render as any other."""
-    transport = as_transport(transport)  # one transport for the page's three requests
+    transport = transport  # one transport for the page's three requests
     src = get_article(transport, index, article_id, query)
     if src is None:
         return None
@@ -234,7 +234,7 @@ def article_page(transport: TransportOrClient, index: str, article_id: str, quer
     )
 
 
-def law_names(transport: TransportOrClient, index: str) -> dict[str, str]:
+def law_names(transport: Transport, index: str) -> dict[str, str]:
     """Every legal source of the index with its law's name (source code -> name), in one aggregation.
 
     A source names one law, so a results page need not ask for the name beside every facet bucket: the portal
@@ -242,7 +242,7 @@ def law_names(transport: TransportOrClient, index: str) -> dict[str, str]:
     in OpenSearch, bench/page_cost.py)."""
     body = {"size": 0, "aggs": {"sources": {
         "terms": {"field": "source", "size": MAX_SOURCES}, "aggs": {"law": {"terms": {"field": "law", "size": 1}}}}}}
-    resp = as_transport(transport).search(index, body, what="the law names")
+    resp = transport.search(index, body, what="the law names")
     return {f.source: f.law for f in read_facets(resp.get("aggregations") or {}).sources}
 
 
@@ -258,7 +258,7 @@ def faceted_search(bm25: BM25Retriever, query: str, k: int, source: str | None =
     return page.hits, read_facets(page.aggregations, laws), page.matching
 
 
-def ids_facets(transport: TransportOrClient, index: str, ids: Sequence[str], size: int = 15, source: str | None = None,
+def ids_facets(transport: Transport, index: str, ids: Sequence[str], size: int = 15, source: str | None = None,
                area: str | None = None, laws: Mapping[str, str] | None = None) -> Facets:
     """Legal sources and areas of a ranked list (LLM methods and re-ranked pages), with counts; ``laws`` as in
     :func:`faceted_search`."""
@@ -266,19 +266,19 @@ def ids_facets(transport: TransportOrClient, index: str, ids: Sequence[str], siz
         return Facets()
     body = {"size": 0, "query": {"ids": {"values": list(ids)}},
             "aggs": facet_aggs(size, source, area, law_names=laws is None)}
-    resp = as_transport(transport).search(index, body, what="the facets of the results")
+    resp = transport.search(index, body, what="the facets of the results")
     return read_facets(resp["aggregations"], laws)
 
 
-def sources_of(transport: TransportOrClient, index: str, ids: Sequence[str]) -> dict[str, str]:
+def sources_of(transport: Transport, index: str, ids: Sequence[str]) -> dict[str, str]:
     """id -> legal source, for filtering a ranked list of a method that cannot filter inside OpenSearch."""
     if not ids:
         return {}
-    docs = as_transport(transport).mget(index, list(ids), source=["source"], what="the results' legal sources")
+    docs = transport.mget(index, list(ids), source=["source"], what="the results' legal sources")
     return {d["_id"]: (d.get("_source") or {}).get("source", "") for d in docs if d.get("found")}
 
 
-def matching_ids(transport: TransportOrClient, index: str, ids: Sequence[str], source: str | None = None,
+def matching_ids(transport: Transport, index: str, ids: Sequence[str], source: str | None = None,
                  area: str | None = None) -> set[str]:
     """Which of ``ids`` are of ``source`` and ``area`` (those given): filtering a ranked list of a method that
     cannot filter inside OpenSearch."""
@@ -286,5 +286,5 @@ def matching_ids(transport: TransportOrClient, index: str, ids: Sequence[str], s
     if not ids or filt is None:
         return set(ids)
     body = {"size": len(ids), "_source": False, "query": {"bool": {"filter": [{"ids": {"values": list(ids)}}, filt]}}}
-    resp = as_transport(transport).search(index, body, what="the results' filter")
+    resp = transport.search(index, body, what="the results' filter")
     return {h["_id"] for h in resp["hits"]["hits"]}

@@ -17,7 +17,7 @@ from opensearchpy import OpenSearch
 
 from nomos.errors import ConfigError, SearchError
 from nomos.mappings import ANALYZERS, FIELDS
-from nomos.opensearch.transport import Transport, as_transport
+from nomos.opensearch.transport import Transport, require_transport
 from nomos.retrieval.base import Hit, Progress, SearchResult, check_k, rank, tick
 from nomos.retrieval.case_reading import DEFAULT_QUESTION_BOOST, bm25_note, question_clause_boost, read_case
 from nomos.retrieval.pages import (
@@ -66,8 +66,8 @@ def chunks(text: str, size: int = ANALYZE_CHUNK_CHARS) -> Iterator[str]:
 class BM25Retriever:
     """BM25 with the stemmed chain (``analysis="stemmed"``) or the unstemmed folded one (``"folded"``).
 
-    ``transport``: every request goes through it (retries, typed errors); an OpenSearch client given instead is
-    wrapped in one that retries for ``retry_seconds``."""
+    ``transport``: every request goes through it (retries, typed errors): a nomos Transport, built by
+    :func:`~nomos.opensearch.transport.make_transport` with the settings' retries (never a bare client)."""
 
     transport: Transport
     index: str
@@ -81,7 +81,6 @@ class BM25Retriever:
     # "auto": dfs_query_then_fetch when the index has 2+ shards (scores then use index-wide term statistics and do
     # not depend on how documents fall into shards), else query_then_fetch (the same thing on one shard, cheaper).
     search_type: str = "auto"
-    retry_seconds: float = 120.0  # a node restarting mid-evaluation is waited for, not fatal (a client given)
     # a case file's question (nomos.retrieval.case_reading) as a second clause, boosted by this much per 100 words
     # of the whole text (question_clause_boost), so that its terms are not drowned by the facts'; 0: the text alone
     question_boost: float = DEFAULT_QUESTION_BOOST
@@ -92,7 +91,7 @@ class BM25Retriever:
         if self.analysis not in FIELDS:
             raise ConfigError(f"--analysis {self.analysis!r} is not an analysis chain",
                               hint=f"choose one of {', '.join(sorted(FIELDS))}")
-        self.transport = as_transport(self.transport, self.retry_seconds)
+        require_transport(self.transport, "BM25Retriever")
 
     @property
     def score_kind(self) -> str:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from nomos.opensearch.transport import TransportOrClient, as_transport
+from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit
 from nomos.retrieval.pages import decorate_body
 
 
-def decorate(transport: TransportOrClient, index: str, hits: list[Hit], query: str) -> list[Hit]:
+def decorate(transport: Transport, index: str, hits: list[Hit], query: str) -> list[Hit]:
     """Titles, laws and highlighted snippets for a ranked list that carries only ids and scores, in one search
     (``transport``: a :class:`~nomos.opensearch.transport.Transport`, or a client, which retries nothing)."""
     if not hits:
         return hits
-    resp = as_transport(transport).search(index, decorate_body(hits, query), what="titles and snippets of the results")
+    resp = transport.search(index, decorate_body(hits, query), what="titles and snippets of the results")
     by_id = {h["_id"]: h for h in resp["hits"]["hits"]}
     out = []
     for h in hits:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from nomos.errors import ConfigError
-from nomos.opensearch.transport import Transport, as_transport
+from nomos.opensearch.transport import Transport, require_transport
 from nomos.retrieval.base import Hit, Progress, SearchResult, check_k, rank, tick
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.decorate import decorate
@@ -105,7 +105,6 @@ class FusionRetriever:
     bm25: BM25Retriever
     knn: KnnRetriever
     config: FusionConfig = field(default_factory=FusionConfig)
-    retry_seconds: float = 120.0  # when a bare client is given instead of a transport
     name: str = field(init=False, default="hybrid")
 
     def __post_init__(self) -> None:
@@ -121,7 +120,7 @@ class FusionRetriever:
             raise ConfigError(f"the pool's RRF head must be 0 or more articles, got {self.config.head}")
         if self.config.admit < 0:
             raise ConfigError(f"the pool admits 0 or more of the other clause's articles, got {self.config.admit}")
-        self.transport = as_transport(self.transport, self.retry_seconds)
+        require_transport(self.transport, "FusionRetriever")
 
     def search(self, query: str, k: int) -> list[Hit]:
         return self.search_many({"q": query}, k).hits["q"]

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from nomos.opensearch.transport import TransportOrClient, as_transport
+from nomos.opensearch.transport import Transport
 from nomos.retrieval.articles import ArticleRef, citation, law_articles, natural_key
 
 AMENDMENT_KINDS = ("amends", "replaces", "inserts", "repeals")
@@ -106,14 +106,14 @@ def links_of(references: list[dict[str, Any]], text: str = "") -> tuple[Link, ..
     return tuple(out)
 
 
-def article_graph(transport: TransportOrClient, index: str, article_id: str, text: str | None = None
+def article_graph(transport: Transport, index: str, article_id: str, text: str | None = None
                   ) -> ArticleGraph | None:
     """The article's edges in at most three requests: its stored references (one ``mget``), the cited articles'
     titles (a second), and who cites it (one ``term`` query on ``cites``; the contract makes ``amends`` a subset
     of ``cites``, so the amending articles are the citing ones whose ``amends`` holds this id). None when the id
     is unknown. ``text``: the article's text when the caller has it already (its page), so it is not fetched
     again (up to NOMOS_MAX_ARTICLE_BYTES); links are placed in it."""
-    t = as_transport(transport)
+    t = transport
     fields = ["references", "cites", "amends"] + (["text"] if text is None else [])
     docs = t.mget(index, [article_id], source=fields, what=f"the references of {article_id!r}")
     if not docs or not docs[0].get("found"):
@@ -149,9 +149,9 @@ def _as_list(v: Any) -> list[str]:  # noqa: ANN401 - a keyword field: absent, on
     return [] if v is None else [v] if isinstance(v, str) else list(v)
 
 
-def law_contents(transport: TransportOrClient, index: str, source: str) -> tuple[str, list[ArticleRef]]:
+def law_contents(transport: Transport, index: str, source: str) -> tuple[str, list[ArticleRef]]:
     """A law's table of contents: its name and every article in article-number order (empty: no such source)."""
-    t = as_transport(transport)
+    t = transport
     arts = law_articles(t, index, source)
     if not arts:
         return "", []

@@ -19,7 +19,7 @@ from opensearchpy import OpenSearch
 
 from nomos.errors import SearchError, VectorsMissing
 from nomos.mappings import WINDOW_VECTOR, vector_field_name, windows_field_name
-from nomos.opensearch.transport import Transport, TransportOrClient, as_transport
+from nomos.opensearch.transport import Transport, require_transport
 from nomos.retrieval.base import Hit, Progress, SearchResult, check_k, rank, tick
 from nomos.retrieval.case_reading import (
     DEFAULT_QUESTION_WEIGHT,
@@ -61,8 +61,7 @@ def vectors_missing(embedder: str, index: str) -> VectorsMissing:
 
 @dataclass
 class KnnRetriever:
-    """k-NN over ``encoder``'s vectors; ``transport`` as in :class:`~nomos.retrieval.bm25.BM25Retriever` (a
-    client given instead is wrapped)."""
+    """k-NN over ``encoder``'s vectors; ``transport`` as in :class:`~nomos.retrieval.bm25.BM25Retriever`."""
 
     transport: Transport
     index: str
@@ -71,7 +70,6 @@ class KnnRetriever:
     exact: bool = False
     cache: VectorCache | None = None
     batch_size: int = 32
-    retry_seconds: float = 120.0
     # the question's share of the query vector (nomos.retrieval.case_reading: the question embedded on its own
     # beside the whole text's windows); 0: the windows alone
     question_weight: float = DEFAULT_QUESTION_WEIGHT
@@ -82,7 +80,7 @@ class KnnRetriever:
     _looked: tuple[float, bool] | None = field(init=False, default=None, repr=False)  # (when, windows complete)
 
     def __post_init__(self) -> None:
-        self.transport = as_transport(self.transport, self.retry_seconds)
+        require_transport(self.transport, "KnnRetriever")
 
     @property
     def score_kind(self) -> str:
@@ -250,20 +248,20 @@ class KnnRetriever:
                 "query_reading": {"windows": "whole text, every window", "question_weight": self.question_weight}}
 
 
-def index_has_vectors(transport: TransportOrClient, index: str, embedder: str) -> bool:
+def index_has_vectors(transport: Transport, index: str, embedder: str) -> bool:
     """Whether every article of ``index`` (an alias or name) has ``embedder``'s vector: decides which methods it
     serves. The index's ``_meta.vectors`` names a field only once the indexer has checked it complete; the mapping
     alone says nothing, since the field is added before the (long) filling starts on the live index."""
     name = vector_field_name(slug(embedder))
-    mapping = as_transport(transport).get_mapping(index, what="the index's mapping")
+    mapping = transport.get_mapping(index, what="the index's mapping")
     return any(name in (m.get("mappings", {}).get("_meta", {}).get("vectors") or {}) for m in mapping.values())
 
 
-def index_has_windows(transport: TransportOrClient, index: str, embedder: str) -> bool:
+def index_has_windows(transport: Transport, index: str, embedder: str) -> bool:
     """Whether every article of ``index`` has ``embedder``'s windows: the indexer lists the nested field in
     ``_meta.windows`` once it has checked them all (until then dense search reads each article's single vector)."""
     name = windows_field_name(slug(embedder))
-    mapping = as_transport(transport).get_mapping(index, what="the index's mapping")
+    mapping = transport.get_mapping(index, what="the index's mapping")
     return any(name in (m.get("mappings", {}).get("_meta", {}).get("windows") or {}) for m in mapping.values())
 
 
@@ -303,10 +301,10 @@ def eta_seconds(progress: dict[str, Any] | None, left: int, now: float) -> float
     return left / rate
 
 
-def vector_readiness(transport: TransportOrClient, index: str, embedder: str) -> VectorReadiness:
+def vector_readiness(transport: Transport, index: str, embedder: str) -> VectorReadiness:
     """Two counts and the mapping: what the command line and the portal show while vectors are being computed
     ("hybrid: N% ready")."""
-    t = as_transport(transport)
+    t = transport
     name = vector_field_name(slug(embedder))
     mappings = [m.get("mappings", {}) for m in t.get_mapping(index, what="the index's mapping").values()]
     complete = any(name in (m.get("_meta", {}).get("vectors") or {}) for m in mappings)

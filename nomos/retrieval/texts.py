@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from nomos.opensearch.transport import TransportOrClient, as_transport
+from nomos.opensearch.transport import Transport
 
 
-def fetch_texts(transport: TransportOrClient, index: str, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+def fetch_texts(transport: Transport, index: str, ids: Sequence[str]) -> dict[str, tuple[str, str]]:
     """(title, text) of each article by one ``mget``; ids that no longer exist are left out. ``transport``: a
     :class:`~nomos.opensearch.transport.Transport`, or a client (then nothing is retried)."""
     if not ids:
         return {}
-    docs = as_transport(transport).mget(index, list(dict.fromkeys(ids)), source=["title", "text"], what="article texts")
+    docs = transport.mget(index, list(dict.fromkeys(ids)), source=["title", "text"], what="article texts")
     return {d["_id"]: ((d.get("_source") or {}).get("title", ""), (d.get("_source") or {}).get("text", ""))
             for d in docs if d.get("found")}
 

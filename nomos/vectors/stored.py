@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from nomos.opensearch.transport import TransportOrClient, as_transport
+from nomos.opensearch.transport import Transport
 
 # The k-NN plugin's doc value is the vector reader's own buffer, reused from one document to the next: returned as
 # it is, every hit's field serialises as the last document's vector (all 3 of a 3-document index read [0.6, 0.8]).
@@ -16,14 +16,14 @@ _COPY = ("if (doc[params.f].size() == 0) { return null; } def v = doc[params.f].
          "for (int i = 0; i < v.length; ++i) { out.add(v[i]); } return out;")
 
 
-def stored_vectors(transport: TransportOrClient, index: str, fields: Sequence[str], ids: Sequence[str]) -> dict[str, dict[str, list[float]]]:
+def stored_vectors(transport: Transport, index: str, fields: Sequence[str], ids: Sequence[str]) -> dict[str, dict[str, list[float]]]:
     """``{article id: {field: vector}}`` for the ``ids`` found in ``index``; a field a document lacks is absent
     from its entry (the script checks ``size()`` instead of failing on a missing value)."""
     if not ids or not fields:
         return {}
     script_fields = {f: {"script": {"source": _COPY, "params": {"f": f}}} for f in fields}
     body = {"size": len(ids), "_source": False, "query": {"ids": {"values": list(ids)}}, "script_fields": script_fields}
-    resp = as_transport(transport).search(index, body, what="stored vectors")
+    resp = transport.search(index, body, what="stored vectors")
     out: dict[str, dict[str, list[float]]] = {}
     for h in resp["hits"]["hits"]:
         got = {f: v for f, v in (h.get("fields") or {}).items() if v}

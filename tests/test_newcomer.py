@@ -268,3 +268,28 @@ def test_positions_are_not_shown_as_scores(os_settings: Settings, tmp_path: Path
     for qid in {row[0] for row in trec}:
         scores = [float(r[4]) for r in trec if r[0] == qid]
         assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)  # still falling with rank
+
+
+@pytest.mark.parametrize("typed", ["άρθρο 386 Α ΠΚ", "άρθρο 386α ΠΚ", "άρθρο 386-Α ΠΚ", "ΠΚ 386 Α", "άρθρο 386 α΄ ΠΚ"])
+def test_article_letters_typed_apart_are_read_as_one_number(typed: str) -> None:
+    from nomos.legal.citations import joined_suffixes
+    from nomos.retrieval.direct import NameReading
+
+    assert [c.id for c in NameReading.of(typed).citations] == ["PK::386Α"]
+    assert joined_suffixes("το άρθρο 5 ή το 6 και 7 ο νόμος") == "το άρθρο 5 ή το 6 και 7 ο νόμος"  # «ή», «ο»: words
+    assert joined_suffixes("άρθρο 386 Αθήνα") == "άρθρο 386 Αθήνα"
+
+
+@pytest.mark.integration
+def test_a_letter_typed_apart_finds_the_article(os_settings: Settings, tmp_path: Path) -> None:
+    from nomos.ingest.beir import load_beir
+    from nomos.stages.indexing import index_dataset
+    from nomos.stages.searching import Searcher, SearchRequest
+    from tests.beir_files import ARTICLES
+
+    fraud = {"_id": "PK::386Α", "title": "Απάτη με υπολογιστή", "text": "Όποιος με σκοπό να αποκομίσει παράνομο "
+             "περιουσιακό όφελος βλάπτει ξένη περιουσία επηρεάζοντας τα στοιχεία υπολογιστή τιμωρείται.",
+             "source": "PK", "law": "Ποινικός Κώδικας"}
+    index_dataset(os_settings, load_beir(write_beir(tmp_path / "mini", articles=[*ARTICLES, fraud])))
+    page = Searcher(os_settings).search(SearchRequest("άρθρο 386 Α ΠΚ", "bm25", 3))
+    assert page.hits[0].doc_id == "PK::386Α" and page.hits[0].details["direct"] == "citation" and not page.missing

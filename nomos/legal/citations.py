@@ -83,6 +83,19 @@ def article_number(raw: str) -> str:
     return m.group(1) + suffix
 
 
+# «386 Α», «386-Α», «386 α΄» as people type them: a number, a space or dash, one of the letters articles take as a
+# suffix (α–θ but not η, which is also «η»/«ή»; or a Latin look-alike), a keraia maybe, then neither more of the word
+# nor an abbreviation's dot («άρθρο 21 ν. 4624/2019», «άρθρο 5 π.δ. …» stay as they are).
+_SPACED_SUFFIX = re.compile(r"(?<![\d\w])(\d{1,4})(?:\s*[-‐–]\s*|\s+)([αβγδεζθΑΒΓΔΕΖΘάέAaBbEeZz])[΄']?(?![\w.])")
+
+
+def joined_suffixes(query: str) -> str:
+    """A query with the article numbers people type apart joined to their letter («άρθρο 386 Α ΠΚ», «386-α» →
+    «386Α», «386α»): read so before a query's citations are looked for. Queries only: statutes write «386Α», and
+    in their text a number followed by a lone letter is often something else (a list item, «περ. α»)."""
+    return _SPACED_SUFFIX.sub(lambda m: m.group(1) + m.group(2), query)
+
+
 def article_variants(number: str) -> list[str]:
     """The ways a corpus may write an article number with a letter suffix, the usual first: «386Α» (Greek capital),
     «386A» (a Latin look-alike: the stand-in has PK::304A), «386α» (lower case: N_4831_2021::5α)."""

@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 
 from nomos.legal.areas import short_name
 from nomos.legal.areas import table as source_table
-from nomos.legal.citations import Citation, article_variants, find_citations, fold, parse_citation
+from nomos.legal.citations import Citation, article_variants, find_citations, fold, joined_suffixes, parse_citation
 from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit
 
@@ -141,6 +141,8 @@ class NameReading:
 
     @classmethod
     def of(cls, query: str) -> NameReading:
+        """The query read as people type citations («άρθρο 386 Α ΠΚ» is «άρθρο 386Α ΠΚ»)."""
+        query = joined_suffixes(query)
         return cls(query, tuple(parse_citation(query)), "::" in query)
 
     @property

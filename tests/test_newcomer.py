@@ -293,3 +293,62 @@ def test_a_letter_typed_apart_finds_the_article(os_settings: Settings, tmp_path:
     index_dataset(os_settings, load_beir(write_beir(tmp_path / "mini", articles=[*ARTICLES, fraud])))
     page = Searcher(os_settings).search(SearchRequest("άρθρο 386 Α ΠΚ", "bm25", 3))
     assert page.hits[0].doc_id == "PK::386Α" and page.hits[0].details["direct"] == "citation" and not page.missing
+
+
+def test_highlights_mark_the_querys_own_words_not_their_stems_namesakes() -> None:
+    from nomos.retrieval.marks import own_marks
+
+    assert own_marks("ο <mark>ρόλο</mark> του, το <mark>ρολόι</mark>, του <mark>ρολογιού</mark>", "ρολόι") == \
+        "ο ρόλο του, το <mark>ρολόι</mark>, του <mark>ρολογιού</mark>"
+    assert own_marks("<mark>κράτησε</mark> του <mark>κράτους</mark>", "Ο Νίκος κράτησε το πορτοφόλι") == \
+        "<mark>κράτησε</mark> του κράτους"
+    assert own_marks("<mark>κλοπές</mark> και <mark>Κλοπή</mark>", "κλοπή") == "<mark>κλοπές</mark> και <mark>Κλοπή</mark>"
+
+
+def test_portal_polish_headings_api_page_and_a_name_on_the_grading_form(tmp_path: Path) -> None:
+    """No node: the pages' pieces. Untitled articles get a citation for a heading; the API link is a page for
+    people; the grading form asks a name when no trusted proxy signed anyone in, and keeps it for the next grade."""
+    from fastapi.testclient import TestClient
+
+    from nomos.portal import create_app
+    from nomos.portal.judgments import back_to_search
+    from nomos.portal.links import heading
+
+    assert heading("", "N_4070_2012::140", "N_4070_2012", "ν. 4070/2012") == "Άρθρο 140 ν. 4070/2012"
+    assert heading("Κλοπή", "PK::372") == "Κλοπή"
+    settings = Settings(opensearch_url="http://127.0.0.1:9", retry_seconds=0, allowed_hosts=("testserver",))
+    with TestClient(create_app(settings)) as web:
+        home = web.get("/").text
+        assert 'href="/api"' in home and 'href="/api/openapi.json">API' not in home
+        api = web.get("/api")
+        assert api.status_code == 200 and "GET /api/search" in api.text and "<table" in api.text
+        assert "openapi.json" in api.text and "cdn" not in api.text.lower()
+
+    class Saved:  # the judgment a form post stored (only the fields back_to_search reads)
+        query, method, article_id, grade, user = "κλοπή", "bm25", "PK::372", 2, "maria"
+
+    assert "by=maria" in back_to_search({"user": "maria"}, Saved())
+    assert "by=" not in back_to_search({}, Saved())
+
+
+@pytest.mark.integration
+def test_the_grading_form_asks_a_name_only_when_no_proxy_signed_one_in(os_settings: Settings, tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from nomos.ingest.beir import load_beir
+    from nomos.portal import create_app
+    from nomos.stages.indexing import index_dataset
+
+    index_dataset(os_settings, load_beir(write_beir(tmp_path / "mini")))
+    with TestClient(create_app(os_settings)) as web:
+        page = web.get("/search", params={"q": "κλοπή", "method": "bm25", "by": "maria"}).text
+        assert 'name="user"' in page and 'value="maria"' in page  # kept from the grade before
+        posted = web.post("/judgments", data={"query": "κλοπή", "article_id": "PK::372", "grade": "2", "method": "bm25",
+                                              "user": "maria"}, headers={"Origin": "http://testserver"},
+                          follow_redirects=False)
+        assert posted.status_code == 303 and "by=maria" in posted.headers["location"]
+        assert web.get("/api/judgments", params={"query": "κλοπή"}).json()["judgments"][0]["user"] == "maria"
+    proxied = os_settings.with_overrides(trusted_proxies=("10.1.0.0/16",))
+    with TestClient(create_app(proxied), client=("10.1.2.3", 40000)) as web:  # as if from the institution's proxy
+        page = web.get("/search", params={"q": "κλοπή", "method": "bm25"}, headers={"X-Remote-User": "bob"}).text
+        assert 'class="judge"' in page and 'name="user"' not in page  # the proxy says who grades

@@ -257,6 +257,8 @@ def back_to_search(fields: dict[str, str], j: store.Judgment) -> str:
     if SOURCE_PATTERN.match(source):
         params["source"] = source
     params.update(judged=j.article_id, grade=str(j.grade))
+    if fields.get("user") and j.user == fields["user"]:  # a name typed on the form (not a proxy's): kept for the next grade
+        params["by"] = j.user
     return "/search?" + urlencode(params) + "#j-" + quote(j.article_id, safe="")
 
 

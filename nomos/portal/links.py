@@ -142,6 +142,22 @@ SCORE_LABELS = {"bm25": "βαθμολογία BM25", "similarity": "ομοιότ
                 "rrf": "βαθμολογία RRF (άθροισμα 1 / (60 + θέση))"}
 
 
+def signed_in(request: Any) -> str | None:  # noqa: ANN401 - a Starlette request
+    """The user a trusted proxy signed in for this request (the grading form then asks no name), else None."""
+    try:
+        return request.app.state.proxies.user(request)
+    except (AttributeError, ValueError):
+        return None
+
+
+def heading(title: str, article_id: str, source: str = "", law: str = "") -> str:
+    """An article's title, or, for one without («N_4070_2012::140»), how a lawyer cites it: «Άρθρο 140 ν. 4070/2012»."""
+    if title:
+        return title
+    cited = citation(article_id, source or article_id.split("::", 1)[0], law)
+    return cited[:1].upper() + cited[1:]
+
+
 def make_templates() -> Jinja2Templates:
     """The pages' templates, with the link builders, labels and snippet filters they use."""
     # auto_reload off: the templates ship with the code, so no stat() of every template on every page
@@ -152,7 +168,8 @@ def make_templates() -> Jinja2Templates:
                        law_url=lambda source: _href(law_url(source)), linked_text=linked_text,
                        METHOD_LABELS=METHOD_LABELS, K_CHOICES=K_CHOICES, MAX_QUERY_CHARS=MAX_QUERY_CHARS,
                        AREA_LABELS={a.key: a.label for a in legal_areas().values()}, citation=citation,
-                       greek_readiness=greek_readiness, SCORE_LABELS=SCORE_LABELS)
+                       greek_readiness=greek_readiness, SCORE_LABELS=SCORE_LABELS,
+                       heading=heading, signed_in=signed_in)
     env.filters["snippet"] = safe_snippet
     env.filters["anchored"] = anchored_snippet
     return Jinja2Templates(env=env)

@@ -3,6 +3,8 @@ references, citing and amending articles) and a law's table of contents."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from anyio.to_thread import run_sync
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
@@ -62,3 +64,32 @@ async def law_page(request: Request, portal: PortalDep, source: LawSource) -> Re
     if not articles:
         raise PortalError(404, "Δεν βρέθηκε νόμος με αυτόν τον κωδικό.")
     return await render(request, "law.html", source=source, law_name=name, articles=articles)
+
+
+@router.get("/api", response_class=HTMLResponse)
+async def api_page(request: Request) -> Response:
+    """The JSON API for people: each endpoint with its parameters, read from the OpenAPI description (FastAPI's
+    Swagger page loads its scripts from a CDN, which the portal never does; the raw JSON was a wall of text)."""
+    return await render(request, "api.html", endpoints=api_endpoints(request.app.openapi()), base=str(request.base_url))
+
+
+def api_endpoints(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The endpoints of an OpenAPI description, by path, with their parameters in plain words."""
+    out = []
+    for path, operations in sorted(schema.get("paths", {}).items()):
+        for method, op in operations.items():
+            params = [{"name": p["name"], "where": {"query": "query", "path": "διαδρομή"}.get(p.get("in", ""), p.get("in", "")),
+                       "required": bool(p.get("required")), "type": _type_of(p.get("schema", {})),
+                       "description": p.get("description") or p.get("schema", {}).get("description", "")}
+                      for p in op.get("parameters", [])]
+            out.append({"method": method.upper(), "path": path, "summary": op.get("summary", ""),
+                        "description": op.get("description", ""), "params": params})
+    return out
+
+
+def _type_of(schema: dict[str, Any]) -> str:
+    if "anyOf" in schema:
+        return " | ".join(_type_of(s) for s in schema["anyOf"] if s.get("type") != "null")
+    if "enum" in schema:
+        return " | ".join(map(str, schema["enum"]))
+    return str(schema.get("type", ""))

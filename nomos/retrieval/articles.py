@@ -19,6 +19,7 @@ from nomos.legal.areas import short_name
 from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit
 from nomos.retrieval.bm25 import BM25Retriever
+from nomos.retrieval.marks import own_marks
 from nomos.retrieval.pages import (
     HIGHLIGHT_MAX_CHARS,
     HIGHLIGHT_TAGS,
@@ -153,7 +154,7 @@ def get_article(transport: Transport, index: str, article_id: str, query: str | 
     src = dict(hits[0]["_source"])
     src["id"] = hits[0]["_id"]
     hl = hits[0].get("highlight", {}).get("text")
-    src["highlighted_text"] = hl[0] if hl else None
+    src["highlighted_text"] = own_marks(hl[0], query) if hl and query else None
     return src
 
 

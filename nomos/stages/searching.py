@@ -47,6 +47,7 @@ from nomos.retrieval.decorate import decorate
 from nomos.retrieval.direct import NameReading, look_up
 from nomos.retrieval.knn import FACET_DEPTH, VectorReadiness, index_has_vectors, vector_readiness
 from nomos.retrieval.llm import not_configured_message, resolve_llm_settings
+from nomos.retrieval.marks import with_own_marks
 from nomos.retrieval.pages import facet_aggs, read_facets
 from nomos.retrieval.registry import (
     MethodOptions,
@@ -220,6 +221,7 @@ class Searcher:
             with cluster_errors(self.settings, "the snippets"):
                 shown = {h.doc_id: h for h in decorate(self.transport, self.index, bare, request.query)}
             hits = [shown.get(h.doc_id, h) for h in hits]
+        hits = with_own_marks(hits, request.query)  # no mark on a stem's namesake («ρόλο» for «ρολόι»)
         ready = eta = None
         if request.method is None and method != "hybrid":
             progress = self.readiness()

@@ -1,0 +1,87 @@
+"""Highlights that mark the query's own words, not every word that happens to share their stem.
+
+The highlighter marks what the stemmed field matched, and Snowball's Greek stems collide: «ρολόι» (a watch) and
+«ρόλο» (a role) are both ``ρολ``, «κράτησε» (kept) and «κράτους» (of the state) both ``κρατ``. The ranking may keep
+those matches (recall), but a reader who sees «ρόλο» marked in a case about a watch stops trusting the page. So each
+marked word is checked against the query's words, as written (accents kept), before it is shown marked:
+
+* the same word once folded (case, accents, final sigma): kept;
+* else it shares at least the first three letters with a query word, and
+  - where both words are stressed inside the letters they share, the stress falls on the same letter (a different
+    stress is a different word: «ρολόι» / «ρόλο»; «ρολόι» / «ρολογιού» stress outside it and stay), and
+  - they do not end one as a verb and the other as a noun («κράτησε» / «κράτους»; «κλοπή» / «κλοπές» stay).
+
+A heuristic, on purpose small: it only ever removes a mark, never adds one, and words it cannot classify keep theirs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Sequence
+
+from nomos.legal.citations import fold
+from nomos.retrieval.base import Hit
+
+_MARKED = re.compile(r"<mark>(.*?)</mark>", re.S)
+_WORD = re.compile(r"[^\W\d_]+")
+_STRESSED = set("άέήίόύώΐΰ")
+# folded endings (final sigma as σ) that say "verb" or "noun" with little doubt; anything else says nothing
+_VERB_ENDINGS = ("ησε", "ισε", "ασε", "ωσε", "ευσε", "ουσε", "ξε", "ψε", "ησαν", "ισαν", "ασαν", "ουν", "ουμε", "ετε",
+                 "ει", "ηκε", "θηκε", "ονται", "εται", "ομαι", "ησει", "ισει")
+_NOUN_ENDINGS = ("ουσ", "οσ", "ου", "ων", "ησ", "εωσ", "ματοσ", "ματα", "μα", "ση", "σησ", "σεισ", "ια", "ιασ")
+
+
+def _stress(word: str) -> int | None:
+    return next((i for i, ch in enumerate(word) if ch in _STRESSED), None)
+
+
+def _kind(folded: str) -> str | None:
+    verb = max((len(e) for e in _VERB_ENDINGS if folded.endswith(e)), default=0)
+    noun = max((len(e) for e in _NOUN_ENDINGS if folded.endswith(e)), default=0)
+    return None if verb == noun else "verb" if verb > noun else "noun"
+
+
+def _common(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def own_word(marked: str, query_words: Sequence[str]) -> bool:
+    """Whether ``marked`` (a highlighted word, as the text writes it) is one of ``query_words`` or an inflection of
+    one, by the module's rules."""
+    m = marked.lower()
+    fm = fold(m)
+    for q in query_words:
+        fq = fold(q)
+        if fm == fq:
+            return True
+        shared = _common(fm, fq)
+        if shared < 3:
+            continue
+        sm, sq = _stress(m), _stress(q)
+        if sm is not None and sq is not None and sm < shared and sq < shared and sm != sq:
+            continue
+        km, kq = _kind(fm), _kind(fq)
+        if km and kq and km != kq:
+            continue
+        return True
+    return False
+
+
+def own_marks(fragment: str, query: str) -> str:
+    """``fragment`` (a highlighter's html with <mark>…</mark>) with the marks that are not the query's own words
+    taken off (the words stay)."""
+    words = [w.lower() for w in _WORD.findall(query)]
+    if not words or "<mark>" not in fragment:
+        return fragment
+    return _MARKED.sub(lambda m: m.group(0) if own_word(m.group(1), words) else m.group(1), fragment)
+
+
+def with_own_marks(hits: Sequence[Hit], query: str) -> list[Hit]:
+    """The hits with :func:`own_marks` applied to every snippet."""
+    return [replace(h, highlights=tuple(own_marks(f, query) for f in h.highlights)) if h.highlights else h for h in hits]

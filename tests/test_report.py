@@ -126,3 +126,17 @@ def test_report_shows_llm_issue_counts_with_those_above_the_threshold_in_bold(tm
     assert "<th>format errors</th>" in section and "<td>0 (0.0%)</td>" in section
     assert section.count("<strong>1 (10.0%)</strong>") == 2  # unknown ids, empty replies
     assert "<td>3 (30.0%)</td>" in section  # cache hits: informational, never bold
+
+
+def test_cost_panels_of_runs_without_an_llm_show_one_tick_not_a_smear(tmp_path, monkeypatch):
+    """Only runs that spent no LLM call: the calls and tokens panels showed 0.0000, 0.0002… written over each other."""
+    import nomos.eval.report as report
+
+    runs = [r for r in _runs(tmp_path) if r.name == "bm25"]
+    figures = []
+    monkeypatch.setattr(report, "_png", lambda fig: figures.append(fig) or "")
+    report.cost_chart(compare(runs, n_permutations=100, sources=gold_sources(QRELS)))
+    calls, tokens, seconds = figures[0].axes[:3]
+    for ax in (calls, tokens):
+        assert list(ax.get_xticks()) == [0] and any(t.get_text() == "0 for every run" for t in ax.texts)
+    assert 2 <= len(seconds.get_xticks()) <= 6  # a real axis where there is something to show

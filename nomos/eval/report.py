@@ -125,10 +125,19 @@ def cost_chart(c: Comparison) -> str:
             x = pts[r.name][key]
             ax.scatter([x], [c.means[r.name]["ndcg@10"]], marker="o", s=40, color=color)
             ax.scatter([x], [c.means[r.name]["recall@100"]], marker="^", s=50, color=color, label=r.name if key == "calls" else None)
+    from matplotlib.ticker import MaxNLocator
+
     for ax, key, label in zip(axes, keys, ("LLM calls / query", "tokens / query", "seconds / query"), strict=True):
         ax.set_xlabel(label)
         ax.grid(alpha=0.3)
-        ax.set_xlim(-0.05 * (m := max(max(p[key] for p in pts.values()), 1e-3)), 1.15 * m)
+        top = max(p[key] for p in pts.values())
+        if top <= 0:  # no run spent any: one tick at 0 and a word, not a row of 0.0000s written over each other
+            ax.set_xlim(-1, 1)
+            ax.set_xticks([0])
+            ax.text(0.5, 0.04, "0 for every run", transform=ax.transAxes, ha="center", fontsize=8, color="#555")
+            continue
+        ax.set_xlim(-0.05 * top, 1.15 * top)
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
         ax.ticklabel_format(axis="x", style="plain", useOffset=False)
     axes[0].set_ylabel("● nDCG@10   ▲ Recall@100")
     axes[0].set_ylim(0, _top(v for name in c.means for v in (c.means[name]["ndcg@10"], c.means[name]["recall@100"])))

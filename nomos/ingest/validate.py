@@ -78,6 +78,8 @@ def check_id(value: object, where: str, field: str = "_id") -> str:
         what = "white space" if bad.isspace() else repr(bad) if bad.isprintable() else _shown(bad)
         raise DatasetError(where, f"field {field!r} ({text[:60]!r}) contains {what}; an id holds only letters "
                                   "(Latin or Greek), digits and : _ . -")
+    if not any(c.isalnum() for c in text):  # «.», «..», «-»: the link /articles/.. opened the home page
+        raise DatasetError(where, f"field {field!r} ({text!r}) has no letter or digit; an id names something")
     return text
 
 

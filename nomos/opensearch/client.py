@@ -121,10 +121,11 @@ def reason_of(error: Any) -> str:  # noqa: ANN401 - OpenSearch's error bodies ar
     return str(error) if error else ""
 
 
-def access_error(exc: BaseException, what: str, settings: Settings | None = None) -> ClusterError | None:
+def access_error(exc: BaseException, what: str, settings: Settings | None = None, user: str = "") -> ClusterError | None:
     """The clear error for a request the cluster refused for who sent it (401, 403) or whose TLS certificate
-    could not be verified; None for every other failure. ``settings`` names the user."""
-    user = (settings.opensearch_user or "") if settings else ""
+    could not be verified; None for every other failure. ``settings`` or ``user`` names the user (a 401 said "no
+    NOMOS_OPENSEARCH_USER" while the portal's user was set: the transport did not pass it on)."""
+    user = user or ((settings.opensearch_user or "") if settings else "")
     who = f"user {user!r}" if user else "the client (no NOMOS_OPENSEARCH_USER)"
     if isinstance(exc, SSLError):
         return AccessDenied(f"{what}: the cluster's TLS certificate could not be verified ({exc.info or exc.error})",

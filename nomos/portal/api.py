@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 from nomos.portal.errors import PortalError
 from nomos.portal.links import article_url, law_url, safe_snippet, search_url
 from nomos.portal.params import AreaParam, ArticleId, KParam, LawSource, MethodParam, RequiredQuery, SourceParam
-from nomos.portal.web import PortalDep, limit, run, run_search
+from nomos.portal.web import PAGE_LIMIT, PortalDep, limit, run, run_search
 from nomos.retrieval.articles import citation
 
 router = APIRouter(prefix="/api")
@@ -179,7 +179,7 @@ def _ref(r: Any) -> ArticleRefOut | None:  # noqa: ANN401 - an ArticleRef or Non
     return None if r is None else ArticleRefOut(**{f.name: getattr(r, f.name) for f in fields(r)})
 
 
-@router.get("/articles/{article_id}", response_model=ArticleOut, responses={404: {"model": ErrorOut}, 503: {"model": ErrorOut}},
+@router.get("/articles/{article_id}", dependencies=[PAGE_LIMIT], response_model=ArticleOut, responses={404: {"model": ErrorOut}, 503: {"model": ErrorOut}},
             summary="One article with its law's neighbours and similar articles")
 async def api_article(portal: PortalDep, article_id: ArticleId) -> ArticleOut:
     art = await run(portal, portal.article, article_id, None)
@@ -193,7 +193,7 @@ async def api_article(portal: PortalDep, article_id: ArticleId) -> ArticleOut:
     )
 
 
-@router.get("/health", responses={503: {"model": ErrorOut}}, summary="Is the search engine up?")
+@router.get("/health", dependencies=[PAGE_LIMIT], responses={503: {"model": ErrorOut}}, summary="Is the search engine up?")
 async def api_health(portal: PortalDep) -> dict[str, Any]:
     return await run(portal, portal.health)
 
@@ -205,7 +205,7 @@ def _graph_ref(r: Any) -> GraphRefOut:  # noqa: ANN401 - a retrieval.graph.Graph
 AMENDED_WARNING = "later articles amend this one: its text may not be the one in force"
 
 
-@router.get("/articles/{article_id}/graph", response_model=GraphOut,
+@router.get("/articles/{article_id}/graph", dependencies=[PAGE_LIMIT], response_model=GraphOut,
             responses={404: {"model": ErrorOut}, 503: {"model": ErrorOut}},
             summary="The article's references, the articles citing it and amending it, its neighbours")
 async def api_graph(portal: PortalDep, article_id: ArticleId) -> GraphOut:
@@ -223,7 +223,7 @@ async def api_graph(portal: PortalDep, article_id: ArticleId) -> GraphOut:
     )
 
 
-@router.get("/laws/{source}", response_model=LawOut, responses={404: {"model": ErrorOut}, 503: {"model": ErrorOut}},
+@router.get("/laws/{source}", dependencies=[PAGE_LIMIT], response_model=LawOut, responses={404: {"model": ErrorOut}, 503: {"model": ErrorOut}},
             summary="A law's table of contents")
 async def api_law(portal: PortalDep, source: LawSource) -> LawOut:
     name, articles = await run(portal, portal.law, source)

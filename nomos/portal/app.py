@@ -49,6 +49,13 @@ SECURITY_HEADERS = {
 }
 
 
+def shows_a_case(path: str, query_string: bytes) -> bool:
+    """Whether an answer may hold a visitor's case or a judgment's notes (a search, an article highlighted for a
+    case, the judgments): no browser or proxy cache keeps those (``Cache-Control: no-store``)."""
+    return path in ("/search", "/api/search") or path.startswith(("/judgments", "/api/judgments")) or \
+        b"q=" in query_string
+
+
 class SecurityHeaders:
     """Pure ASGI middleware: the security headers on every response (pages, API, static files, errors)."""
 
@@ -60,11 +67,14 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
+        private = shows_a_case(scope.get("path", ""), scope.get("query_string", b""))
+
         async def send_with_headers(message: dict) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 present = {k.lower() for k, _ in headers}
-                for k, v in SECURITY_HEADERS.items():
+                extra = {**SECURITY_HEADERS, **({"Cache-Control": "no-store"} if private else {})}
+                for k, v in extra.items():
                     if k.lower().encode() not in present:
                         headers.append((k.lower().encode(), v.encode()))
                 message["headers"] = headers
@@ -97,7 +107,7 @@ async def _http(request: Request, exc: StarletteHTTPException) -> Response:
 async def _too_many(request: Request, exc: RateLimited) -> Response:
     """A client past its rate (:mod:`nomos.portal.ratelimit`): 429, and when to come back."""
     log.info("%s %s: 429 %s", request.method, request.url.path, exc)
-    what = "αναζητήσεις" if exc.kind == "search" else "αξιολογήσεις"
+    what = {"search": "αναζητήσεις", "judgment": "αξιολογήσεις"}.get(exc.kind, "σελίδες")
     return await error_response(request, 429, f"Πάρα πολλές {what} σε λίγο χρόνο. Δοκιμάστε ξανά σε {exc.retry_after} "
                                 "δευτερόλεπτα.", headers={"Retry-After": str(exc.retry_after)})
 
@@ -143,7 +153,7 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
                               llm_slots=llm_slots)
     app.state.templates = make_templates()
     app.state.proxies = Proxies(settings.trusted_proxies)
-    app.state.rates = RateLimits.from_specs(settings.search_rate, settings.judgment_rate)
+    app.state.rates = RateLimits.from_specs(settings.search_rate, settings.judgment_rate, settings.page_rate)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     # a Host not on the list is a 400 before any route (or the trailing-slash redirect) can echo it
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(settings.allowed_hosts) or ["*"])

@@ -35,7 +35,7 @@ from nomos.errors import NomosError
 from nomos.opensearch import judgments_store as store
 from nomos.portal.identity import USER_PATTERN, BadUserHeader
 from nomos.portal.service import Portal
-from nomos.portal.web import PortalDep, error_response, limit, render, run
+from nomos.portal.web import PAGE_LIMIT, PortalDep, error_response, limit, render, run
 from nomos.retrieval.registry import method_names
 
 DEFAULT_USER = "anonymous"
@@ -288,6 +288,8 @@ async def api_judge(request: Request, portal: PortalDep) -> Response:
         raise JudgmentRejected(400, f"body: not JSON ({exc})") from None
     except ValueError:  # Python refuses to read an integer of more than 4,300 digits (a 5,000-digit grade)
         raise JudgmentRejected(422, ["body: a number too long to be read (more than 4,300 digits)"]) from None
+    except RecursionError:  # [[[[…]]]] thousands deep: the parser gives up (it was a 500 and a traceback per request)
+        raise JudgmentRejected(400, "body: JSON nested too deeply (a judgment is one flat object)") from None
     given = data.get("user") if isinstance(data, dict) and isinstance(data.get("user"), str) else None
     user = user_of(request, given)
     if isinstance(data, dict):
@@ -296,7 +298,7 @@ async def api_judge(request: Request, portal: PortalDep) -> Response:
     return JSONResponse(judgment.as_dict(), status_code=201 if created else 200)
 
 
-@router.get("/api/judgments", response_model=JudgmentsOut, responses={422: {"model": RejectedOut}},
+@router.get("/api/judgments", dependencies=[PAGE_LIMIT], response_model=JudgmentsOut, responses={422: {"model": RejectedOut}},
             summary="The judgments of one query")
 async def api_judgments(portal: PortalDep,
                         query: Annotated[str | None, Query(min_length=1, max_length=store.MAX_QUERY_CHARS)] = None,
@@ -321,7 +323,7 @@ def _page_of(page: int, size: int) -> tuple[int, int]:
     return offset, size
 
 
-@router.get("/api/judgments/queries", response_model=list[QuerySummaryOut], responses={422: {"model": RejectedOut}},
+@router.get("/api/judgments/queries", dependencies=[PAGE_LIMIT], response_model=list[QuerySummaryOut], responses={422: {"model": RejectedOut}},
             summary="Every judged query, latest first, a page at a time")
 async def api_judged_queries(portal: PortalDep, page: Page = 1,
                              size: Annotated[int, Query(ge=1, le=store.MAX_QUERIES)] = store.MAX_QUERIES) -> list[QuerySummaryOut]:
@@ -330,7 +332,7 @@ async def api_judged_queries(portal: PortalDep, page: Page = 1,
     return [QuerySummaryOut(**r) for r in rows]
 
 
-@router.get("/judgments", include_in_schema=False)
+@router.get("/judgments", dependencies=[PAGE_LIMIT], include_in_schema=False)
 async def judgments_page(request: Request, portal: PortalDep,
                          query_id: Annotated[str | None, Query(pattern=r"^[0-9a-f]{16}$")] = None,
                          page: Page = 1, size: Annotated[int, Query(ge=1, le=200)] = PAGE_SIZE) -> Response:

@@ -22,7 +22,7 @@ from nomos.portal.params import (
     QueryText,
     SourceParam,
 )
-from nomos.portal.web import PortalDep, limit, render, run, run_search
+from nomos.portal.web import PAGE_LIMIT, PortalDep, limit, render, run, run_search
 from nomos.retrieval.registry import DEFAULT_METHOD
 
 router = APIRouter(include_in_schema=False)
@@ -48,7 +48,7 @@ async def search_page(request: Request, portal: PortalDep, q: QueryText = "", me
     return await render(request, "search.html", form=form, result=result, defaulted=result.defaulted)
 
 
-@router.get("/articles/{article_id}", response_class=HTMLResponse)
+@router.get("/articles/{article_id}", response_class=HTMLResponse, dependencies=[PAGE_LIMIT])
 async def article_page(request: Request, portal: PortalDep, article_id: ArticleId, q: Highlight = None,
                        full: FullText = False) -> Response:
     found = await run(portal, portal.article_and_graph, article_id, q, full)
@@ -58,7 +58,7 @@ async def article_page(request: Request, portal: PortalDep, article_id: ArticleI
     return await render(request, "article.html", article=art, graph=graph, q=q or "")
 
 
-@router.get("/laws/{source}", response_class=HTMLResponse)
+@router.get("/laws/{source}", response_class=HTMLResponse, dependencies=[PAGE_LIMIT])
 async def law_page(request: Request, portal: PortalDep, source: LawSource) -> Response:
     name, articles = await run(portal, portal.law, source)
     if not articles:

@@ -31,7 +31,8 @@ KParam = Annotated[int, Query(ge=1, le=MAX_K, description="number of articles")]
 SourceParam = Annotated[str | None, Query(pattern=SOURCE_PATTERN, description="only articles of this legal source")]
 AreaParam = Annotated[str | None, Query(pattern=AREA_PATTERN, description="only articles of this legal area: "
                                         + ", ".join(f"{a.key} ({a.label})" for a in legal_areas().values()))]
-ArticleId = Annotated[str, PathParam(min_length=1, max_length=MAX_ID_CHARS, description="article id, SOURCE::NUMBER")]
+ArticleId = Annotated[str, PathParam(min_length=1, max_length=MAX_ID_CHARS, pattern=r".*[^.\-].*",  # not only dots/dashes
+                                     description="article id, SOURCE::NUMBER")]
 FullText = Annotated[bool, Query(description="the whole text of an article longer than a page shows")]
 LawSource = Annotated[str, PathParam(pattern=SOURCE_PATTERN, description="a legal source, e.g. PK")]
 Highlight = Annotated[str | None, Query(max_length=MAX_QUERY_CHARS, description="terms to highlight in the text")]

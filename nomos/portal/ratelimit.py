@@ -1,4 +1,4 @@
-"""Per-client rate limits on searches and judgments, with the ``limits`` library (moving windows in memory).
+"""Per-client rate limits on searches, judgments and every other request that reads the cluster (pages), with the ``limits`` library (moving windows in memory).
 
 A client is the signed-in user where a trusted proxy names one, else its address (:mod:`nomos.portal.identity`).
 Why: one client sent 1,000 junk judgments in 7 s and pushed the real ones off the judgments page (issue 26); and
@@ -18,7 +18,7 @@ from limits.strategies import MovingWindowRateLimiter
 
 from nomos.errors import ConfigError
 
-KINDS = {"search": "NOMOS_SEARCH_RATE", "judgment": "NOMOS_JUDGMENT_RATE"}
+KINDS = {"search": "NOMOS_SEARCH_RATE", "judgment": "NOMOS_JUDGMENT_RATE", "page": "NOMOS_PAGE_RATE"}
 
 
 class RateLimited(Exception):
@@ -50,8 +50,9 @@ class RateLimits:
     limiter: MovingWindowRateLimiter = field(default_factory=lambda: MovingWindowRateLimiter(MemoryStorage()))
 
     @classmethod
-    def from_specs(cls, search: str, judgment: str) -> RateLimits:
-        return cls({"search": parse_rates(search, KINDS["search"]), "judgment": parse_rates(judgment, KINDS["judgment"])})
+    def from_specs(cls, search: str, judgment: str, page: str = "300/minute") -> RateLimits:
+        return cls({"search": parse_rates(search, KINDS["search"]), "judgment": parse_rates(judgment, KINDS["judgment"]),
+                    "page": parse_rates(page, KINDS["page"])})
 
     def hit(self, kind: str, client: str) -> None:
         """Count one request of ``kind`` for ``client``; :class:`RateLimited` when it is one too many."""

@@ -142,8 +142,12 @@ class Settings(BaseSettings):
     # The addresses (IPs or networks, comma-separated) of the reverse proxies whose X-Forwarded-User / X-Remote-User
     # and X-Forwarded-For the portal believes; from anyone else those headers are ignored. Default: none.
     trusted_proxies: Annotated[tuple[str, ...], NoDecode] = ()
-    # judgments only from a user a trusted proxy signed in (401 otherwise); the `user` field is then ignored
-    require_sign_in: bool = False
+    # the one header a trusted proxy names the signed-in user in (oauth2-proxy's, as docker-compose's `sso` sets it);
+    # any other identity header on a request from a trusted proxy is a 400 (a client could add one the proxy passes on)
+    user_header: str = Field("X-Forwarded-User", pattern=r"^[A-Za-z][A-Za-z0-9-]{0,63}$")
+    # judgments (posting and reading) only from a user a trusted proxy signed in (401 otherwise); the `user` field
+    # is then ignored. None: on wherever a proxy is trusted (NOMOS_TRUSTED_PROXIES), off otherwise
+    require_sign_in: bool | None = None
     # the Host names the portal answers to (comma-separated; "*" any): a request naming another is a 400, so no
     # redirect or link is ever built from a foreign Host
     allowed_hosts: Annotated[tuple[str, ...], NoDecode] = ("localhost", "127.0.0.1", "[::1]")
@@ -305,6 +309,11 @@ class Settings(BaseSettings):
     def url(self) -> str:
         """The cluster every command talks to."""
         return self.opensearch_url or f"{'https' if self.secure else 'http'}://127.0.0.1:{self.http_port}"
+
+    @property
+    def sign_in_required(self) -> bool:
+        """Whether judgments need a signed-in user: as set, else wherever a sign-in proxy is trusted."""
+        return bool(self.trusted_proxies) if self.require_sign_in is None else self.require_sign_in
 
     @property
     def uses_local_node(self) -> bool:

@@ -42,7 +42,8 @@ def mini(cluster, tmp_path_factory):
 def web(mini):
     """The portal as its reverse proxy reaches it: from a trusted address (NOMOS_TRUSTED_PROXIES), so the proxy's
     X-Remote-User counts (tests/test_portal_identity.py: from anyone else it does not)."""
-    settings = mini[0].with_overrides(trusted_proxies=("10.9.0.0/16",))
+    settings = mini[0].with_overrides(trusted_proxies=("10.9.0.0/16",), user_header="X-Remote-User",
+                                      require_sign_in=False)  # anonymous judgments too (sign-in: test_portal_identity)
     with TestClient(create_app(settings), client=("10.9.0.1", 40000)) as c:
         yield c
 

@@ -348,7 +348,7 @@ def test_the_grading_form_asks_a_name_only_when_no_proxy_signed_one_in(os_settin
                           follow_redirects=False)
         assert posted.status_code == 303 and "by=maria" in posted.headers["location"]
         assert web.get("/api/judgments", params={"query": "κλοπή"}).json()["judgments"][0]["user"] == "maria"
-    proxied = os_settings.with_overrides(trusted_proxies=("10.1.0.0/16",))
+    proxied = os_settings.with_overrides(trusted_proxies=("10.1.0.0/16",), user_header="X-Remote-User")
     with TestClient(create_app(proxied), client=("10.1.2.3", 40000)) as web:  # as if from the institution's proxy
         page = web.get("/search", params={"q": "κλοπή", "method": "bm25"}, headers={"X-Remote-User": "bob"}).text
         assert 'class="judge"' in page and 'name="user"' not in page  # the proxy says who grades

@@ -20,7 +20,9 @@ JSON = {"content-type": "application/json"}
 @pytest.fixture(scope="module")
 def mini_settings(cluster, tmp_path_factory):
     with indexed_mini(cluster, tmp_path_factory.mktemp("identity"), alias_prefix="pytest-who") as settings:
-        yield settings.with_overrides(trusted_proxies=("10.1.0.0/16",))
+        # sign-in is on by default where a proxy is trusted; these tests judge anonymously too, so it is off here
+        # (the default and what it guards: the "identity" tests below)
+        yield settings.with_overrides(trusted_proxies=("10.1.0.0/16",), require_sign_in=False)
 
 
 def portal(settings, client=STRANGER, **changes) -> TestClient:
@@ -35,6 +37,7 @@ def judge(web, query="κλοπή ρολογιού", user=None, headers=None, art
 # ------------------------------------------------------------------------------------------------ user headers
 @pytest.mark.parametrize("header", ["X-Remote-User", "X-Forwarded-User"])
 def test_user_headers_count_only_from_a_trusted_proxy(mini_settings, header):
+    mini_settings = mini_settings.with_overrides(user_header=header)
     with portal(mini_settings, STRANGER) as web:
         r = judge(web, user="reader", headers={header: "mallory"})
         assert r.status_code in (200, 201) and r.json()["user"] == "reader"  # the stranger's header is ignored
@@ -142,3 +145,49 @@ def test_a_foreign_host_is_refused_and_never_echoed(mini_settings):
     with portal(mini_settings, allowed_hosts=("nomos.example.gr",)) as web:
         assert web.get("/api/health", headers={"host": "nomos.example.gr"}).status_code == 200
         assert web.get("/api/health").status_code == 400  # testserver is not on this list
+
+
+# ------------------------------------------------------------------------------------------------ identity (issue 39)
+def test_one_identity_header_and_any_other_refused_from_the_proxy(mini_settings):
+    """A proxy that signs in with X-Remote-User: bob passed on a client's X-Forwarded-User: alice, which was stored."""
+    settings = mini_settings.with_overrides(user_header="X-Remote-User", require_sign_in=True)
+    with portal(settings, PROXY) as web:
+        both = judge(web, headers={"X-Remote-User": "bob", "X-Forwarded-User": "alice"})
+        assert both.status_code == 400 and "X-Forwarded-User header" in both.json()["detail"]
+        assert judge(web, headers={"X-Remote-User": "bob"}).json()["user"] == "bob"
+
+
+def test_sign_in_is_required_by_default_behind_a_proxy_and_guards_reading_too(mini_settings):
+    settings = mini_settings.model_copy(update={"require_sign_in": None})  # the default (with_overrides skips None)
+    assert settings.sign_in_required
+    with portal(settings, STRANGER) as web:
+        assert judge(web, user="reader").status_code == 401
+        for path in ("/judgments", "/api/judgments?query=κλοπή", "/api/judgments/queries"):
+            assert web.get(path).status_code == 401, path  # cases, notes, names: not for anyone
+    with portal(settings, PROXY) as web:
+        assert judge(web, headers={"X-Forwarded-User": "eleni"}).status_code in (200, 201)
+        assert web.get("/api/judgments", params={"query": "κλοπή ρολογιού"}, headers={"X-Forwarded-User": "eleni"}).status_code == 200
+    assert not mini_settings.model_copy(update={"trusted_proxies": (), "require_sign_in": None}).sign_in_required
+
+
+def test_a_signed_in_user_changes_only_their_own_grade(mini_settings):
+    settings = mini_settings.model_copy(update={"require_sign_in": None})
+    with portal(settings, PROXY) as web:
+        judge(web, query="μόνο δικές μου", headers={"X-Forwarded-User": "eleni"})
+        other = judge(web, query="μόνο δικές μου", user="eleni", headers={"X-Forwarded-User": "nikos"})
+        assert other.json()["user"] == "nikos"  # the body's user is ignored: nikos's own grade, not eleni's
+        rows = web.get("/api/judgments", params={"query": "μόνο δικές μου"}, headers={"X-Forwarded-User": "eleni"}).json()
+        assert sorted(j["user"] for j in rows["judgments"]) == ["eleni", "nikos"]
+
+
+def test_forwarded_host_only_from_a_proxy_and_an_opaque_origin_refused(mini_settings):
+    body = {"query": "κλοπή", "article_id": "PK::372", "grade": 1}
+    with portal(mini_settings, STRANGER) as web:
+        forged = web.post("/api/judgments", json=body, headers={"Origin": "https://evil.example",
+                                                                 "X-Forwarded-Host": "evil.example"})
+        assert forged.status_code == 403  # a client's X-Forwarded-Host is not believed
+        assert web.post("/api/judgments", json=body, headers={"Origin": "null"}).status_code == 403
+    with portal(mini_settings, PROXY) as web:
+        ok = web.post("/api/judgments", json=body, headers={"Origin": "https://nomos.example.gr",
+                                                             "X-Forwarded-Host": "nomos.example.gr"})
+        assert ok.status_code in (200, 201)  # the proxy's is

@@ -27,7 +27,7 @@ import re
 from typing import Annotated, Any, Callable
 from urllib.parse import parse_qs, quote, urlencode, urlsplit
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 
@@ -178,29 +178,47 @@ def user_of(request: Request, given: str | None) -> str:
         raise JudgmentRejected(400, str(exc)) from None
     if signed:
         return signed
-    if request.app.state.portal.settings.require_sign_in:
+    if request.app.state.portal.settings.sign_in_required:
         raise JudgmentRejected(401, "sign in first: judgments are kept only from signed-in users")
     return given or DEFAULT_USER
+
+
+def _signed_in_reader(request: Request) -> None:
+    """Under sign-in, the judgments (cases, notes, user names and e-mail addresses) are read by signed-in users only:
+    a 401 for anyone else (they were open to anyone while posting needed sign-in)."""
+    if not request.app.state.portal.settings.sign_in_required:
+        return
+    try:
+        if request.app.state.proxies.user(request):
+            return
+    except BadUserHeader as exc:
+        raise JudgmentRejected(400, str(exc)) from None
+    raise JudgmentRejected(401, "sign in first: the judgments are shown only to signed-in users")
+
+
+READER = Depends(_signed_in_reader)
 
 
 def check_origin(request: Request) -> None:
     """Refuse a POST another site's page sent (a forged form).
 
     Browsers say where a request comes from in ``Sec-Fetch-Site`` (``same-origin``, ``same-site``, ``cross-site``,
-    ``none`` for a typed address): only ``same-origin`` and ``none`` pass. ``Origin`` is no substitute: under the
-    portal's ``Referrer-Policy: no-referrer`` a browser sends ``Origin: null`` on its own form posts. Browsers too old
-    for ``Sec-Fetch-Site`` are checked by a real ``Origin`` against ``Host`` (or the ``X-Forwarded-Host`` of a
-    reverse proxy, which a page cannot set on a form post). Requests with neither (curl, scripts) pass: they cannot
-    forge a reader's grade."""
+    ``none`` for a typed address): only ``same-origin`` and ``none`` pass. Browsers too old for ``Sec-Fetch-Site``
+    are checked by their ``Origin`` against ``Host`` (or a trusted proxy's ``X-Forwarded-Host``; a client's is not
+    believed); ``Origin: null`` (an opaque origin: a sandboxed frame, a data: page) is refused. Requests with
+    neither header (curl, scripts) pass: they cannot forge a reader's grade."""
     site = request.headers.get("sec-fetch-site")
     if site is not None:
         if site.lower() not in ("same-origin", "none"):
             raise JudgmentRejected(403, f"Sec-Fetch-Site header: {site[:40]!r}; judgments are posted from the portal's own pages")
         return
     origin = request.headers.get("origin")
-    if origin is None or origin == "null":
+    if origin is None:
         return
-    hosts = {request.headers.get(h, "").lower() for h in ("host", "x-forwarded-host")} - {""}
+    if origin == "null":  # an opaque origin (a sandboxed frame, a data: page) never posts a reader's grade
+        raise JudgmentRejected(403, "Origin header: 'null'; judgments are posted from the portal's own pages")
+    forwarded = ("x-forwarded-host",) if request.app.state.proxies.trusted(request) else ()  # a client's: not believed
+    hosts = {request.headers.get(h, "").lower() for h in ("host", *forwarded)} - {""}
     if urlsplit(origin).netloc.lower() not in hosts:
         raise JudgmentRejected(403, f"Origin header: {origin[:100]!r} is not this portal; judgments are posted from its own pages")
 
@@ -298,7 +316,7 @@ async def api_judge(request: Request, portal: PortalDep) -> Response:
     return JSONResponse(judgment.as_dict(), status_code=201 if created else 200)
 
 
-@router.get("/api/judgments", dependencies=[PAGE_LIMIT], response_model=JudgmentsOut, responses={422: {"model": RejectedOut}},
+@router.get("/api/judgments", dependencies=[PAGE_LIMIT, READER], response_model=JudgmentsOut, responses={422: {"model": RejectedOut}},
             summary="The judgments of one query")
 async def api_judgments(portal: PortalDep,
                         query: Annotated[str | None, Query(min_length=1, max_length=store.MAX_QUERY_CHARS)] = None,
@@ -323,7 +341,7 @@ def _page_of(page: int, size: int) -> tuple[int, int]:
     return offset, size
 
 
-@router.get("/api/judgments/queries", dependencies=[PAGE_LIMIT], response_model=list[QuerySummaryOut], responses={422: {"model": RejectedOut}},
+@router.get("/api/judgments/queries", dependencies=[PAGE_LIMIT, READER], response_model=list[QuerySummaryOut], responses={422: {"model": RejectedOut}},
             summary="Every judged query, latest first, a page at a time")
 async def api_judged_queries(portal: PortalDep, page: Page = 1,
                              size: Annotated[int, Query(ge=1, le=store.MAX_QUERIES)] = store.MAX_QUERIES) -> list[QuerySummaryOut]:
@@ -332,7 +350,7 @@ async def api_judged_queries(portal: PortalDep, page: Page = 1,
     return [QuerySummaryOut(**r) for r in rows]
 
 
-@router.get("/judgments", dependencies=[PAGE_LIMIT], include_in_schema=False)
+@router.get("/judgments", dependencies=[PAGE_LIMIT, READER], include_in_schema=False)
 async def judgments_page(request: Request, portal: PortalDep,
                          query_id: Annotated[str | None, Query(pattern=r"^[0-9a-f]{16}$")] = None,
                          page: Page = 1, size: Annotated[int, Query(ge=1, le=200)] = PAGE_SIZE) -> Response:

@@ -124,8 +124,11 @@ def roles(cfg: NodeConfig) -> dict[str, Any]:
         "_meta": {"type": "roles", "config_version": 2},
         INDEXER_USER: {
             "description": "nomos index / eval --to-opensearch: the article, judgments and results indices only",
+            # scroll and its clear are cluster-level actions to the plugin: a re-index reads what the index holds
+            # with a scroll (helpers.scan), and so does a judgments export
             "cluster_permissions": ["cluster_monitor", "cluster_composite_ops", "cluster:admin/search/pipeline/*",
-                                    "indices:admin/aliases", "indices:admin/aliases/get"],
+                                    "indices:admin/aliases", "indices:admin/aliases/get",
+                                    "indices:data/read/scroll", "indices:data/read/scroll/clear"],
             "index_permissions": [
                 {"index_patterns": pat["articles"] + pat["judgments"] + pat["results"],
                  "allowed_actions": ["indices_all"]},

@@ -46,3 +46,60 @@ def test_the_indexer_reindexes_and_exports_as_itself(secure_node, tmp_path: Path
     # nothing unpublished left behind: the live index and the one it replaced (the rollback copy), nothing else
     indices = set(admin_view.indices.get(index=f"{SECURE_ALIAS}-*", ignore_unavailable=True))
     assert {i for i in indices if not i.startswith(f"{SECURE_ALIAS}-results")} == {v2, v1}
+
+
+def _readable_by_others(top: Path) -> list[str]:
+    return [str(p) for p in [top, *top.rglob("*")] if not p.is_symlink() and p.stat().st_mode & 0o007]
+
+
+def test_the_nodes_files_are_not_readable_by_other_local_users(secure_node, cluster) -> None:
+    """The translog showed judgment notes and the security index's password hashes to any local user."""
+    from nomos.opensearch.node import NodeConfig
+    from tests.conftest import TEST_NODE, TEST_PORT
+
+    open_node = NodeConfig(root=cluster.node_root, name=TEST_NODE, http_port=TEST_PORT, transport_port=TEST_PORT + 100)
+    for node in (secure_node, open_node):
+        for top in (node.data_dir, node.logs_dir):
+            assert top.is_dir() and _readable_by_others(top) == [], top
+
+
+def test_install_prints_where_the_passwords_are_not_the_passwords(tmp_path: Path) -> None:
+    from nomos.opensearch.node import NodeConfig
+    from nomos.opensearch.node_security import ensure_passwords, password_file
+
+    cfg = NodeConfig(root=tmp_path, name="printed", secure=True)
+    said: list[str] = []
+    passwords = ensure_passwords(cfg, log=said.append)
+    text = "\n".join(said)
+    assert str(password_file(cfg, "admin")) in text
+    assert not any(p in text for p in passwords.values())
+
+
+def test_tls_offers_no_cbc_or_sha1_suite_and_failed_logins_are_audited(secure_node) -> None:
+    import socket
+    import ssl
+    import time
+
+    from opensearchpy.exceptions import AuthenticationException
+
+    from nomos.opensearch.node_security import ADMIN_USER
+    from nomos.settings import Settings
+
+    weak = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    weak.check_hostname, weak.verify_mode = False, ssl.CERT_NONE
+    weak.maximum_version = ssl.TLSVersion.TLSv1_2
+    weak.set_ciphers("ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES256-SHA:AES128-SHA:AES256-SHA")  # CBC with SHA-1 MACs
+    with pytest.raises(ssl.SSLError), socket.create_connection(("127.0.0.1", secure_node.http_port), timeout=10) as raw, \
+            weak.wrap_socket(raw):
+        pass
+    wrong = Settings.from_env({**env_for(secure_node, INDEXER_USER), "NOMOS_OPENSEARCH_PASSWORD_FILE": "",
+                               "NOMOS_OPENSEARCH_PASSWORD": "wrong"})
+    with pytest.raises(AuthenticationException):
+        make_client(wrong, retries=0).info()
+    admin = make_client(settings_for(secure_node, ADMIN_USER))
+    query = {"query": {"match": {"audit_category": "FAILED_LOGIN"}}}
+    deadline = time.monotonic() + 30
+    while not (hits := admin.search(index="security-auditlog-*", body=query, ignore_unavailable=True)["hits"]["hits"]):
+        assert time.monotonic() < deadline, "no FAILED_LOGIN in the audit log after 30 s"
+        time.sleep(2)
+    assert hits[0]["_source"].get("audit_request_effective_user") == INDEXER_USER

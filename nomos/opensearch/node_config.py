@@ -167,8 +167,24 @@ def security_settings(cfg: NodeConfig) -> dict[str, object]:
         "plugins.security.system_indices.enabled": True,
         "plugins.security.check_snapshot_restore_write_privileges": True,
         "plugins.security.enable_snapshot_restore_privilege": True,
+        # TLS 1.2 and 1.3 only, and on 1.2 only ECDHE key exchange with AEAD ciphers (no CBC, no SHA-1 MACs)
+        "plugins.security.ssl.http.enabled_protocols": list(TLS_PROTOCOLS),
+        "plugins.security.ssl.http.enabled_ciphers": list(TLS_CIPHERS),
+        "plugins.security.ssl.transport.enabled_protocols": list(TLS_PROTOCOLS),
+        "plugins.security.ssl.transport.enabled_ciphers": list(TLS_CIPHERS),
+        # who failed to sign in, and who was refused what: the audit log (an index of its own, audit-*)
+        "plugins.security.audit.type": "internal_opensearch",
+        "plugins.security.audit.config.disabled_rest_categories": ["AUTHENTICATED", "GRANTED_PRIVILEGES"],
+        "plugins.security.audit.config.disabled_transport_categories": ["AUTHENTICATED", "GRANTED_PRIVILEGES"],
     })
     return settings
+
+
+TLS_PROTOCOLS = ("TLSv1.3", "TLSv1.2")
+TLS_CIPHERS = ("TLS_AES_256_GCM_SHA384", "TLS_AES_128_GCM_SHA256", "TLS_CHACHA20_POLY1305_SHA256",
+               "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384", "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+               "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+               "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256", "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256")
 
 
 def _yaml_value(value: object) -> str:

@@ -143,6 +143,8 @@ def _prepare_node_dirs(cfg: NodeConfig, account: _Account | None) -> None:
     (cfg.root / "nodes").chmod(0o755)
     for folder in (cfg.node_dir, cfg.conf_dir, cfg.data_dir, cfg.logs_dir, cfg.pid_file.parent):
         folder.mkdir(parents=True, exist_ok=True)
+    for folder in (cfg.data_dir, cfg.logs_dir):  # what an earlier start left readable to everyone
+        _tighten(folder)
     if account is None:
         return
     for folder in (cfg.conf_dir, cfg.logs_dir, cfg.pid_file.parent):
@@ -150,6 +152,16 @@ def _prepare_node_dirs(cfg: NodeConfig, account: _Account | None) -> None:
     if cfg.data_dir.stat().st_uid != account.uid:
         _chown_tree(cfg.data_dir, account)
     os.chown(cfg.node_dir, account.uid, account.gid)
+
+
+NODE_UMASK = 0o027  # the node's files: 0640, folders 0750 (the translog holds judgments' notes, the security index hashes)
+
+
+def _tighten(top: Path) -> None:
+    """Take every permission for others off ``top``'s tree (and write for the group)."""
+    for path in [top, *top.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(path.stat().st_mode & 0o7777 & ~NODE_UMASK)
 
 
 def _chown_tree(top: Path, account: _Account) -> None:
@@ -187,6 +199,7 @@ def launch(cfg: NodeConfig, account: _Account | None) -> subprocess.Popen[bytes]
             stdout=console,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            umask=NODE_UMASK,
             user=account.uid if account else None,
             group=account.gid if account else None,
             extra_groups=[] if account else None,

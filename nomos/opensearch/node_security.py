@@ -58,8 +58,9 @@ def password_file(cfg: NodeConfig, user: str) -> Path:
 
 
 def ensure_passwords(cfg: NodeConfig, log: Log = print) -> dict[str, str]:
-    """The three users' passwords: read back, or generated (``secrets``) and stored 0600 the first time, when they
-    are printed once with where they are kept."""
+    """The three users' passwords: read back, or generated (``secrets``) and stored 0600 the first time, when the
+    files' paths are printed (never the passwords: a terminal's scrollback, a CI log or a screen share keeps them,
+    admin's included)."""
     folder = security_dir(cfg)
     folder.mkdir(parents=True, exist_ok=True)
     folder.chmod(0o700)
@@ -77,9 +78,10 @@ def ensure_passwords(cfg: NodeConfig, log: Log = print) -> dict[str, str]:
         path.chmod(0o600)
         made.append(user)
     if made:
-        log("generated passwords (shown once; kept 0600 in " + str(folder) + "):")
+        log(f"generated passwords, each in a file readable by its owner only (0600, in {folder}):")
         for user in made:
-            log(f"  {user}: {passwords[user]}   ({password_file(cfg, user)})")
+            log(f"  {user}: {password_file(cfg, user)}")
+        log("point NOMOS_OPENSEARCH_PASSWORD_FILE at the file of the user a command runs as")
     return passwords
 
 

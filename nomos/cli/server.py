@@ -110,7 +110,7 @@ def server_start(settings: Settings, timeout: float, nodes: int | None, secure: 
     if cfgs[0].secure:
         from nomos.opensearch.node_security import ensure_passwords
 
-        ensure_passwords(cfgs[0], log=click.echo)  # the first time: each password shown once, with its file
+        ensure_passwords(cfgs[0], log=click.echo)  # the first time: where each password is kept (never the password)
     pids = start_cluster(cfgs, timeout=timeout, log=node_log)
     remember_cluster_size(_node_or_exit(settings, asked), len(cfgs))
     for cfg, pid in zip(cfgs, pids, strict=True):

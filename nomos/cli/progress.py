@@ -19,8 +19,12 @@ import click
 
 
 class Bar(Protocol):
+    """What the stages are handed: tqdm's bar, :class:`PlainProgress` or nothing at all, alike."""
+
     def update(self, n: int = 1) -> object: ...
     def close(self) -> None: ...
+    def __enter__(self) -> Bar: ...
+    def __exit__(self, *exc: object) -> object: ...
 
 
 def _duration(seconds: float) -> str:
@@ -95,8 +99,7 @@ class _Silent:
         pass
 
 
-def progress(total: int, desc: str, unit: str, every_s: float = 30.0, *, disable: bool = False
-             ) -> PlainProgress | _Silent | object:
+def progress(total: int, desc: str, unit: str, every_s: float = 30.0, *, disable: bool = False) -> Bar:
     """A context manager with ``update(n)`` and ``close()``: tqdm on a terminal, :class:`PlainProgress` elsewhere,
     nothing when ``disable`` or there is nothing to count."""
     if disable or total <= 0:
@@ -104,5 +107,5 @@ def progress(total: int, desc: str, unit: str, every_s: float = 30.0, *, disable
     if sys.stderr.isatty():
         from tqdm import tqdm
 
-        return tqdm(total=total, unit=unit, desc=desc)
+        return tqdm(total=total, unit=unit, desc=desc)  # type: ignore[return-value]  # tqdm is a Bar, untyped
     return PlainProgress(total, desc, unit, every_s)

@@ -85,12 +85,11 @@ def parse_amendments(spec: str | None) -> AmendmentConfig:
 
 def stored_targets(transport: Transport, index: str) -> Lookup:
     """A lookup of the ``amends`` field for a list of article ids (one ``mget``)."""
-    t = transport
 
     def lookup(ids: Sequence[str]) -> Targets:
         if not ids:
             return {}
-        docs = t.mget(index, list(ids), source=["amends"], what="the articles the results amend")
+        docs = transport.mget(index, list(ids), source=["amends"], what="the articles the results amend")
         out: dict[str, list[str]] = {}
         for d in docs:
             amends = (d.get("_source") or {}).get("amends") if d.get("found") else None

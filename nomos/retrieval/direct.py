@@ -164,7 +164,6 @@ class Named:
     cited: tuple[DirectHit, ...] = ()
     missing: tuple[str, ...] = ()  # citations the index holds no article of («άρθρο 999 ΠΚ»): the page says so
 
-
     def kept(self, source: str | None = None, area: str | None = None) -> Named:
         """Only those of one legal source and area (a filtered page shows no article outside its filter)."""
         def keep(d: DirectHit) -> bool:

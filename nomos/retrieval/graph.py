@@ -113,16 +113,15 @@ def article_graph(transport: Transport, index: str, article_id: str, text: str |
     of ``cites``, so the amending articles are the citing ones whose ``amends`` holds this id). None when the id
     is unknown. ``text``: the article's text when the caller has it already (its page), so it is not fetched
     again (up to NOMOS_MAX_ARTICLE_BYTES); links are placed in it."""
-    t = transport
     fields = ["references", "cites", "amends"] + (["text"] if text is None else [])
-    docs = t.mget(index, [article_id], source=fields, what=f"the references of {article_id!r}")
+    docs = transport.mget(index, [article_id], source=fields, what=f"the references of {article_id!r}")
     if not docs or not docs[0].get("found"):
         return None
     src = docs[0].get("_source") or {}
     refs: list[dict[str, Any]] = list(src.get("references") or [])
     amends = set(_as_list(src.get("amends")))
     cited = sorted(set(_as_list(src.get("cites"))) - {article_id})
-    heads = {d["_id"]: d.get("_source") or {} for d in (t.mget(index, cited, source=_REF_SOURCE, what="the cited articles")
+    heads = {d["_id"]: d.get("_source") or {} for d in (transport.mget(index, cited, source=_REF_SOURCE, what="the cited articles")
                                                         if cited else []) if d.get("found")}
     paragraph = {r.get("target"): r.get("paragraph") for r in refs if r.get("target") and r.get("paragraph")}
     kind = {r.get("target"): r.get("kind") for r in refs if r.get("kind") in AMENDMENT_KINDS}
@@ -131,7 +130,7 @@ def article_graph(transport: Transport, index: str, article_id: str, text: str |
     body = {"size": MAX_CITED_BY, "_source": [*_REF_SOURCE, "references", "amends"],
             "query": {"bool": {"filter": [{"term": {"cites": article_id}}],
                                "must_not": [{"ids": {"values": [article_id]}}]}}}
-    hits = t.search(index, body, what=f"the articles citing {article_id!r}")["hits"]["hits"]
+    hits = transport.search(index, body, what=f"the articles citing {article_id!r}")["hits"]["hits"]
     cited_by: list[GraphRef] = []
     amended_by: list[GraphRef] = []
     for h in hits:
@@ -151,10 +150,9 @@ def _as_list(v: Any) -> list[str]:  # noqa: ANN401 - a keyword field: absent, on
 
 def law_contents(transport: Transport, index: str, source: str) -> tuple[str, list[ArticleRef]]:
     """A law's table of contents: its name and every article in article-number order (empty: no such source)."""
-    t = transport
-    arts = law_articles(t, index, source)
+    arts = law_articles(transport, index, source)
     if not arts:
         return "", []
-    first = t.mget(index, [arts[0].id], source=["law"], what=f"the name of {source!r}")
+    first = transport.mget(index, [arts[0].id], source=["law"], what=f"the name of {source!r}")
     name = ((first[0].get("_source") or {}).get("law", "") if first and first[0].get("found") else "")
     return name, arts

@@ -304,13 +304,12 @@ def eta_seconds(progress: dict[str, Any] | None, left: int, now: float) -> float
 def vector_readiness(transport: Transport, index: str, embedder: str) -> VectorReadiness:
     """Two counts and the mapping: what the command line and the portal show while vectors are being computed
     ("hybrid: N% ready")."""
-    t = transport
     name = vector_field_name(slug(embedder))
-    mappings = [m.get("mappings", {}) for m in t.get_mapping(index, what="the index's mapping").values()]
+    mappings = [m.get("mappings", {}) for m in transport.get_mapping(index, what="the index's mapping").values()]
     complete = any(name in (m.get("_meta", {}).get("vectors") or {}) for m in mappings)
     started = complete or any(name in m.get("properties", {}) for m in mappings)
-    total = t.count(index, what="the articles")
-    done = total if complete else t.count(index, {"query": {"exists": {"field": name}}}, what="the vectors") if started else 0
+    total = transport.count(index, what="the articles")
+    done = total if complete else transport.count(index, {"query": {"exists": {"field": name}}}, what="the vectors") if started else 0
     noted = next((p[name] for m in mappings if name in (p := m.get("_meta", {}).get("progress") or {})), None)
     eta = None if complete else eta_seconds(noted, total - done, time.time())
     return VectorReadiness(embedder, started, done, total, complete, eta)

@@ -65,7 +65,7 @@ ifeq ($(findstring --no-vectors,$(INDEX_FLAGS)),)
 	$(PYTHON) cli.py eval --method hybrid --dataset $(DATASET)
 	$(PYTHON) cli.py compare bm25 hybrid --dataset $(DATASET)
 endif
-	@$(PYTHON) cli.py server status | grep -E '^(index|vectors|search uses):'
+	@$(PYTHON) cli.py server status | grep -E '^(index|vectors|search uses):' || true
 	@echo "search: $(PYTHON) cli.py search <words of a case>   portal: make serve, then open http://127.0.0.1:8000/"
 
 lint: $(VENV)/.installed-dev

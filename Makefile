@@ -4,7 +4,7 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 DATASET ?= greekbar
 
-.PHONY: install run test lint bench browser serve bench-portal llm system-deps
+.PHONY: install run test test-fast lint bench browser serve bench-portal llm system-deps
 
 PIP := $(PYTHON) -m pip install --disable-pip-version-check -q
 
@@ -72,9 +72,14 @@ lint: $(VENV)/.installed-dev
 	$(PYTHON) -m ruff check .
 	$(VENV)/bin/lint-imports --no-cache
 
-# Tests start a real node of their own (port 9250) once per session and stop it at the end.
+# Tests start a real node of their own (port 9250) once per session and stop it at the end (docs/testing.md).
 test: system-deps lint browser
 	$(PYTHON) -m pytest -q -ra
+
+# The edit-test loop: every test that needs no OpenSearch node and no model (about a minute on 2 cores). The
+# suite's guards fail a test of this selection that would start a node or load a model (docs/testing.md).
+test-fast: $(VENV)/.installed-dev
+	$(PYTHON) -m pytest -q -ra -m "not integration and not slow"
 
 bench: install
 	$(PYTHON) bench/bm25_vs_paper.py --dataset $(or $(filter-out greekbar,$(DATASET)),../shared/data/greek-statutes)

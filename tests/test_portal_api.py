@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from nomos.opensearch.transport import Transport
 from nomos.portal import create_app
 from nomos.retrieval.bm25 import BM25Retriever
-from tests.portal_support import indexed_mini, requests_sent
+from tests.portal_support import requests_sent
 
 pytestmark = pytest.mark.integration
 
@@ -20,9 +20,9 @@ THEFT = "Ο Νίκος αφαίρεσε ξένο κινητό πράγμα απ�
 
 
 @pytest.fixture(scope="module")
-def mini_settings(cluster, tmp_path_factory):
-    with indexed_mini(cluster, tmp_path_factory.mktemp("portal")) as settings:
-        yield settings
+def mini_settings(shared_bm25_index):
+    """The mini corpus, BM25 only: the session's read-only copy (tests/conftest.py)."""
+    return shared_bm25_index
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +158,7 @@ def test_portal_reads_only_its_alias_and_sends_no_query_string(web, app, mini_se
     from nomos.opensearch.client import make_client
 
     other = make_client(cluster)
-    other_index = mini_settings.index_alias + "-other"  # removed with the alias' indices
+    other_index = mini_settings.index_alias + "-other"  # the alias' prefix: a portal reading "<alias>*" would see it
     other.index(index=other_index, id="XX::1", body={"title": "Κλοπή", "text": "κλοπή κλοπή"}, refresh=True)
 
     transport = app.state.portal.client.transport
@@ -178,6 +178,7 @@ def test_portal_reads_only_its_alias_and_sends_no_query_string(web, app, mini_se
         assert web.get("/api/health").status_code == 200
     finally:
         transport.perform_request = original
+        other.indices.delete(index=other_index)  # the alias is the session's shared, read-only index
     alias = mini_settings.index_alias
     assert seen
     for _method, url, body in seen:

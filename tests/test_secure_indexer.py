@@ -18,7 +18,7 @@ from tests.beir_files import ARTICLES, write_beir
 from tests.conftest import SECURE_ALIAS
 from tests.test_secure_node import env_for, settings_for
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # slow: the secured node of its own
 
 
 def run(node, user: str, *args: str):  # noqa: ANN001, ANN201 - a NodeConfig, a click Result

@@ -23,6 +23,8 @@ from nomos.settings import Settings
 from tests.beir_files import ARTICLES, write_beir
 from tests.conftest import SECURE_ALIAS
 
+pytestmark = [pytest.mark.integration, pytest.mark.slow]  # a node of its own, with the security plugin
+
 
 def env_for(node, user: str, **extra: str) -> dict[str, str]:  # noqa: ANN001 - NodeConfig
     """The environment a person would set after `server start --secure` (as that command prints it)."""

@@ -355,3 +355,10 @@ def test_the_grading_form_asks_a_name_only_when_no_proxy_signed_one_in(os_settin
     with TestClient(create_app(proxied), client=("10.1.2.3", 40000)) as web:  # as if from the institution's proxy
         page = web.get("/search", params={"q": "κλοπή", "method": "bm25"}, headers={"X-Remote-User": "bob"}).text
         assert 'class="judge"' in page and 'name="user"' not in page  # the proxy says who grades
+
+
+def test_a_word_and_its_verb_that_share_all_but_the_ending_stay_marked() -> None:
+    from nomos.retrieval.marks import own_marks
+
+    assert own_marks("έχει υποχρέωση να τον <mark>αποζημιώσει</mark>", "ζητά αποζημίωση") == \
+        "έχει υποχρέωση να τον <mark>αποζημιώσει</mark>"

@@ -71,7 +71,9 @@ def test_passwords_are_generated_once_stored_0600_and_hashed_with_bcrypt(tmp_pat
     shown: list[str] = []
     first = ensure_passwords(cfg, log=shown.append)
     assert set(first) == set(USERS) and len(set(first.values())) == 3
-    assert all(first[u] in "\n".join(shown) for u in USERS)  # printed once…
+    said = "\n".join(shown)
+    assert all(str(password_file(cfg, u)) in said for u in USERS)  # where they are kept, once…
+    assert not any(first[u] in said for u in USERS)  # …never the passwords (a scrollback or CI log keeps them)
     shown.clear()
     assert ensure_passwords(cfg, log=shown.append) == first and shown == []  # …and never again
     for user in USERS:

@@ -6,7 +6,9 @@ those matches (recall), but a reader who sees «ρόλο» marked in a case abou
 marked word is checked against the query's words, as written (accents kept), before it is shown marked:
 
 * the same word once folded (case, accents, final sigma): kept;
-* else it shares at least the first three letters with a query word, and
+* else it shares at least the first three letters with a query word, and, where it shares no more than four (a
+  short stem, where words of different roots meet: «ρολ-», «κρατ-»; five and more are one word's forms, whose
+  stress moves freely: «αποζημίωση» / «αποζημιώσει», «άνθρωπος» / «ανθρώπου»),
   - where both words are stressed inside the letters they share, the stress falls on the same letter (a different
     stress is a different word: «ρολόι» / «ρόλο»; «ρολόι» / «ρολογιού» stress outside it and stay), and
   - they do not end one as a verb and the other as a noun («κράτησε» / «κράτους»; «κλοπή» / «κλοπές» stay).
@@ -26,6 +28,7 @@ from nomos.retrieval.base import Hit
 _MARKED = re.compile(r"<mark>(.*?)</mark>", re.S)
 _WORD = re.compile(r"[^\W\d_]+")
 _STRESSED = set("άέήίόύώΐΰ")
+SHORT_STEM = 4  # letters in common up to which two words may be of different roots
 # folded endings (final sigma as σ) that say "verb" or "noun" with little doubt; anything else says nothing
 _VERB_ENDINGS = ("ησε", "ισε", "ασε", "ωσε", "ευσε", "ουσε", "ξε", "ψε", "ησαν", "ισαν", "ασαν", "ουν", "ουμε", "ετε",
                  "ει", "ηκε", "θηκε", "ονται", "εται", "ομαι", "ησει", "ισει")
@@ -63,6 +66,8 @@ def own_word(marked: str, query_words: Sequence[str]) -> bool:
         shared = _common(fm, fq)
         if shared < 3:
             continue
+        if shared > SHORT_STEM:  # five letters in common and more: one word's forms (αποζημίωση, αποζημιώσει)
+            return True
         sm, sq = _stress(m), _stress(q)
         if sm is not None and sq is not None and sm < shared and sq < shared and sm != sq:
             continue

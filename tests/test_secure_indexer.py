@@ -49,7 +49,15 @@ def test_the_indexer_reindexes_and_exports_as_itself(secure_node, tmp_path: Path
 
 
 def _readable_by_others(top: Path) -> list[str]:
-    return [str(p) for p in [top, *top.rglob("*")] if not p.is_symlink() and p.stat().st_mode & 0o007]
+    """Paths under ``top`` with any permission for others (a running node's temporary files may vanish meanwhile)."""
+    found = []
+    for p in [top, *top.rglob("*")]:
+        try:
+            if not p.is_symlink() and p.stat().st_mode & 0o007:
+                found.append(str(p))
+        except FileNotFoundError:
+            continue
+    return found
 
 
 def test_the_nodes_files_are_not_readable_by_other_local_users(secure_node, cluster) -> None:

@@ -18,9 +18,10 @@ A heuristic, on purpose small: it only ever removes a mark, never adds one, and 
 
 from __future__ import annotations
 
+import functools
 import re
-from dataclasses import replace
-from typing import Sequence
+from dataclasses import dataclass, replace
+from typing import Mapping, Sequence
 
 from nomos.legal.citations import fold
 from nomos.retrieval.base import Hit
@@ -54,37 +55,63 @@ def _common(a: str, b: str) -> int:
     return n
 
 
-def own_word(marked: str, query_words: Sequence[str]) -> bool:
-    """Whether ``marked`` (a highlighted word, as the text writes it) is one of ``query_words`` or an inflection of
-    one, by the module's rules."""
+@dataclass(frozen=True)
+class _QueryWord:
+    folded: str
+    stress: int | None
+    kind: str | None
+
+
+@functools.lru_cache(maxsize=64)
+def _query_words(query: str) -> tuple[dict[str, tuple[_QueryWord, ...]], frozenset[str]]:
+    """The query's words, read once per query (a page checks every mark of every snippet against them), filed by
+    their first three letters (a mark is only ever compared with the words it shares those with)."""
+    by_start: dict[str, list[_QueryWord]] = {}
+    for w in dict.fromkeys(w.lower() for w in _WORD.findall(query)):
+        f = fold(w)
+        by_start.setdefault(f[:3], []).append(_QueryWord(f, _stress(w), _kind(f)))
+    return {k: tuple(v) for k, v in by_start.items()}, frozenset(w.folded for ws in by_start.values() for w in ws)
+
+
+def _own(marked: str, words: Mapping[str, Sequence[_QueryWord]], exact: frozenset[str]) -> bool:
     m = marked.lower()
     fm = fold(m)
-    for q in query_words:
-        fq = fold(q)
-        if fm == fq:
-            return True
-        shared = _common(fm, fq)
-        if shared < 3:
-            continue
+    if fm in exact:
+        return True
+    sm, km = _stress(m), None
+    for q in words.get(fm[:3], ()):
+        shared = _common(fm, q.folded)
         if shared > SHORT_STEM:  # five letters in common and more: one word's forms (αποζημίωση, αποζημιώσει)
             return True
-        sm, sq = _stress(m), _stress(q)
-        if sm is not None and sq is not None and sm < shared and sq < shared and sm != sq:
+        if sm is not None and q.stress is not None and sm < shared and q.stress < shared and sm != q.stress:
             continue
-        km, kq = _kind(fm), _kind(fq)
-        if km and kq and km != kq:
+        km = km or _kind(fm)
+        if km and q.kind and km != q.kind:
             continue
         return True
     return False
 
 
+def own_word(marked: str, query_words: Sequence[str]) -> bool:
+    """Whether ``marked`` (a highlighted word, as the text writes it) is one of ``query_words`` or an inflection of
+    one, by the module's rules."""
+    words, exact = _query_words(" ".join(query_words))
+    return _own(marked, words, exact)
+
+
 def own_marks(fragment: str, query: str) -> str:
     """``fragment`` (a highlighter's html with <mark>…</mark>) with the marks that are not the query's own words
     taken off (the words stay)."""
-    words = [w.lower() for w in _WORD.findall(query)]
-    if not words or "<mark>" not in fragment:
+    if "<mark>" not in fragment:
         return fragment
-    return _MARKED.sub(lambda m: m.group(0) if own_word(m.group(1), words) else m.group(1), fragment)
+    return _MARKED.sub(lambda m: m.group(0) if _own_in(m.group(1), query) else m.group(1), fragment)
+
+
+@functools.lru_cache(maxsize=4096)
+def _own_in(marked: str, query: str) -> bool:
+    """:func:`_own` against ``query``'s words, remembered: a page marks the same words in many snippets."""
+    words, exact = _query_words(query)
+    return bool(words) and _own(marked, words, exact)
 
 
 def with_own_marks(hits: Sequence[Hit], query: str) -> list[Hit]:

@@ -17,6 +17,8 @@ from typing import Callable, Protocol, TextIO
 
 import click
 
+from nomos.stages.search_types import duration_text
+
 
 class Bar(Protocol):
     """What the stages are handed: tqdm's bar, :class:`PlainProgress` or nothing at all, alike."""
@@ -25,13 +27,6 @@ class Bar(Protocol):
     def close(self) -> None: ...
     def __enter__(self) -> Bar: ...
     def __exit__(self, *exc: object) -> object: ...
-
-
-def _duration(seconds: float) -> str:
-    minutes = round(seconds / 60)
-    if seconds < 60:
-        return f"{seconds:.0f} s"
-    return f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min"
 
 
 class PlainProgress:
@@ -60,7 +55,7 @@ class PlainProgress:
             text += f" ({100 * self.done // self.total}%)"
         text += f", {rate:.1f} {self.unit}/s"
         if rate > 0 and self.total > self.done:
-            text += f", about {_duration((self.total - self.done) / rate)} left"
+            text += f", about {duration_text((self.total - self.done) / rate)} left"
         return text
 
     def update(self, n: int = 1) -> None:
@@ -76,7 +71,7 @@ class PlainProgress:
             if self.closed:
                 return
             self.closed = True
-            self._say(f"{self.desc}: {self.done:,}/{self.total:,} {self.unit} in {_duration(self.clock() - self.started)}")
+            self._say(f"{self.desc}: {self.done:,}/{self.total:,} {self.unit} in {duration_text(self.clock() - self.started)}")
 
     def __enter__(self) -> PlainProgress:
         return self

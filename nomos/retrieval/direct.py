@@ -232,7 +232,8 @@ def with_cited(hits: list[Hit], cited: list[DirectHit], k: int) -> tuple[list[Hi
     if best.doc_id in {d.doc_id for d in cited}:
         best = replace(best, details={**best.details, "direct": "cited"})
     others = [d for d in cited if d.doc_id != best.doc_id]
-    tail = [h for h in hits[1:] if h.doc_id not in {d.doc_id for d in others}]
+    moved = {d.doc_id for d in others}
+    tail = [h for h in hits[1:] if h.doc_id not in moved]
     high, low = best.score, (tail[0].score if tail else best.score - 1.0)
     step = (high - low) / (len(others) + 1)
     placed = []

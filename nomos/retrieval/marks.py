@@ -92,13 +92,6 @@ def _own(marked: str, words: Mapping[str, Sequence[_QueryWord]], exact: frozense
     return False
 
 
-def own_word(marked: str, query_words: Sequence[str]) -> bool:
-    """Whether ``marked`` (a highlighted word, as the text writes it) is one of ``query_words`` or an inflection of
-    one, by the module's rules."""
-    words, exact = _query_words(" ".join(query_words))
-    return _own(marked, words, exact)
-
-
 def own_marks(fragment: str, query: str) -> str:
     """``fragment`` (a highlighter's html with <mark>…</mark>) with the marks that are not the query's own words
     taken off (the words stay)."""

@@ -52,7 +52,7 @@ def index_status(settings: Settings) -> dict[str, str]:
     articles, how far the embedder's vectors are, and which method a search that names none uses now. A missing
     alias says what to run; a cluster that does not answer raises typed (the caller says so)."""
     from nomos.errors import IndexNotFound
-    from nomos.stages.search_types import time_left
+    from nomos.stages.search_types import readiness_note
     from nomos.stages.searching import Searcher, cluster_errors
 
     searcher = Searcher(settings)
@@ -66,9 +66,7 @@ def index_status(settings: Settings) -> dict[str, str]:
     if progress.complete:
         vectors = f"{settings.embedder} complete"
     elif progress.in_progress:
-        left = time_left(progress.eta_s)
-        vectors = f"{settings.embedder} {progress.percent}% ready ({progress.done:,} of {progress.total:,} articles" + \
-            (f", {left})" if left else ")")
+        vectors = f"{settings.embedder} {readiness_note(progress)} ({progress.done:,} of {progress.total:,} articles)"
     else:
         vectors = f"none (BM25 only; `python cli.py index --embedder {settings.embedder}` adds them)"
     return {"index": f"{alias} -> {', '.join(targets) or '?'} ({progress.total:,} articles)", "vectors": vectors,

@@ -33,14 +33,19 @@ class MethodUnavailable(ConfigError):
         super().__init__(message, hint=hint)
 
 
+def duration_text(seconds: float) -> str:
+    """«45 s», «40 min», «2 h 12 min»: a duration as the command line writes it (ETAs, progress lines)."""
+    if seconds < 60:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{minutes} min"
+
+
 def time_left(seconds: float | None) -> str:
     """«about 40 min left» for a readiness note; "" when nobody knows."""
     if seconds is None:
         return ""
-    minutes = round(seconds / 60)
-    if minutes < 1:
-        return "under a minute left"
-    return f"about {minutes // 60} h {minutes % 60} min left" if minutes >= 60 else f"about {minutes} min left"
+    return "under a minute left" if seconds < 30 else f"about {duration_text(max(seconds, 60))} left"
 
 
 def readiness_note(readiness: VectorReadiness) -> str:

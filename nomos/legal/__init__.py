@@ -11,7 +11,9 @@ What lives here reads statutes and queries as a lawyer writes them, and builds n
   at ingest, with ``reference_vocabulary`` (the regular expressions and word lists its rules are written in),
   ``reference_clauses`` (the clause around a reference: bounds, verbs, lists) and ``reference_sources`` (the law
   of an article cited without one);
-* ``insertions``: chapters an amending law inserts into another law, split by the corpus into articles.
+* ``insertions``: chapters an amending law inserts into another law, split by the corpus into articles;
+* ``in_force``: the shape of an amended article's text in force (passages with their provenance, the instructions
+  applied and those that could not be), stored beside the original text.
 
 The area table's file errors are ``nomos.mappings.MappingError`` (a packaged JSON file, read like the index
 bodies), so this floor sits just above ``nomos.mappings``.

@@ -33,6 +33,7 @@ from nomos.retrieval.pages import (
     PAGE_FILTER,
     SNIPPET_FALLBACK_CHARS,
     FacetedHits,
+    exact_page,
     faceted_page,
     page_parts,
     ranked_page_body,
@@ -207,9 +208,11 @@ class KnnRetriever:
         check_k(k)
         vector = self.query_vectors([query])[0]
         body = ranked_page_body(self.clause(vector, max(depth, k)), query, k, aggs, post_filter)
+        def send(b: dict[str, Any]) -> dict[str, Any]:
+            return self.transport.search(self.index, b, what="the k-NN results page", params={"filter_path": PAGE_FILTER})
+
         with self.vectors_needed():
-            resp = self.transport.search(self.index, body, what="the k-NN results page", params={"filter_path": PAGE_FILTER})
-        return faceted_page(resp, k)
+            return faceted_page(exact_page(send, body, k), k)
 
     def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
                     on_progress: Progress | None = None) -> SearchResult:

@@ -11,7 +11,7 @@ stay with their retrievers (:mod:`nomos.retrieval.bm25`, :mod:`~nomos.retrieval.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from nomos.legal.areas import label as area_label
 from nomos.retrieval.base import Hit, rank
@@ -107,8 +107,7 @@ def ranked_page_body(query_clause: Mapping[str, Any], query: str, k: int, aggs: 
                      post_filter: Mapping[str, Any] | None) -> dict[str, Any]:
     """A page whose ranking is one query clause (kNN's, or the server-side hybrid): the clause with
     :func:`page_parts`, ranked by (score desc, article id)."""
-    return {**page_parts(query, k, aggs, post_filter), "query": dict(query_clause),
-            "sort": [{"_score": "desc"}, {"article_id": "asc"}], "track_scores": True}
+    return {**page_parts(query, k, aggs, post_filter), "query": dict(query_clause), "sort": TIE_SORT, "track_scores": True}
 
 
 def ranking_page_body(ranked: Sequence[Hit], query: str, k: int, aggs: Mapping[str, Any],
@@ -132,6 +131,37 @@ def faceted_page(resp: Mapping[str, Any], k: int) -> FacetedHits:
     aggregations = dict(resp.get("aggregations") or {})
     matching = int(aggregations.pop(MATCHING, {}).get("doc_count", 0))
     return FacetedHits(rank([page_hit(h) for h in resp.get("hits", {}).get("hits", [])], k), aggregations, matching)
+
+
+TIE_SORT = [{"_score": "desc"}, {"article_id": "asc"}]  # the one tie rule (nomos.ordering) as OpenSearch's sort
+
+
+def score_ordered(body: Mapping[str, Any], k: int) -> dict[str, Any]:
+    """``body`` ranked by score alone, one hit deeper than the page: no (score, article id) sort.
+
+    Sorting on a field beside the score makes every competitive hit read the article id's doc values and swaps
+    Lucene's top-score collector for the field-sort one; on the stand-in's case files that was a fifth of a BM25
+    page's CPU in OpenSearch (docs/benchmarks.md "A results page in half the CPU"). The extra hit is how
+    :func:`exact_page` knows the page is the one the tie rule gives."""
+    out = {key: value for key, value in body.items() if key not in ("sort", "track_scores")}
+    out["size"] = k + 1
+    return out
+
+
+def tied_at_cut(resp: Mapping[str, Any], k: int) -> bool:
+    """Whether the hit after the page scores what the page's last hit scores: then which of the tied articles
+    fall inside the page depends on the tie rule, and only the sorted request can say."""
+    hits = resp.get("hits", {}).get("hits", [])
+    return len(hits) > k and float(hits[k]["_score"]) == float(hits[k - 1]["_score"])
+
+
+def exact_page(send: Callable[[dict[str, Any]], Mapping[str, Any]], body: Mapping[str, Any], k: int) -> Mapping[str, Any]:
+    """A results page ranked exactly as ``body``'s (score desc, article id asc) sort ranks it, usually without
+    that sort: the page by score alone and one hit more, and the sorted request only when that hit ties the
+    page's last (:func:`tied_at_cut`). Inside the page, :func:`faceted_page` orders ties by id as the sort would;
+    the aggregations and the count do not depend on the order."""
+    resp = send(score_ordered(body, k))
+    return send(dict(body)) if tied_at_cut(resp, k) else resp
 
 
 def decorate_body(hits: Sequence[Hit], query: str) -> dict[str, Any]:

@@ -81,10 +81,17 @@ def with_facets(body: Mapping[str, Any], aggs: Mapping[str, Any],
     aggregating, so a page filtered to one legal source still offers the others)."""
     out = dict(body)
     out["track_total_hits"] = True
-    out["aggs"] = {**aggs, MATCHING: {"filter": {"match_all": {}}}}
+    out["aggs"] = matching_aggs(aggs, post_filter)
     if post_filter:
         out["post_filter"] = dict(post_filter)
     return out
+
+
+def matching_aggs(aggs: Mapping[str, Any], post_filter: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``aggs`` and, under a ``post_filter``, the ``_matching`` count of what the query matched: the hits' total
+    then counts only the filtered hits. Without a filter the exact total is that count already, and the page
+    does not pay for a second one."""
+    return {**aggs, MATCHING: {"filter": {"match_all": {}}}} if post_filter else dict(aggs)
 
 
 def page_parts(query: str, k: int, aggs: Mapping[str, Any], post_filter: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -96,7 +103,8 @@ def page_parts(query: str, k: int, aggs: Mapping[str, Any], post_filter: Mapping
         "size": k,
         "_source": PAGE_SOURCE,
         "highlight": snippet_highlight(query, no_match_size=SNIPPET_FALLBACK_CHARS),
-        "aggs": {**aggs, MATCHING: {"filter": {"match_all": {}}}},
+        "aggs": matching_aggs(aggs, post_filter),
+        "track_total_hits": True,
     }
     if post_filter:
         body["post_filter"] = dict(post_filter)
@@ -126,10 +134,11 @@ def ranking_page_body(ranked: Sequence[Hit], query: str, k: int, aggs: Mapping[s
 
 
 def faceted_page(resp: Mapping[str, Any], k: int) -> FacetedHits:
-    """A results page's response (``PAGE_FILTER``'d, with the ``_matching`` filter aggregation counting what the
-    query matched) as :class:`FacetedHits`."""
+    """A results page's response (``PAGE_FILTER``'d; what the query matched is the ``_matching`` count under a
+    filter, else the exact total) as :class:`FacetedHits`."""
     aggregations = dict(resp.get("aggregations") or {})
-    matching = int(aggregations.pop(MATCHING, {}).get("doc_count", 0))
+    counted = aggregations.pop(MATCHING, None)
+    matching = int(counted["doc_count"]) if counted is not None else int(resp.get("hits", {}).get("total", {}).get("value", 0))
     return FacetedHits(rank([page_hit(h) for h in resp.get("hits", {}).get("hits", [])], k), aggregations, matching)
 
 

@@ -85,3 +85,34 @@ def settings_client(settings):
     from nomos.opensearch.client import make_client
 
     return make_client(settings)
+
+
+def test_the_clients_json_is_the_stock_serializers_json():
+    """FastJSON (orjson) writes what opensearch-py's own serializer writes, for everything nomos sends: NumPy
+    vectors and scalars, dates, UUIDs, Greek text; a value neither can write is the same SerializationError."""
+    import datetime
+    import decimal
+    import json
+    import uuid
+
+    import numpy as np
+    from opensearchpy.exceptions import SerializationError
+    from opensearchpy.serializer import JSONSerializer
+
+    from nomos.opensearch.client import FastJSON
+
+    body = {"knn": {"vec": {"vector": np.array([0.25, -1.5, 3.0], dtype=np.float32), "k": np.int64(100)}},
+            "when": datetime.datetime(2026, 12, 6, 12, 0, tzinfo=datetime.timezone.utc), "id": uuid.UUID(int=7),
+            "price": decimal.Decimal("1.5"), "q": "Όποιος αφαιρεί ξένο κινητό πράγμα", "flag": np.bool_(True)}
+    fast, stock = FastJSON(), JSONSerializer()
+    assert json.loads(fast.dumps(body)) == json.loads(stock.dumps(body))
+    assert fast.loads('{"hits": {"hits": [{"_id": "PK::372", "_score": 5.36}]}}') == \
+        {"hits": {"hits": [{"_id": "PK::372", "_score": 5.36}]}}
+    assert fast.dumps("already a body") == "already a body"
+    for bad in ({"x": object()},):
+        with pytest.raises(SerializationError):
+            fast.dumps(bad)
+        with pytest.raises(SerializationError):
+            stock.dumps(bad)
+    with pytest.raises(SerializationError):
+        fast.loads("{not json")

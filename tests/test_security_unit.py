@@ -185,6 +185,19 @@ def test_the_projects_scripts_are_named_by_their_text_and_sent_by_id():
 
 
 @needs_crypto
+def test_a_secured_nodes_files_are_its_owners_and_the_ca_key_is_elsewhere(tmp_path: Path):
+    from nomos.opensearch.node_security import cert_files, security_dir, write_security_config
+
+    cfg = NodeConfig(root=tmp_path, name="n", secure=True)
+    write_security_config(cfg, log=lambda m: None)
+    files = cert_files(cfg)
+    assert mode(security_dir(cfg)) == 0o700 and mode(files.folder) == 0o700
+    assert files.ca_key == tmp_path / "ca-keys" / "n" / "ca-key.pem" and mode(files.ca_key.parent) == 0o700
+    assert not [p for p in cfg.node_dir.rglob("*") if p.name == "ca-key.pem"]
+    assert (cfg.conf_dir / "certs" / "node-key.pem").is_file() and mode(cfg.conf_dir / "certs") == 0o700
+
+
+@needs_crypto
 def test_the_ca_keys_folder_may_not_be_inside_the_nodes(tmp_path: Path):
     from nomos.opensearch.node_security import write_security_config
 

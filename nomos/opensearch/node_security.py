@@ -175,8 +175,8 @@ def write_security_config(cfg: NodeConfig, log: Log = print) -> None:
     if wanted.key_folder.is_relative_to(cfg.node_dir):
         raise ConfigError(f"the CA key's folder {wanted.key_folder} is inside the node's folder {cfg.node_dir}",
                           hint="choose a folder outside it (NOMOS_CA_KEY_DIR, server install --ca-key-dir)")
+    passwords = ensure_passwords(cfg, log=log)  # first: it makes security/ 0700, which certs/ is made inside
     files = ensure_certs(wanted.folder, wanted.key_folder, log=log)
-    passwords = ensure_passwords(cfg, log=log)
     target = cfg.conf_dir / CONF_SUBDIR
     target.mkdir(parents=True, exist_ok=True)
     defaults = cfg.home / "config" / CONF_SUBDIR

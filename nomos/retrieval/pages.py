@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from nomos.legal.areas import label as area_label
+from nomos.opensearch.stored_scripts import RANK_BY_POSITION
 from nomos.retrieval.base import Hit, rank
 
 # Only what a ranking needs comes back: less JSON to build, send and parse per query.
@@ -127,7 +128,7 @@ def ranking_page_body(ranked: Sequence[Hit], query: str, k: int, aggs: Mapping[s
     by_position = {
         "script_score": {
             "query": {"ids": {"values": list(positions)}},
-            "script": {"source": "params.p[doc['article_id'].value]", "params": {"p": positions}},
+            "script": RANK_BY_POSITION.ref({"p": positions}),
         }
     }
     return {**page_parts(query, k, aggs, post_filter), "query": by_position}

@@ -116,3 +116,32 @@ def test_the_clients_json_is_the_stock_serializers_json():
             stock.dumps(bad)
     with pytest.raises(SerializationError):
         fast.loads("{not json")
+
+
+def test_kept_peek_never_looks_up_and_goes_stale_with_its_value():
+    from nomos.stages.search_types import Kept
+
+    kept: Kept[int] = Kept(ttl=0.05)
+    assert kept.peek() is None  # nothing looked up yet: peek does not look it up
+    calls = []
+    assert kept.get(lambda: calls.append(1) or 7) == 7
+    assert kept.peek() == 7 and calls == [1]
+    import time
+
+    time.sleep(0.06)
+    assert kept.peek() is None  # stale: the caller must look it up (in a worker thread)
+    assert kept.get(lambda: calls.append(1) or 8) == 8 and calls == [1, 1]
+
+
+@pytest.mark.integration
+def test_a_page_renders_its_methods_from_the_searchers_fresh_lookups(shared_bm25_index):
+    """The method list a page shows comes from the lookups its search already made (no second worker thread);
+    before any lookup, or once they are stale, there is nothing known and the page looks them up."""
+    from nomos.opensearch.client import make_client
+    from nomos.portal.service import Portal
+
+    portal = Portal(shared_bm25_index, make_client(shared_bm25_index))
+    assert portal.known_methods() is None
+    looked_up = portal.methods()
+    assert portal.known_methods() == looked_up
+    assert looked_up["bm25"] is True and looked_up["hybrid"] is False  # the shared index has no vectors

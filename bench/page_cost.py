@@ -62,6 +62,8 @@ VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any], str], dict[str, Any] | 
     "hl_word": ("boundary_scanner word (single-word snippets)", _edit(lambda b, q: _text_hl(b).update(boundary_scanner="word"))),
     "hl_10words": ("snippets marked for the case's first 10 words only",
                    _edit(lambda b, q: _text_hl(b)["highlight_query"]["match"]["text"].update(query=" ".join(q.split()[:10])))),
+    "hl_distinct": ("snippets' query with each word once (the same terms)",
+                    _edit(lambda b, q: _text_hl(b)["highlight_query"]["match"]["text"].update(query=" ".join(dict.fromkeys(q.split()))))),
     "source_only": ("ranking + title/law/source from _source, nothing else",
                     lambda b, q: {"size": b["size"], "query": b["query"], "_source": b["_source"]}),
     "bare": ("ranking only (ids)", lambda b, q: {"size": b["size"], "query": b["query"], "stored_fields": "_none_"}),

@@ -1,0 +1,133 @@
+"""An amended article's page on a real node: the text in force by default (marked as consolidated automatically,
+each amendment linked, the changed passages framed and labelled with the article that changed them), the original
+one click away (?text=original) with a link back, a partial consolidation stated with the instructions that could
+not be applied, one that applied nothing shown as the original, and the page's requests unchanged in number."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+from fastapi.testclient import TestClient
+
+from nomos.ingest.beir import load_beir
+from nomos.opensearch.client import make_client
+from nomos.portal import create_app
+from nomos.stages.indexing import index_dataset
+from tests.beir_files import write_beir
+from tests.in_force_support import (
+    AMENDS_372,
+    AMENDS_374,
+    AMENDS_375,
+    ARTICLES,
+    IN_FORCE,
+    NEW_372_1,
+    P372_1,
+    store_in_force,
+)
+from tests.portal_support import requests_sent
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def in_force_settings(cluster, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("in-force")
+    alias = f"pytest-in-force-{uuid.uuid4().hex[:8]}"
+    settings = cluster.with_overrides(index_alias=alias, runs_dir=folder / "runs", cache_dir=folder / "cache")
+    index_dataset(settings, load_beir(write_beir(folder / "data", ARTICLES, [{"_id": "q1", "text": "κλοπή"}],
+                                                 [("q1", "PK::372", 1)])))
+    client = make_client(settings)
+    store_in_force(client, alias, IN_FORCE)
+    try:
+        yield settings
+    finally:
+        client.indices.delete(index=f"{alias}*", ignore_unavailable=True)
+
+
+@pytest.fixture(scope="module")
+def web(in_force_settings):
+    with TestClient(create_app(in_force_settings)) as c:
+        yield c
+
+
+def text_of(page: str) -> str:
+    """The article's text block as a reader sees it (tags dropped)."""
+    m = re.search(r'<div class="article-text[^"]*"[^>]*>(.*?)</div>\s*(?:<p class="cut"|<nav class="pager")', page, re.S)
+    assert m, "no article text on the page"
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", m.group(1)))
+
+
+def test_an_amended_articles_page_shows_the_text_in_force_by_default(web):
+    page = web.get("/articles/PK::372").text
+    shown = text_of(page)
+    assert "πέντε ετών" in shown and "διάρρηξη" in shown and "τρία έτη" not in shown  # the new wording, not the old
+    assert "κατ&#39; έγκληση" in shown or "κατ' έγκληση" in shown  # the paragraph no amendment touched
+    assert 'id="in-force-text"' in page and "ενοποιημένο αυτόματα" in page and "Δεν είναι επίσημη κωδικοποίηση" in page
+    # the amendment it was consolidated from, linked, in the note
+    note = page[page.index('id="amended"'):page.index('id="in-force-text"')]
+    assert 'href="/articles/N_4855_2021%3A%3A86"' in note and "άρθρο 86 ν. 4855/2021" in note
+    # the changed passage: framed (a class) and labelled in words with the article that changed it
+    changed = re.findall(r'<div class="passage changed">(.*?)</div>\s*</div>', page, re.S)
+    assert len(changed) == 1 and "πέντε ετών" in changed[0]
+    assert "Νέα διατύπωση από" in changed[0] and 'href="/articles/N_4855_2021%3A%3A86"' in changed[0]
+    # the original one click away, and this one marked as the current text
+    assert 'id="show-original" href="/articles/PK%3A%3A372?text=original"' in page
+    assert '<span class="version current" aria-current="page">Ισχύον κείμενο</span>' in page
+    assert 'id="partial"' not in page and "Μερική ενοποίηση" not in page
+
+
+def test_the_original_text_is_one_click_away_with_a_link_back(web):
+    page = web.get("/articles/PK::372", params={"text": "original"}).text
+    shown = text_of(page)
+    assert "τρία έτη" in shown and "πέντε ετών" not in shown
+    assert 'id="in-force-text"' not in page
+    warning = page[page.index('id="amended"'):]
+    assert "εμφανίζεται το αρχικό κείμενο" in warning and 'href="/articles/PK%3A%3A372">Δείτε το ισχύον κείμενο</a>' in warning
+    assert '<span class="version current" aria-current="page">Αρχικό κείμενο</span>' in page
+    assert 'id="show-in-force" href="/articles/PK%3A%3A372"' in page
+    assert '<a class="ref" href="/articles/PK%3A%3A46">' in page  # the original's references stay links
+    # the text in force keeps the links of the wording it kept from the original
+    assert '<a class="ref" href="/articles/PK%3A%3A46">' in web.get("/articles/PK::372").text
+
+
+def test_a_query_is_highlighted_in_the_text_in_force(web):
+    page = web.get("/articles/PK::372", params={"q": "διάρρηξη"}).text
+    assert '<mark id="match">διάρρηξη</mark>' in page
+    original = web.get("/articles/PK::372", params={"q": "κατοχή", "text": "original"}).text
+    assert '<mark id="match">κατοχή</mark>' in original
+
+
+def test_a_partial_consolidation_is_stated_with_what_could_not_be_applied(web):
+    page = web.get("/articles/PK::374").text
+    assert 'id="in-force-text"' in page and "μειωμένη ποινή" in text_of(page)
+    partial = page[page.index('id="partial"'):]
+    assert "Μερική ενοποίηση:" in partial and "1 οδηγία τροποποίησης δεν μπόρεσε να εφαρμοστεί με ακρίβεια" in partial
+    assert "δεν βρέθηκε παράγραφος 4" in partial and "Η πράξη διώκεται αυτεπαγγέλτως" in partial
+    assert f'href="/articles/{AMENDS_374.replace("::", "%3A%3A")}"' in partial
+
+
+def test_a_consolidation_that_applied_nothing_shows_the_original_and_says_why(web):
+    page = web.get("/articles/PK::375").text
+    assert 'id="in-force-text"' not in page and 'id="text-versions"' not in page  # nothing to switch to
+    assert "Το ισχύον κείμενο δεν ενοποιήθηκε:" in page and "δεν βρέθηκε η φράση «ξένο ακίνητο»" in page
+    assert f'href="/articles/{AMENDS_375.replace("::", "%3A%3A")}"' in page
+    assert "εμφανίζεται το αρχικό κείμενο" in page
+
+
+def test_an_article_nobody_amends_is_as_before_and_a_bad_version_is_a_422(web):
+    page = web.get("/articles/PK::49").text
+    assert 'id="text-versions"' not in page and 'id="amended"' not in page and 'id="in-force-text"' not in page
+    assert web.get("/articles/PK::372", params={"text": "latest"}).status_code == 422
+    assert AMENDS_372 and NEW_372_1 and P372_1  # the corpus the module indexed (tests/in_force_support.py)
+
+
+def test_the_text_in_force_costs_the_page_no_request(web):
+    with requests_sent(web) as plain:
+        web.get("/articles/PK::49")
+    with requests_sent(web) as amended:
+        web.get("/articles/PK::372")
+    with requests_sent(web) as original:
+        web.get("/articles/PK::372", params={"text": "original"})
+    assert len(amended) == len(original) == len(plain)

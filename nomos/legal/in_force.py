@@ -8,7 +8,9 @@ page). It holds no rules of its own: only the shape of a result and its round tr
 A result is made of passages (the article's paragraphs as they now read), each with its provenance: ``source`` is
 "" for the original wording, else the id of the amending article that gave the passage its current wording.
 An instruction that could not be applied exactly is listed in ``unapplied`` with the reason, never guessed; the
-result is then ``partial``. ``none`` is an article some articles amend but none of whose instructions applied.
+result is then ``partial`` (unless a later instruction gives the whole wording of what it would have changed: it is
+then listed as superseded, and the text in force does not depend on it). ``none`` is an article some articles amend
+but none of whose instructions applied.
 """
 
 from __future__ import annotations
@@ -45,23 +47,28 @@ class Applied:
 @dataclass(frozen=True)
 class Unapplied:
     """One instruction that could not be applied exactly: the amending article, its words, and why (target
-    paragraph or phrase not found, ambiguous, a form the engine does not read)."""
+    paragraph or phrase not found, ambiguous, a form the engine does not read). ``superseded_by``: a later
+    amending article whose applied instruction gives the whole wording of what this one would have changed (a
+    whole-article or paragraph replacement), so the text in force does not depend on it ("" : it does)."""
 
     source: str
     instruction: str
     reason: str
+    superseded_by: str = ""
 
 
 @dataclass(frozen=True)
 class InForce:
     """An amended article's text in force. ``amendments`` are the amending articles in the order applied (the
-    amending laws by number and year, then article); ``applied`` and ``unapplied`` list every instruction read."""
+    amending laws by number and year, then article); ``applied`` and ``unapplied`` list every instruction read.
+    ``title``: the title in force where an amendment gave the article a new one ("" : unchanged)."""
 
     status: Status
     passages: tuple[Passage, ...] = ()
     amendments: tuple[str, ...] = ()
     applied: tuple[Applied, ...] = ()
     unapplied: tuple[Unapplied, ...] = ()
+    title: str = ""
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -85,8 +92,9 @@ class InForce:
             "amendments": list(self.amendments),
             "applied": [{"source": a.source, "action": a.action, "paragraph": a.paragraph,
                          "instruction": a.instruction} for a in self.applied],
-            "unapplied": [{"source": u.source, "instruction": u.instruction, "reason": u.reason}
-                          for u in self.unapplied],
+            "unapplied": [{"source": u.source, "instruction": u.instruction, "reason": u.reason,
+                           "superseded_by": u.superseded_by} for u in self.unapplied],
+            "title": self.title,
         }
 
     @classmethod
@@ -99,6 +107,7 @@ class InForce:
             amendments=tuple(doc.get("amendments", ())),
             applied=tuple(Applied(a.get("source", ""), a.get("action", ""), a.get("paragraph", ""),
                                   a.get("instruction", "")) for a in doc.get("applied", ())),
-            unapplied=tuple(Unapplied(u.get("source", ""), u.get("instruction", ""), u.get("reason", ""))
-                            for u in doc.get("unapplied", ())),
+            unapplied=tuple(Unapplied(u.get("source", ""), u.get("instruction", ""), u.get("reason", ""),
+                                      u.get("superseded_by", "")) for u in doc.get("unapplied", ())),
+            title=doc.get("title", ""),
         )

@@ -1,0 +1,273 @@
+"""The parts of an article's text an amendment names: its paragraphs («1.», «2.» … at the start of a line), the
+sentences (εδάφια) of a paragraph, its cases (περιπτώσεις «α)», «β)» …), and the heading («Άρθρο 372 Κλοπή») that
+opens the new wording of a whole article.
+
+Every reader here is exact or says it is not: a paragraph is a numbered line whose number follows the one before (a
+«2.» inside a quotation, or a «13.2.2» clause number, starts none); a sentence ends at a period followed by a
+capital letter, and a period after an acronym («Ε.Σ.Υ.», «Α.Ε.») or a lone capital could be either, so the reader
+reports it ambiguous rather than choosing; a case is a letter in the sequence α, β, γ … opened at the start of a
+line or after a colon, comma or semicolon. The consolidation engine (:mod:`nomos.legal.consolidation`) refuses an
+instruction whose part cannot be found this way instead of guessing it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from nomos.legal.citations import fold
+
+# «1.», «12.», «1Α.» at the start of a line (not «13.2.2»: a clause number, nor «1.000»)
+_PARAGRAPH = re.compile(r"(?m)^[ \t\xa0]*(?P<num>\d{1,3})(?P<letter>[Α-Ωα-ω]?)[ \t\xa0]*\.(?![\d])")
+_HEADING = re.compile(r"^\s*(?:Άρθρο|ΑΡΘΡΟ|Αρθρο|Άρθρον)\s+(?P<num>\d{1,4}[Α-Ωα-ω]{0,2})(?![\w])[ \t\xa0]*[.:-]?[ \t\xa0]*")
+_FIRST_PARAGRAPH_INLINE = re.compile(r"(?<=\S)\s+1\s*\.\s+(?=[«(]?[Α-ΩΆΈΉΊΌΎΏA-Z])")
+
+# Greek numerals as cases count them: α, β, … στ, ζ, … ι, ια, … ιθ, κ, … (the letters a case list runs through)
+_UNITS = ["", "α", "β", "γ", "δ", "ε", "στ", "ζ", "η", "θ"]
+_TENS = ["", "ι", "κ", "λ", "μ", "ν", "ξ", "ο", "π", "ϟ"]
+CASE_LETTERS: tuple[str, ...] = tuple(t + u for t in _TENS[:6] for u in _UNITS if t + u)
+
+
+def case_index(letter: str) -> int | None:
+    """The position of a case letter in the sequence (α → 0, στ → 5, ια → 10), folded; «ς» is read as στ."""
+    f = fold(letter).strip("΄'’`() ")
+    if f.endswith("σ"):
+        f = f[:-1] + "στ"
+    return CASE_LETTERS.index(f) if f in CASE_LETTERS else None
+
+
+def paragraph_key(number: str) -> tuple[int, str]:
+    """A paragraph number as a reader orders them: 1 < 1Α < 2 < 10."""
+    m = re.match(r"(\d+)(.*)", number)
+    return (int(m.group(1)), fold(m.group(2))) if m else (0, fold(number))
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    """One paragraph of an article: its number as written («1», «1Α»; "" for text before the first numbered line
+    or an article with none) and its text, the number included («1. Όποιος …»)."""
+
+    number: str
+    text: str
+
+
+def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a <= pos < b for a, b in spans)
+
+
+def quote_spans(text: str) -> list[tuple[int, int]]:
+    """The outermost «…» spans of ``text`` (an unclosed one runs to the end)."""
+    spans: list[tuple[int, int]] = []
+    depth, start = 0, 0
+    for i, ch in enumerate(text):
+        if ch == "«":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch == "»" and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append((start, i + 1))
+    if depth:
+        spans.append((start, len(text)))
+    return spans
+
+
+def paragraphs(text: str) -> list[Paragraph]:
+    """``text`` split into its numbered paragraphs, in order. A numbered line starts a paragraph only when its number
+    comes after the previous paragraph's (1, 2, 2Α, 3 …) and it is not inside a quotation; text before the first
+    one is a paragraph numbered "". Joined with newlines, the paragraphs give ``text`` back (less the whitespace at
+    their ends)."""
+    quotes = quote_spans(text)
+    starts: list[tuple[int, str]] = []
+    last: tuple[int, str] | None = None
+    for m in _PARAGRAPH.finditer(text):
+        if _inside(m.start("num"), quotes):
+            continue
+        number = m.group("num") + m.group("letter")
+        key = paragraph_key(number)
+        if last is not None and key <= last:
+            continue
+        if last is None and key[0] != 1 and m.start() > 0 and text[:m.start()].strip():
+            # a first numbered line that is not «1.» after some text is a number inside that text, not a paragraph
+            continue
+        starts.append((m.start(), number))
+        last = key
+    out: list[Paragraph] = []
+    if not starts or text[:starts[0][0]].strip():
+        head = text[:starts[0][0]] if starts else text
+        out.append(Paragraph("", head.strip()))
+    for i, (at, number) in enumerate(starts):
+        end = starts[i + 1][0] if i + 1 < len(starts) else len(text)
+        out.append(Paragraph(number, text[at:end].strip()))
+    return out
+
+
+def paragraph_body(paragraph: str) -> int:
+    """Where the words of a paragraph begin, after its number («1. »)."""
+    m = re.match(r"\s*\d{1,3}[Α-Ωα-ω]?\s*\.\s*", paragraph)
+    return m.end() if m else 0
+
+
+@dataclass(frozen=True)
+class Heading:
+    """The heading that opens a whole article's new wording: its number, its title ("" where it has none) and
+    where the article's text begins after it."""
+
+    number: str
+    title: str
+    body_start: int
+
+
+def read_heading(wording: str, title_now: str = "", text_now: str = "") -> Heading | None | str:
+    """The heading of an article's new wording («Άρθρο 372 Κλοπή\\n1. Όποιος …»): None when the wording opens with
+    none, a :class:`Heading` when its end is certain, else a reason (str) why it is not.
+
+    The title ends at the end of its line, or right before an inline «1.» that opens the first paragraph; a heading
+    whose line runs on into the text («Άρθρο 96 Δικαίωμα άσκησης καθηκόντων Ο δικαστικός υπάλληλος …») ends after
+    the article's current title ``title_now`` when the line opens with it, or right before the first words of
+    the article's current text ``text_now`` when they stand in the line once (its words did not change where
+    they begin); it is ambiguous otherwise."""
+    m = _HEADING.match(wording)
+    if not m:
+        return None
+    rest = wording[m.end():]
+    line_end = rest.find("\n")
+    line = rest if line_end < 0 else rest[:line_end]
+    if not line.strip():
+        return Heading(m.group("num"), "", m.end() + (line_end + 1 if line_end >= 0 else len(rest)))
+    inline = _FIRST_PARAGRAPH_INLINE.search(line)
+    if re.match(r"\s*1\s*\.\s", line):
+        return Heading(m.group("num"), "", m.end())
+    if inline:
+        return Heading(m.group("num"), line[:inline.start()].strip(), m.end() + inline.start() + 1)
+    if line_end >= 0 and len(line) <= 200 and not re.search(r"[.;·]\s*$", line.strip()[-2:]) \
+            and re.match(r"\s*(?:\d{1,3}[Α-Ωα-ω]?\s*\.|[α-ω]{1,2}\))", rest[line_end + 1:]):
+        return Heading(m.group("num"), line.strip(), m.end() + line_end + 1)
+    now = " ".join(fold(title_now).split())
+    words = line.split()
+    if now:
+        for n in range(1, min(len(words), 40) + 1):
+            if " ".join(fold(" ".join(words[:n])).split()) == now:
+                cut = 0
+                for w in words[:n]:
+                    cut = rest.index(w, cut) + len(w)
+                if line_end >= 0 and n == len(words):
+                    return Heading(m.group("num"), line.strip(), m.end() + line_end + 1)
+                body = len(rest[cut:]) - len(rest[cut:].lstrip())
+                return Heading(m.group("num"), " ".join(words[:n]), m.end() + cut + body)
+    opening = " ".join(text_now.split()[:4])
+    if len(opening) >= 15 and not re.match(r"\d{1,3}\s*\.", opening):
+        at = [m.start() for m in re.finditer(re.escape(opening).replace("\\ ", r"\s+"), line)]
+        if len(at) == 1 and at[0] > 0 and line[:at[0]].strip():
+            return Heading(m.group("num"), line[:at[0]].strip(), m.end() + at[0])
+    if line_end >= 0 and len(line) <= 200:
+        return "the heading of the new wording runs into its text on one line without a paragraph number"
+    return "the heading of the new wording cannot be told from its text (no line break, no «1.», not the current title)"
+
+
+# words a period follows without ending a sentence (folded): «παρ. 2», «ν. 4619/2019», «περ. α΄», «κ.λπ.»
+_ABBREVIATIONS = frozenset({
+    "παρ", "περ", "υποπερ", "υποπαρ", "αρ", "αριθ", "αρθ", "ν", "π", "δ", "β", "α", "εδ", "στοιχ", "κεφ", "σελ", "βλ",
+    "κ", "λπ", "κλπ", "χ", "τ", "υπ", "σημ", "ολ", "ημ", "μ", "εκ", "πρβλ", "παραγρ", "αρθρ", "κωδ", "τευχ", "φεκ",
+    "αποφ", "εγκ", "υπουργ", "δηλ", "γεν", "ειδ", "τηλ", "περιπτ", "αα", "ββ", "γγ", "δδ",
+    "ε", "στ", "ζ", "η", "θ", "ι", "ια", "ιβ", "ιγ", "ιδ", "ιε", "ιστ", "ιζ", "ιη", "ιθ",
+})
+_PERIOD = re.compile(r"\.(?=\s+[«(\"]?[Α-ΩΆΈΉΊΌΎΏA-Z])")
+
+
+@dataclass(frozen=True)
+class Sentences:
+    """A paragraph's sentences (εδάφια) as spans of its text, and whether some period could end a sentence or not
+    (an acronym or a lone capital before it): then the spans after it are not certain."""
+
+    spans: tuple[tuple[int, int], ...]
+    ambiguous_after: int | None = None  # the index of the first sentence whose start is uncertain
+
+    def certain(self, index: int) -> bool:
+        """Whether sentence ``index`` (0-based) and every one before it are told apart for sure."""
+        return self.ambiguous_after is None or index + 1 < self.ambiguous_after
+
+    def all_certain(self) -> bool:
+        return self.ambiguous_after is None
+
+
+def sentences(text: str, start: int = 0) -> Sentences:
+    """The sentences of ``text[start:]`` (spans in ``text``): a sentence ends at a period followed by whitespace and
+    a capital letter (or «, (), unless the word before it is an abbreviation; after an acronym with periods
+    inside («Ε.Σ.Υ.», «Ν.Π.Δ.Δ.») or a lone capital letter the period is ambiguous."""
+    quotes = quote_spans(text)
+    spans: list[tuple[int, int]] = []
+    at = start
+    while at < len(text) and text[at].isspace():
+        at += 1
+    ambiguous: int | None = None
+    for m in _PERIOD.finditer(text, start):
+        if _inside(m.start(), quotes) or m.start() < at:
+            continue
+        word = re.search(r"([\w.’'΄]+)$", text[at:m.start()])
+        token = word.group(1) if word else ""
+        bare = fold(token.replace("’", "").replace("'", "").replace("΄", ""))
+        if bare.split(".")[-1] in _ABBREVIATIONS and (len(bare.split(".")[-1]) <= 6) and not token[:1].isupper():
+            continue
+        if "." in token or (len(token) == 1 and token.isupper()) or re.fullmatch(r"[Α-ΩA-Z]{1,2}", token):
+            if ambiguous is None:
+                ambiguous = len(spans) + 1
+        spans.append((at, m.end()))
+        at = m.end()
+        while at < len(text) and text[at].isspace():
+            at += 1
+    end = len(text.rstrip())
+    if at < end:
+        spans.append((at, end))
+    return Sentences(tuple(spans), ambiguous)
+
+
+_CASE = re.compile(
+    r"(?:(?<=^)|(?<=\n)|(?<=[:;,.·]\s)|(?<=[:;,.·])|(?<=\sκαι\s)|(?<=\sή\s)|(?<=\sκαι/ή\s))[ \t\xa0]*"
+    r"(?P<mark>\((?P<p>[α-ωά-ώ]{1,3})\)|(?P<b>[α-ωά-ώ]{1,3})[΄'’]?\)|(?P<d>[α-ω]{1,3})\.(?=\s))(?=\s)"
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case (περίπτωση) of a paragraph: its letter as written and its span in the paragraph's text (from its
+    mark to the next case's mark, or the paragraph's end)."""
+
+    letter: str
+    start: int
+    end: int
+
+
+def cases(text: str, start: int = 0) -> list[Case]:
+    """The top-level cases of ``text[start:]`` in order: marks «α)», «(α)», «α΄)» or «α.» (this one only at a line's
+    start) opened at a line's start or after punctuation, «και» or «ή», whose letters run α, β, γ … without a gap.
+    A mark out of sequence («αα)», a «β)» in «της περ. β)») is text."""
+    quotes = quote_spans(text)
+    found: list[tuple[int, str]] = []
+    expected = 0
+    for m in _CASE.finditer(text, start):
+        if _inside(m.start("mark"), quotes):
+            continue
+        letter = m.group("p") or m.group("b") or m.group("d")
+        if m.group("d") and not (m.start() == 0 or text[m.start() - 1] == "\n" or text[:m.start()].endswith(". ")
+                                 or re.search(r"\n[ \t]*$|^\s*$", text[:m.start()])):
+            continue
+        before = fold(text[max(0, m.start() - 12):m.start()])
+        if re.search(r"(?:περ|περιπτ\w*|υποπερ|εδ|στοιχ)\.?\s*$", before):
+            continue  # «της περ. β) της παρ. 2»: a reference, not a mark
+        index = case_index(letter)
+        at_line_start = m.start() == 0 or re.search(r"\n[ \t\xa0]*$", text[:m.start("mark")]) is not None
+        # a mark out of sequence is text; at a line's start, a later letter is the next case after a gap (a
+        # case the text no longer holds: «ιη)» then «κ)»)
+        if index is None or not (index == expected or at_line_start and expected and index > expected
+                                 and index - expected <= 3):
+            continue
+        found.append((m.start("mark"), letter))
+        expected = index + 1
+    out: list[Case] = []
+    end = len(text.rstrip())
+    for i, (at, letter) in enumerate(found):
+        stop = found[i + 1][0] if i + 1 < len(found) else end
+        out.append(Case(letter, at, stop))
+    return out

@@ -1,10 +1,11 @@
-"""A small corpus with amended articles for the text-in-force tests (the portal page, the browser, search), and the
-one way those tests store a text in force beside an article: the contract's own document
-(:meth:`nomos.legal.in_force.InForce.to_doc`) and its searchable copy, written as ingest writes them.
+"""A small corpus with amended articles for the text-in-force tests (the portal page, the browser, search), its
+texts in force as the consolidation engine computes them, and the one way those tests store a text in force beside
+an article: the contract's own document (:meth:`nomos.legal.in_force.InForce.to_doc`) and its searchable copy.
 
 PK::372 is amended by N_4855_2021::86 (its paragraph 1 replaced: «πέντε ετών» and «διάρρηξη» are only in the new
-wording); PK::374 by N_4855_2021::87, one of whose two instructions cannot be applied (partial); PK::375 by
-N_4855_2021::88, none of whose instructions applied (none). PK::49 cites PK::46 and is amended by nothing."""
+wording): full. PK::374 by N_4855_2021::87, whose second instruction names a phrase paragraph 1 does not hold:
+partial. PK::375 by N_4855_2021::88, whose one instruction names a phrase the article does not hold: none. PK::49
+cites PK::46 and is amended by nothing."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
-from nomos.legal.in_force import Applied, InForce, Passage, Unapplied
+from nomos.legal.in_force import InForce
 
 PK = {"source": "PK", "law": "Ποινικός Κώδικας"}
 LAW_4855 = {"source": "N_4855_2021", "law": "Νόμος 4855/2021 Τροποποιήσεις του Ποινικού Κώδικα"}
@@ -34,24 +35,37 @@ ARTICLES: list[dict[str, Any]] = [
     {"_id": AMENDS_372, "title": "Τροποποίηση του άρθρου 372 ΠΚ", **LAW_4855,
      "text": f"Η παρ. 1 του άρθρου 372 ΠΚ αντικαθίσταται ως εξής: «{NEW_372_1}»"},
     {"_id": AMENDS_374, "title": "Τροποποίηση του άρθρου 374 ΠΚ", **LAW_4855,
-     "text": f"1. Η παρ. 2 του άρθρου 374 ΠΚ αντικαθίσταται ως εξής: «{NEW_374_2}» "
-             "2. Στην παρ. 4 του άρθρου 374 ΠΚ προστίθεται εδάφιο ως εξής: «Η πράξη διώκεται αυτεπαγγέλτως.»"},
+     "text": f"1. Η παρ. 2 του άρθρου 374 ΠΚ αντικαθίσταται ως εξής: «{NEW_374_2}»\n"
+             "2. Στην παρ. 1 του άρθρου 374 ΠΚ η φράση «πολύ μεγάλης αξίας» αντικαθίσταται από τη φράση «μεγάλης αξίας»."},
     {"_id": AMENDS_375, "title": "Τροποποίηση του άρθρου 375 ΠΚ", **LAW_4855,
      "text": "Στο άρθρο 375 ΠΚ η φράση «ξένο ακίνητο» αντικαθίσταται από τη φράση «ξένο πράγμα»."},
 ]
 
-UNAPPLIED_374 = Unapplied(AMENDS_374, "Στην παρ. 4 του άρθρου 374 ΠΚ προστίθεται εδάφιο ως εξής: «Η πράξη διώκεται αυτεπαγγέλτως.»",
-                          "δεν βρέθηκε παράγραφος 4")
-IN_FORCE: dict[str, InForce] = {
-    "PK::372": InForce("full", (Passage(NEW_372_1, AMENDS_372, True), Passage(P372_2)), (AMENDS_372,),
-                       (Applied(AMENDS_372, "replace-paragraph", "1", "Η παρ. 1 του άρθρου 372 ΠΚ αντικαθίσταται ως εξής"),)),
-    "PK::374": InForce("partial", (Passage(P374_1), Passage(NEW_374_2, AMENDS_374, True)), (AMENDS_374,),
-                       (Applied(AMENDS_374, "replace-paragraph", "2", "Η παρ. 2 του άρθρου 374 ΠΚ αντικαθίσταται ως εξής"),),
-                       (UNAPPLIED_374,)),
-    "PK::375": InForce("none", (Passage(ARTICLES[4]["text"]),), (), (),
-                       (Unapplied(AMENDS_375, "η φράση «ξένο ακίνητο» αντικαθίσταται από τη φράση «ξένο πράγμα»",
-                                  "δεν βρέθηκε η φράση «ξένο ακίνητο»"),)),
-}
+
+
+def engine_in_force(articles: list[dict[str, Any]] = ARTICLES) -> dict[str, InForce]:
+    """The text in force of every amended article of ``articles`` (BEIR rows), as the consolidation engine
+    computes it from the legal graph's amendment edges, read as ingest reads them."""
+    from nomos.ingest.graph import CorpusReading
+    from nomos.ingest.records import Article
+    from nomos.legal.consolidation import Amending, consolidate
+    from nomos.retrieval.graph import AMENDMENT_KINDS
+
+    arts = [Article(id=a["_id"], title=a["title"], text=a["text"], source=a["source"], law=a["law"]) for a in articles]
+    reading = CorpusReading.of(arts)
+    refs = {a.id: [r.as_dict() for r in reading.references(a)] for a in arts}
+    out: dict[str, InForce] = {}
+    for target in arts:
+        amending = [Amending(a.id, a.text, refs[a.id], a.source, a.law) for a in arts
+                    if any(r.get("target") == target.id and r.get("kind") in AMENDMENT_KINDS for r in refs[a.id])]
+        if amending:
+            out[target.id] = consolidate(target.id, target.title, target.text, amending, target.source,
+                                         target.law).in_force
+    return out
+
+
+IN_FORCE: dict[str, InForce] = engine_in_force()
+
 
 # As the article mapping will carry them (nomos/mappings/articles.json): the stored value, not indexed, and its
 # searchable copy, analysed as ``text`` is.

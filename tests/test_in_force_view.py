@@ -72,15 +72,25 @@ def test_the_text_stays_text() -> None:
 
 
 def test_partial_and_none() -> None:
-    miss = Unapplied("N_4900_2022::3", "Στην παρ. 9 του άρθρου 372 προστίθεται εδάφιο", "δεν βρέθηκε η παρ. 9")
+    miss = Unapplied("N_4900_2022::3", "Στην παρ. 9 του άρθρου 372 προστίθεται εδάφιο", "paragraph 9 is not in the article")
     partial = InForce("partial", full().passages, (AMENDING,), full().applied, (miss,))
     view = in_force_view(article(partial), graph())
-    assert view.shown and view.partial and [u.reason for u in view.unapplied] == ["δεν βρέθηκε η παρ. 9"]
+    assert view.shown and view.partial and [u.reason.text for u in view.unapplied] == ["η παράγραφος 9 δεν υπάρχει στο άρθρο"]
     assert view.unapplied[0].source.citation == "άρθρο 3 ν. 4900/2022"  # not in the graph: cited from its id
     none = InForce("none", (Passage(ORIGINAL),), (), (), (miss,))
     view = in_force_view(article(none), graph())
     assert not view.shown and not view.can_show and view.partial and len(view.unapplied) == 1
     assert not in_force_view(article(none), graph(), "in-force").shown  # nothing consolidated: nothing to show
+
+
+def test_a_superseded_instruction_is_listed_apart_and_a_new_title_is_the_headings() -> None:
+    earlier = Unapplied("N_4800_2021::5", "η φράση «τρία έτη» αντικαθίσταται", "«τρία έτη» is not found in paragraph 1",
+                        superseded_by=AMENDING)
+    value = InForce("full", full().passages, ("N_4800_2021::5", AMENDING), full().applied, (earlier,), title="Κλοπή και διάρρηξη")
+    view = in_force_view(article(value), graph())
+    assert view.unapplied == () and [u.superseded_by.id for u in view.superseded] == [AMENDING]
+    assert view.title == "Κλοπή και διάρρηξη" and [a.id for a in view.amendments] == ["N_4800_2021::5", AMENDING]
+    assert in_force_view(article(value), graph(), "original").title == ""  # the original keeps its own title
 
 
 def test_a_long_text_in_force_is_cut_as_a_long_original_is() -> None:
@@ -90,3 +100,73 @@ def test_a_long_text_in_force_is_cut_as_a_long_original_is() -> None:
     shown = sum(len(str(p.html)) for p in view.passages)
     assert shown <= 130 and str(view.passages[1].html).startswith("λέξη")
     assert not in_force_view(article(long), graph()).cut
+
+
+# ----------------------------------------------------------------------------------------------- reasons in Greek
+def _engine_reasons() -> list[str]:
+    """Every reason the consolidation engine's source can give (nomos/legal/consolidation.py, amendment_reading.py,
+    article_parts.py), an f-string's values filled with samples: what ``_Refused`` is raised with, what ``problem``
+    and ``reason`` are set to, what ``Unapplied`` is built with, what the heading reader returns instead of a
+    heading."""
+    import ast
+    from pathlib import Path
+
+    import nomos.legal
+
+    def samples(node: ast.AST) -> list[str]:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return [node.value]
+        if isinstance(node, ast.JoinedStr):
+            out = ""
+            for part in node.values:
+                if isinstance(part, ast.Constant):
+                    out += str(part.value)
+                else:
+                    name = ast.unparse(part.value)
+                    out += "paragraph 2" if name == "where" else "(the article)" if "or '(the article)'" in name else "7"
+            return [out]
+        if isinstance(node, ast.IfExp):
+            return samples(node.body) + samples(node.orelse)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+                and isinstance(node.func.value, ast.Dict):
+            return [s for v in node.func.value.values for s in samples(v)] + [s for a in node.args[1:] for s in samples(a)]
+        return []
+
+    found: list[str] = []
+    for name in ("consolidation.py", "amendment_reading.py", "article_parts.py"):
+        tree = ast.parse((Path(nomos.legal.__file__).parent / name).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                func = ast.unparse(node.func)
+                if func == "_Refused" and node.args:
+                    found += samples(node.args[0])
+                if func == "Unapplied" and len(node.args) >= 3:
+                    found += samples(node.args[2])
+                found += [s for k in node.keywords if k.arg == "problem" for s in samples(k.value)]
+            elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in ("reason", "problem")
+                                                      for t in node.targets):
+                found += samples(node.value)
+            elif isinstance(node, ast.FunctionDef) and "heading" in node.name:
+                found += [s for r in ast.walk(node) if isinstance(r, ast.Return) and r.value is not None
+                          for s in samples(r.value) if s.startswith("the heading")]
+    return [s for s in dict.fromkeys(found) if s]
+
+
+def test_every_reason_the_engine_gives_is_said_in_greek_on_the_page() -> None:
+    from nomos.portal.in_force_reasons import greek_reason
+
+    reasons = _engine_reasons()
+    assert len(reasons) >= 40, reasons  # the collector still reads the engine's source
+    untranslated = [r for r in reasons if greek_reason(r).lang != "el"]
+    assert not untranslated, untranslated
+
+
+def test_a_reason_in_greek_keeps_its_values_and_an_unknown_one_stays_as_written() -> None:
+    from nomos.portal.in_force_reasons import greek_reason
+
+    assert greek_reason("«ξένο ακίνητο» is not found in the article").text == "η φράση «ξένο ακίνητο» δεν βρέθηκε στο άρθρο"
+    assert greek_reason("«ξένο» occurs 2 times in paragraph 3").text == "η φράση «ξένο» εμφανίζεται 2 φορές στην παράγραφο 3"
+    assert greek_reason("case γ is not in paragraph (the article)").text == "η περίπτωση γ δεν υπάρχει στο άρθρο"
+    assert greek_reason("paragraph 4α is not in the article").text == "η παράγραφος 4α δεν υπάρχει στο άρθρο"
+    unknown = greek_reason("a reason of a newer engine")
+    assert unknown.text == "a reason of a newer engine" and unknown.lang == "en"

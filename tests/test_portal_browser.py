@@ -206,7 +206,7 @@ def test_an_amended_article_shows_its_text_in_force_and_the_original_one_click_a
 
             browser.get(base + "/articles/PK%3A%3A374")
             partial = browser.find_element(By.ID, "partial")
-            assert "Μερική ενοποίηση" in partial.text and "δεν βρέθηκε παράγραφος 4" in partial.text
+            assert "Μερική ενοποίηση" in partial.text and "«πολύ μεγάλης αξίας» δεν βρέθηκε" in partial.text
             problems = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
             assert not problems, problems
     finally:

@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from nomos.ingest.beir import load_beir
+from nomos.legal.in_force import Applied, InForce, Passage, Unapplied
 from nomos.opensearch.client import make_client
 from nomos.portal import create_app
 from nomos.stages.indexing import index_dataset
@@ -30,6 +31,14 @@ from tests.portal_support import requests_sent
 
 pytestmark = pytest.mark.integration
 
+# A stored value of the shape the engine gives where a later whole wording makes an earlier instruction moot and
+# gives the article a new title (the contract's fields; the small corpus has no such amendment of its own).
+RENAMED_46 = InForce(
+    "full", (Passage("Με την ποινή του αυτουργού τιμωρείται όποιος παρέσχε άμεση και ουσιώδη συνδρομή.", AMENDS_372, True),),
+    ("N_4800_2021::5", AMENDS_372), (Applied(AMENDS_372, "replace-article", "", "Το άρθρο 46 ΠΚ αντικαθίσταται ως εξής"),),
+    (Unapplied("N_4800_2021::5", "η λέξη «άμεση» αντικαθίσταται από τη λέξη «ουσιώδη»", "«άμεση» occurs 2 times in the article",
+               superseded_by=AMENDS_372),), title="Άμεσοι και ουσιώδεις συνεργοί")
+
 
 @pytest.fixture(scope="module")
 def in_force_settings(cluster, tmp_path_factory):
@@ -39,7 +48,7 @@ def in_force_settings(cluster, tmp_path_factory):
     index_dataset(settings, load_beir(write_beir(folder / "data", ARTICLES, [{"_id": "q1", "text": "κλοπή"}],
                                                  [("q1", "PK::372", 1)])))
     client = make_client(settings)
-    store_in_force(client, alias, IN_FORCE)
+    store_in_force(client, alias, {**IN_FORCE, "PK::46": RENAMED_46})
     try:
         yield settings
     finally:
@@ -104,14 +113,15 @@ def test_a_partial_consolidation_is_stated_with_what_could_not_be_applied(web):
     assert 'id="in-force-text"' in page and "μειωμένη ποινή" in text_of(page)
     partial = page[page.index('id="partial"'):]
     assert "Μερική ενοποίηση:" in partial and "1 οδηγία τροποποίησης δεν μπόρεσε να εφαρμοστεί με ακρίβεια" in partial
-    assert "δεν βρέθηκε παράγραφος 4" in partial and "Η πράξη διώκεται αυτεπαγγέλτως" in partial
+    assert "(η φράση «πολύ μεγάλης αξίας» δεν βρέθηκε στην παράγραφο 1)" in partial  # the reason, in Greek
+    assert "η φράση «πολύ μεγάλης αξίας» αντικαθίσταται" in partial  # the instruction, as written
     assert f'href="/articles/{AMENDS_374.replace("::", "%3A%3A")}"' in partial
 
 
 def test_a_consolidation_that_applied_nothing_shows_the_original_and_says_why(web):
     page = web.get("/articles/PK::375").text
     assert 'id="in-force-text"' not in page and 'id="text-versions"' not in page  # nothing to switch to
-    assert "Το ισχύον κείμενο δεν ενοποιήθηκε:" in page and "δεν βρέθηκε η φράση «ξένο ακίνητο»" in page
+    assert "Το ισχύον κείμενο δεν ενοποιήθηκε:" in page and "η φράση «ξένο ακίνητο» δεν βρέθηκε στην παράγραφο 1" in page
     assert f'href="/articles/{AMENDS_375.replace("::", "%3A%3A")}"' in page
     assert "εμφανίζεται το αρχικό κείμενο" in page
 
@@ -131,3 +141,15 @@ def test_the_text_in_force_costs_the_page_no_request(web):
     with requests_sent(web) as original:
         web.get("/articles/PK::372", params={"text": "original"})
     assert len(amended) == len(original) == len(plain)
+
+
+def test_a_new_title_heads_the_text_in_force_and_a_superseded_instruction_is_listed_apart(web):
+    page = web.get("/articles/PK::46").text
+    assert "<h1>Άρθρο 46 — Άμεσοι και ουσιώδεις συνεργοί</h1>" in page and "αρχικός τίτλος: «Άμεσοι συνεργοί»" in page
+    superseded = page[page.index('id="superseded"'):page.index("</details>")]
+    assert "1 οδηγία δεν εφαρμόστηκε, αλλά δεν επηρεάζει το ισχύον κείμενο" in superseded
+    assert "η φράση «άμεση» εμφανίζεται 2 φορές στο άρθρο" in superseded
+    assert 'href="/articles/N_4855_2021%3A%3A86">άρθρο 86 ν. 4855/2021</a></li>' in superseded  # what made it moot
+    assert 'id="partial"' not in page  # superseded: the text in force does not lack it
+    original = web.get("/articles/PK::46", params={"text": "original"}).text
+    assert "<h1>Άρθρο 46 — Άμεσοι συνεργοί</h1>" in original and 'id="title-changed"' not in original

@@ -16,6 +16,7 @@ from typing import Literal
 from markupsafe import Markup
 
 from nomos.legal.in_force import InForce
+from nomos.portal.in_force_reasons import Reason, greek_reason
 from nomos.portal.links import marked_spans, marked_text
 from nomos.retrieval.articles import Article, citation, cut_text
 from nomos.retrieval.graph import ArticleGraph, GraphRef
@@ -46,11 +47,14 @@ class PassageView:
 
 @dataclass(frozen=True)
 class UnappliedView:
-    """An instruction consolidation could not apply exactly, listed on the page as it was read: never guessed."""
+    """An instruction consolidation could not apply exactly, listed on the page as it was read: never guessed.
+    ``reason`` in Greek where the page knows the engine's wording; ``superseded_by``: the later amending article
+    whose whole new wording of the same place makes this one moot (None: the text in force lacks it)."""
 
     source: Amending
     instruction: str
-    reason: str
+    reason: Reason
+    superseded_by: Amending | None = None
 
 
 @dataclass(frozen=True)
@@ -63,7 +67,9 @@ class InForceView:
     can_show: bool
     passages: tuple[PassageView, ...]
     amendments: tuple[Amending, ...]
-    unapplied: tuple[UnappliedView, ...]
+    unapplied: tuple[UnappliedView, ...]  # those the text in force lacks: what makes it partial
+    superseded: tuple[UnappliedView, ...]  # those a later whole wording made moot
+    title: str  # the title in force where an amendment changed it and the page shows the text in force, else ""
     applied: int
     changed: int
     length: int  # characters of the whole text in force
@@ -99,10 +105,15 @@ def in_force_view(article: Article, graph: ArticleGraph, mode: str | None = None
     visible = len(cut_text(whole, max_chars or 0)) if cut else len(whole)
     passages = _passages(in_force, article, graph, visible) if shown else ()
     listed = dict.fromkeys(in_force.amendments)
+    unapplied = [UnappliedView(amending(u.source, graph), u.instruction, greek_reason(u.reason),
+                               amending(u.superseded_by, graph) if u.superseded_by else None)
+                 for u in in_force.unapplied]
     return InForceView(
         status=in_force.status, shown=shown, can_show=can_show, passages=passages,
         amendments=tuple(amending(a, graph) for a in listed),
-        unapplied=tuple(UnappliedView(amending(u.source, graph), u.instruction, u.reason) for u in in_force.unapplied),
+        unapplied=tuple(u for u in unapplied if u.superseded_by is None),
+        superseded=tuple(u for u in unapplied if u.superseded_by is not None),
+        title=in_force.title if shown and in_force.title != article.title else "",
         applied=len(in_force.applied), changed=sum(p.changed for p in in_force.passages), length=len(whole), cut=cut)
 
 

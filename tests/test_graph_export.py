@@ -70,3 +70,24 @@ def test_bad_corpus_is_a_located_error_not_a_traceback(tmp_path) -> None:
     res = CliRunner().invoke(cli, ["graph", "export", "--dataset", str(data), "--out", str(tmp_path / "x.tsv")])
     assert res.exit_code == 1 and "corpus.jsonl" in res.output and "Traceback" not in res.output
     assert not (tmp_path / "x.tsv").exists()
+
+
+def test_in_force_goes_to_graphml_nodes_and_its_own_file(tmp_path) -> None:
+    from tests.test_consolidation import N_4855_86, PK_372
+
+    articles = [{"_id": "PK::372", "title": "Κλοπή", "text": PK_372, "source": "PK",
+                 "law": "Ποινικός Κώδικας (ν. 4619/2019)"},
+                {"_id": "N_4855_2021::86", "title": "Κλοπή - Τροποποίηση", "text": N_4855_86, "source": "N_4855_2021",
+                 "law": "ν. 4855/2021"}]
+    data = write_beir(tmp_path / "data", articles, queries=[{"_id": "q1", "text": "κλοπή"}], qrels=[("q1", "PK::372", 1)])
+    out, rows = tmp_path / "graph.graphml", tmp_path / "in_force.jsonl"
+    res = CliRunner().invoke(cli, ["graph", "export", "--dataset", str(data), "--format", "graphml", "--out", str(out),
+                                   "--in-force", str(rows), "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["in_force"] == {"statuses": {"full": 1, "partial": 0, "none": 0}, "out": str(rows)}
+    g = nx.read_graphml(out, force_multigraph=True)
+    assert g.nodes["PK::372"]["in_force_status"] == "full" and "in_force_status" not in g.nodes["N_4855_2021::86"]
+    assert "τιμωρείται με φυλάκιση και αν" in g.nodes["PK::372"]["in_force_text"]
+    (row,) = [json.loads(line) for line in rows.read_text(encoding="utf-8").splitlines()]
+    assert row["id"] == "PK::372" and row["status"] == "full" and row["applied"][0]["source"] == "N_4855_2021::86"
+    assert row["passages"][1] == {"text": PK_372.split("\n")[1], "source": "", "changed": False}

@@ -2,7 +2,9 @@
 
 Using the article id as ``_id`` makes loading idempotent: a re-run or a resumed run overwrites, never duplicates.
 Each document carries its legal-graph edges (``cites``, ``amends``, ``references``, ``references_version``), read
-from its text at load time against the ids of the whole corpus (:mod:`nomos.legal.references`).
+from its text at load time against the ids of the whole corpus (:mod:`nomos.legal.references`), and, where corpus
+articles amend it, its text in force beside the original (``in_force``, ``in_force_text``, ``in_force_version``:
+:mod:`nomos.ingest.in_force`).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from opensearchpy import OpenSearch, helpers
 
 from nomos.errors import ClusterError
 from nomos.ingest.graph import CorpusReading, own_source
+from nomos.ingest.in_force import in_force_fields, in_force_key
 from nomos.ingest.records import Article
 from nomos.legal.references import REFERENCES_VERSION, edge_fields
 
@@ -38,18 +41,22 @@ class BulkError(ClusterError):
         self.failures = failures
 
 
-def content_sha(article: Article, reference_source: str | None = None) -> str:
+def content_sha(article: Article, reference_source: str | None = None, in_force: str = "") -> str:
     """A hash of what is indexed about an article, to verify content after a crash and re-run. The area is part of
     it: a changed area table (or corpus field) re-sends exactly the articles whose area moved. So are the reference
     extractor's version and the law the article's bare references point into (its own, or the host law of a chapter
     it belongs to, which its neighbours' text decides: :class:`~nomos.ingest.graph.CorpusReading`): its edges
     change only when one of those does, and then they are recomputed (the ids they resolve against are the
-    corpus's, which names the index itself)."""
+    corpus's, which names the index itself). ``in_force``: the digest of the article's text in force
+    (:func:`~nomos.ingest.in_force.in_force_key`), "" for an article nothing amends (whose hash is then what it
+    always was); an amending article's changed text re-sends the article it amends."""
     h = hashlib.sha256()
     for part in (article.id, article.title, article.text, article.source, article.law, article.area,
                  REFERENCES_VERSION, reference_source or own_source(article)):
         h.update(part.encode("utf-8"))
         h.update(b"\x00")
+    if in_force:
+        h.update(b"in_force\x00" + in_force.encode("utf-8"))
     return h.hexdigest()
 
 
@@ -57,6 +64,7 @@ def article_document(article: Article, reading: CorpusReading | None = None) -> 
     """The ``_source`` of an article document (``content`` is filled by ``copy_to``), with its graph edges read
     by ``reading`` (the whole corpus's; None: the article alone, so only unresolved edges)."""
     reading = reading or CorpusReading.of([article])
+    in_force = reading.in_force(article)
     return {
         "article_id": article.id,
         "title": article.title,
@@ -65,8 +73,9 @@ def article_document(article: Article, reading: CorpusReading | None = None) -> 
         "law": article.law,
         "area": article.area,
         "number": article.number,
-        "content_sha": content_sha(article, reading.source(article)),
+        "content_sha": content_sha(article, reading.source(article), in_force_key(in_force)),
         **edge_fields(reading.references(article)),
+        **in_force_fields(in_force),
     }
 
 

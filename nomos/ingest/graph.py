@@ -10,12 +10,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from nomos.ingest.records import Article
 from nomos.legal.citations import IdResolver
 from nomos.legal.insertions import inserted_runs
 from nomos.legal.references import Reference, extract_references
+
+if TYPE_CHECKING:
+    from nomos.legal.consolidation import Consolidation
 
 
 def own_source(article: Article) -> str:
@@ -36,19 +40,51 @@ class CorpusReading:
 
     resolver: IdResolver
     sources: Mapping[str, str]
+    # the corpus itself (for the text in force, which needs every article's edges) and what was read already:
+    # each article's references, read once for ingest and the text in force alike
+    articles: tuple[Article, ...] = ()
+    _read: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, articles: Sequence[Article]) -> CorpusReading:
         inserted = dict(inserted_runs((a.id, own_source(a), a.text) for a in articles))
         aliases = {f"{host}::{article_id.split('::', 1)[1]}": article_id for article_id, host in inserted.items()}
-        return cls(IdResolver.from_ids((a.id for a in articles), aliases), inserted)
+        return cls(IdResolver.from_ids((a.id for a in articles), aliases), inserted, tuple(articles))
 
     def source(self, article: Article) -> str:
         """The law ``article``'s bare references («του άρθρου 7», «του παρόντος») point into."""
         return self.sources.get(article.id) or own_source(article)
 
     def references(self, article: Article) -> list[Reference]:
-        return extract_references(article.id, article.text, self.resolver, self.source(article))
+        key = (article.id, article.text, self.source(article))
+        if key not in self._read:
+            self._read[key] = extract_references(article.id, article.text, self.resolver, self.source(article))
+        return list(self._read[key])
+
+    def in_force(self, article: Article) -> Consolidation | None:
+        """The text in force of ``article`` when corpus articles amend it (:mod:`nomos.ingest.in_force`), else None.
+        The whole corpus's is computed the first time one is asked for."""
+        table = self._read.get("\x00in_force")
+        if table is None:
+            from nomos.ingest.in_force import corpus_in_force
+
+            table = corpus_in_force(self.articles, self)
+            self._read["\x00in_force"] = table
+        result = table.get(article.id)
+        # an article passed in with other words than the corpus's has no text in force of the corpus's
+        return result if result is not None and self._same(article) else None
+
+    def _same(self, article: Article) -> bool:
+        return any(a is article or (a.id == article.id and a.text == article.text) for a in self._by_id(article.id))
+
+    def _by_id(self, article_id: str) -> list[Article]:
+        index = self._read.get("\x00by_id")
+        if index is None:
+            index = {}
+            for a in self.articles:
+                index.setdefault(a.id, []).append(a)
+            self._read["\x00by_id"] = index
+        return index.get(article_id, [])
 
 
 def corpus_references(articles: Sequence[Article], reading: CorpusReading | None = None) -> Iterator[Reference]:

@@ -20,6 +20,7 @@ from opensearchpy.exceptions import ConnectionTimeout, NotFoundError, RequestErr
 
 from nomos.ingest.bulk import content_sha, load_articles
 from nomos.ingest.graph import CorpusReading
+from nomos.ingest.in_force import in_force_key
 from nomos.ingest.records import Dataset
 from nomos.ingest.vectors import VectorReport, fill_vectors, fill_windows, ids_missing_windows
 from nomos.mappings import MappingError, body_hash, vector_field_name, windows_field_name
@@ -152,7 +153,8 @@ def build_index(
     created = create_index(client, name, body)
     have = {} if created else existing_shas(client, name)
     reading = CorpusReading.of(dataset.articles)  # over the whole corpus: a resumed load sends only some articles
-    todo = [a for a in dataset.articles if have.get(a.id) != content_sha(a, reading.source(a))]
+    todo = [a for a in dataset.articles
+            if have.get(a.id) != content_sha(a, reading.source(a), in_force_key(reading.in_force(a)))]
     if on_progress and len(todo) < len(dataset.articles):
         on_progress(len(dataset.articles) - len(todo))  # unchanged articles count as done
     plan = vectors or VectorPlan()

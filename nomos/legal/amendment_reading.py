@@ -59,6 +59,7 @@ _AFTER_PLACE = re.compile(r"(?<![\w])(?P<where>μετα|πριν)\s+(?:απο\s+
 _ITEM = re.compile(r"(?m)^[ \t\xa0]*(?P<n>\d{1,3})[ \t\xa0]*\.(?=[ \t\xa0]|\n)")
 _SUBITEM = re.compile(r"(?:(?<=^)|(?<=\n)|(?<=[:;,.])|(?<=[:;,.][ \t])|(?<=\sκαι\s))[ \t\xa0]*"
                       r"(?P<l>[α-ω]{1,3})[΄'’]?\)(?=\s)")
+_SUBITEM_DOT = re.compile(r"(?m)^[ \t\xa0]*(?P<l>[α-ω]{1,3})\.(?=[ \t\xa0])")  # «α. …» at a line's start
 _NOT_ITEM = re.compile(r"(?:περ|παρ|εδ|στοιχ|υποπερ|περιπτωσ\w*)\.?\s*$")  # «της περ. β)»: a reference, no item
 _CLAUSE_BREAK = re.compile(r"[:;]|\.\s+(?=[α-ωά-ώ]?[Α-ΩΆ-Ώ])")
 _LIST_OPENER = re.compile(r"(?:οι|τα)\s+(?:ακολουθ\w+|εξησ|κατωθι|παρακατω)\s+(?:διαταξ\w+|αρθρ\w+)[^:«»]{0,120}:\s*$")
@@ -91,6 +92,7 @@ class Instruction:
     described: tuple[tuple[int, int], ...] = field(default=())
     verb: str = ""
     inserted: tuple[str, ...] = ()
+    everywhere: bool = False  # «όπου αναφέρεται η φράση …»: every occurrence
 
     def words(self, text: str) -> str:
         """The instruction's words as the amending article writes them."""
@@ -141,7 +143,9 @@ def _segments(masked: str) -> list[_Segment]:
             out.append(_Segment(a, b, 1))
         subs: list[tuple[int, str]] = []
         expected_sub = 0
-        for m in _SUBITEM.finditer(masked, a, b):
+        marks = sorted([*_SUBITEM.finditer(masked, a, b), *_SUBITEM_DOT.finditer(masked, a, b)],
+                       key=lambda m: m.start("l"))
+        for m in marks:
             letter = m.group("l")
             if _NOT_ITEM.search(masked, max(0, m.start("l") - 10), m.start("l")):
                 continue
@@ -280,7 +284,7 @@ def _subject_before(left: int, verb: _Verb, found: list[Phrase]) -> Phrase | Non
 def _list_objects(masked: str, verb: _Verb, segments: list[_Segment], found: list[Phrase]) -> list[Phrase]:
     """«καταργούνται οι ακόλουθες διατάξεις του ν. 4070/2012: α) τα άρθρα 1 έως 3, β) οι περ. …»: the places that
     open each item of the list a colon opens after the verb (and those joined to them by «και» or commas)."""
-    colon = re.compile(r"[^:«»]{0,160}?(?:διαταξ\w+|αρθρ\w+|κατωθι|ακολουθ\w+|εξησ)[^:«»]{0,120}:").match(masked, verb.end)
+    colon = re.compile(r"\s*:|[^:«»]{0,160}?(?:διαταξ\w+|αρθρ\w+|κατωθι|ακολουθ\w+|εξησ)[^:«»]{0,120}:").match(masked, verb.end)
     if colon is None:
         return []
     at = colon.end()
@@ -291,7 +295,7 @@ def _list_objects(masked: str, verb: _Verb, segments: list[_Segment], found: lis
             [s for s in segments if s.depth == 2 and s.start >= at]
     out: list[Phrase] = []
     for s in items:
-        mark = re.match(r"\s*(?:\d{1,3}\s*\.|[α-ω]{1,3}[΄'’]?\))\s*", masked[s.start:s.end])
+        mark = re.match(r"\s*(?:\d{1,3}\s*\.|[α-ω]{1,3}[΄'’]?\)|[α-ω]{1,3}\.)\s*", masked[s.start:s.end])
         pos = s.start + (mark.end() if mark else 0)
         for p in found:
             if p.start < pos or p.start >= s.end:
@@ -324,7 +328,7 @@ def read_instructions(text: str) -> list[Instruction]:
         breaks = [m.end() for m in _CLAUSE_BREAK.finditer(masked, left, verb.start)]
         subject_left = breaks[-1] if breaks else left  # «Στο άρθρο 465 ΠΚ: α) …»: the subject comes after a colon
         next_verb = verbs[vi + 1].start if vi + 1 < len(verbs) else len(masked)
-        context = _context_at(contexts, chain, verb.start, segments)
+        context = _context_at(masked, contexts, chain, verb.start, segments)
         after = _object_after(masked, verb, found, next_verb)
         subject = _subject_before(subject_left, verb, found)
         follows = AS_FOLLOWS.match(masked, _skip_object(masked, verb, after))
@@ -356,7 +360,7 @@ def read_instructions(text: str) -> list[Instruction]:
         if earlier is not None and not listed:
             # «Η παρ. 4 του άρθρου 12 … τροποποιείται … και η παρ. 4 διαμορφώνεται»: what the clause named before
             # fills what this place and its context leave out
-            context = _Context(context.place.within(earlier.place), context.start) if context \
+            context = _Context(context.place.within(earlier.place), context.start, context.alternatives) if context \
                 else _Context(earlier.place, len(masked))
         acted = after[0] if after else subject
         if acted is not None:
@@ -368,9 +372,12 @@ def read_instructions(text: str) -> list[Instruction]:
                   if x is not None]
         start_words = min(starts + [verb.start])
         end_words = max(wording_end, after[-1].end if after and not listed else verb.end)
-        made = _make(text, masked, verb, subject, after, context, position, wording, quotes, unquoted,
-                     start_words, end_words, found, bool(listed))
-        out.extend(replace(ins, verb=verb.kind) for ins in made)
+        everywhere = _EVERYWHERE.search(masked, subject_left, verb.start) is not None
+        for ctx in ([_Context(p, context.start) for p in context.alternatives] if context and context.alternatives
+                    else [context]):
+            made = _make(text, masked, verb, subject, after, ctx, position, wording, quotes, unquoted,
+                         start_words, end_words, found, bool(listed))
+            out.extend(replace(ins, verb=verb.kind, everywhere=everywhere) for ins in made)
     return _absorb(out, segments)
 
 
@@ -394,17 +401,24 @@ def _looks_like_wording(masked: str, at: int) -> bool:
 class _Context:
     place: Place
     start: int
+    alternatives: tuple[Place, ...] = ()  # several places listed together: the instruction is each one's
 
 
 def _deepest(segments: list[_Segment], pos: int) -> _Segment:
     return max((s for s in segments if s.start <= pos < max(s.end, s.start + 1)), key=lambda s: s.depth)
 
 
-def _context_at(contexts: list[Phrase], chain: list[_Segment], pos: int, segments: list[_Segment]) -> _Context | None:
+_LISTED = re.compile(r"\s*(?:\([^()]{0,80}\)\s*)?(?:,|και|,\s*και)\s*")
+_EVERYWHERE = re.compile(r"(?<![\w])οπου\s+(?:αναφερεται|αναφερονται|αναγραφεται|αναγραφονται|εμφανιζεται|υπαρχει)")
+
+
+def _context_at(masked: str, contexts: list[Phrase], chain: list[_Segment], pos: int,
+                segments: list[_Segment]) -> _Context | None:
     """The context of ``pos``: the «στο/στην …» places before it in the segments holding it (an outer segment's
     only up to where the inner one starts), each within the one before."""
     place: Place | None = None
     start = pos
+    mine: list[tuple[Phrase, Place]] = []
     for k, seg in enumerate(chain):
         stop = chain[k + 1].start if k + 1 < len(chain) else pos
         for c in contexts:
@@ -412,7 +426,18 @@ def _context_at(contexts: list[Phrase], chain: list[_Segment], pos: int, segment
                 p = replace(c.place, end=False, start_of=False)
                 place = p if place is None else p.within(place)
                 start = c.start
-    return _Context(place, start) if place is not None else None
+                mine.append((c, place))
+    if place is None:
+        return None
+    # «Στις παρ. 4 και 7 του άρθρου 12, στην παρ. 3 του άρθρου 17 και στην παρ. 1 του άρθρου 55 …, όπου αναφέρεται
+    # η φράση …»: places listed together are each the instruction's context
+    group = [mine[-1]]
+    for (c, p), (nxt, _) in zip(reversed(mine[:-1]), reversed(mine[1:]), strict=True):
+        if not _LISTED.fullmatch(masked[c.end:nxt.start]) or c.det not in DATIVE:
+            break
+        group.insert(0, (c, p))
+    alternatives = tuple(p for _, p in group) if len(group) > 1 else ()
+    return _Context(place, group[0][0].start if alternatives else start, alternatives)
 
 
 def _position(masked: str, found: list[Phrase], left: int, verb: _Verb) -> tuple[str, Place | None, int, int] | None:
@@ -463,6 +488,10 @@ def _make(text: str, masked: str, verb: _Verb, subject: Phrase | None, after: li
                                              or position is not None and position[1] is None):
         return [_insert_words(text, masked, verb, after, ctx, position, quotes, found, start, end)]
     targets = after or ([subject] if subject else [])
+    if unquoted:
+        place = (targets[0].place.within(ctx) if targets else ctx)
+        return [Instruction(_unit_action("replace" if kind != "insert" else "insert", place), place, start, end,
+                            problem=problem)]
     if not targets:
         if not wording:
             return [Instruction("describe", ctx, start, end, problem="the change's object is not read")]

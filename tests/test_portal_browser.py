@@ -103,8 +103,9 @@ def test_search_and_open_an_article_in_chromium(cluster, tmp_path, browser):
 
 def test_follow_a_reference_and_see_the_amendment_warning(cluster, tmp_path, browser):
     """The legal graph in a real browser: PK::49's text links «άρθρο 46»; following it lands on PK::46, which lists
-    PK::49 under «Αναφέρεται από»; PK::372, amended by N_4855_2021::86, warns that its text may not be in force and
-    links the amendment, which the browser follows too; the law's table of contents lists the code in order."""
+    PK::49 under «Αναφέρεται από»; PK::372's original, amended by N_4855_2021::86, warns that it may not be the text
+    in force; its text in force names the amendment, which the browser follows; the law's table of contents lists
+    the code in order."""
     import uuid
 
     from selenium.webdriver.common.by import By
@@ -131,11 +132,15 @@ def test_follow_a_reference_and_see_the_amendment_warning(cluster, tmp_path, bro
             wait.until(EC.url_contains("PK%3A%3A46"))
             assert "Άμεσοι συνεργοί" in browser.find_element(By.CSS_SELECTOR, "#article h1").text
             assert "άρθρο 49 ΠΚ" in browser.find_element(By.ID, "cited-by").text
-            browser.get(base + "/articles/PK%3A%3A372")
+            browser.get(base + "/articles/PK%3A%3A372?text=original")
             warning = browser.find_element(By.ID, "amended")
-            assert "μπορεί να μην είναι το ισχύον" in warning.text and "παρ. 1" in warning.text
+            assert "μπορεί να μην είναι το ισχύον" in warning.text
+            assert "παρ. 1" in browser.find_element(By.ID, "amendments").text
             browser.save_screenshot(str(tmp_path / "amended.png"))
-            warning.find_element(By.TAG_NAME, "a").click()
+            browser.get(base + "/articles/PK%3A%3A372")  # by default, its text in force, the amendment named
+            note = browser.find_element(By.ID, "amended")
+            assert "ενοποιημένο αυτόματα" in note.text
+            note.find_element(By.LINK_TEXT, "άρθρο 86 ν. 4855/2021").click()
             wait.until(EC.url_contains(AMENDING.replace("::", "%3A%3A")))
             assert "Τροποποίηση" in browser.find_element(By.CSS_SELECTOR, "#article h1").text
             browser.get(base + "/laws/PK")

@@ -95,6 +95,7 @@ _REASONS: tuple[tuple[str, str], ...] = (
     (f"«{_}» occurs {_} times in {WHERE}: which one is meant is not stated",
      "η φράση «{1}» εμφανίζεται {2} φορές {3}· δεν ορίζεται ποια εννοείται"),
     (f"«{_}» occurs {_} times in {WHERE}", "η φράση «{1}» εμφανίζεται {2} φορές {3}"),
+    (f"«{_}» is not found in the unit named", "η φράση «{1}» δεν βρέθηκε στο σημείο που ορίζεται"),
     (f"«{_}» is not found in {WHERE}", "η φράση «{1}» δεν βρέθηκε {2}"),
     (f"«{_}» is not found after «{_}»", "η φράση «{1}» δεν βρέθηκε μετά το «{2}»"),
     ("several phrases replaced by one", "πολλές φράσεις αντικαθίστανται με μία"),

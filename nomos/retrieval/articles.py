@@ -24,6 +24,7 @@ from nomos.retrieval.marks import own_marks
 from nomos.retrieval.pages import (
     HIGHLIGHT_MAX_CHARS,
     HIGHLIGHT_TAGS,
+    IN_FORCE_TEXT,
     AreaFacet,
     Facet,
     Facets,
@@ -40,7 +41,6 @@ __all__ = ["AreaFacet", "Article", "ArticleRef", "Facet", "Facets", "article_pag
            "sources_of"]
 
 MAX_LAW_ARTICLES = 2000  # neighbours: every article of one law is listed (the largest stand-in law has 492)
-IN_FORCE_TEXT = "in_force_text"  # the searchable copy of an amended article's text in force (InForce.text)
 MAX_SOURCES = 10_000  # law_names: every legal source of an index (the benchmark has 23, the stand-in 67)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import statistics
 import sys
 import time
@@ -32,6 +33,7 @@ from nomos.opensearch.transport import Transport  # noqa: E402
 from nomos.retrieval.articles import _facet_aggs  # noqa: E402
 from nomos.retrieval.bm25 import PAGE_FILTER, BM25Retriever  # noqa: E402
 from nomos.retrieval.fusion import ranking_page_body  # noqa: E402
+from nomos.retrieval.pages import TIE_SORT, score_ordered  # noqa: E402
 from nomos.retrieval.registry import MethodOptions, make_retriever  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
 
@@ -49,12 +51,13 @@ def _edit(change: Callable[[dict[str, Any], str], Any]) -> Callable[[dict[str, A
 
 # name -> (what it changes, the change: edits the full page body of query q in place, or returns a new body)
 VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any], str], dict[str, Any] | None]]] = {
-    "full": ("the page as the portal sends it", _edit(lambda b, q: None)),
+    "full": ("the page as the portal sends it (score order, one hit more: retrieval.pages.exact_page)", _edit(lambda b, q: None)),
+    "tie_sort": ("sorted by (score, article id), as every page was before issue 38",
+                 lambda b, q: {**b, "size": b["size"] - 1, "sort": TIE_SORT, "track_scores": True}),
     "law_subagg": ("with the law name under every source bucket (the page before Portal.laws)",
                    _edit(lambda b, q: b["aggs"].update(_facet_aggs(15)))),
     "no_highlight": ("no snippets", _edit(lambda b, q: b.pop("highlight"))),
     "no_aggs": ("no facets, no exact count", _edit(lambda b, q: (b.pop("aggs"), b.update(track_total_hits=False)))),
-    "no_sort": ("score order only (no article_id tie-break)", _edit(lambda b, q: (b.pop("sort"), b.pop("track_scores")))),
     "hl_1fragment": ("one snippet instead of two", _edit(lambda b, q: _text_hl(b).update(number_of_fragments=1))),
     "hl_word": ("boundary_scanner word (single-word snippets)", _edit(lambda b, q: _text_hl(b).update(boundary_scanner="word"))),
     "hl_10words": ("snippets marked for the case's first 10 words only",
@@ -91,8 +94,24 @@ HYBRID_VARIANTS: dict[str, tuple[str, Callable[[Any, str, int], dict[str, Any]]]
 
 
 def page_body(bm25: BM25Retriever, query: str, k: int) -> dict[str, Any]:
-    """The BM25 page's request body as the portal sends it (faceted_search with the portal's law names)."""
-    return bm25.faceted_body(query, k, _facet_aggs(15, law_names=False))
+    """The BM25 page's request body as the portal sends it (faceted_search with the portal's law names; by score
+    alone, one hit deeper, the sorted request only on a tie at the page's edge)."""
+    return score_ordered(bm25.faceted_body(query, k, _facet_aggs(15, law_names=False)), k)
+
+
+def node_cpu(client: Any) -> Callable[[], float] | None:  # noqa: ANN401
+    """The local node's CPU time in ms so far (from /proc), or None when the node is not a process here."""
+    try:
+        pid = next(iter(client.nodes.info(metric="process")["nodes"].values()))["process"]["id"]
+        Path(f"/proc/{pid}/stat").read_text()
+    except (OSError, KeyError, StopIteration):
+        return None
+
+    def read() -> float:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+    return read
 
 
 def variant_body(name: str, bm25: BM25Retriever, query: str, k: int) -> dict[str, Any]:
@@ -135,20 +154,26 @@ def main() -> None:
             client.search(index=index, body=body_of(n, q))
     took: dict[str, list[float]] = {n: [] for n in names}
     wall: dict[str, list[float]] = {n: [] for n in names}
+    cpu_of = node_cpu(client)
+    cpu: dict[str, float] = {n: 0.0 for n in names}
     for _ in range(args.rounds):
         for q in queries:
             for n in names:  # interleaved, so a slow moment of the machine hits every variant alike
                 body = body_of(n, q)
+                c0 = cpu_of() if cpu_of else 0.0
                 t = time.perf_counter()
                 resp = client.search(index=index, body=body, params={"filter_path": PAGE_FILTER + ",took"})
                 wall[n].append(1000 * (time.perf_counter() - t))
+                cpu[n] += (cpu_of() - c0) if cpu_of else 0.0
                 took[n].append(float(resp["took"]))
     base = statistics.mean(took[names[0]])
     print(f"index {index}, {args.method}, {len(queries)} queries x {args.rounds} rounds, k={args.k}\n")
-    print(f"| variant | what it is | took mean ms | client median ms | took / {names[0]} |\n| --- | --- | --- | --- | --- |")
+    print(f"| variant | what it is | took mean ms | client median ms | node CPU ms per request | took / {names[0]} |\n"
+          "| --- | --- | --- | --- | --- | --- |")
     for n in names:
         mean = statistics.mean(took[n])
-        print(f"| {n} | {table[n][0]} | {mean:.2f} | {statistics.median(wall[n]):.2f} | {mean / base:.2f} |")
+        per = f"{cpu[n] / len(took[n]):.2f}" if cpu_of else "n/a (node not local)"
+        print(f"| {n} | {table[n][0]} | {mean:.2f} | {statistics.median(wall[n]):.2f} | {per} | {mean / base:.2f} |")
 
 
 if __name__ == "__main__":

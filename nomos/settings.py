@@ -114,6 +114,9 @@ class Settings(BaseSettings):
     transport_port: int = 9300
     node_root: Path = Field(default_factory=_default_node_root)
     node_name: str = "node-1"
+    # the secured local node's CA key: a 0700 folder outside the node's; unset: <node_root>/ca-keys/<node_name>
+    # (docs/security.md: move it offline; put it back only to issue new certificates)
+    ca_key_dir: Path | None = None
     heap: str = "1g"
     # the local node's search thread pool (thread_pool.search.size); None = OpenSearch's own default,
     # int(cores * 3 / 2) + 1 (4 on 2 cores). docs/history/benchmarks-diary.md "The portal under load" measures the

@@ -61,7 +61,7 @@ def test_https_with_our_ca_works_and_plain_http_is_refused(secure_node):
 def test_a_certificate_from_another_ca_is_refused_with_a_clear_error(secure_node, tmp_path: Path):
     from nomos.opensearch.node_certs import ensure_certs
 
-    other = ensure_certs(tmp_path / "other", log=lambda m: None)
+    other = ensure_certs(tmp_path / "other", tmp_path / "other-ca-key", log=lambda m: None)
     settings = settings_for(secure_node, INDEXER_USER, NOMOS_OPENSEARCH_CA=str(other.ca))
     with pytest.raises(AccessDenied, match="could not be verified") as err:
         cluster_version(make_client(settings), settings)

@@ -40,7 +40,7 @@ def test_certificates_are_signed_by_our_ca_for_loopback(tmp_path: Path):
     from nomos.opensearch.node_certs import ensure_certs
 
     logged: list[str] = []
-    files = ensure_certs(tmp_path / "certs", log=logged.append)
+    files = ensure_certs(tmp_path / "certs", tmp_path / "ca-key", log=logged.append)
     ca = x509.load_pem_x509_certificate(files.ca.read_bytes())
     node = x509.load_pem_x509_certificate(files.node.read_bytes())
     admin = x509.load_pem_x509_certificate(files.admin.read_bytes())
@@ -57,8 +57,60 @@ def test_certificates_are_signed_by_our_ca_for_loopback(tmp_path: Path):
         assert key.read_text().startswith("-----BEGIN PRIVATE KEY-----")  # PKCS#8, what the plugin reads
     assert len(logged) == 1
     before = files.node.read_bytes()
-    ensure_certs(tmp_path / "certs", log=logged.append)  # kept: clients keep trusting the same CA
+    ensure_certs(tmp_path / "certs", tmp_path / "ca-key", log=logged.append)  # kept: clients keep trusting the CA
     assert files.node.read_bytes() == before and len(logged) == 1
+
+
+@needs_crypto
+def test_the_ca_key_is_kept_apart_and_needed_only_to_issue_new_certificates(tmp_path: Path):
+    """The CA key never lands beside the certificates; without it the set is kept as it is (a node starts), and a
+    rotation (node and admin certificates deleted) issues new ones under the same CA only when it is back."""
+    from cryptography import x509
+
+    from nomos.opensearch.node_certs import ensure_certs
+
+    certs, keys, offline = tmp_path / "node" / "certs", tmp_path / "ca-keys" / "n", tmp_path / "offline"
+    files = ensure_certs(certs, keys, log=lambda m: None)
+    assert sorted(p.name for p in certs.iterdir()) == ["admin-key.pem", "admin.pem", "ca.pem", "node-key.pem", "node.pem"]
+    assert files.ca_key.parent == keys and mode(keys) == 0o700 and mode(keys.parent) == 0o700
+    assert mode(files.ca_key) == 0o600
+    offline.mkdir()
+    files.ca_key.rename(offline / "ca-key.pem")  # the operator moves it offline
+    ca_before = files.ca.read_bytes()
+    assert ensure_certs(certs, keys, log=lambda m: None) == files  # what a start does: nothing needs the key
+    files.node.unlink()
+    files.admin_key.unlink()  # a rotation, with the key still offline: a clear error, nothing made
+    with pytest.raises(ConfigError, match="ca-key.pem") as err:
+        ensure_certs(certs, keys, log=lambda m: None)
+    assert "NOMOS_CA_KEY_DIR" in (err.value.hint or "") and not files.node.exists()
+    (offline / "ca-key.pem").rename(files.ca_key)  # put back: new node and admin certificates under the same CA
+    said: list[str] = []
+    ensure_certs(certs, keys, log=said.append)
+    assert files.ca.read_bytes() == ca_before
+    ca = x509.load_pem_x509_certificate(ca_before)
+    for leaf in (files.node, files.admin):
+        x509.load_pem_x509_certificate(leaf.read_bytes()).verify_directly_issued_by(ca)
+    assert any("signed by the CA" in s for s in said)
+    other = ensure_certs(tmp_path / "other" / "certs", tmp_path / "other-key", log=lambda m: None)
+    files.node.unlink()
+    other.ca_key.replace(files.ca_key)  # a key that is not this CA's is refused, not used
+    with pytest.raises(ConfigError, match="is not the key of the CA certificate"):
+        ensure_certs(certs, keys, log=lambda m: None)
+
+
+@needs_crypto
+def test_a_ca_key_left_beside_the_certificates_is_moved_out(tmp_path: Path):
+    """Versions before issue 39 kept the CA key in the node's folder: the next install or start moves it out."""
+    from nomos.opensearch.node_certs import ensure_certs
+
+    certs, keys = tmp_path / "node" / "certs", tmp_path / "ca-keys"
+    files = ensure_certs(certs, keys, log=lambda m: None)
+    key = files.ca_key.read_bytes()
+    files.ca_key.rename(certs / "ca-key.pem")  # as an earlier version left it
+    said: list[str] = []
+    ensure_certs(certs, keys, log=said.append)
+    assert not (certs / "ca-key.pem").exists() and files.ca_key.read_bytes() == key and mode(files.ca_key) == 0o600
+    assert any("moved the CA key out" in s for s in said)
 
 
 @needs_crypto
@@ -101,6 +153,67 @@ def test_the_portal_role_reads_articles_and_writes_only_judgments():
     assert "*" not in indexer["index_patterns"]
     mapping = roles_mapping()
     assert mapping[PORTAL_USER]["users"] == [PORTAL_USER] and mapping["all_access"]["users"] == ["admin"]
+
+
+def test_no_node_runs_inline_scripts_and_only_the_indexer_stores_the_projects_own(tmp_path: Path):
+    """Issue 39: the portal's user ran inline Painless. Every node nomos starts allows stored scripts only (the
+    security plugin cannot refuse inline scripts to one role), the indexer stores the project's, the portal may not."""
+    from nomos.opensearch.node_security import INDEXER_USER, PORTAL_USER, roles
+
+    for cfg in (NodeConfig(root=tmp_path), NodeConfig(root=tmp_path, secure=True)):
+        assert node_settings(cfg)["script.allowed_types"] == "stored"
+        assert 'script.allowed_types: "stored"' in render_opensearch_yml(cfg)
+    body = roles(NodeConfig(secure=True))
+    assert "cluster:admin/script/put" in body[INDEXER_USER]["cluster_permissions"]
+    portal = body[PORTAL_USER]["cluster_permissions"]
+    assert not [p for p in portal if "script" in p or p in ("cluster_all", "cluster_manage")], portal
+
+
+def test_the_projects_scripts_are_named_by_their_text_and_sent_by_id():
+    from nomos.opensearch.stored_scripts import SCRIPTS, StoredScript
+
+    ids = [s.id for s in SCRIPTS]
+    assert len(set(ids)) == len(SCRIPTS) and all(i.startswith("nomos-") for i in ids)
+    assert [s.id for s in SCRIPTS] == ids  # deterministic
+    copy = SCRIPTS[0]
+    changed = StoredScript(copy.name, copy.lang, copy.source + " ", copy.context)
+    assert changed.id != copy.id  # a changed script is a new id: a running portal keeps the one it knows
+    ref = copy.ref({"f": "vec_x"})
+    assert ref == {"id": copy.id, "params": {"f": "vec_x"}} and "source" not in ref
+    knn = next(s for s in SCRIPTS if s.lang == "knn")
+    assert knn.body() == {"script": {"lang": "knn", "source": "knn_score"}} and knn.context == "score"
+
+
+@needs_crypto
+def test_a_secured_nodes_files_are_its_owners_and_the_ca_key_is_elsewhere(tmp_path: Path):
+    from nomos.opensearch.node_security import cert_files, security_dir, write_security_config
+
+    cfg = NodeConfig(root=tmp_path, name="n", secure=True)
+    write_security_config(cfg, log=lambda m: None)
+    files = cert_files(cfg)
+    assert mode(security_dir(cfg)) == 0o700 and mode(files.folder) == 0o700
+    assert files.ca_key == tmp_path / "ca-keys" / "n" / "ca-key.pem" and mode(files.ca_key.parent) == 0o700
+    assert not [p for p in cfg.node_dir.rglob("*") if p.name == "ca-key.pem"]
+    assert (cfg.conf_dir / "certs" / "node-key.pem").is_file() and mode(cfg.conf_dir / "certs") == 0o700
+
+
+@needs_crypto
+def test_the_ca_keys_folder_may_not_be_inside_the_nodes(tmp_path: Path):
+    from nomos.opensearch.node_security import write_security_config
+
+    cfg = NodeConfig(root=tmp_path, name="n", secure=True, ca_key_dir=tmp_path / "nodes" / "n" / "keys")
+    with pytest.raises(ConfigError, match="inside the node's folder"):
+        write_security_config(cfg, log=lambda m: None)
+    assert NodeConfig(root=tmp_path, name="n").ca_key_folder == tmp_path / "ca-keys" / "n"
+
+
+def test_handing_the_portal_its_files_is_refused_unless_root(tmp_path: Path, monkeypatch):
+    from nomos.opensearch import node_security
+
+    monkeypatch.setattr(node_security.os, "geteuid", lambda: 1000)  # as an ordinary user
+    with pytest.raises(ConfigError, match="only root") as err:
+        node_security.grant_portal_user(NodeConfig(root=tmp_path, secure=True), "nomos-portal")
+    assert "sudo" in (err.value.hint or "")
 
 
 def test_a_secured_node_has_tls_on_both_layers_and_its_own_home(tmp_path: Path):
@@ -213,6 +326,9 @@ def test_the_compose_profile_secure_runs_the_security_plugin_with_our_certificat
     assert env["plugins.security.ssl.http.enabled"] == "true"
     assert env["plugins.security.allow_default_init_securityindex"] == "true"
     assert env["plugins.security.authcz.admin_dn"] == "CN=nomos-admin,O=nomos"
+    for svc in compose["services"].values():  # every node of every profile: stored scripts only (issue 39)
+        if str(svc.get("image", "")).startswith("opensearchproject/opensearch:"):
+            assert "script.allowed_types=stored" in svc["environment"], svc.get("container_name")
     for layer in ("http", "transport"):
         for key, file in (("pemcert", "node.pem"), ("pemkey", "node-key.pem"), ("pemtrustedcas", "ca.pem")):
             assert env[f"plugins.security.ssl.{layer}.{key}_filepath"] == f"certs/{file}"

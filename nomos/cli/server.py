@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 
@@ -34,6 +35,7 @@ def _node_or_exit(settings: Settings, secure: bool | None = None):  # noqa: ANN2
         secure=bool(secure) or settings.secure,
         articles_alias=settings.index_alias,
         results_prefix=settings.results_prefix,
+        ca_key_dir=settings.ca_key_dir,
         extra_settings={"thread_pool.search.size": settings.search_threads} if settings.search_threads else {},
     )
     if secure is None and not cfg.secure and started_secure(cfg):
@@ -80,19 +82,44 @@ nodes_option = click.option("--nodes", type=int, default=None,
 
 @server.command("install")
 @secure_option
+@click.option("--ca-key-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="With --secure: the folder (made 0700) that keeps the CA's key, outside the node's folder "
+                   "(env NOMOS_CA_KEY_DIR; default <root>/ca-keys/<node>). Needed only to issue new certificates.")
 @click.pass_obj
-def server_install(settings: Settings, secure: bool) -> None:
+def server_install(settings: Settings, secure: bool, ca_key_dir: Path | None) -> None:
     """Download OpenSearch and its plugins from Maven Central and assemble a node (idempotent)."""
     from nomos.opensearch.node import install
 
+    if ca_key_dir is not None:
+        settings = settings.with_overrides(ca_key_dir=ca_key_dir)
     cfg = _node_or_exit(settings, secure or None)
     click.echo(f"installed: {install(cfg, log=node_log)}")
     if cfg.secure:
-        from nomos.opensearch.node_security import write_security_config
+        from nomos.opensearch.node_security import cert_files, write_security_config
 
         write_security_config(cfg, log=click.echo)  # certificates and passwords now, for compose's profile too
         click.echo(f"NOMOS_SECURE_DIR={cfg.conf_dir} (certs/ and opensearch-security/ for docker compose --profile secure)")
+        key = cert_files(cfg).ca_key
+        click.echo(f"the CA key: {key if key.is_file() else f'not at {key} (offline)'}; the node does not need it: "
+                   "move it offline, bring it back only to issue new certificates (docs/security.md)")
         _print_access(cfg)
+
+
+@server.command("portal-user")
+@click.argument("user")
+@click.pass_obj
+def server_portal_user(settings: Settings, user: str) -> None:
+    """As root: let the OS user USER (made when missing) read the secured node's portal password and CA
+    certificate, and nothing else of its secrets, so the portal runs as USER (docs/security.md)."""
+    from nomos.opensearch.node_security import PORTAL_USER, grant_portal_user
+
+    cfg = _node_or_exit(settings, True)
+    secret, ca = grant_portal_user(cfg, user, log=click.echo)
+    click.echo(f"run the portal as {user}, from a Python and a checkout {user} can read (not under /root), with a "
+               "cache folder it owns:")
+    click.echo(f"  runuser -u {user} -- env OPENSEARCH_URL={cfg.url} NOMOS_OPENSEARCH_CA={ca} "
+               f"NOMOS_PORTAL_OPENSEARCH_USER={PORTAL_USER} NOMOS_PORTAL_OPENSEARCH_PASSWORD_FILE={secret} "
+               f"NOMOS_CACHE_DIR=/var/cache/{user} /opt/nomos/venv/bin/python cli.py serve")
 
 
 @server.command("start")

@@ -484,6 +484,15 @@ def _make(text: str, masked: str, verb: _Verb, subject: Phrase | None, after: li
     if kind == "repeal" and word_heads and not wording:
         olds = tuple(_inner(text, p.place.phrase) for p in word_heads if p.place.phrase)
         return [Instruction("delete-words", _scope(word_heads[0], ctx, found), start, end, old=olds)]
+    anchor = position[1] if position is not None else None
+    if kind == "insert" and position is not None and position[0] in ("after", "before") and anchor is not None \
+            and anchor.articles and anchor.depth == 0 and not (after and after[0].head in ("paragraph", "case",
+                                                                                         "sentence", "phrase")):
+        # «Μετά από το άρθρο 205 του ν. 4442/2016 προστίθεται Κεφάλαιο …»: new articles go after this one, whose own
+        # text does not change; the graph's edge names the place of the insertion
+        return [Instruction("insert-articles", Place(anchor.articles, anchor.article_span), start, end,
+                            problem="new articles (or a chapter) are inserted after this article: its own text "
+                                    "is not changed")]
     if kind == "insert" and not wording and (after and after[0].head == "phrase"
                                              or position is not None and position[1] is None):
         return [_insert_words(text, masked, verb, after, ctx, position, quotes, found, start, end)]

@@ -757,7 +757,10 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
             action = _ACTIONS.get(ins.action)
             if action is None:
                 reason = {"describe": "a change stated without its new wording",
-                          "renumber": "a renumbering is not read"}.get(ins.action, f"«{ins.action}» is not applied")
+                          "renumber": "a renumbering is not read"}.get(ins.action, "")
+                if not reason:
+                    reason = "a subcase (υποπερίπτωση) is not read" if ins.action.endswith("subcase") \
+                        else f"the action «{ins.action}» is not applied"
                 unapplied.append((Unapplied(amending.id, words, reason), ins, k))
                 continue
             if state.repealed and ins.action not in _WHOLE:

@@ -5,6 +5,13 @@ listens on loopback only) and an admin certificate (the ``plugins.security.authc
 ``securityadmin.sh`` uses to change the security configuration later). Keys are PKCS#8 PEM without a passphrase,
 the form the security plugin reads; they are written 0600, certificates 0644. Made once per node folder and kept:
 a restart reuses them, so clients keep trusting the same CA.
+
+The CA's key is written to a folder of its own (``CertFiles.key_folder``, 0700: ``NOMOS_CA_KEY_DIR``, by default
+``<root>/ca-keys/<node>``), never into the node's folder, which the service user owns and backups copy: the node
+needs only the certificates and its own key, so it starts without the CA key, and the operator may move that key
+offline. It is needed again only to issue new node and admin certificates under the same CA (rotation: delete
+them, put the key back, ``server install --secure``). A key that an earlier version left beside the certificates
+is moved there on the next install or start.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import ipaddress
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,11 +32,15 @@ VALID_DAYS = 825  # the longest validity browsers and most TLS stacks accept for
 CA_VALID_DAYS = 3650
 
 
+CA_KEY_NAME = "ca-key.pem"
+
+
 @dataclass(frozen=True)
 class CertFiles:
-    """Where one node's certificates and keys are (PEM files in one folder)."""
+    """Where one node's certificates and keys are: PEM files in ``folder``, but the CA's key in ``key_folder``."""
 
     folder: Path
+    key_folder: Path
 
     @property
     def ca(self) -> Path:
@@ -36,7 +48,12 @@ class CertFiles:
 
     @property
     def ca_key(self) -> Path:
-        return self.folder / "ca-key.pem"
+        return self.key_folder / CA_KEY_NAME
+
+    @property
+    def old_ca_key(self) -> Path:
+        """Where versions before issue 39 kept the CA key: beside the certificates, in the node's folder."""
+        return self.folder / CA_KEY_NAME
 
     @property
     def node(self) -> Path:
@@ -54,8 +71,13 @@ class CertFiles:
     def admin_key(self) -> Path:
         return self.folder / "admin-key.pem"
 
-    def all(self) -> tuple[Path, ...]:
-        return (self.ca, self.ca_key, self.node, self.node_key, self.admin, self.admin_key)
+    def issued(self) -> tuple[Path, ...]:
+        """What the node and ``securityadmin.sh`` use (the CA key is not among them)."""
+        return (self.ca, self.node, self.node_key, self.admin, self.admin_key)
+
+    def leaves(self) -> tuple[Path, ...]:
+        """The node's and the admin's certificates and keys: what a rotation issues anew."""
+        return (self.node, self.node_key, self.admin, self.admin_key)
 
 
 def _crypto():  # noqa: ANN202 - the cryptography modules, imported only when a secured node is asked for
@@ -79,45 +101,50 @@ def distinguished_name(subject: str):  # noqa: ANN201 - x509.Name
     return x509.Name([x509.NameAttribute(oids[k], v) for k, v in reversed(parts)])
 
 
-def ensure_certs(folder: Path, log=print) -> CertFiles:  # noqa: ANN001 - Log
-    """The node's certificates in ``folder``, made now when any is missing (all are made again together, so a
-    half-written set never mixes two CAs)."""
-    files = CertFiles(folder)
-    if all(p.is_file() for p in files.all()):
+def ensure_certs(folder: Path, key_folder: Path, log=print) -> CertFiles:  # noqa: ANN001 - Log
+    """The node's certificates in ``folder``, the CA's key in ``key_folder``; whatever is missing is made now.
+
+    * all of them there: nothing to do (the CA key is not needed, and may be offline);
+    * no CA certificate: a new CA (its key into ``key_folder``), and node and admin certificates signed by it;
+    * the CA certificate there but a node or admin file missing (a rotation): new node and admin certificates
+      signed by the same CA, whose key must then be in ``key_folder`` (else a ConfigError says where to put it).
+    """
+    files = CertFiles(folder, key_folder)
+    _move_old_ca_key(files, log)
+    if all(p.is_file() for p in files.issued()):
         return files
-    folder.mkdir(parents=True, exist_ok=True)
-    folder.chmod(0o700)
     x509, hashes, serialization, rsa, eku, _ = _crypto()
+    tight_folder(folder)
     now = dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=5)
 
     def key():  # noqa: ANN202
         return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
-    def write_key(path: Path, private) -> None:  # noqa: ANN001
-        data = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                     serialization.NoEncryption())
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        path.chmod(0o600)
-
     def write_cert(path: Path, cert) -> None:  # noqa: ANN001
         path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
         path.chmod(0o644)
 
-    ca_key = key()
-    ca_name = distinguished_name(CA_SUBJECT)
-    ca_cert = (
-        x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
-        .serial_number(x509.random_serial_number()).not_valid_before(now)
-        .not_valid_after(now + dt.timedelta(days=CA_VALID_DAYS))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-        .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True, content_commitment=False,
-                                     key_encipherment=False, data_encipherment=False, key_agreement=False,
-                                     encipher_only=False, decipher_only=False), critical=True)
-        .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
-        .sign(ca_key, hashes.SHA256())
-    )
+    if files.ca.is_file():
+        ca_cert, ca_key = _load_ca(files)
+        ca_name = ca_cert.subject
+        log(f"issuing new node and admin certificates in {folder}, signed by the CA {files.ca} (its key {files.ca_key})")
+    else:
+        ca_key = key()
+        ca_name = distinguished_name(CA_SUBJECT)
+        ca_cert = (
+            x509.CertificateBuilder().subject_name(ca_name).issuer_name(ca_name).public_key(ca_key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now)
+            .not_valid_after(now + dt.timedelta(days=CA_VALID_DAYS))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+            .add_extension(x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
+                                         content_commitment=False, key_encipherment=False, data_encipherment=False,
+                                         key_agreement=False, encipher_only=False, decipher_only=False), critical=True)
+            .add_extension(x509.SubjectKeyIdentifier.from_public_key(ca_key.public_key()), critical=False)
+            .sign(ca_key, hashes.SHA256())
+        )
+        private_folder(key_folder)
+        write_key(files.ca_key, ca_key)
+        write_cert(files.ca, ca_cert)
 
     def leaf(subject: str, private, san: list | None):  # noqa: ANN001, ANN202
         builder = (
@@ -139,11 +166,82 @@ def ensure_certs(folder: Path, log=print) -> CertFiles:  # noqa: ANN001 - Log
     node_key, admin_key = key(), key()
     node_san = [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1")),
                 x509.IPAddress(ipaddress.ip_address("::1"))]
-    write_key(files.ca_key, ca_key)
-    write_cert(files.ca, ca_cert)
     write_key(files.node_key, node_key)
     write_cert(files.node, leaf(NODE_SUBJECT, node_key, node_san))
     write_key(files.admin_key, admin_key)
     write_cert(files.admin, leaf(ADMIN_SUBJECT, admin_key, None))
-    log(f"made a CA, a node and an admin certificate in {folder} (clients trust {files.ca})")
+    log(f"made the node and admin certificates in {folder} (clients trust {files.ca}); the CA key is {files.ca_key}, "
+        "outside the node's folder: move it offline, it is needed only to issue new certificates (docs/security.md)")
     return files
+
+
+def tight_folder(folder: Path) -> None:
+    """``folder`` made 0700, or, when it exists, stripped of every permission but its owner's and the group's
+    search bit: others never get in, and a portal user's group that ``node_security.grant_portal_user`` let pass
+    through to its one file keeps that on the next start."""
+    if not folder.exists():
+        folder.mkdir(parents=True)
+        folder.chmod(0o700)
+        return
+    folder.chmod((stat.S_IMODE(folder.stat().st_mode) & 0o710) | 0o700)
+
+
+def private_folder(folder: Path) -> None:
+    """``folder`` (and any parent made for it) 0700: the CA key's folder is its owner's alone."""
+    missing = [p for p in (folder, *folder.parents) if not p.exists()]
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in (*missing, folder):
+        path.chmod(0o700)
+
+
+def write_key(path: Path, private) -> None:  # noqa: ANN001 - a cryptography private key
+    """A PKCS#8 PEM key without a passphrase (what the security plugin reads), created 0600."""
+    _, _, serialization, _, _, _ = _crypto()
+    data = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                 serialization.NoEncryption())
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    path.chmod(0o600)
+
+
+def _load_ca(files: CertFiles):  # noqa: ANN202 - (x509.Certificate, private key)
+    """The CA certificate and its key, for issuing under the same CA; a ConfigError when the key is not where it
+    must be, or is not the certificate's."""
+    x509, _, serialization, _, _, _ = _crypto()
+    missing = [p.name for p in files.leaves() if not p.is_file()]
+    if not files.ca_key.is_file():
+        raise ConfigError(f"{files.folder} lacks {', '.join(missing)}, and issuing them needs the CA's key, which is "
+                          f"not at {files.ca_key}",
+                          hint="put the CA key back there (or set NOMOS_CA_KEY_DIR / --ca-key-dir to its folder); "
+                               f"or, for a new CA that every client must then trust anew, remove {files.ca}")
+    cert = x509.load_pem_x509_certificate(files.ca.read_bytes())
+    key = serialization.load_pem_private_key(files.ca_key.read_bytes(), password=None)
+    public = serialization.PublicFormat.SubjectPublicKeyInfo
+    if key.public_key().public_bytes(serialization.Encoding.PEM, public) != \
+            cert.public_key().public_bytes(serialization.Encoding.PEM, public):
+        raise ConfigError(f"{files.ca_key} is not the key of the CA certificate {files.ca}",
+                          hint="put that CA's own key there")
+    return cert, key
+
+
+def _move_old_ca_key(files: CertFiles, log=print) -> None:  # noqa: ANN001 - Log
+    """A CA key an earlier version left beside the certificates goes to ``files.key_folder`` (the same key already
+    there: the old copy is removed; a different one: a ConfigError, nothing is overwritten)."""
+    old = files.old_ca_key
+    if not old.is_file() or old == files.ca_key:
+        return
+    if files.ca_key.is_file():
+        if files.ca_key.read_bytes() != old.read_bytes():
+            raise ConfigError(f"two different CA keys: {old} (in the node's folder) and {files.ca_key}",
+                              hint=f"keep the one that signed {files.ca}, delete the other")
+        old.unlink()
+        log(f"removed {old}: the CA key is kept at {files.ca_key}, outside the node's folder")
+        return
+    private_folder(files.key_folder)
+    data = old.read_bytes()
+    fd = os.open(files.ca_key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
+    old.unlink()
+    log(f"moved the CA key out of the node's folder: {old} -> {files.ca_key} (move it offline; docs/security.md)")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from nomos.opensearch.node_config import Log, NodeConfig, NodeError, node_lock, running_layout_mismatch
 from nomos.opensearch.node_install import check_java, is_installed
-from nomos.opensearch.node_lifecycle import launch, prepare_launch, start, wait_until_up
+from nomos.opensearch.node_lifecycle import launch, prepare_launch, start, store_node_scripts, wait_until_up
 from nomos.opensearch.node_process import cluster_health, running_pid
 
 
@@ -62,6 +62,7 @@ def start_cluster(cfgs: list[NodeConfig], timeout: float = 240, log: Log = print
     pids = []
     for cfg, launcher, offset in launched:
         pids.append(wait_until_up(cfg, launcher, deadline, timeout, console_offset=offset, stop_on_timeout=launcher is not None))
+    store_node_scripts(cfgs[0])  # cluster state: stored once, every member has them
     log(f"cluster {cfgs[0].cluster_name} is up: {', '.join(f'{c.name} (pid {p}, {c.url})' for c, p in zip(cfgs, pids, strict=True))}, "
         f"health {cluster_health(cfgs[0])}")
     return pids

@@ -64,6 +64,8 @@ class NodeConfig:
     # and the results indices' prefix; read at the security index's first initialisation only.
     articles_alias: str = "nomos-articles"
     results_prefix: str = "nomos-results"
+    # Where the secured node's CA key is kept: a 0700 folder outside the node's (node_certs); None: <root>/ca-keys/<name>.
+    ca_key_dir: Path | None = None
     # Extra opensearch.yml keys; they override the defaults. Frozen into a read-only mapping, left out of the hash.
     extra_settings: Mapping[str, object] = field(default_factory=dict, hash=False)
 
@@ -72,6 +74,8 @@ class NodeConfig:
             raise ValueError(f"node name {self.name!r} must be a plain file name ([A-Za-z0-9._-])")
         object.__setattr__(self, "root", Path(self.root).absolute())
         object.__setattr__(self, "java_home", Path(self.java_home))
+        if self.ca_key_dir is not None:
+            object.__setattr__(self, "ca_key_dir", Path(self.ca_key_dir).absolute())
         object.__setattr__(self, "extra_settings", MappingProxyType(dict(self.extra_settings)))
         object.__setattr__(self, "cluster_nodes", tuple((str(n), int(p)) for n, p in self.cluster_nodes))
 
@@ -84,6 +88,12 @@ class NodeConfig:
     def node_dir(self) -> Path:
         """Everything that belongs to this node alone."""
         return self.root / "nodes" / self.name
+
+    @property
+    def ca_key_folder(self) -> Path:
+        """Where the secured node's CA key is: ``ca_key_dir``, else ``<root>/ca-keys/<name>`` (root's, 0700), out
+        of the node's folder, which the service user owns and a backup of the node copies."""
+        return self.ca_key_dir or self.root / "ca-keys" / self.name
 
     @property
     def conf_dir(self) -> Path:
@@ -119,8 +129,9 @@ class NodeConfig:
 
 
 def node_settings(cfg: NodeConfig) -> dict[str, object]:
-    """opensearch.yml as a flat mapping: single-node, loopback only, no bootstrap checks that need root, and a
-    bool clause limit high enough for long legal texts; ``extra_settings`` win over these."""
+    """opensearch.yml as a flat mapping: single-node, loopback only, no bootstrap checks that need root, a bool
+    clause limit high enough for long legal texts, and stored scripts only (the project's scripts are stored by id,
+    ``stored_scripts``); ``extra_settings`` win over these."""
     settings: dict[str, object] = {
         "cluster.name": cfg.cluster_name,
         "node.name": cfg.name,
@@ -133,6 +144,8 @@ def node_settings(cfg: NodeConfig) -> dict[str, object]:
         "bootstrap.system_call_filter": False,
         "cluster.routing.allocation.disk.threshold_enabled": False,
         "indices.query.bool.max_clause_count": 16384,
+        # no inline scripts, whoever sends them: nomos's own are stored by id (stored_scripts; docs/security.md)
+        "script.allowed_types": "stored",
     }
     if cfg.cluster_nodes:
         # A loopback cluster: every node knows every transport port and the first election needs them all.

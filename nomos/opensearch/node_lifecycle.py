@@ -1,6 +1,7 @@
 """Starting and stopping one node: render its config, launch ``bin/opensearch`` detached (as the service user when
 running as root: OpenSearch refuses to run as root, and CI runs as root), wait until it answers yellow or fail fast
-with its last log lines, and stop it by its pidfile (SIGTERM, then SIGKILL).
+with its last log lines, store the project's scripts (the node runs no inline script), and stop it by its pidfile
+(SIGTERM, then SIGKILL).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from nomos.opensearch.node_config import (
 from nomos.opensearch.node_install import check_java, check_traversable, is_installed
 from nomos.opensearch.node_process import (
     cluster_health,
+    http_json,
     is_healthy,
     is_node_process,
     pid_alive,
@@ -34,6 +36,7 @@ from nomos.opensearch.node_process import (
     terminate,
 )
 from nomos.opensearch.node_security import write_security_config
+from nomos.opensearch.stored_scripts import SCRIPTS
 
 LOG_TAIL_LINES = 40
 PIDFILE_GRACE_S = 60.0  # after bin/opensearch returns, the JVM must write its pidfile within this
@@ -66,18 +69,32 @@ def start(cfg: NodeConfig, timeout: float = 180, log: Log = print) -> int:
                 raise NodeError(why)
             if is_healthy(cfg):
                 log(f"node {cfg.name} is already running (pid {pid}) at {cfg.url}: nothing to do")
+                store_node_scripts(cfg)
                 return pid
             log(f"node {cfg.name} (pid {pid}) is running but not ready yet: waiting")
             offset = cfg.console_log.stat().st_size if cfg.console_log.exists() else 0
-            return wait_until_up(cfg, None, deadline, timeout, console_offset=offset, stop_on_timeout=False)
+            pid = wait_until_up(cfg, None, deadline, timeout, console_offset=offset, stop_on_timeout=False)
+            store_node_scripts(cfg)
+            return pid
         account = prepare_launch(cfg, log)
         offset = cfg.console_log.stat().st_size if cfg.console_log.exists() else 0
         started = time.monotonic()
         log(f"starting node {cfg.name} ({cfg.url}, heap {cfg.heap}" + (f", user {account.name})" if account else ")"))
         launcher = launch(cfg, account)
         pid = wait_until_up(cfg, launcher, deadline, timeout, console_offset=offset)
+        store_node_scripts(cfg)
         log(f"node {cfg.name} is up (pid {pid}, health {cluster_health(cfg)}) after {time.monotonic() - started:.1f}s")
         return pid
+
+
+def store_node_scripts(cfg: NodeConfig) -> None:
+    """The project's stored scripts (``stored_scripts``), put as the node's admin: the node runs no inline script,
+    and an index made by an earlier version (whose searches sent them inline) needs them before its next search."""
+    for script in SCRIPTS:
+        url = f"{cfg.url}/_scripts/{script.id}/{script.context}"
+        answer = http_json(url, timeout=30.0, cfg=cfg, method="PUT", body=script.body())
+        if not (isinstance(answer, dict) and answer.get("acknowledged")):
+            raise NodeError(f"node {cfg.name} did not store the script {script.id} (PUT {url}): {answer}")
 
 
 def stop(cfg: NodeConfig, timeout: float = 60, log: Log = print) -> bool:
@@ -188,7 +205,8 @@ def _write_config(cfg: NodeConfig, account: _Account | None, log: Log = print) -
 
 def launch(cfg: NodeConfig, account: _Account | None) -> subprocess.Popen[bytes]:
     """``bin/opensearch -d -p pidfile`` in its own session, as the service user when root; console to a file."""
-    with open(cfg.console_log, "ab") as console:
+    fd = os.open(cfg.console_log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o640)  # as the node's files (umask 027)
+    with os.fdopen(fd, "ab") as console:
         if account is not None:
             os.chown(cfg.console_log, account.uid, account.gid)
         return subprocess.Popen(

@@ -119,19 +119,25 @@ def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
     return False
 
 
-def http_json(url: str, timeout: float = 5.0, cfg: NodeConfig | None = None) -> object | None:
-    """GET ``url`` and parse JSON; error statuses still give their JSON body; None when nothing answers.
+def http_json(url: str, timeout: float = 5.0, cfg: NodeConfig | None = None, method: str = "GET",
+              body: object | None = None) -> object | None:
+    """``method`` ``url`` (with ``body`` as JSON) and parse the JSON answer; error statuses still give their JSON
+    body; None when nothing answers.
 
     Proxies are bypassed: an http_proxy in the environment must not swallow requests to 127.0.0.1. For a secured
     node (``cfg.secure``) the request trusts the node's CA and signs in as its admin.
     """
     context, headers = admin_access(cfg) if cfg is not None else (None, {})
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode("utf-8")
+        headers = {**headers, "Content-Type": "application/json"}
     handlers: list[urllib.request.BaseHandler] = [urllib.request.ProxyHandler({})]
     if context is not None:
         handlers.append(urllib.request.HTTPSHandler(context=context))
     opener = urllib.request.build_opener(*handlers)
     try:
-        with opener.open(urllib.request.Request(url, headers=headers), timeout=timeout) as resp:
+        with opener.open(urllib.request.Request(url, data=data, headers=headers, method=method), timeout=timeout) as resp:
             body = resp.read()
     except urllib.error.HTTPError as exc:
         body = exc.read()

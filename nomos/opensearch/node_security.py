@@ -5,9 +5,11 @@ internal user database with three users whose passwords nomos generates, stores 
 prints once; and two least-privilege roles:
 
 * ``nomos_indexer`` may create, write and delete the article indices (``<alias>``, ``<alias>-*``), their alias,
-  the judgments index (exports) and the results indices (``<results prefix>-*``), and nothing else;
+  the judgments index (exports) and the results indices (``<results prefix>-*``), and store the search pipelines
+  and the project's scripts (``stored_scripts``), and nothing else;
 * ``nomos_portal`` may read the articles (search, get, mappings, settings, analyze) and write the judgments index
-  (``<alias>_judgments``) only: it cannot create, write or delete an article index.
+  (``<alias>_judgments``) only: it cannot create, write or delete an article index, nor store a script (and the
+  node runs no inline script: ``script.allowed_types: stored``).
 
 ``admin`` has ``all_access`` (and the admin certificate is the ``admin_dn`` that ``securityadmin.sh`` needs).
 The opensearch.yml keys that turn TLS and the plugin on are ``node_config.security_settings`` (beside the rest of
@@ -20,17 +22,20 @@ docs/opensearch-local.md).
 from __future__ import annotations
 
 import base64
+import grp
 import os
+import pwd
 import secrets
 import shutil
 import ssl
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from nomos.errors import ConfigError
-from nomos.opensearch.node_certs import CertFiles, ensure_certs
+from nomos.opensearch.node_certs import CertFiles, ensure_certs, tight_folder
 from nomos.opensearch.node_config import CERTS_SUBDIR, Log, NodeConfig
 
 ADMIN_USER = "admin"
@@ -49,7 +54,8 @@ def security_dir(cfg: NodeConfig) -> Path:
 
 
 def cert_files(cfg: NodeConfig) -> CertFiles:
-    return CertFiles(security_dir(cfg) / "certs")
+    """The node's certificates (``<node>/security/certs``) and its CA key's place (:attr:`NodeConfig.ca_key_folder`)."""
+    return CertFiles(security_dir(cfg) / "certs", cfg.ca_key_folder)
 
 
 def password_file(cfg: NodeConfig, user: str) -> Path:
@@ -62,8 +68,7 @@ def ensure_passwords(cfg: NodeConfig, log: Log = print) -> dict[str, str]:
     files' paths are printed (never the passwords: a terminal's scrollback, a CI log or a screen share keeps them,
     admin's included)."""
     folder = security_dir(cfg)
-    folder.mkdir(parents=True, exist_ok=True)
-    folder.chmod(0o700)
+    tight_folder(folder)
     passwords: dict[str, str] = {}
     made: list[str] = []
     for user in USERS:
@@ -127,10 +132,12 @@ def roles(cfg: NodeConfig) -> dict[str, Any]:
         INDEXER_USER: {
             "description": "nomos index / eval --to-opensearch: the article, judgments and results indices only",
             # scroll and its clear are cluster-level actions to the plugin: a re-index reads what the index holds
-            # with a scroll (helpers.scan), and so does a judgments export
+            # with a scroll (helpers.scan), and so does a judgments export; like the search pipelines, the
+            # project's stored scripts are prepared with the index (stored_scripts; the cluster runs no inline one)
             "cluster_permissions": ["cluster_monitor", "cluster_composite_ops", "cluster:admin/search/pipeline/*",
                                     "indices:admin/aliases", "indices:admin/aliases/get",
-                                    "indices:data/read/scroll", "indices:data/read/scroll/clear"],
+                                    "indices:data/read/scroll", "indices:data/read/scroll/clear",
+                                    "cluster:admin/script/put"],
             "index_permissions": [
                 {"index_patterns": pat["articles"] + pat["judgments"] + pat["results"],
                  "allowed_actions": ["indices_all"]},
@@ -164,8 +171,12 @@ def roles_mapping() -> dict[str, Any]:
 def write_security_config(cfg: NodeConfig, log: Log = print) -> None:
     """Into the node's config dir: the plugin's default yml files from the home, ours over them, and the node's
     certificate, key and CA (made and kept under :func:`security_dir`)."""
-    files = ensure_certs(cert_files(cfg).folder, log=log)
-    passwords = ensure_passwords(cfg, log=log)
+    wanted = cert_files(cfg)
+    if wanted.key_folder.is_relative_to(cfg.node_dir):
+        raise ConfigError(f"the CA key's folder {wanted.key_folder} is inside the node's folder {cfg.node_dir}",
+                          hint="choose a folder outside it (NOMOS_CA_KEY_DIR, server install --ca-key-dir)")
+    passwords = ensure_passwords(cfg, log=log)  # first: it makes security/ 0700, which certs/ is made inside
+    files = ensure_certs(wanted.folder, wanted.key_folder, log=log)
     target = cfg.conf_dir / CONF_SUBDIR
     target.mkdir(parents=True, exist_ok=True)
     defaults = cfg.home / "config" / CONF_SUBDIR
@@ -186,6 +197,51 @@ def _write_private(path: Path, text: str) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
     path.chmod(0o600)
+
+
+def grant_portal_user(cfg: NodeConfig, user: str, log: Log = print) -> tuple[Path, Path]:
+    """Let the OS user ``user`` (made now as a system user with a group of its own when missing) read the portal's
+    password file and the CA certificate of the secured node ``cfg``, and nothing else of its secrets: its group
+    may pass through ``security/`` and ``security/certs/`` (0710: no listing) and read ``nomos_portal.password``
+    (0640); the other passwords and every key stay 0600, root's; the CA key is not in the node's folder at all.
+    Root only (only root hands its files to another user). The two files' paths."""
+    if os.geteuid() != 0:
+        raise ConfigError("only root can give another OS user read access to the node's files",
+                          hint=f"run it as root (sudo python cli.py server portal-user {user})")
+    files = cert_files(cfg)
+    secret = password_file(cfg, PORTAL_USER)
+    missing = [str(p) for p in (secret, files.ca) if not p.is_file()]
+    if missing:
+        raise ConfigError(f"no secured node's files here: {', '.join(missing)} missing",
+                          hint="run `python cli.py server install --secure` first")
+    entry = _system_user(user, log)
+    group = grp.getgrgid(entry.pw_gid)
+    shared = [u.pw_name for u in pwd.getpwall() if u.pw_gid == entry.pw_gid and u.pw_name != user] + list(group.gr_mem)
+    if shared:
+        raise ConfigError(f"{user}'s group {group.gr_name} is shared with {', '.join(sorted(shared))}: they would "
+                          "read the portal's password too", hint=f"give {user} a group of its own (useradd -U)")
+    for folder in (security_dir(cfg), files.folder):
+        os.chown(folder, -1, entry.pw_gid)
+        folder.chmod(0o710)
+    os.chown(secret, -1, entry.pw_gid)
+    secret.chmod(0o640)
+    files.ca.chmod(0o644)
+    log(f"{user} may read {secret} and {files.ca}, nothing else under {security_dir(cfg)}")
+    return secret, files.ca
+
+
+def _system_user(user: str, log: Log) -> pwd.struct_passwd:
+    """The account ``user``, made when missing: a system user with a group of its own, no home, no shell."""
+    try:
+        return pwd.getpwnam(user)
+    except KeyError:
+        pass
+    proc = subprocess.run(["useradd", "--system", "--user-group", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                           user], capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise ConfigError(f"useradd {user} failed: {proc.stderr.strip()}")
+    log(f"created the system user {user} (group {user}, no home, no shell)")
+    return pwd.getpwnam(user)
 
 
 def admin_access(cfg: NodeConfig) -> tuple[ssl.SSLContext | None, dict[str, str]]:

@@ -28,6 +28,7 @@ from opensearchpy.exceptions import ConnectionTimeout, TransportError
 
 from nomos.errors import ClusterError, ClusterUnavailable, IndexNotFound, SearchError
 from nomos.opensearch.client import RETRY_STATUSES, access_error, make_client, reason_of, retrying
+from nomos.opensearch.stored_scripts import MISSING_SCRIPT_HINT
 from nomos.settings import Settings
 
 T = TypeVar("T")
@@ -59,7 +60,8 @@ def typed_error(exc: TransportError | OSConnectionError, what: str, *, url: str 
         return ClusterUnavailable(f"{what}: the cluster is not ready ({status}: {reason})", status=status,
                                   reason=reason, hint="it did not recover within NOMOS_RETRY_SECONDS")
     if status is not None and 400 <= status < 500:
-        return SearchError(f"{what}: OpenSearch refused it: {reason}", status=status, reason=reason)
+        hint = MISSING_SCRIPT_HINT if "unable to find script" in str(exc.info or exc.error) else None
+        return SearchError(f"{what}: OpenSearch refused it: {reason}", status=status, reason=reason, hint=hint)
     return ClusterError(f"{what}: OpenSearch failed ({status}): {reason}", status=status, reason=reason)
 
 

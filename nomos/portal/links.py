@@ -7,6 +7,7 @@ import functools
 import html
 import itertools
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 from urllib.parse import quote, quote_plus
@@ -160,6 +161,25 @@ def signed_in(request: Any) -> str | None:  # noqa: ANN401 - a Starlette request
         return None
 
 
+@dataclass(frozen=True)
+class Grading:
+    """What every result's grading form on one page shares, read from the request once per page (the form was
+    asking the query string and the identity headers again for every hit): the article just graded and its
+    grade (shown as "saved"), the name the person gave last time (``by``), and whether a proxy signed them in."""
+
+    judged: str | None
+    grade: str | None
+    by: str
+    signed_in: bool
+
+    @classmethod
+    def of(cls, request: Any) -> Grading:  # noqa: ANN401 - a Starlette request
+        params = request.query_params
+        grade = params.get("grade")
+        return cls(params.get("judged"), grade if grade in ("0", "1", "2") else None, params.get("by", ""),
+                   signed_in(request) is not None)
+
+
 def heading(title: str, article_id: str, source: str = "", law: str = "") -> str:
     """An article's title, or, for one without («N_4070_2012::140»), how a lawyer cites it: «Άρθρο 140 ν. 4070/2012»."""
     if title:
@@ -179,7 +199,7 @@ def make_templates() -> Jinja2Templates:
                        METHOD_LABELS=METHOD_LABELS, K_CHOICES=K_CHOICES, MAX_QUERY_CHARS=MAX_QUERY_CHARS,
                        AREA_LABELS={a.key: a.label for a in legal_areas().values()}, citation=citation,
                        greek_readiness=greek_readiness, SCORE_LABELS=SCORE_LABELS,
-                       heading=heading, signed_in=signed_in)
+                       heading=heading, signed_in=signed_in, grading=Grading.of)
     env.filters["snippet"] = safe_snippet
     env.filters["anchored"] = anchored_snippet
     return Jinja2Templates(env=env)

@@ -75,8 +75,13 @@ class Portal:
             vectors = self.searcher.has_vectors()
         except ClusterError:
             vectors = False  # the page still renders its form; a search reports the failure itself
-        llm = self.llm_configured
-        return {s.name: (vectors or not s.needs_vectors) and (llm or not s.needs_llm) for s in portal_methods()}
+        return _offer(vectors, self.llm_configured)
+
+    def known_methods(self) -> dict[str, bool] | None:
+        """:meth:`methods` from what was looked up within the searcher's keep time, else None; sends nothing (a
+        page renders its method list with it without a second trip to a worker thread)."""
+        known = self.searcher.known_offer()
+        return None if known is None else _offer(*known)
 
     def default_method(self) -> str:
         """The best method this index can serve (hybrid with vectors, else BM25): what the empty form selects."""
@@ -135,3 +140,8 @@ class Portal:
     def health(self) -> dict[str, Any]:
         count = self.transport.count(self.index, what="the articles")
         return {"status": "ok", "index": self.index, "articles": int(count), "methods": self.methods()}
+
+
+def _offer(vectors: bool, llm: bool) -> dict[str, bool]:
+    """Which portal methods run with (or without) the embedder's vectors and a configured LLM."""
+    return {s.name: (vectors or not s.needs_vectors) and (llm or not s.needs_llm) for s in portal_methods()}

@@ -85,7 +85,8 @@ async def run_search(portal: Portal, q: str, method: Method | None, k: int, sour
 async def render(request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
     """A page with the form's context: the methods on offer now, an empty form unless ``ctx`` has one."""
     portal = get_portal(request)
-    base = {"methods": await run_sync(portal.methods),
+    methods = portal.known_methods()  # fresh from the page's own search: no worker thread
+    base = {"methods": methods if methods is not None else await run_sync(portal.methods),
             "form": {"q": "", "method": DEFAULT_METHOD, "k": 10, "source": None, "area": None}}
     return request.app.state.templates.TemplateResponse(request, name, {**base, **ctx}, status_code=status)
 

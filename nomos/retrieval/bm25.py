@@ -26,6 +26,7 @@ from nomos.retrieval.pages import (
     HIT_FIELDS,
     PAGE_FILTER,
     FacetedHits,
+    exact_page,
     faceted_page,
     page_hit,
     snippet_highlight,
@@ -231,9 +232,13 @@ class BM25Retriever:
         and the node parses, plans and answers one HTTP request per page."""
         check_k(k)
         body = self.faceted_body(query, k, aggs, post_filter)
-        resp = self.transport.search(self.index, body, what="the BM25 results page", search_type=self.effective_search_type(),
-                                     params={"filter_path": PAGE_FILTER})
-        return faceted_page(resp, k)
+        search_type = self.effective_search_type()
+
+        def send(b: dict[str, Any]) -> dict[str, Any]:
+            return self.transport.search(self.index, b, what="the BM25 results page", search_type=search_type,
+                                         params={"filter_path": PAGE_FILTER})
+
+        return faceted_page(exact_page(send, body, k), k)
 
     def effective_search_type(self) -> str:
         """The search type sent with every query; "auto" looks up the index's shard count once."""

@@ -1,8 +1,9 @@
 """Dense retrieval inside OpenSearch: HNSW k-NN on a per-encoder ``knn_vector`` field, or exact scoring.
 
-``exact=True`` scores every article with the k-NN plugin's ``knn_score`` script, so the recall that HNSW gives up
-can be measured against the same vectors on the same cluster. :meth:`KnnRetriever.search_faceted` answers a
-results page (ranking, facets over the candidates, highlighted snippets, a source filter) in one request.
+``exact=True`` scores every article with the k-NN plugin's ``knn_score`` script (stored and sent by id,
+``stored_scripts.KNN_SCORE``), so the recall that HNSW gives up can be measured against the same vectors on the
+same cluster. :meth:`KnnRetriever.search_faceted` answers a results page (ranking, facets over the candidates,
+highlighted snippets, a source filter) in one request.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from opensearchpy import OpenSearch
 
 from nomos.errors import SearchError, VectorsMissing
 from nomos.mappings import WINDOW_VECTOR, vector_field_name, windows_field_name
+from nomos.opensearch.stored_scripts import KNN_SCORE
 from nomos.opensearch.transport import Transport, require_transport
 from nomos.retrieval.base import Hit, Progress, SearchResult, check_k, rank, tick
 from nomos.retrieval.case_reading import (
@@ -33,6 +35,7 @@ from nomos.retrieval.pages import (
     PAGE_FILTER,
     SNIPPET_FALLBACK_CHARS,
     FacetedHits,
+    exact_page,
     faceted_page,
     page_parts,
     ranked_page_body,
@@ -168,11 +171,7 @@ class KnnRetriever:
             return {
                 "script_score": {
                     "query": {"match_all": {}},
-                    "script": {
-                        "source": "knn_score",
-                        "lang": "knn",
-                        "params": {"field": name, "query_value": values, "space_type": "cosinesimil"},
-                    },
+                    "script": KNN_SCORE.ref({"field": name, "query_value": values, "space_type": "cosinesimil"}),
                 }
             }
         return {"knn": {name: {"vector": values, "k": k, "method_parameters": {"ef_search": max(self.ef_search, k)}}}}
@@ -207,9 +206,11 @@ class KnnRetriever:
         check_k(k)
         vector = self.query_vectors([query])[0]
         body = ranked_page_body(self.clause(vector, max(depth, k)), query, k, aggs, post_filter)
+        def send(b: dict[str, Any]) -> dict[str, Any]:
+            return self.transport.search(self.index, b, what="the k-NN results page", params={"filter_path": PAGE_FILTER})
+
         with self.vectors_needed():
-            resp = self.transport.search(self.index, body, what="the k-NN results page", params={"filter_path": PAGE_FILTER})
-        return faceted_page(resp, k)
+            return faceted_page(exact_page(send, body, k), k)
 
     def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
                     on_progress: Progress | None = None) -> SearchResult:

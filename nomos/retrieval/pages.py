@@ -11,9 +11,10 @@ stay with their retrievers (:mod:`nomos.retrieval.bm25`, :mod:`~nomos.retrieval.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from nomos.legal.areas import label as area_label
+from nomos.opensearch.stored_scripts import RANK_BY_POSITION
 from nomos.retrieval.base import Hit, rank
 
 # Only what a ranking needs comes back: less JSON to build, send and parse per query.
@@ -86,10 +87,17 @@ def with_facets(body: Mapping[str, Any], aggs: Mapping[str, Any],
     aggregating, so a page filtered to one legal source still offers the others)."""
     out = dict(body)
     out["track_total_hits"] = True
-    out["aggs"] = {**aggs, MATCHING: {"filter": {"match_all": {}}}}
+    out["aggs"] = matching_aggs(aggs, post_filter)
     if post_filter:
         out["post_filter"] = dict(post_filter)
     return out
+
+
+def matching_aggs(aggs: Mapping[str, Any], post_filter: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``aggs`` and, under a ``post_filter``, the ``_matching`` count of what the query matched: the hits' total
+    then counts only the filtered hits. Without a filter the exact total is that count already, and the page
+    does not pay for a second one."""
+    return {**aggs, MATCHING: {"filter": {"match_all": {}}}} if post_filter else dict(aggs)
 
 
 def page_parts(query: str, k: int, aggs: Mapping[str, Any], post_filter: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -101,7 +109,8 @@ def page_parts(query: str, k: int, aggs: Mapping[str, Any], post_filter: Mapping
         "size": k,
         "_source": PAGE_SOURCE,
         "highlight": snippet_highlight(query, no_match_size=SNIPPET_FALLBACK_CHARS),
-        "aggs": {**aggs, MATCHING: {"filter": {"match_all": {}}}},
+        "aggs": matching_aggs(aggs, post_filter),
+        "track_total_hits": True,
     }
     if post_filter:
         body["post_filter"] = dict(post_filter)
@@ -112,8 +121,7 @@ def ranked_page_body(query_clause: Mapping[str, Any], query: str, k: int, aggs: 
                      post_filter: Mapping[str, Any] | None) -> dict[str, Any]:
     """A page whose ranking is one query clause (kNN's, or the server-side hybrid): the clause with
     :func:`page_parts`, ranked by (score desc, article id)."""
-    return {**page_parts(query, k, aggs, post_filter), "query": dict(query_clause),
-            "sort": [{"_score": "desc"}, {"article_id": "asc"}], "track_scores": True}
+    return {**page_parts(query, k, aggs, post_filter), "query": dict(query_clause), "sort": TIE_SORT, "track_scores": True}
 
 
 def ranking_page_body(ranked: Sequence[Hit], query: str, k: int, aggs: Mapping[str, Any],
@@ -125,18 +133,50 @@ def ranking_page_body(ranked: Sequence[Hit], query: str, k: int, aggs: Mapping[s
     by_position = {
         "script_score": {
             "query": {"ids": {"values": list(positions)}},
-            "script": {"source": "params.p[doc['article_id'].value]", "params": {"p": positions}},
+            "script": RANK_BY_POSITION.ref({"p": positions}),
         }
     }
     return {**page_parts(query, k, aggs, post_filter), "query": by_position}
 
 
 def faceted_page(resp: Mapping[str, Any], k: int) -> FacetedHits:
-    """A results page's response (``PAGE_FILTER``'d, with the ``_matching`` filter aggregation counting what the
-    query matched) as :class:`FacetedHits`."""
+    """A results page's response (``PAGE_FILTER``'d; what the query matched is the ``_matching`` count under a
+    filter, else the exact total) as :class:`FacetedHits`."""
     aggregations = dict(resp.get("aggregations") or {})
-    matching = int(aggregations.pop(MATCHING, {}).get("doc_count", 0))
+    counted = aggregations.pop(MATCHING, None)
+    matching = int(counted["doc_count"]) if counted is not None else int(resp.get("hits", {}).get("total", {}).get("value", 0))
     return FacetedHits(rank([page_hit(h) for h in resp.get("hits", {}).get("hits", [])], k), aggregations, matching)
+
+
+TIE_SORT = [{"_score": "desc"}, {"article_id": "asc"}]  # the one tie rule (nomos.ordering) as OpenSearch's sort
+
+
+def score_ordered(body: Mapping[str, Any], k: int) -> dict[str, Any]:
+    """``body`` ranked by score alone, one hit deeper than the page: no (score, article id) sort.
+
+    Sorting on a field beside the score makes every competitive hit read the article id's doc values and swaps
+    Lucene's top-score collector for the field-sort one; on the stand-in's case files that was a fifth of a BM25
+    page's CPU in OpenSearch (docs/benchmarks.md "A results page in half the CPU"). The extra hit is how
+    :func:`exact_page` knows the page is the one the tie rule gives."""
+    out = {key: value for key, value in body.items() if key not in ("sort", "track_scores")}
+    out["size"] = k + 1
+    return out
+
+
+def tied_at_cut(resp: Mapping[str, Any], k: int) -> bool:
+    """Whether the hit after the page scores what the page's last hit scores: then which of the tied articles
+    fall inside the page depends on the tie rule, and only the sorted request can say."""
+    hits = resp.get("hits", {}).get("hits", [])
+    return len(hits) > k and float(hits[k]["_score"]) == float(hits[k - 1]["_score"])
+
+
+def exact_page(send: Callable[[dict[str, Any]], Mapping[str, Any]], body: Mapping[str, Any], k: int) -> Mapping[str, Any]:
+    """A results page ranked exactly as ``body``'s (score desc, article id asc) sort ranks it, usually without
+    that sort: the page by score alone and one hit more, and the sorted request only when that hit ties the
+    page's last (:func:`tied_at_cut`). Inside the page, :func:`faceted_page` orders ties by id as the sort would;
+    the aggregations and the count do not depend on the order."""
+    resp = send(score_ordered(body, k))
+    return send(dict(body)) if tied_at_cut(resp, k) else resp
 
 
 def decorate_body(hits: Sequence[Hit], query: str) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from nomos.ingest.indexer import IndexReport, VectorPlan, alias_targets, build_i
 from nomos.ingest.records import Dataset
 from nomos.mappings import ANALYZERS, analyzer_chain, articles_index_body
 from nomos.opensearch.client import INDEXING_RETRIES, cluster_version, make_client
+from nomos.opensearch.stored_scripts import store_scripts
 from nomos.retrieval.registry import encoder_for, vector_cache
 from nomos.settings import Settings
 
@@ -27,6 +28,7 @@ def index_dataset(
     point the alias at it."""
     client = client or make_client(settings, retries=INDEXING_RETRIES)
     cluster_version(client, settings)
+    store_scripts(client)  # the searches of this index send the project's scripts by id (stored_scripts)
     body = articles_index_body(settings.bm25_k1, settings.bm25_b, settings.shards, settings.replicas)
     meta = {
         "bm25": {"k1": settings.bm25_k1, "b": settings.bm25_b},

@@ -69,6 +69,13 @@ class Kept(Generic[T]):
             self._value, self._at = load(), now
         return cast(T, self._value)
 
+    def peek(self) -> T | None:
+        """The value while it is fresh, else None; never looks it up (a caller on an event loop, which must not
+        wait on the cluster, asks this first)."""
+        if self._at is None or time.monotonic() - self._at > self.ttl:
+            return None
+        return self._value
+
 
 @dataclass(frozen=True)
 class SearchRequest:

@@ -139,6 +139,15 @@ class Searcher:
 
         return self._vectors.get(look)
 
+    def known_offer(self) -> tuple[bool, bool] | None:
+        """(the index has the embedder's vectors, an LLM is configured) as last looked up, if both are fresh; None
+        otherwise. No request: the portal renders a page's method list with it on the event loop, and hops to a
+        worker thread (:meth:`has_vectors`, :meth:`llm_settings`) only when it is None."""
+        vectors, llm = self._vectors.peek(), self._llm.peek()
+        if vectors is None or llm is None:
+            return None
+        return vectors, bool(llm.llm_base_url and llm.llm_model)
+
     def default_method(self) -> str:
         """The best method this index serves: hybrid once every article has the embedder's vector, else BM25."""
         return best_method(self.has_vectors())

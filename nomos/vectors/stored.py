@@ -1,19 +1,15 @@
 """Reading the vectors an index holds. Articles' ``_source`` leaves the ``vec_*`` fields out (the mapping's
 ``_source.excludes``), so vectors are read from the k-NN field itself, through ``doc[field].value`` in a script
-field: the float32 values the graph was built from. ``transport``: a
+field (the stored script ``COPY_VECTOR``, sent by id: the cluster runs no inline script): the float32 values the
+graph was built from. ``transport``: a
 :class:`~nomos.opensearch.transport.Transport`, or a client (then nothing is retried)."""
 
 from __future__ import annotations
 
 from typing import Sequence
 
+from nomos.opensearch.stored_scripts import COPY_VECTOR
 from nomos.opensearch.transport import Transport
-
-# The k-NN plugin's doc value is the vector reader's own buffer, reused from one document to the next: returned as
-# it is, every hit's field serialises as the last document's vector (all 3 of a 3-document index read [0.6, 0.8]).
-# So the script copies it into a list (which the response flattens into the field's values).
-_COPY = ("if (doc[params.f].size() == 0) { return null; } def v = doc[params.f].value; List out = new ArrayList(); "
-         "for (int i = 0; i < v.length; ++i) { out.add(v[i]); } return out;")
 
 
 def stored_vectors(transport: Transport, index: str, fields: Sequence[str], ids: Sequence[str]) -> dict[str, dict[str, list[float]]]:
@@ -21,7 +17,7 @@ def stored_vectors(transport: Transport, index: str, fields: Sequence[str], ids:
     from its entry (the script checks ``size()`` instead of failing on a missing value)."""
     if not ids or not fields:
         return {}
-    script_fields = {f: {"script": {"source": _COPY, "params": {"f": f}}} for f in fields}
+    script_fields = {f: {"script": COPY_VECTOR.ref({"f": f})} for f in fields}
     body = {"size": len(ids), "_source": False, "query": {"ids": {"values": list(ids)}}, "script_fields": script_fields}
     resp = transport.search(index, body, what="stored vectors")
     out: dict[str, dict[str, list[float]]] = {}

@@ -1,4 +1,4 @@
-"""Screenshots of the legal graph in the portal for the docs: an amended article (the warning, «Τροποποιήσεις»,
+"""Screenshots of the legal graph in the portal for the docs: an amended article's original (the warning, «Τροποποιήσεις»,
 «Αναφέρεται από»), an article whose text cites others (the references as links, «Παραπέμπει σε») and a law's
 table of contents, taken by headless Chromium (Debian's, as the browser test drives it) against an index built
 with the graph's fields (the stand-in corpus indexed by this version).
@@ -33,7 +33,8 @@ def main() -> None:
     args = ap.parse_args()
     out = Path(args.out)
     settings = Settings.from_env().with_overrides(http_port=args.port, index_alias=args.alias)
-    shots = {"portal-amended.png": f"/articles/{quote(args.amended, safe='')}",
+    # the warning is on the amended article's original (its page opens on the text in force: portal_screenshot.py)
+    shots = {"portal-amended.png": f"/articles/{quote(args.amended, safe='')}?text=original",
              "portal-references.png": f"/articles/{quote(args.citing, safe='')}",
              "portal-law.png": f"/laws/{quote(args.law, safe='')}"}
     with tempfile.TemporaryDirectory() as tmp, live_portal(create_app(settings)) as base, \

@@ -1,6 +1,7 @@
 """Screenshots of the portal for the docs: the search page with results (legal-area and source facets, citations)
-the article page (the case's terms highlighted, scrolled to the first one) and the judged queries' page (after
-three grades sent through the API as user "vivliothiki"), taken by headless Chromium
+the article page (the case's terms highlighted, scrolled to the first one), the judged queries' page (after
+three grades sent through the API as user "vivliothiki") and an amended article's two texts (``--in-force``: its
+text in force, the default, and its original, ``?text=original``), taken by headless Chromium
 (Debian's, as the browser test drives it) against a node's stand-in index.
 
     .venv/bin/python bench/portal_screenshot.py [--out docs]                 # the index behind NOMOS_INDEX_ALIAS
@@ -35,6 +36,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "docs"))
     ap.add_argument("--article", default="PK::372")
+    ap.add_argument("--in-force", default="PK::372", help="an amended article, for portal-in-force.png and "
+                    "portal-in-force-original.png (an index built with consolidation); '' : none")
+    ap.add_argument("--only-in-force", action="store_true", help="only the amended article's two screenshots")
     ap.add_argument("--port", type=int, default=None, help="the OpenSearch node's port (default: the settings')")
     ap.add_argument("--dataset", default=None, help="a BEIR folder to index behind --alias first")
     ap.add_argument("--alias", default=None, help="the index alias (default: NOMOS_INDEX_ALIAS)")
@@ -49,6 +53,11 @@ def main() -> None:
         print(f"{report.alias} -> {report.index}: {report.documents} articles ({report.sent} sent)")
     app = create_app(settings)
     with tempfile.TemporaryDirectory() as tmp, live_portal(app) as base, chromium(Path(tmp) / "profile", 1280, 1180) as browser:
+        if args.in_force:
+            shots = in_force_shots(browser, base, args.in_force, out)
+            print("wrote " + ", ".join(map(str, shots)))
+        if args.only_in_force:
+            return
         for _ in range(3):  # warm up, so the time shown on the page is a warm one
             browser.get(f"{base}/search?q={quote(CASE)}")
         browser.save_screenshot(str(out / "portal.png"))
@@ -68,6 +77,21 @@ def main() -> None:
         browser.get(f"{base}/search?q={quote(CASE)}")
         browser.save_screenshot(str(out / "portal-phone.png"))
     print(f"wrote {out / 'portal.png'}, {out / 'portal-article.png'}, {out / 'portal-judgments.png'}, {out / 'portal-phone.png'}")
+
+
+def in_force_shots(browser, base: str, article: str, out: Path) -> list[Path]:  # noqa: ANN001 - a selenium driver
+    """The amended article's page as it opens (its text in force) and after one click on «Αρχικό κείμενο»."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(f"{base}/articles/{quote(article, safe='')}")
+    if not browser.find_elements(By.ID, "in-force-text"):
+        raise SystemExit(f"{article} has no text in force in this index (built before consolidation, or not amended)")
+    shots = [out / "portal-in-force.png", out / "portal-in-force-original.png"]
+    browser.save_screenshot(str(shots[0]))
+    browser.find_element(By.ID, "show-original").click()
+    browser.find_element(By.ID, "show-in-force")  # the original's page, with the way back
+    browser.save_screenshot(str(shots[1]))
+    return shots
 
 
 if __name__ == "__main__":

@@ -136,13 +136,13 @@ def test_a_cut_highlight_reads_as_the_cut_text():
     both read as the same words (an escape counts as one character) and the marks survive the cut."""
     import html as html_
 
-    from nomos.portal.links import _marked
+    from nomos.portal.links import marked_spans
     from nomos.retrieval.articles import cut_marked, cut_text
 
     plain = "ο Α & ο Β κλοπή του άρθρου 372 " * 40
     marked = html_.escape(plain).replace("κλοπή", "<mark>κλοπή</mark>")
     text = cut_text(plain, 100)
     cut = cut_marked(marked, len(text))
-    spans = _marked(cut, text)
+    spans = marked_spans(cut, text)
     assert len(text) <= 100 and spans and all(text[a:b] == "κλοπή" for a, b in spans)
     assert cut_marked("α <mark>κλοπή ξένου</mark> β", 8) == "α <mark>κλοπή </mark>"

@@ -103,8 +103,9 @@ def test_search_and_open_an_article_in_chromium(cluster, tmp_path, browser):
 
 def test_follow_a_reference_and_see_the_amendment_warning(cluster, tmp_path, browser):
     """The legal graph in a real browser: PK::49's text links «άρθρο 46»; following it lands on PK::46, which lists
-    PK::49 under «Αναφέρεται από»; PK::372, amended by N_4855_2021::86, warns that its text may not be in force and
-    links the amendment, which the browser follows too; the law's table of contents lists the code in order."""
+    PK::49 under «Αναφέρεται από»; PK::372's original, amended by N_4855_2021::86, warns that it may not be the text
+    in force; its text in force names the amendment, which the browser follows; the law's table of contents lists
+    the code in order."""
     import uuid
 
     from selenium.webdriver.common.by import By
@@ -131,11 +132,15 @@ def test_follow_a_reference_and_see_the_amendment_warning(cluster, tmp_path, bro
             wait.until(EC.url_contains("PK%3A%3A46"))
             assert "Άμεσοι συνεργοί" in browser.find_element(By.CSS_SELECTOR, "#article h1").text
             assert "άρθρο 49 ΠΚ" in browser.find_element(By.ID, "cited-by").text
-            browser.get(base + "/articles/PK%3A%3A372")
+            browser.get(base + "/articles/PK%3A%3A372?text=original")
             warning = browser.find_element(By.ID, "amended")
-            assert "μπορεί να μην είναι το ισχύον" in warning.text and "παρ. 1" in warning.text
+            assert "μπορεί να μην είναι το ισχύον" in warning.text
+            assert "παρ. 1" in browser.find_element(By.ID, "amendments").text
             browser.save_screenshot(str(tmp_path / "amended.png"))
-            warning.find_element(By.TAG_NAME, "a").click()
+            browser.get(base + "/articles/PK%3A%3A372")  # by default, its text in force, the amendment named
+            note = browser.find_element(By.ID, "amended")
+            assert "ενοποιημένο αυτόματα" in note.text
+            note.find_element(By.LINK_TEXT, "άρθρο 86 ν. 4855/2021").click()
             wait.until(EC.url_contains(AMENDING.replace("::", "%3A%3A")))
             assert "Τροποποίηση" in browser.find_element(By.CSS_SELECTOR, "#article h1").text
             browser.get(base + "/laws/PK")
@@ -146,3 +151,70 @@ def test_follow_a_reference_and_see_the_amendment_warning(cluster, tmp_path, bro
     finally:
         make_client(settings).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
     assert (tmp_path / "amended.png").stat().st_size > 10_000
+
+
+def test_an_amended_article_shows_its_text_in_force_and_the_original_one_click_away(cluster, tmp_path, browser):
+    """PK::372 in a real browser: the text in force by default, its changed paragraph framed and labelled in words
+    with the article that changed it (not told by colour alone), the note naming the amendment; one click to the
+    original (the old wording, the warning), one click back; PK::374's partial consolidation lists what it could
+    not apply. Screenshots of both texts."""
+    import uuid
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from nomos.ingest.beir import load_beir
+    from nomos.opensearch.client import make_client
+    from nomos.stages.indexing import index_dataset
+    from tests.beir_files import write_beir
+    from tests.in_force_support import AMENDS_372, ARTICLES, IN_FORCE, store_in_force
+
+    wait = WebDriverWait(browser, 20)
+    settings = cluster.with_overrides(index_alias=f"pytest-in-force-{uuid.uuid4().hex[:8]}", runs_dir=tmp_path / "runs",
+                                      cache_dir=tmp_path / "cache")
+    index_dataset(settings, load_beir(write_beir(tmp_path / "in-force", ARTICLES, [{"_id": "q1", "text": "κλοπή"}],
+                                                 [("q1", "PK::372", 1)])))
+    client = make_client(settings)
+    store_in_force(client, settings.index_alias, IN_FORCE)
+    try:
+        with live_portal(create_app(settings)) as base:
+            browser.get(base + "/articles/PK%3A%3A372")
+            text = browser.find_element(By.ID, "in-force-text")
+            assert "πέντε ετών" in text.text and "τρία έτη" not in text.text
+            [changed] = text.find_elements(By.CSS_SELECTOR, ".passage.changed")
+            label = changed.find_element(By.CSS_SELECTOR, ".provenance")
+            assert label.is_displayed() and label.text.endswith("Νέα διατύπωση από άρθρο 86 ν. 4855/2021")
+            # framed, not only tinted: a border a reader without colour sees, where the unchanged passage has none
+            framed = browser.execute_script("const s = getComputedStyle(arguments[0]); return [s.borderLeftStyle, "
+                                            "parseFloat(s.borderLeftWidth)];", changed)
+            plain = browser.execute_script("return getComputedStyle(arguments[0]).borderLeftStyle;",
+                                           text.find_element(By.CSS_SELECTOR, ".passage:not(.changed)"))
+            assert framed[0] not in ("none", "hidden") and framed[1] >= 3 and plain == "none"
+            note = browser.find_element(By.ID, "amended")
+            assert "ενοποιημένο αυτόματα" in note.text and "άρθρο 86 ν. 4855/2021" in note.text
+            assert note.find_element(By.LINK_TEXT, "άρθρο 86 ν. 4855/2021").get_attribute("href").endswith(
+                AMENDS_372.replace("::", "%3A%3A"))
+            browser.save_screenshot(str(tmp_path / "in-force.png"))
+
+            browser.find_element(By.ID, "show-original").click()
+            wait.until(EC.url_contains("text=original"))
+            original = browser.find_element(By.CSS_SELECTOR, ".article-text").text
+            assert "τρία έτη" in original and "πέντε ετών" not in original
+            assert "μπορεί να μην είναι το ισχύον" in browser.find_element(By.ID, "amended").text
+            current = browser.find_element(By.CSS_SELECTOR, "#text-versions [aria-current=page]")
+            assert current.text == "Αρχικό κείμενο"
+            browser.save_screenshot(str(tmp_path / "original.png"))
+            browser.find_element(By.ID, "show-in-force").click()
+            wait.until(EC.presence_of_element_located((By.ID, "in-force-text")))
+            assert "text=original" not in browser.current_url
+
+            browser.get(base + "/articles/PK%3A%3A374")
+            partial = browser.find_element(By.ID, "partial")
+            assert "Μερική ενοποίηση" in partial.text and "«πολύ μεγάλης αξίας» δεν βρέθηκε" in partial.text
+            problems = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
+            assert not problems, problems
+    finally:
+        client.indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
+    for name in ("in-force.png", "original.png"):
+        assert (tmp_path / name).stat().st_size > 10_000

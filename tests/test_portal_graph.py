@@ -103,11 +103,12 @@ def test_law_table_of_contents_in_article_number_order(web):
 
 
 def test_amendments_follow_and_credit_bring_the_amended_article(graph_settings):
-    """«πέντε ετών» is only in the amending article's new wording: BM25 alone finds that article only; with the
+    """«αντικαθίσταται» is only in the amending article's instruction (not in the new wording it gives PK::372, which
+    the index also holds as PK::372's text in force): BM25 alone finds the amending article only; with the
     amendment stage the article it amends comes right after it (follow) or below it with its credit (credit)."""
     settings, data = graph_settings
     client = make_client(settings)
-    query = {"q1": "πέντε ετών"}
+    query = {"q1": "αντικαθίσταται"}
 
     def ranked(mode: str):
         return make_retriever(settings, "bm25", client, MethodOptions(amendments=mode)).search_many(query, 10)
@@ -132,7 +133,7 @@ def test_portal_search_with_nomos_amendments_follow(graph_settings):
     brought in comes with its title, law and citation like any hit."""
     settings, _ = graph_settings
     with TestClient(create_app(settings.with_overrides(amendments="follow"))) as c:
-        body = c.get("/api/search", params={"q": "πέντε ετών", "method": "bm25"}).json()
+        body = c.get("/api/search", params={"q": "αντικαθίσταται", "method": "bm25"}).json()
     hits = body["hits"]
     assert [h["id"] for h in hits[:2]] == [AMENDING, "PK::372"]
     assert hits[1]["title"] == "Κλοπή" and hits[1]["law"] == "Ποινικός Κώδικας" and hits[1]["citation"] == "άρθρο 372 ΠΚ"

@@ -44,7 +44,7 @@ def anchored_snippet(fragment: str) -> Markup:
     return Markup(str(safe_snippet(fragment)).replace("<mark>", f'<mark id="{MATCH_ANCHOR}">', 1))
 
 
-def _marked(highlighted: str, text: str) -> list[tuple[int, int]]:
+def marked_spans(highlighted: str, text: str) -> list[tuple[int, int]]:
     """The <mark> spans of OpenSearch's highlighted full text as offsets into the plain ``text`` (empty when the
     highlight does not read back as that text, so links never land on the wrong words)."""
     plain: list[str] = []
@@ -71,8 +71,16 @@ def linked_text(text: str, links: Sequence[Any], highlighted: str | None = None,
     highlight of the same text) is given, the query's terms in <mark>, the first one ``id=MATCH_ANCHOR`` when
     ``anchor``. Nothing of the text can become markup: every piece is escaped, links' addresses are built by
     :func:`article_url`."""
-    marks = _marked(highlighted, text) if highlighted else []
+    marks = marked_spans(highlighted, text) if highlighted else []
     targets = [(int(lk.start), int(lk.end), lk.target) for lk in links if lk.target and 0 <= lk.start < lk.end <= len(text)]
+    return marked_text(text, targets, marks, anchor)
+
+
+def marked_text(text: str, targets: Sequence[tuple[int, int, str]], marks: Sequence[tuple[int, int]],
+                anchor: bool = True) -> Markup:
+    """``text``, escaped, with the spans of ``targets`` ((start, end, article id)) as links to those articles and
+    those of ``marks`` ((start, end)) in <mark>, the first ``id=MATCH_ANCHOR`` when ``anchor``: the one place a
+    text becomes markup (:func:`linked_text`, and the passages of a text in force, each with its share of both)."""
     cuts = sorted({0, len(text), *(p for a, b, _ in targets for p in (a, b)), *(p for a, b in marks for p in (a, b))})
     out: list[str] = []
     first_mark = anchor
@@ -123,11 +131,13 @@ def search_url(q: str, method: str = DEFAULT_METHOD, k: int = 10, source: str | 
                 source=source, area=area)
 
 
-def article_url(article_id: str, q: str | None = None, iri: bool = False, full: bool = False) -> str:
+def article_url(article_id: str, q: str | None = None, iri: bool = False, full: bool = False,
+                text: str | None = None) -> str:
     """An article's page, with the case's words to highlight in its text; with a case, the link lands on the first
     highlighted passage (``#match``; a page without one simply opens at the top). ``full``: the whole text of an
-    article longer than a page shows."""
-    return (_url("/articles/" + quote(article_id, safe=""), iri, q=q, full=1 if full else None)
+    article longer than a page shows. ``text``: which text an amended article's page shows, ``original`` or
+    ``in-force`` (None: the page's default, the text in force where there is one)."""
+    return (_url("/articles/" + quote(article_id, safe=""), iri, q=q, full=1 if full else None, text=text)
             + (f"#{MATCH_ANCHOR}" if q else ""))
 
 

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from nomos.errors import NomosError
 from nomos.portal.errors import PortalError, classify, log_failure
+from nomos.portal.in_force_view import in_force_view
 from nomos.portal.params import (
     AreaParam,
     ArticleId,
@@ -21,6 +22,7 @@ from nomos.portal.params import (
     MethodParam,
     QueryText,
     SourceParam,
+    TextVersion,
 )
 from nomos.portal.web import PAGE_LIMIT, PortalDep, limit, render, run, run_search
 from nomos.retrieval.registry import DEFAULT_METHOD
@@ -50,12 +52,15 @@ async def search_page(request: Request, portal: PortalDep, q: QueryText = "", me
 
 @router.get("/articles/{article_id}", response_class=HTMLResponse, dependencies=[PAGE_LIMIT])
 async def article_page(request: Request, portal: PortalDep, article_id: ArticleId, q: Highlight = None,
-                       full: FullText = False) -> Response:
+                       full: FullText = False, text: TextVersion = None) -> Response:
+    """An article; an amended one shows its text in force by default (``text=original``: the text as enacted)."""
     found = await run(portal, portal.article_and_graph, article_id, q, full)
     if found is None:
         raise PortalError(404, "Δεν βρέθηκε άρθρο με αυτό το αναγνωριστικό.")
     art, graph = found
-    return await render(request, "article.html", article=art, graph=graph, q=q or "")
+    view = in_force_view(art, graph, text, None if full else portal.settings.portal_article_chars)
+    return await render(request, "article.html", article=art, graph=graph, q=q or "", in_force=view,
+                        text_version=text, full=full)
 
 
 @router.get("/laws/{source}", response_class=HTMLResponse, dependencies=[PAGE_LIMIT])

@@ -4,7 +4,7 @@ names), shared by the pages and the JSON API so both accept exactly the same inp
 from __future__ import annotations
 
 import enum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import Path as PathParam
 from fastapi import Query
@@ -35,6 +35,9 @@ ArticleId = Annotated[str, PathParam(min_length=1, max_length=MAX_ID_CHARS, patt
                                      description="article id, SOURCE::NUMBER")]
 FullText = Annotated[bool, Query(description="the whole text of an article longer than a page shows")]
 LawSource = Annotated[str, PathParam(pattern=SOURCE_PATTERN, description="a legal source, e.g. PK")]
+TextVersion = Annotated[Literal["in-force", "original"] | None,
+                        Query(description="which text an amended article's page shows: in-force (the default where "
+                                          "one was consolidated) or original")]
 Highlight = Annotated[str | None, Query(max_length=MAX_QUERY_CHARS, description="terms to highlight in the text")]
 
 

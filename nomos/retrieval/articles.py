@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from nomos.errors import IndexNotFound
 from nomos.legal.areas import short_name
+from nomos.legal.in_force import InForce
 from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit
 from nomos.retrieval.bm25 import BM25Retriever
@@ -23,6 +24,7 @@ from nomos.retrieval.marks import own_marks
 from nomos.retrieval.pages import (
     HIGHLIGHT_MAX_CHARS,
     HIGHLIGHT_TAGS,
+    IN_FORCE_TEXT,
     AreaFacet,
     Facet,
     Facets,
@@ -70,6 +72,10 @@ class Article:
     similar: tuple[ArticleRef, ...] = field(default_factory=tuple)
     length: int = 0  # characters of the whole text (``text`` may hold only its start: see ``cut``)
     cut: bool = False  # the page shows the first ``max_chars`` characters; the rest is a link away
+    # the text in force of an amended article, as ingest consolidated it (nomos.legal.in_force; None: no amending
+    # article, or an index built before consolidation), whole; the page cuts it as it cuts ``text``
+    in_force: InForce | None = None
+    in_force_marked: str | None = None  # its text (InForce.text) with the query's terms in <mark> (html-escaped)
 
 
 _MARK_OPEN, _MARK_CLOSE = "<mark>", "</mark>"
@@ -134,16 +140,18 @@ def natural_key(number: str) -> tuple[Any, ...]:
 
 
 def get_article(transport: Transport, index: str, article_id: str, query: str | None = None) -> dict[str, Any] | None:
-    """The stored article (with its full text highlighted for ``query`` when given), or None."""
+    """The stored article (with its full text, and its text in force where it has one, highlighted for ``query``
+    when given), or None. ``in_force`` is the stored value as it is (:meth:`InForce.from_doc` reads it)."""
     body: dict[str, Any] = {
         "size": 1,
         "query": {"ids": {"values": [article_id]}},
-        "_source": ["article_id", "title", "text", "law", "source", "number", "area"],
+        "_source": ["article_id", "title", "text", "law", "source", "number", "area", "in_force"],
     }
     if query:
         body["highlight"] = {
             **HIGHLIGHT_TAGS,
-            "fields": {"text": {"number_of_fragments": 0, "max_analyzer_offset": HIGHLIGHT_MAX_CHARS, "highlight_query": {"match": {"text": {"query": query}}}}},
+            "fields": {f: {"number_of_fragments": 0, "max_analyzer_offset": HIGHLIGHT_MAX_CHARS,
+                           "highlight_query": {"match": {f: {"query": query}}}} for f in ("text", IN_FORCE_TEXT)},
         }
     try:
         hits = transport.search(index, body, what=f"the article {article_id!r}")["hits"]["hits"]
@@ -155,6 +163,8 @@ def get_article(transport: Transport, index: str, article_id: str, query: str | 
     src["id"] = hits[0]["_id"]
     hl = hits[0].get("highlight", {}).get("text")
     src["highlighted_text"] = own_marks(hl[0], query) if hl and query else None
+    hl_in_force = hits[0].get("highlight", {}).get(IN_FORCE_TEXT)
+    src["in_force_marked"] = own_marks(hl_in_force[0], query) if hl_in_force and query else None
     return src
 
 
@@ -227,6 +237,8 @@ def article_page(transport: Transport, index: str, article_id: str, query: str |
         number=src.get("number", ""),
         area=src.get("area", ""),
         highlighted_text=marked,
+        in_force=InForce.from_doc(src["in_force"]) if src.get("in_force") else None,
+        in_force_marked=src.get("in_force_marked"),
         previous=prev,
         next=nxt,
         neighbours=neighbours,

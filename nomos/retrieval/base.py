@@ -32,6 +32,9 @@ class Hit:
     source: str = ""
     highlights: tuple[str, ...] = ()
     details: Mapping[str, Any] = field(default_factory=dict)
+    # an amended article's snippet fragments of its text in force (the search stage shows them instead of
+    # ``highlights`` where they mark as much of the query: nomos.retrieval.marks.with_own_marks)
+    in_force_highlights: tuple[str, ...] = ()
 
 
 def by_score(pairs: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:

@@ -1,4 +1,5 @@
-"""BM25 in OpenSearch over the Greek-analysed ``content`` field (title + text, as the paper scored them).
+"""BM25 in OpenSearch over the Greek-analysed ``content`` field (title + text, as the paper scored them, and an
+amended article's text in force beside its text: the mapping copies ``in_force_text`` into ``content``).
 
 Queries are case descriptions that can run to thousands of words. A ``match`` query turns every token into one
 boolean clause, and clusters cap clauses (``indices.query.bool.max_clause_count``, 1024 by default), so long

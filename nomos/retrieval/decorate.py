@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit
-from nomos.retrieval.pages import decorate_body
+from nomos.retrieval.pages import IN_FORCE_TEXT, decorate_body
 
 
 def decorate(transport: Transport, index: str, hits: list[Hit], query: str) -> list[Hit]:
@@ -21,5 +21,6 @@ def decorate(transport: Transport, index: str, hits: list[Hit], query: str) -> l
         src = by_id.get(h.doc_id, {})
         s = src.get("_source", {})
         out.append(replace(h, title=s.get("title", ""), law=s.get("law", ""), source=s.get("source", ""),
-                           highlights=tuple(src.get("highlight", {}).get("text", ()))))
+                           highlights=tuple(src.get("highlight", {}).get("text", ())),
+                           in_force_highlights=tuple(src.get("highlight", {}).get(IN_FORCE_TEXT, ()))))
     return out

@@ -108,5 +108,24 @@ def _own_in(marked: str, query: str) -> bool:
 
 
 def with_own_marks(hits: Sequence[Hit], query: str) -> list[Hit]:
-    """The hits with :func:`own_marks` applied to every snippet."""
-    return [replace(h, highlights=tuple(own_marks(f, query) for f in h.highlights)) if h.highlights else h for h in hits]
+    """The hits with :func:`own_marks` applied to every snippet, an amended article's snippet chosen between its
+    text in force and its original (:func:`snippet_text`)."""
+    out = []
+    for h in hits:
+        if h.in_force_highlights:
+            h = replace(h, highlights=snippet_text(tuple(own_marks(f, query) for f in h.in_force_highlights),
+                                                   tuple(own_marks(f, query) for f in h.highlights)),
+                        in_force_highlights=())
+        elif h.highlights:
+            h = replace(h, highlights=tuple(own_marks(f, query) for f in h.highlights))
+        out.append(h)
+    return out
+
+
+def snippet_text(in_force: tuple[str, ...], original: tuple[str, ...]) -> tuple[str, ...]:
+    """An amended article's snippet: its text in force's fragments (the law as it now reads, which its page opens
+    on), unless its original's mark more of the query's own words (a query in the wording an amendment replaced:
+    the snippet then shows why the article matched)."""
+    if in_force and sum(f.count("<mark>") for f in in_force) >= sum(f.count("<mark>") for f in original):
+        return in_force
+    return original

@@ -25,6 +25,7 @@ HIGHLIGHT_TAGS = {"pre_tags": ["<mark>"], "post_tags": ["</mark>"], "encoder": "
 SNIPPET_FALLBACK_CHARS = 180  # a dense hit need not contain any query word: then its text's start is the snippet
 PAGE_SOURCE = ["title", "law", "source"]  # what a result line shows besides its snippet
 MATCHING = "_matching"  # the filter aggregation that counts what the page's query matched
+IN_FORCE_TEXT = "in_force_text"  # an amended article's text in force (nomos.legal.in_force), copied into ``content``
 
 
 # How many characters of a text the highlighter may analyse again (OpenSearch 2.2+'s ``max_analyzer_offset``): past
@@ -40,12 +41,15 @@ HIGHLIGHT_MAX_CHARS = 100_000
 # --------------------------------------------------------------------------------------------------- snippets
 def snippet_highlight(query: str, no_match_size: int = 0) -> dict[str, Any]:
     """The result lists' snippets: two ~180-character fragments of ``text`` with the case's words in <mark>
-    (html-escaped); ``no_match_size`` > 0 shows the text's start where no word matched."""
+    (html-escaped); ``no_match_size`` > 0 shows the text's start where no word matched. An amended article's text
+    in force is highlighted the same way (``Hit.in_force_highlights``; the search stage shows them where they mark
+    as much of the query), so an article found by the wording an amendment gave it shows that wording."""
     text: dict[str, Any] = {"fragment_size": 180, "number_of_fragments": 2, "max_analyzer_offset": HIGHLIGHT_MAX_CHARS,
                             "highlight_query": {"match": {"text": {"query": query[:5000]}}}}
+    in_force = {**text, "highlight_query": {"match": {IN_FORCE_TEXT: {"query": query[:5000]}}}}
     if no_match_size:
         text["no_match_size"] = no_match_size
-    return {**HIGHLIGHT_TAGS, "fields": {"text": text}}
+    return {**HIGHLIGHT_TAGS, "fields": {"text": text, IN_FORCE_TEXT: in_force}}
 
 
 def page_hit(h: Mapping[str, Any]) -> Hit:
@@ -60,7 +64,8 @@ def page_hit(h: Mapping[str, Any]) -> Hit:
         title=src.get("title", ""),
         law=src.get("law", ""),
         source=src.get("source", ""),
-        highlights=tuple(h.get("highlight", {}).get("text", ())),
+        highlights=tuple((h.get("highlight") or {}).get("text") or ()),
+        in_force_highlights=tuple((h.get("highlight") or {}).get(IN_FORCE_TEXT) or ()),
     )
 
 

@@ -48,7 +48,7 @@ class CorpusReading:
         return self.sources.get(article.id) or own_source(article)
 
     def references(self, article: Article) -> list[Reference]:
-        return extract_references(article.id, article.text, self.resolver, self.source(article))
+        return extract_references(article.id, article.text, self.resolver, self.source(article), article.title)
 
 
 def corpus_references(articles: Sequence[Article], reading: CorpusReading | None = None) -> Iterator[Reference]:

@@ -48,14 +48,28 @@ VERBS_AFTER = re.compile(
     r"|(?P<inserts>προστιθεται|προστιθενται|παρεμβαλλεται|παρεμβαλλονται)"
     r"|(?P<repeals>καταργειται|καταργουνται|απαλειφεται|απαλειφονται))\b"
 )
-# a colon that opens a list («καταργούνται οι ακόλουθες διατάξεις του ν. 4070/2012:», «Στο π.δ. 40/2020 επέρχονται οι
-# ακόλουθες τροποποιήσεις:», «… του ανωτέρω Κανονισμού, οι εξής:»), not new wording («ως εξής: «…»»)
-LIST_COLON = re.compile(r":(?!\s*«)")
+# what opens a list: a colon («καταργούνται οι ακόλουθες διατάξεις του ν. 4070/2012:», «Στο π.δ. 40/2020 επέρχονται οι
+# ακόλουθες τροποποιήσεις:», «… του ανωτέρω Κανονισμού, οι εξής:»), not before new wording («ως εξής: «…»»), or a
+# comma that ends a line before lettered items («1. Στο άρθρο 95 του ν. 4070/2012 (Α’ 82),\nα) η περ. α’ της παρ. 3
+# τροποποιείται …»; v15)
+LIST_OPENER = re.compile(r":(?!\s*«)|,(?=[ \t]*\n[ \t]*(?:\(?[α-ω]{1,3}[΄'’]?\)|[α-ω]{1,2}[΄'’]?\.)\s)")
+# a clause that opens an item with the provision it changes («1. Στο άρθρο 95 …», «Στην παρ. 2 …», «β) Στο …»; v15)
+ITEM_OPENING = re.compile(r"\s*(?:\d+[α-ω]?[.)]\s*|\(?[α-ω]{1,3}[΄'’]?\)\s*)?Στ(?:ο|ον|ην|η|α|ις)\s")
+# an item right after «ως εξής:» («Το π.δ. 54/2018 τροποποιείται ως εξής:\n1. Το άρθρο 13 …», «… ως εξής: 1) Στον
+# τίτλο …»): the opening of a list of changes, not new wording (v15)
+ITEM_AFTER = re.compile(r"\s*(?:\(?[α-ω]{1,3}[΄'’]?\)|\d{1,2}[.)]|[α-ω]{1,2}[΄'’]?\.)\s")
 FOREIGN_ACT = re.compile(r"\b(?:κανονισμ|οδηγι|συνθηκ|συμβαση|συνταγμ)\w*")
+# the words after an article that name an act of no law of ours, and so carry to the same article named again in the
+# paragraph («… του β.δ. 631/1972 (Α΄ 180) προστίθεται εδάφιο και το άρθρο 3 διαμορφώνεται»; v15): an act by its
+# abbreviation («β.δ.», «ν.δ.», «κ.υ.α.») or its kind, not any noun in the genitive («των υποχρεώσεων του άρθρου 38»)
+FOREIGN_NAMED = re.compile(r"(?:[α-ω]{1,3}\.(?:\s?[α-ω]{1,3}\.)*\s?\d|(?:κανονισμ|οδηγι|συνθηκ|συμβασ|συνταγμ|συμφωνι|"
+                           r"αποφασ|υπ\W|διαταγμ|πραξ)\w*)")
+# an act of no law of ours that an opening sentence amends («Η συμφωνία για τη μεταφορά … τροποποιείται ως εξής:»; v15)
+FOREIGN_AMENDED = re.compile(r"\b(?:κανονισμ|οδηγι|συνθηκ|συμβαση|συνταγμ|συμφωνι)\w*")
 FOREIGN_ACT_AFTER = re.compile(r"\s*" + FOREIGN_ACT.pattern.replace("συμβαση", "συμβασ"))  # «της ίδιας Συμβάσεως»
 NUMBERED = re.compile(r"(?:^|\n)\s*\d+[α-ω]?\.\s")
 # «Κεφάλαιο 56 του ν. 4700/2020», «Παράρτημα 3 του ν. …»: a number beside a law that is no article
-NOT_ARTICLE = re.compile(r"\b(?:κεφαλαι\w*|μερ(?:οσ|ουσ)|τμημα\w*|παραρτημα\w*|τευχ\w*|φυλλ\w*|βιβλι\w*|"
+NOT_ARTICLE = re.compile(r"\b(?:κεφαλαι\w*|υποκεφαλαι\w*|μερ(?:οσ|ουσ)|τμημα\w*|παραρτημα\w*|τευχ\w*|φυλλ\w*|βιβλι\w*|"
                           r"τιτλ\w*|ενοτητ\w*)\s*$")
 # «προστίθεται άρθρο 25Α στον ν. 4276/2014»: the law after «στον/στο/στην»
 INTO = re.compile(r"\s*(?:στον|στο|στην|στη)\s+")
@@ -67,7 +81,12 @@ INNER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:αρθρ\w*
 CITED_BY_WORDS = re.compile(
     r"\b(?:συμφωνα\s+με|κατα|προσ|βασει|δυναμει|παρεκκλιση|με|περι|επιφυλαξη|εννοια|εφαρμογη|εξαιρεση|πλην|αναφορα|"
     r"παραπομπ\w*|"
-    r"\w+(?:θηκε|θηκαν|ηκε|ηκαν))\s+(?:σ?τ(?:ο|α|ον|ην|η|ων|ου|ησ|ισ)\s+)?$"
+    r"\w+(?:θηκε|θηκαν|ηκε|ηκαν)|"
+    # a participle the reference completes («τροποποιείται η προβλεπόμενη στην παρ. 3 του άρθρου 163 απόφαση», «των
+    # οριζομένων στο άρθρο 13 ποσοστών»): what it names is the verb's, not the provision (v15)
+    r"\w{3,}(?:ομεν|ουμεν|ωμεν)(?:η|ο|οσ|ου|ησ|ων|α|εσ|οι|ουσ|ον|ην)(?:\s+απο)?|"
+    # a relative clause the reference completes («της εξαίρεσης που προβλέπεται στην παρ. 6 του άρθρου 54»; v15)
+    r"(?:που|οποι\w*)\s+\w{3,}(?:εται|ονται|ειται|ουνται|ιται))\s+(?:σ?τ(?:ο|α|ον|ην|η|ων|ου|ησ|ισ)\s+)?$"
 )
 # «όπως αντικαταστάθηκε με την περ. ε΄ του άρθρου 31»: a designator the citation's span does not hold, between those
 # words and the article
@@ -79,7 +98,10 @@ DESIGNATOR_BEFORE = re.compile(r"(?<![\w.])(?:περ|εδ|υποπερ|στοι�
 MODIFIES_NOUN = re.compile(
     r"(?<![\w.])(?!(?:παρ|περ|εδαφ|εδ|στοιχ|υποπερ|υποπαρ|αρθρ|διαταξ|λεξ|φρασ|τελοσ|τελουσ|αρχ|τιτλ|κεφαλ|μερ|τμημ|"
     r"πινακ|παραρτ|κειμεν|ενοτητ|σημει|τροποποι|αντικαταστ|προσθηκ|καταργησ|συμπληρωσ|αναριθμ|ισχυ|προθεσμ)[\w.]*\s)"
-    r"(?:[α-ω]{4,}(?:ησ|εωσ|ων|ου|ασ|ισ|οσ|εσ)|εκειν\w*)\s+(?:του|τησ|των)\s+"
+    r"(?:[α-ω]{4,}(?:ησ|εωσ|ων|ου|ασ|ισ|οσ|εσ)|εκειν\w*|"
+    # an act or a body in any case («τροποποιούνται με την απόφαση της παρ. 20 του άρθρου 72»; v15)
+    r"(?:αποφαση|πραξη|αδεια|γνωμη|εγκριση|διαδικασια|επιτροπη|υπηρεσια|συμβαση|εκθεση|δηλωση|αιτηση|βεβαιωση|"
+    r"μητρωο|συμβουλιο|οργανο))\s+(?:του|τησ|των)\s+"
     # «της περ. β) της» before it: one designator at most (a deeper address is a provision's)
     r"(?:(?:περ|παρ|υποπερ|υποπαρ|εδ|στοιχ)\w*\.?\s*[\dα-ω]{1,3}[΄'’)]?\s+(?:του|τησ|των)\s+)?$"
 )
@@ -100,6 +122,9 @@ SAME_AS_BEFORE = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:ι
 # «του ανωτέρω νόμου», «του εν λόγω νόμου», «του ως άνω διατάγματος»: the law named before, like «του ίδιου»
 NAMED_BEFORE = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:ανωτερ(?:ω|ου)|εν\s+λογω|ωσ\s+ανω|προαναφερ\w*)"
                            r"\s+(?:νομ|διαταγμ|κωδικ|π\.\s?δ)")
+# «εκτός του άρθρου 1 αυτής», «σύμφωνα με το άρθρο 16 αυτής»: an article of the decision, agreement or directive just
+# named (feminine; a law, a decree or a code is not), which is no law of ours (v15)
+HERS_AFTER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?αυτησ\b")
 # «του παρόντος», «του παρόντος νόμου/Κώδικα», «της παρούσας»: the citing law, whatever reference follows
 OWN_AFTER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:παροντοσ|παρουσασ)\b")
 # «του νόμου αυτού»: the law the sentence has just named, else the citing law
@@ -188,13 +213,31 @@ DESCRIBED_AFTER = 400
 SENTENCE_END = re.compile(r";|\n|\.(?=\s+[Α-ΩΆ-Ώ])")
 LIST_AFTER = 600  # «Στο άρθρο 20 του ν. 4014/2011 (Α΄ 209): α) στην περ. (α) … αντικαθίσταται …»: a list of changes
 OPENS_LIST = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?,?\s*:")
+# «Στο άρθρο 95 του ν. 4070/2012 (Α’ 82),\nα) …»: a comma, then lettered items on lines of their own (v15)
+OPENS_ITEMS = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?,[ \t]*\n[ \t]*(?:\(?[α-ω]{1,3}[΄'’]?\)|[α-ω]{1,2}[΄'’]?\.)\s")
 # «υπ’ αρ. 116/1868 του Εφετείου», «αρ. 12/2020 απόφαση»: a numbered decision, not an article
 DECISION = re.compile(r"/\s*\d")
 DECISION_BEFORE = re.compile(r"\bυπ\W{0,2}\s*$")
+# «του Γενικού Κανονισμού Λιμένα αρ. 23»: the number of a regulation or decision named before «αρ.», not an article
+# (v15; only for the abbreviation, «αρ.», never «άρθρο»)
+NUMBER_OF_ACT = re.compile(r"\b(?:κανονισμ|αποφασ|εγκυκλι|διαταγ|πραξ|συμβασ|οδηγι)\w*(?:\s+[^\s\d]+){0,3}\s+$")
+# «Το άρθρο 109 του ν. 4442/2016, όπως ισχύει προ της δημοσίευσης του παρόντος, καταργείται»: the version before the
+# change, which the corpus's article (the new one) is not (v15)
+AS_IT_WAS = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?,\s*οπωσ\s+(?:ισχυε\b|ισχυει\s+(?:προ|πριν)\b)")
 # «Προστίθεται στοιχείο με αρ. 11»: a numbered item of a list, not an article
 ITEM_NUMBER_BEFORE = re.compile(r"\b(?:στοιχει|σημει|κωδικ|θεσ|εγγραφ)\w*\s+(?:με\s+)?$")
 # «το εσωτερικό άρθρο 59»: an article inside a corpus article (a code a law ratified), no corpus article itself
 INSIDE_BEFORE = re.compile(r"\bεσωτερικ\w*\s+$")
+# what may follow the parts named after an article for them to be the citing law's: not a colon, a quote or
+# parentheses («της παρ. 1 του άρθρου 117 του Κεφαλαίου ΣΤ: Κεφάλαιο Δυτών του Βιβλίου …» names its law after them)
+PARTS_END = re.compile(r"(?!\s*[:«(])")
+# «Στο άρθρο 186 «Αρμοδιότητες Περιφερειών», του\nν. 3852/2010»: the article's title, quoted, before its law (v15)
+QUOTED_TITLE = re.compile(r"\s*«[^«»]{1,160}»\s*,?")
+# «το άρθρο 18 περί γενικών ρυθμίσεων εκπαίδευσης της υπό στοιχεία Α3/οικ./50984/7947/22.11.2013 απόφασης»: an article
+# described («περί …»), then the decision it belongs to, with no law between (v15)
+DESCRIBED_DECISION = re.compile(
+    r"\s*(?:\([^)]{0,40}\)\s*)?,?\s*περι\s(?:(?!(?:του|τησ|των)\s+(?:ν\.\s?\d|π\.\s?δ|νομου\s+\d))[^;\n]){0,800}?"
+    r"\b(?:τησ|του|των)\s+(?:υπο\s+στοιχεια|υπ\W{0,2}\s*αριθ)")
 # «Ο ν. 3689/2008 (Α’ 164), με εξαίρεση τα άρθρα 47, 48»: the articles a clause keeps of the law it names
 EXCEPT_GAP = re.compile(r"\s*(?:\([^)]{0,40}\))?\s*,?\s*(?:με\s+εξαιρεση|εκτοσ(?:\s+απο)?|πλην)\s+(?:τ\w{1,3}\s+)?$")
 # «απαλείφονται οι λέξεις», «απαλείφεται η αναφορά στο άρθρο 394»: words struck out, an amendment of the provision
@@ -210,3 +253,32 @@ LIST_OPENING = re.compile(r"(?<!\w)Στ(?:ο|ον|ην|η)\s")
 PROVISIONS_OF = re.compile(r"διαταξ\w*\s+(?:του|τησ|των)\s*$")
 # a list item's line: «α)», «(β)», «αα)», «1.», «i)», «-»
 ITEM_LINE = re.compile(r"\s*(?:\(?[α-ωa-z0-9]{1,4}[΄'’]?\)|[α-ωa-z]{1,3}[΄'’]?\.|\d+[α-ω]?\.|[-–•])")
+
+# «Παράρτημα Ι Πίνακας αντιστοιχίας διατάξεων …», «ΠΙΝΑΚΑΣ ΠΕΡΙΕΧΟΜΕΝΩΝ»: a table's heading (case as written: «τον
+# πίνακα αντιστοιχίας» in running text is a reference to one); the table runs to the law's closing formula or the
+# end, and the article numbers in it are rows, not references (v15)
+TABLE_HEADING = re.compile(r"(?:Π[ίι]νακας|ΠΙΝΑΚΑΣ|ΠΊΝΑΚΑΣ)\s+(?:[Αα]ντιστοιχ|ΑΝΤΙΣΤΟΙΧ|[Ππ]εριεχομ|ΠΕΡΙΕΧΟΜ)")
+TABLE_END = re.compile(r"Παραγγέλλομε\s+τη\s+δημοσίευση")
+
+# A title's nouns of change («Τροποποίηση του άρθρου 96 του ν. 4412/2016», «Τροποποιήσεις – Προσθήκες στο ν.
+# 3920/2011», «Διόρθωση παροραμάτων … στον ν. 4791/2021»): the act the title names after them is the one the
+# article's amendments are made to (v15)
+TITLE_CHANGE = re.compile(r"\b(?:τροποποιησ\w*|αντικαταστασ\w*|προσθηκ\w*|καταργησ\w*|συμπληρωσ\w*|διορθωσ\w*|"
+                          r"αναριθμησ\w*|αναδιατυπωσ\w*)\b")
+
+# a noun in the nominative, of no provision («η Μεταφραστική Υπηρεσία», «οι πίνακες», «η έγκριση»): a subject of its
+# own, after a reference, for the verb that follows (v15); not «η παρ.», «οι λέξεις», «η οποία», «οι εξής»
+NOMINATIVE = re.compile(
+    r"(?<![\w.])(?:η|ο|οι)\s+(?!(?:παρ|περ|εδ|υποπ|στοιχ|αρθρ|τελευται|πρωτ|δευτερ|τριτ|τεταρτ|πεμπτ|εκτ|λεξ|φρασ|"
+    r"αριθμ|τιτλ|οποι|αναφορ|παραπομπ|διαταξ|εξησ|ακολουθ|ιδι|αυτ|ισχυουσ|υφισταμεν|σχετικ)\w*)[α-ω]{3,}")
+# a clause that opens in a provision, or just after or before it («Στην παρ. 1 του άρθρου 86», «Μετά την παρ. 2 του»,
+# «Στο τέλος της περ. β’ της»), up to the reference (folded): what its verb changes is in that provision, whatever
+# the verb's subject (v15)
+IN_PROVISION = re.compile(
+    r"\s*(?:\d+[α-ω]?[.)]\s*|\(?[α-ω]{1,3}[΄'’]?\)\s*)?(?:στ(?:ο|ον|ην|η|α|ισ|ουσ)|μετα\s+(?:απο\s+)?τ\w{1,3}|"
+    r"στο\s+τελοσ\s+τ\w{2,3}|στην\s+αρχη\s+τ\w{2,3}|πριν\s+απο\s+τ\w{1,3})\s+"
+    r"(?:(?:\w*(?:παρ|περ|εδ|στοιχ)\S*|εδαφι\w*|(?:πρωτ|δευτερ|τριτ|τεταρτ|πεμπτ|εκτ|εβδομ|ογδο|τελευται)\w*|"
+    r"[\dα-ω]{1,3}[΄'’)]?,?|τ\w{1,3}|και|,)(?:\s+|$))*$")
+# the same opening written with a capital, which starts a clause wherever it stands (a title's tail runs into the
+# text with no boundary: «… - Τροποποίηση της παρ. 2 του άρθρου 115 του ΚΠολΔ Στην παρ. 2 …»)
+CAPITAL_LOCATIVE = re.compile(r"(?<!\w)(?:Στ(?:ο|ον|ην|η|α|ις|ους)|Μετά|Πριν)\s")

@@ -33,7 +33,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "graph"
 HELD_OUT = "v13-heldout-2035"
 HELD_OUT_RIGHT, HELD_OUT_TOTAL = 154, 159  # judged after references_version 13 was frozen (153/160 then)
 HELD_OUT_WITHDRAWN = 1  # v15 no longer gives N_4796_2021::120's «άρθρο 16 αυτής», judged no reference
-OVERALL_FLOOR = 0.97  # measured 1,637/1,676 = 0.977 on all batches together (v15), most of which shaped the rules
+OVERALL_FLOOR = 0.97  # measured 1,638/1,676 = 0.977 on all batches together (v15), most of which shaped the rules
 RECALL_HELD_OUT = "v13-recall-2035"  # 89 references (82 spans) read after v13 was frozen: 84/89, 77/82 (v15: 85, 78)
 
 

@@ -274,3 +274,54 @@ def test_ingest_reads_the_title_and_the_warning_picture_counts_it() -> None:
     p, own = picture(articles, reading)
     assert (p.landing, p.landing_own, p.warned, p.warned_by_own_only) == (2, 1, 1, 0)
     assert [r.source for r in own] == ["N_4412_2016::97"]  # a law that repeals its own article: counted, to read
+
+
+@pytest.mark.parametrize(("article_id", "text", "want"), [
+    # N_5026_2023::45 (corpus-large): a power to amend later is no amendment
+    ("N_5026_2023::45", "2. Με κοινή απόφαση των Υπουργών Οικονομικών και Δικαιοσύνης δύναται να τροποποιείται το ποσό "
+     "των παραβόλων του άρθρου 22.", [("N_5026_2023::22", "cites")]),
+    # N_4916_2022::86: the entry into force of an article is named; a decision is repealed
+    ("N_4916_2022::86", "Από την έναρξη ισχύος του άρθρου 74 καταργείται η υπό στοιχεία 2/31233/Α0024/2001 κοινή απόφαση "
+     "των Υπουργών.", [("N_4916_2022::74", "cites")]),
+    # N_5056_2023::52: «κατάργηση» in running text names an act, not a title's repeal
+    ("N_5056_2023::52", "Με απόφαση του Υπουργού, έπειτα από αιτιολόγηση, δύναται να εξαιρεθούν από την κατάργηση των "
+     "άρθρων 27 και 29 νομικά πρόσωπα.", [("N_5056_2023::27", "cites"), ("N_5056_2023::29", "cites")]),
+    # N_5038_2023::54: the articles of a directive a heading names, with no «της»
+    ("N_5038_2023::54", "(άρθρα 5, 6, 7, 8, 11, 12, 13, 14 και 15 Οδηγίας 2014/66) 1. Με την επιφύλαξη της παρ. 6, ο "
+     "πολίτης τρίτης χώρας …", []),
+    # N_4914_2022::67: an item of a list of repeals with a verb of its own
+    ("N_4914_2022::67", "Από την έναρξη ισχύος του παρόντος καταργούνται:\n1. Το άρθρο 9 του ν. 4314/2014. Όπου στην "
+     "κείμενη νομοθεσία γίνεται παραπομπή ή αναφορά στο άρθρο 9 του ν. 4314/2014 νοείται εφεξής το άρθρο 34 του "
+     "παρόντος.",
+     [("N_4314_2014::9", "repeals"), ("N_4314_2014::9", "cites"), ("N_4914_2022::34", "cites")]),
+    # N_4765_2021::61: a relative clause in an item does not make it a clause of its own; the law the opening names
+    # as a yardstick is not the items' law, and a bare article in a list of repeals is not the own law's for a
+    # relative clause's verb
+    ("N_4765_2021::61", "2. Από την ημερομηνία έκδοσης της Πράξης Υπουργικού Συμβουλίου περί έγκρισης του ετήσιου "
+     "προγραμματισμού έτους 2022 του άρθρου 51 του ν. 4622/2019 (Α΄ 133) και σε κάθε περίπτωση από 1ης.1.2022 "
+     "καταργούνται:\nα. οι παρ. 6, 7 και 8 του άρθρου 14 του ν. 2190/1994,\nβ. τα άρθρα 1, 2 και 4 κατά το μέρος που "
+     "αφορούν διορισμούς σε δημόσιες υπηρεσίες και Ν.Π.Ι.Δ. που προσλαμβάνουν προσωπικό μέσω Α.Σ.Ε.Π., καθώς και το "
+     "άρθρο 3 του ν. 2643/1998 (Α΄ 220),\nγ. το άρθρο 62 του ν. 4590/2019 (Α΄ 17).",
+     [("N_4622_2019::51", "cites"), ("N_2190_1994::14", "repeals"), ("N_2643_1998::3", "repeals"),
+      ("N_4590_2019::62", "repeals")]),
+])
+def test_kinds_read_where_the_verb_is_not_this_clause_s(article_id, text, want) -> None:
+    assert [(c, k) for c, _, k in edges(article_id, text)] == want
+
+
+def test_a_paragraph_named_alone_belongs_to_the_article_last_amended_not_last_cited() -> None:
+    # N_4954_2022::27 (corpus-large): v14 read «δ) η παρ. 8» as article 8's, the article the text only cites
+    text = ("Στο άρθρο 21 του π.δ. 15/2022 (Α’ 39) επέρχονται οι εξής αλλαγές: α) στην παρ. 2 οι λέξεις «ίσο με το 5%» "
+            "αντικαθίσταται από τις λέξεις «από 1% έως 5%», β) τα δύο πρώτα εδάφια της παρ. 4 τροποποιούνται ως προς το "
+            "ύψος του προστίμου, γ) η παρ. 7 τροποποιείται ως προς το ύψος του επιβαλλόμενου προστίμου σε περίπτωση "
+            "παράβασης της παρ. 1 του άρθρου 8, καθώς και ως προς την εφαρμογή της, δ) η παρ. 8 τροποποιείται ως προς "
+            "το ύψος του επιβαλλόμενου προστίμου.")
+    got = [(c, k, p) for c, k, p in ((r.cited, r.kind, r.paragraph) for r in extract_references(
+        "N_4954_2022::27", text, RESOLVER, "N_4954_2022"))]
+    assert ("PD_15_2022::8", "cites", "1") in got
+    assert [x for x in got if x[2] in ("7", "8") and x[1] != "cites"] == [("PD_15_2022::21", "amends", "7"),
+                                                                         ("PD_15_2022::21", "amends", "8")]
+    # N_5079_2023::57: with no amended reference before, the one cited with the same paragraph
+    text = ("2. Η προθεσμία ισχύος της παρ. 1 του άρθρου 54 του ν. 5045/2023 (Α’ 136), περί περιστολής φαινομένων "
+            "αθέμιτης κερδοφορίας, παρατείνεται, και η παρ. 1 διαμορφώνεται ως εξής: «1. Από την έναρξη …»")
+    assert edges("N_5079_2023::57", text) == [("N_5045_2023::54", "", "cites"), ("N_5045_2023::54", "", "amends")]

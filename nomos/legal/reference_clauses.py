@@ -28,10 +28,12 @@ from nomos.legal.reference_vocabulary import (
     FOREIGN_ACT,
     FOREIGN_AMENDED,
     FOREIGN_LIST,
+    GENITIVE_BEFORE,
     IN_PROVISION,
     ITEM_AFTER,
     ITEM_LINE,
     ITEM_OPENING,
+    ITEM_START,
     LIST_AFTER,
     LIST_OPENER,
     LIST_OPENING,
@@ -44,6 +46,8 @@ from nomos.legal.reference_vocabulary import (
     PROVISIONS_OF,
     SUBJECT_BEFORE,
     SUBJECT_REACH,
+    SUBORDINATE,
+    TIME_OPENING,
     VERBS,
     VERBS_AFTER,
     WINDOW_AFTER,
@@ -76,7 +80,7 @@ def verb_between(masked: str, a: int, b: int) -> bool:
 
 
 def amendment_kind(text: str, masked: str, start: int, end: int, prev_end: int, next_start: int,
-                    list_kind: str | None) -> str:
+                   list_kind: str | None, list_start: int = 0) -> str:
     """The kind of edge a group of references is («Η παρ. 1 του άρθρου 5 και η παρ. 2 του άρθρου 6
     αντικαθίστανται»: one group, one kind): an amendment verb in its own clause after it («Το άρθρο 5 …
     αντικαθίσταται ως εξής»), else a title's noun right before it («Τροποποίηση της παρ. 1 του άρθρου 7»), else a
@@ -94,14 +98,32 @@ def amendment_kind(text: str, masked: str, start: int, end: int, prev_end: int, 
     b = BOUNDARY.search(text, end, stop)
     blanked = PARENTHESES.sub(lambda m: " " * len(m.group(0)), masked[:stop])
     kind = kind_after(blanked, end, b.start() if b else stop)
-    if kind and not another_subject(text, blanked, start, end, b.start() if b else stop):
+    if kind and not another_subject(text, blanked, start, end, b.start() if b else stop) \
+            and not in_time_phrase(text, masked, start):
         return kind
     noun = NOUN_BEFORE.search(masked, max(0, start - 120), start)
     if noun:
         return noun.lastgroup or "cites"
     begin = max(start - WINDOW_BEFORE, prev_end, 0)
-    return verb_kind(masked, clause_start(text, begin, start), start) or subject_of(text, masked, start, end) \
-        or list_kind or "cites"
+    kind = verb_kind(masked, clause_start(text, begin, start), start) or subject_of(text, masked, start, end)
+    if kind or not list_kind:
+        return kind or "cites"
+    # the list's verb types an item that is no clause of its own («4. Όπου … γίνεται παραπομπή … στο άρθρο 44 του ν.
+    # 4314/2014 νοείται εφεξής η παρ. 3 του άρθρου 27 του παρόντος» has its own verb; v15)
+    items = list(ITEM_START.finditer(masked, max(list_start, start - SUBJECT_REACH), start))
+    item = items[-1].end() if items else max(list_start, start - SUBJECT_REACH)
+    return "cites" if main_verb_between(masked, item, start) else list_kind
+
+
+def main_verb_between(masked: str, a: int, b: int) -> bool:
+    """Whether a finite verb of a main clause stands in ``masked[a:b]``: not one in a relative or subordinate clause
+    («… Ν.Π.Ι.Δ. που προσλαμβάνουν προσωπικό μέσω Α.Σ.Ε.Π., καθώς και το άρθρο 3 του ν. 2643/1998» is still an item
+    of the list; v15)."""
+    for m in FINITE.finditer(masked, a, b):
+        segment = max(masked.rfind(",", a, m.start()), masked.rfind("(", a, m.start()), a)
+        if not SUBORDINATE.search(masked, segment, m.start()):
+            return True
+    return False
 
 
 def _kind_of_items(text: str, masked: str, start: int, end: int) -> str | None:
@@ -115,6 +137,15 @@ def _kind_of_items(text: str, masked: str, start: int, end: int) -> str | None:
     nxt = NUMBERED.search(masked, end)
     limit = min(nxt.start() if nxt else len(masked), end + LIST_AFTER)
     return kind_after(PARENTHESES.sub(lambda m: " " * len(m.group(0)), masked[:limit]), end, limit)
+
+
+def in_time_phrase(text: str, masked: str, start: int) -> bool:
+    """Whether a reference in the genitive stands in the phrase that opens its clause with when or by what («Από
+    την ημερομηνία έκδοσης της Πράξης … του άρθρου 51 του ν. 4622/2019 … καταργούνται:»): the verb after it does
+    something else then, and the reference is cited (v15). A subject after such a phrase («Από 1.1.2022 το άρθρο 5
+    καταργείται») is not in the genitive."""
+    begin = clause_start(text, max(0, start - 300), start)
+    return bool(TIME_OPENING.match(text, begin)) and bool(GENITIVE_BEFORE.search(masked, max(0, start - 6), start))
 
 
 def another_subject(text: str, masked: str, start: int, end: int, stop: int) -> bool:
@@ -250,6 +281,10 @@ def lists_of(text: str, folded: str, masked: str) -> list[ListSpan]:
         # 20 του ν. 4014/2011 (Α΄ 209):») or as «διατάξεις του»; a law named as a yardstick in a clause that merely
         # ends in a colon («σύμφωνα με τα οριζόμενα στο άρθρο 84 του ν. 4727/2020: …») is not the items' law
         named = sources_in(masked, begin, m.start())
+        if named and kind and verb and named[-1][1] < verb.start() and TIME_OPENING.match(text, begin):
+            # «Από την ημερομηνία έκδοσης της Πράξης … του άρθρου 51 του ν. 4622/2019 … καταργούνται:»: a law named
+            # before the verb, in what sets its time or terms, is not the items' law (v15)
+            named = []
         if named and (comma or not kind) and not (
                 LIST_OPENING.search(text, begin, named[-1][1])
                 or (not comma and PROVISIONS_OF.search(masked, max(begin, named[-1][1] - 20), named[-1][1]))):

@@ -14,13 +14,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from nomos.legal.citations import STRUCTURE, Citation, source_at, sources_in
-from nomos.legal.reference_clauses import ListSpan, clause_start, verb_between
+from nomos.legal.reference_clauses import ListSpan, clause_start, main_verb_between, verb_between
 from nomos.legal.reference_vocabulary import (
+    AMENDMENT_KINDS,
     BOUNDARY,
     DESCRIBED_DECISION,
     EXCEPT_GAP,
     FOREIGN,
     FOREIGN_ACT_AFTER,
+    FOREIGN_BARE,
     FOREIGN_LIST,
     FOREIGN_NAMED,
     HERS_AFTER,
@@ -59,13 +61,16 @@ class Surroundings:
     """What stands around one citation without a source, in reading order: the citations ``later`` than it, the
     list ``within`` which it stands that names a source (``in_list``: whether it stands in any list), the external
     source each article number was last cited with and where that citation ended (``explicit``), and the last
-    external source cited before it (``last_external``)."""
+    external source cited before it (``last_external``); ``list_kind``: the kind of the verb of a list it stands in
+    (in a list of repeals, a verb of a relative clause between it and another law does not make it the own law's:
+    «β. τα άρθρα 1, 2 και 4 κατά το μέρος που αφορούν …, καθώς και το άρθρο 3 του ν. 2643/1998»; v15)."""
 
     later: Sequence[Citation]
     within: ListSpan | None
     in_list: bool
     explicit: Mapping[str, tuple[str, int]]
     last_external: str | None
+    list_kind: str | None = None  # the verb of a list the citation stands in («καταργούνται:» → repeals)
 
 
 def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> str | None:
@@ -143,7 +148,8 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     # sentence's own stands between them («… μετά από εισήγηση της Επιτροπής του άρθρου 13, να χορηγείται …
     # κατά παρέκκλιση του άρθρου 21 του ν. 4354/2015»), so the other law closes a clause of its own rather than a
     # list the reference stands in («της παρ. 7 του άρθρου 23, περί μεταβατικών διατάξεων του ν. 4602/2019»)
-    if others[0][1] >= c.end and verb_between(masked, c.end, others[0][1]):
+    if others[0][1] >= c.end and verb_between(masked, c.end, others[0][1]) \
+            and not (around.list_kind in AMENDMENT_KINDS and not main_verb_between(masked, c.end, others[0][1])):
         return own_source
     return None
 
@@ -168,7 +174,7 @@ def is_foreign(folded: str, end: int) -> bool:
     Κανονισμού (ΕΕ) 2016/679», «της υπ' αριθμ. … απόφασης», «του β.δ. 631/1972»); not where the list runs on to
     a law we know («Το άρθρο 112 και το άρθρο 113 του ν. 4389/2016»: the later reference's law is read then; v15)."""
     m = FOREIGN.match(folded, end)
-    return bool(m) and not source_at(folded, m.start("word"))
+    return bool(m) and not source_at(folded, m.start("word")) or bool(FOREIGN_BARE.match(folded, end))
 
 
 def _named_law_after(folded: str, end: int) -> str | None:

@@ -38,7 +38,7 @@ recall of 77/82 per distinct reference (84/89 per cited article); version 15, wr
 judged, scores 154/159 and 78/82 on them, and its own blind batches are drawn by bench/graph_batches.py
 (bench/data/graph-judging/). Where lawyers meet the graph, the amendment edges that land on a corpus article
 (bench/amendment_warnings.py), version 14 pointed 63 of 864 into the amending article's own law, version 15 1 of
-806. What each version changed and scored: docs/history/reference-extractor.md.
+808 (on corpus-large, written on nothing of it: 132 of 4,272, then 14 of 4,175). What each version changed and scored: docs/history/reference-extractor.md.
 
 This module walks an article's text (candidates, their sources, groups, kinds, the follow-ups an amendment names);
 the words it reads with are ``nomos.legal.reference_vocabulary``, the clause around a reference (bounds, verbs,
@@ -231,8 +231,10 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
         source = c.source
         within = next((x for x in reversed(lists) if x.start <= c.start < x.end and x.source), None)
         in_list = any(x.start <= c.start < x.end for x in lists)
+        list_kind = next((x.kind for x in reversed(lists) if x.start <= c.start < x.end and x.kind), None)
         if source == SELF:
-            source = source_of_bare(article_text, c, Surroundings(found[i + 1:], within, in_list, explicit, last_external))
+            source = source_of_bare(article_text, c, Surroundings(found[i + 1:], within, in_list, explicit, last_external,
+                                                                  list_kind))
             if not source:
                 if names_foreign_act(folded, c.end):  # «… του β.δ. 631/1972 … και το άρθρο 3 διαμορφώνεται»: that act's too
                     explicit[c.article] = (FOREIGN_LIST, c.end)
@@ -262,7 +264,8 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
         prev_end = max(c.end for c in groups[g - 1]) if g else 0
         next_start = groups[g + 1][0].start if g + 1 < len(groups) else len(folded)
         within = next((x for x in reversed(lists) if x.start <= start < x.end and x.kind), None)
-        kind = amendment_kind(text, masked, start, end, prev_end, next_start, within.kind if within else None)
+        kind = amendment_kind(text, masked, start, end, prev_end, next_start, within.kind if within else None,
+                              within.start if within else 0)
         if g == 0 and kind == "cites" and opens_with_title_tail(text, start):
             # «της παρ. 1 του άρθρου 25 του ν. 4549/2018 Στο τέλος της παρ. 1 … προστίθενται»: the text opens with
             # the end of its title («… - Τροποποίηση και συμπλήρωση»), which names what the body then amends
@@ -311,6 +314,21 @@ def _last_before(out: list[Reference], text: str, at: int) -> Reference | None:
     return max(before, key=lambda r: (r.end, r.start)) if before else None
 
 
+def _anchor_of(out: list[Reference], text: str, at: int, par: str | None) -> Reference | None:
+    """The article a paragraph named with no article of its own belongs to, where no reference before it amends
+    that paragraph: the last reference before it that is amended (v15: a reference merely cited between does not
+    take it: «Στο άρθρο 21 του π.δ. 15/2022 … γ) η παρ. 7 τροποποιείται … σε περίπτωση παράβασης της παρ. 1 του
+    άρθρου 8, … δ) η παρ. 8 τροποποιείται» is article 21's), else the last reference before it to the same paragraph
+    («Η προθεσμία ισχύος της παρ. 1 του άρθρου 54 … παρατείνεται, και η παρ. 1 διαμορφώνεται ως εξής»); same
+    paragraph of text, close by."""
+    before = [r for r in out if r.end <= at and at - r.end <= FOLLOW_UP_REACH and "\n" not in text[r.end:at]]
+    amended = [r for r in before if r.kind in AMENDMENT_KINDS]
+    if amended:
+        return max(amended, key=lambda r: (r.end, r.start))
+    same = [r for r in before if par and r.paragraph == par]
+    return max(same, key=lambda r: (r.end, r.start)) if same else None
+
+
 def _kind_between(out: list[Reference], text: str, masked: str, start: int, end: int, prev_end: int) -> str:
     """The kind of an edge added at ``start:end`` after the references were grouped, read as a group's is, with
     ``prev_end`` the end of the reference before it and the next reference's start as its reach."""
@@ -338,8 +356,10 @@ def _with_follow_ups(out: list[Reference], text: str, masked: str, inner: list[C
         amended = [r for r in out if r.end <= m.start() and r.kind in AMENDMENT_KINDS
                    and (whole or r.paragraph == par)
                    and m.start() - r.end <= FOLLOW_UP_REACH and "\n" not in text[r.end:m.start()]]
-        last = max(amended, key=lambda r: r.end) if amended else _last_before(out, text, m.start())
-        if verb and last and last.kind in AMENDMENT_KINDS and (amended or not whole):
+        last = max(amended, key=lambda r: r.end) if amended else None
+        if last is None and not whole:
+            last = _anchor_of(out, text, m.start(), par)
+        if verb and last and (amended or not whole):
             span = "article" if whole else "span"
             added.append(dataclasses.replace(last, kind=verb.lastgroup or "amends", paragraph=par,
                                              start=m.start(span), end=m.end(span)))

@@ -31,6 +31,7 @@ from nomos.legal.reference_vocabulary import (
     JOINING_WORD,
     NAME_THEN_PARENTHESES,
     NAMED_BEFORE,
+    OF_BEFORE,
     OWN_AFTER,
     PARENTHESES,
     PARTS_END,
@@ -174,7 +175,14 @@ def is_foreign(folded: str, end: int) -> bool:
     Κανονισμού (ΕΕ) 2016/679», «της υπ' αριθμ. … απόφασης», «του β.δ. 631/1972»); not where the list runs on to
     a law we know («Το άρθρο 112 και το άρθρο 113 του ν. 4389/2016»: the later reference's law is read then; v15)."""
     m = FOREIGN.match(folded, end)
-    return bool(m) and not source_at(folded, m.start("word")) or bool(FOREIGN_BARE.match(folded, end))
+    if m and not source_at(folded, m.start("word")):
+        of = OF_BEFORE.search(folded, max(0, m.start("word") - 8), m.start("word"))
+        part = STRUCTURE.match(folded, of.start()) if of else None
+        if not part:
+            return True
+        # «του άρθρου 4 του Κεφαλαίου Α’ και του άρθρου 5 του Κεφαλαίου Β’ του π.δ. 41/2018»: past the parts
+        return not source_at(folded, part.end()) and is_foreign(folded, part.end())
+    return bool(FOREIGN_BARE.match(folded, end))
 
 
 def _named_law_after(folded: str, end: int) -> str | None:

@@ -218,6 +218,7 @@ FINITE = re.compile(r"\b(?!δυναμει\b|γενει\b)[α-ω]{3,}(?:εται|
 # «Μετά το άρθρο 66ΚΔ του ν. 4939/2022 προστίθενται:» places the items in that law, and is no such phrase
 TIME_OPENING = re.compile(r"\s*(?:\d+[α-ω]?\.\s*|\(?[α-ω]{1,3}[΄'’]?\)\s*)?(?:Από|Με|Έως|Μέχρι|Κατά)\s")  # a capital: a clause
 GENITIVE_BEFORE = re.compile(r"(?<!\w)(?:του|τησ|των)\s+$")
+OF_BEFORE = re.compile(r"\s*(?:του|τησ|των)\s+$")
 # a word that opens a relative or subordinate clause, whose verb is not the sentence's («που αφορούν», «όπου …
 # γίνεται παραπομπή», «εφόσον …»; v15)
 SUBORDINATE = re.compile(r"\b(?:που|οποι\w*|οπωσ|οπου|οταν|εφοσον|εαν|αν|ωστε|οτι|καθωσ|μολονοτι|ενω)\b")

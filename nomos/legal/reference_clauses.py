@@ -84,7 +84,11 @@ def amendment_kind(text: str, masked: str, start: int, end: int, prev_end: int, 
     """The kind of edge a group of references is («Η παρ. 1 του άρθρου 5 και η παρ. 2 του άρθρου 6
     αντικαθίστανται»: one group, one kind): an amendment verb in its own clause after it («Το άρθρο 5 …
     αντικαθίσταται ως εξής»), else a title's noun right before it («Τροποποίηση της παρ. 1 του άρθρου 7»), else a
-    verb close before it («Καταργείται το άρθρο 5»), else the verb over the list it stands in, else cited."""
+    verb close before it («Καταργείται το άρθρο 5»), else the verb over the list it stands in, else cited.
+
+    v15: a provision that opens a list of changes takes the kind of the items' verbs; a verb after the reference
+    types it only where the reference is its subject or object (:func:`another_subject`, :func:`in_time_phrase`);
+    a list's verb types only the items that have no main verb of their own."""
     stop = min(next_start, end + WINDOW_AFTER, len(masked))
     if OPENS_LIST.match(masked, end) or OPENS_ITEMS.match(masked, end):
         listed = _kind_of_items(text, masked, start, end)

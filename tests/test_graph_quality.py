@@ -10,7 +10,13 @@ must record its new score and draw a fresh batch. Recall >= 0.90 on at least 50 
 articles: v13's held-out batch (82 distinct references read after v13 was frozen) meets it, 77/82 = 0.939 per distinct
 reference (84/89 per entry); v12's batch had not (49/61 per distinct reference). v14 is v13 with one fix written
 after the judging (a Government Gazette issue «(Α’ 167, Κώδικας …)» read as an article: 4 edges of corpus.jsonl,
-none in either held-out batch, so both score as judged). The scoring is nomos/eval/graph_quality.py's;
+none in either held-out batch, so both score as judged). v15 (issue 36: the law an amending article's opening,
+title or item names for its bare articles; parts and chapters between an article and its law; tables of
+correspondence; the verb's own subject) was written after both batches were judged, so on them it is no longer
+held out: it scores 154/159 on v13-heldout-2035 (one edge of N_4823_2021::177 now goes to ν. 4692/2020, as judged;
+one edge judged no reference, «σύμφωνα με το άρθρο 16 αυτής» of a decision, is withdrawn) and 85/89 (78/82
+distinct) on v13-recall-2035; the fresh batches it is to be judged on are drawn by
+bench/graph_batches.py (bench/data/graph-judging/). The scoring is nomos/eval/graph_quality.py's;
 bench/graph_quality.py prints the same numbers, per batch, and lists the misses (--show)."""
 
 from __future__ import annotations
@@ -25,9 +31,10 @@ from nomos.stages.graph import quality_corpus
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "graph"
 
 HELD_OUT = "v13-heldout-2035"
-HELD_OUT_RIGHT, HELD_OUT_TOTAL = 153, 160  # judged after references_version 13 was frozen
-OVERALL_FLOOR = 0.97  # measured 1,634/1,679 = 0.973 on all batches together, most of which shaped the rules
-RECALL_HELD_OUT = "v13-recall-2035"  # 89 references (82 spans) read after v13 was frozen: 84/89, 77/82
+HELD_OUT_RIGHT, HELD_OUT_TOTAL = 154, 159  # judged after references_version 13 was frozen (153/160 then)
+HELD_OUT_WITHDRAWN = 1  # v15 no longer gives N_4796_2021::120's «άρθρο 16 αυτής», judged no reference
+OVERALL_FLOOR = 0.97  # measured 1,638/1,676 = 0.977 on all batches together (v15), most of which shaped the rules
+RECALL_HELD_OUT = "v13-recall-2035"  # 89 references (82 spans) read after v13 was frozen: 84/89, 77/82 (v15: 85, 78)
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +52,7 @@ def test_precision_on_the_whole_hand_checked_sample(corpus) -> None:
 
 def test_precision_on_the_held_out_batch_is_the_recorded_one(corpus) -> None:
     batch = precision_by_batch(corpus, load_sample(FIXTURES / "precision.json")["edges"])[HELD_OUT]
-    assert batch.withdrawn == 0, f"{batch.withdrawn} held-out edges are no longer extracted: the rules changed"
+    assert batch.withdrawn == HELD_OUT_WITHDRAWN, f"{batch.withdrawn} held-out edges are no longer extracted: the rules changed"
     assert (batch.right, batch.total) == (HELD_OUT_RIGHT, HELD_OUT_TOTAL), (
         f"{HELD_OUT} now scores {batch.right}/{batch.total}, judged at {HELD_OUT_RIGHT}/{HELD_OUT_TOTAL}: the rules "
         "changed, so this batch no longer measures unseen text; record its new score and draw a fresh batch\n"
@@ -66,7 +73,7 @@ def test_recall_on_the_hand_found_references(corpus) -> None:
 
 def test_held_out_recall_is_the_recorded_one(corpus) -> None:
     batch = recall_by_batch(corpus, load_sample(FIXTURES / "recall.json")["references"])[RECALL_HELD_OUT]
-    assert (batch.right, batch.total, batch.spans_right, batch.spans) == (84, 89, 77, 82), (
+    assert (batch.right, batch.total, batch.spans_right, batch.spans) == (85, 89, 78, 82), (
         "the rules changed: this batch no longer measures unseen text; record its new score and read a fresh one\n"
         + "\n".join(batch.misses))
 

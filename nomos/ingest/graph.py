@@ -56,9 +56,10 @@ class CorpusReading:
         return self.sources.get(article.id) or own_source(article)
 
     def references(self, article: Article) -> list[Reference]:
-        key = (article.id, article.text, self.source(article))
+        key = (article.id, article.text, self.source(article), article.title)
         if key not in self._read:
-            self._read[key] = extract_references(article.id, article.text, self.resolver, self.source(article))
+            self._read[key] = extract_references(article.id, article.text, self.resolver, self.source(article),
+                                                 article.title)
         return list(self._read[key])
 
     def in_force(self, article: Article) -> Consolidation | None:

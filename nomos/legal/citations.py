@@ -159,14 +159,32 @@ def _sources() -> _Sources:
     return _Sources(codes, by_group, law_alias)
 
 
-# «του άρθρου 2 του Κεφαλαίου Α΄ του ν. 1955/1991»: a part of the law named between the article and the law (v13)
-_BEFORE_SOURCE = re.compile(r"\s*(?:(?:του|τησ)\s+(?:κεφαλαιου|μερουσ|τμηματοσ)\s+[α-ω]{1,2}[΄'’]?\s*)?(?:του\s+|τησ\s+|,\s*)?")
+# The parts, chapters and sections of a law named between an article and the law (folded): «του Κεφαλαίου Α΄»
+# (v13), «των Μερών Β΄ και Γ΄», «του Κεφαλαίου Δ΄ (Κυρώσεις)», «του Κεφαλαίου Β’ του τέταρτου Μέρους», «του Μέρους
+# Πρώτου», «του Τίτλου ΙΙ» (v15). A part is named by a letter numeral («Δ΄», «ΙΣΤ»), a Roman or Arabic number, or
+# an ordinal in words; «του Μέρους του …» names none, and after a comma only a letter with its keraia or a number
+# names another («του κεφαλαίου ΣΤ΄, δεν εφαρμόζονται»), after «και» one of two letters at most too («του Κεφαλαίου Α’
+# και στον πίνακα 1»).
+_PART_NOUN = (r"(?:κεφαλαι(?:ου|ων)|υποκεφαλαι(?:ου|ων)|μερ(?:ουσ|ων)|τμηματ(?:οσ|ων)|τιτλ(?:ου|ων)|βιβλι(?:ου|ων)|"
+              r"ενοτητ(?:ασ|ων))")
+_PART_ORDINAL = (r"(?:πρωτ|δευτερ|τριτ|τεταρτ|πεμπτ|εκτ|εβδομ|ογδο|ενατ|δεκατ|ενδεκατ|δωδεκατ)(?:ου|ων)")
+_PART_NAME = (r"(?:\d+(?:\.\d+)*|" + _PART_ORDINAL + r"(?:\s+" + _PART_ORDINAL + r")?|[ivx]{1,6}|"
+              r"(?!(?:του|τησ|των|και|το|τα|τη|την|τον|με|σε|ωσ|η|ο|οι)(?![\w΄'’]))[α-ω]{1,4}[΄'’]?)(?![\w])")
+_PART_NEXT = (r"\s*(?:,\s*(?=[α-ω]{1,4}[΄'’]|\d)|και\s*(?=[α-ω]{1,4}[΄'’]|\d|[α-ω]{1,2}(?!\w)|[ivx]+\b|"
+              + _PART_ORDINAL + r"))")
+_PART = (r"(?:\s*,)?\s*(?:του|τησ|των)\s+(?:" + _PART_NOUN + r"\s+" + _PART_NAME + r"(?:" + _PART_NEXT + _PART_NAME
+         + r")*|" + _PART_ORDINAL + r"\s+" + _PART_NOUN + r")(?:\s*\([^()]{1,80}\))?")
+STRUCTURE = re.compile(r"(?:" + _PART + r")+")
+_BEFORE_SOURCE = re.compile(r"(?:" + _PART + r")*\s*(?:του\s+|τησ\s+|,\s*)?")
 
 
-def _source_at(folded: str, pos: int) -> tuple[str, int, int] | None:
-    """The source that starts at ``pos`` (after optional «του»/«της», spaces and a chapter): (source id, start,
-    end)."""
-    m = _BEFORE_SOURCE.match(folded, pos)
+_BEFORE_SOURCE_ONLY = re.compile(r"\s*(?:του\s+|τησ\s+|,\s*)?")
+
+
+def _source_at(folded: str, pos: int, parts: bool = True) -> tuple[str, int, int] | None:
+    """The source that starts at ``pos`` (after optional «του»/«της», spaces and, with ``parts``, the parts and
+    chapters of the law): (source id, start, end)."""
+    m = (_BEFORE_SOURCE if parts else _BEFORE_SOURCE_ONLY).match(folded, pos)
     at = m.end() if m else pos
     law = re.compile(_LAW).match(folded, at)
     if law:
@@ -278,7 +296,7 @@ def find_citations(text: str, default_source: str | None = None) -> list[Citatio
     for m in _BARE_NUMBER.finditer(folded):
         if any(a <= m.start() < b for a, b in taken) or _GAZETTE_ISSUE.search(folded, max(0, m.start() - 4), m.start()):
             continue
-        after = _source_at(folded, m.end())
+        after = _source_at(folded, m.end(), parts=False)  # «υποκεφάλαιο 3 του κεφαλαίου Β’ του ν. …» is no article
         if after:
             found.append(Citation(after[0], article_number(m.group("list")), _paragraph(m.group("par")), m.start(), after[2]))
             taken.append((m.start(), after[2]))

@@ -19,24 +19,35 @@ from nomos.legal.reference_vocabulary import (
     AMENDMENT_KINDS,
     BOUNDARY,
     BY_PROVISION,
+    CAPITAL_LOCATIVE,
     CITED_BY_WORDS,
     DESCRIBED,
     DESCRIBED_AFTER,
     DESCRIPTIVE,
     FINITE,
     FOREIGN_ACT,
+    FOREIGN_AMENDED,
     FOREIGN_LIST,
+    GENITIVE_BEFORE,
+    IN_PROVISION,
+    ITEM_AFTER,
     ITEM_LINE,
+    ITEM_OPENING,
+    ITEM_START,
     LIST_AFTER,
-    LIST_COLON,
+    LIST_OPENER,
     LIST_OPENING,
+    NOMINATIVE,
     NOUN_BEFORE,
     NUMBERED,
+    OPENS_ITEMS,
     OPENS_LIST,
     PARENTHESES,
     PROVISIONS_OF,
     SUBJECT_BEFORE,
     SUBJECT_REACH,
+    SUBORDINATE,
+    TIME_OPENING,
     VERBS,
     VERBS_AFTER,
     WINDOW_AFTER,
@@ -69,28 +80,107 @@ def verb_between(masked: str, a: int, b: int) -> bool:
 
 
 def amendment_kind(text: str, masked: str, start: int, end: int, prev_end: int, next_start: int,
-                    list_kind: str | None) -> str:
+                   list_kind: str | None, list_start: int = 0) -> str:
     """The kind of edge a group of references is («Η παρ. 1 του άρθρου 5 και η παρ. 2 του άρθρου 6
     αντικαθίστανται»: one group, one kind): an amendment verb in its own clause after it («Το άρθρο 5 …
     αντικαθίσταται ως εξής»), else a title's noun right before it («Τροποποίηση της παρ. 1 του άρθρου 7»), else a
-    verb close before it («Καταργείται το άρθρο 5»), else the verb over the list it stands in, else cited."""
+    verb close before it («Καταργείται το άρθρο 5»), else the verb over the list it stands in, else cited.
+
+    v15: a provision that opens a list of changes takes the kind of the items' verbs; a verb after the reference
+    types it only where the reference is its subject or object (:func:`another_subject`, :func:`in_time_phrase`);
+    a list's verb types only the items that have no main verb of their own."""
     stop = min(next_start, end + WINDOW_AFTER, len(masked))
-    if OPENS_LIST.match(masked, end):
+    if OPENS_LIST.match(masked, end) or OPENS_ITEMS.match(masked, end):
+        listed = _kind_of_items(text, masked, start, end)
+        if listed:
+            return listed
         stop = min(end + LIST_AFTER, len(masked))
     elif DESCRIBED.match(masked, end):
         # «Η παρ. 4 του άρθρου 18 του ν. 2882/2001, όπως αντικαταστάθηκε με την περ. ε΄ του άρθρου 31 του ν. 3130/2003,
         # αντικαθίσταται»: the verb comes after what describes the reference, whatever other references that names
         stop = min(end + DESCRIBED_AFTER, len(masked))
     b = BOUNDARY.search(text, end, stop)
-    kind = kind_after(PARENTHESES.sub(lambda m: " " * len(m.group(0)), masked[:stop]), end, b.start() if b else stop)
-    if kind:
+    blanked = PARENTHESES.sub(lambda m: " " * len(m.group(0)), masked[:stop])
+    kind = kind_after(blanked, end, b.start() if b else stop)
+    if kind and not another_subject(text, blanked, start, end, b.start() if b else stop) \
+            and not in_time_phrase(text, masked, start):
         return kind
     noun = NOUN_BEFORE.search(masked, max(0, start - 120), start)
     if noun:
         return noun.lastgroup or "cites"
     begin = max(start - WINDOW_BEFORE, prev_end, 0)
-    return verb_kind(masked, clause_start(text, begin, start), start) or subject_of(text, masked, start, end) \
-        or list_kind or "cites"
+    kind = verb_kind(masked, clause_start(text, begin, start), start) or subject_of(text, masked, start, end)
+    if kind or not list_kind:
+        return kind or "cites"
+    # the list's verb types an item that is no clause of its own («4. Όπου … γίνεται παραπομπή … στο άρθρο 44 του ν.
+    # 4314/2014 νοείται εφεξής η παρ. 3 του άρθρου 27 του παρόντος» has its own verb; v15)
+    items = list(ITEM_START.finditer(masked, max(list_start, start - SUBJECT_REACH), start))
+    item = items[-1].end() if items else max(list_start, start - SUBJECT_REACH)
+    return "cites" if main_verb_between(masked, item, start) else list_kind
+
+
+def main_verb_between(masked: str, a: int, b: int) -> bool:
+    """Whether a finite verb of a main clause stands in ``masked[a:b]``: not one in a relative or subordinate clause
+    («… Ν.Π.Ι.Δ. που προσλαμβάνουν προσωπικό μέσω Α.Σ.Ε.Π., καθώς και το άρθρο 3 του ν. 2643/1998» is still an item
+    of the list; v15)."""
+    for m in FINITE.finditer(masked, a, b):
+        segment = max(masked.rfind(",", a, m.start()), masked.rfind("(", a, m.start()), a)
+        if not SUBORDINATE.search(masked, segment, m.start()):
+            return True
+    return False
+
+
+def _kind_of_items(text: str, masked: str, start: int, end: int) -> str | None:
+    """«1. Στο άρθρο 95 του ν. 4070/2012 (Α’ 82), α) η περ. α’ της παρ. 3 τροποποιείται …, β) προστίθεται παρ. 6
+    …»: a provision named where a clause opens, then items on lines of their own, is what the items change; the
+    verbs over the items (to the next numbered paragraph) type it, several kinds giving "amends" (v15)."""
+    begin = clause_start(text, max(0, start - 200), start)
+    capital = [m.start() for m in CAPITAL_LOCATIVE.finditer(text, begin, start)]
+    if not any(IN_PROVISION.match(masked[at:start]) for at in [begin, *capital[-1:]]):
+        return None
+    nxt = NUMBERED.search(masked, end)
+    limit = min(nxt.start() if nxt else len(masked), end + LIST_AFTER)
+    return kind_after(PARENTHESES.sub(lambda m: " " * len(m.group(0)), masked[:limit]), end, limit)
+
+
+def in_time_phrase(text: str, masked: str, start: int) -> bool:
+    """Whether a reference in the genitive stands in the phrase that opens its clause with when or by what («Από
+    την ημερομηνία έκδοσης της Πράξης … του άρθρου 51 του ν. 4622/2019 … καταργούνται:»): the verb after it does
+    something else then, and the reference is cited (v15). A subject after such a phrase («Από 1.1.2022 το άρθρο 5
+    καταργείται») is not in the genitive."""
+    begin = clause_start(text, max(0, start - 300), start)
+    return bool(TIME_OPENING.match(text, begin)) and bool(GENITIVE_BEFORE.search(masked, max(0, start - 6), start))
+
+
+def another_subject(text: str, masked: str, start: int, end: int, stop: int) -> bool:
+    """Whether the verb after a reference (in ``masked[end:stop]``, parentheses blanked) has a subject of its own that
+    is not the reference (v15): a noun in the nominative right after it («Από την έναρξη ισχύος των άρθρων 145 έως
+    και 150 η Μεταφραστική Υπηρεσία … καταργείται»), at the head of a clause after a comma that closes the phrase it
+    stands in («… των οριζομένων στο άρθρο 13 ποσοστών ανά ειδική κατηγορία, οι πίνακες … διαμορφώνονται») or after
+    «και» and words of a new clause («… την αδειοδοτούσα αρχή του άρθρου 225 και σε περίπτωση ουσιωδών μεταβολών η
+    έγκριση τροποποιείται»). The verb then does to that subject what it says, and the reference is cited. Not where
+    the clause opens in the provision («Στην παρ. 1 του άρθρου 86, ο Υπηρεσιακός Γραμματέας … αντικαθίσταται»:
+    what is replaced is in it), nor for a subject joined to it («Η παρ. 1 … και η υπό στοιχεία … απόφαση …
+    καταργούνται»)."""
+    verb = VERBS_AFTER.search(masked, end, stop)
+    if not verb:
+        return False
+    noun = NOMINATIVE.search(masked, end, verb.start())
+    if not noun:
+        return False
+    begin = clause_start(text, max(0, start - 200), start)
+    capital = [m.start() for m in CAPITAL_LOCATIVE.finditer(text, begin, start)]  # «… του ΚΠολΔ Στην παρ. 2 …»
+    if any(IN_PROVISION.match(masked[at:start]) for at in [begin, *capital[-1:]]):
+        return False
+    before = masked[end:noun.start()]
+    if not before.strip():
+        return True
+    if re.search(r"(?:\bκαι|,)\s*$", before):
+        if re.search(r"\bκαι\s*$", before) or DESCRIBED.match(masked, end):
+            return False  # «… και η υπό στοιχεία … απόφαση»: subjects joined; «, η οποία …»: what describes it
+        first = before.split(",", 1)[0]
+        return bool(first.strip()) and not re.fullmatch(r"\s*(?:και\s+)?(?:τ\w{1,3}\s+)?(?:αρθρ|παρ|περ)\S*.*", first)
+    return bool(re.match(r"\s*και\s+(?!(?:η|ο|οι|το|τα|του|τησ|των)\s)[α-ω]", before)) and "," not in before
 
 
 def subject_of(text: str, masked: str, start: int, end: int) -> str | None:
@@ -172,32 +262,55 @@ class ListSpan:
 def lists_of(text: str, folded: str, masked: str) -> list[ListSpan]:
     """The lists of an article: «καταργούνται οι ακόλουθες διατάξεις του ν. 4070/2012:» makes every item below it
     a repeal of that law; «Στο π.δ. 40/2020 επέρχονται οι ακόλουθες τροποποιήσεις:» items amendments of that
-    decree. A list runs to the next numbered paragraph when its own line is numbered, else to the end."""
+    decree. An opening sentence that names the act it amends, then items rather than new wording («Το π.δ. 54/2018
+    τροποποιείται ως εξής: 1. Το άρθρο 13 αντικαθίσταται …»), and a clause that opens an item, then lettered items
+    («1. Στο άρθρο 95 του ν. 4070/2012 (Α’ 82), α) … β) … και το άρθρο 95 διαμορφώνεται»), give the items their
+    law and no verb: each item's own verb types it (v15). A list runs to the next numbered paragraph when its own
+    line is numbered, else over the item lines below it; lines inside quoted new wording are the item's (v15)."""
     out: list[ListSpan] = []
-    for m in LIST_COLON.finditer(masked):
-        if re.search(r"ωσ\s+εξησ\s*$", masked[max(0, m.start() - 12):m.start()]):
+    for m in LIST_OPENER.finditer(masked):
+        as_follows = bool(re.search(r"ωσ\s+(?:εξησ|ακολουθωσ)\s*$", masked[max(0, m.start() - 16):m.start()]))
+        if as_follows and not ITEM_AFTER.match(folded, m.end()):
             continue  # «ως εξής:» opens new wording (quoted or not), not a list
         begin = clause_start(text, max(0, m.start() - 300), m.start())
         line = text.rfind("\n", 0, begin) + 1
         kind = verb_kind(masked, begin, m.start())
+        verb = VERBS.search(masked, begin, m.start())
+        if verb and NOMINATIVE.search(masked, begin, verb.start()):
+            kind = None  # «Η ημερήσια διάταξη … διαμορφώνεται … με θέματα, όπως:»: the verb's subject is no item (v15)
+        comma = m.group(0) == ","
+        if comma and (kind or not ITEM_OPENING.match(text, begin) or verb_between(masked, begin, m.start())):
+            continue  # a comma opens items only after a clause «Στο άρθρο 95 του ν. 4070/2012 (Α’ 82),» with no verb
         # without a verb, the law a list belongs to is one its opening names after a capital «Στο/Στην» («Στο άρθρο
         # 20 του ν. 4014/2011 (Α΄ 209):») or as «διατάξεις του»; a law named as a yardstick in a clause that merely
         # ends in a colon («σύμφωνα με τα οριζόμενα στο άρθρο 84 του ν. 4727/2020: …») is not the items' law
         named = sources_in(masked, begin, m.start())
-        if named and not kind and not (LIST_OPENING.search(text, begin, named[-1][1])
-                                       or PROVISIONS_OF.search(masked, max(begin, named[-1][1] - 20), named[-1][1])):
+        if named and kind and verb and named[-1][1] < verb.start() and TIME_OPENING.match(text, begin):
+            # «Από την ημερομηνία έκδοσης της Πράξης … του άρθρου 51 του ν. 4622/2019 … καταργούνται:»: a law named
+            # before the verb, in what sets its time or terms, is not the items' law (v15)
             named = []
-        source = named[-1][0] if named else (FOREIGN_LIST if FOREIGN_ACT.search(masked, begin, m.start()) else "")
+        if named and (comma or not kind) and not (
+                LIST_OPENING.search(text, begin, named[-1][1])
+                or (not comma and PROVISIONS_OF.search(masked, max(begin, named[-1][1] - 20), named[-1][1]))):
+            named = []
+        foreign = FOREIGN_AMENDED if as_follows else FOREIGN_ACT
+        source = named[-1][0] if named else (FOREIGN_LIST if foreign.search(masked, begin, m.start()) else "")
+        if comma and not named:
+            continue
+        if comma or as_follows:
+            if not source:
+                continue
+            kind = None  # the opening names the items' law; each item's own verb types its references
         if not kind and not source:
             continue
         end = len(text)
-        if NUMBERED.match(text, max(0, line - 1)):  # from the newline before the line («^» is the text's start only)
-            nxt = NUMBERED.search(text, m.end())
+        if NUMBERED.match(masked, max(0, line - 1)):  # from the newline before the line («^» is the text's start only)
+            nxt = NUMBERED.search(masked, m.end())
             end = nxt.start() if nxt else end
         else:  # a list of its own runs over the item lines below it, to the first line that is no item
-            at = text.find("\n", m.end())
+            at = masked.find("\n", m.end())
             while at != -1 and ITEM_LINE.match(folded, at + 1):
-                at = text.find("\n", at + 1)
+                at = masked.find("\n", at + 1)
             end = len(text) if at == -1 else at
         out.append(ListSpan(m.end(), end, kind, source))
     return out

@@ -13,21 +13,29 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from nomos.legal.citations import Citation, source_at, sources_in
-from nomos.legal.reference_clauses import ListSpan, clause_start, verb_between
+from nomos.legal.citations import STRUCTURE, Citation, source_at, sources_in
+from nomos.legal.reference_clauses import ListSpan, clause_start, main_verb_between, verb_between
 from nomos.legal.reference_vocabulary import (
+    AMENDMENT_KINDS,
     BOUNDARY,
+    DESCRIBED_DECISION,
     EXCEPT_GAP,
     FOREIGN,
     FOREIGN_ACT_AFTER,
+    FOREIGN_BARE,
     FOREIGN_LIST,
+    FOREIGN_NAMED,
+    HERS_AFTER,
     INNER,
     INTO,
     JOINING_WORD,
     NAME_THEN_PARENTHESES,
     NAMED_BEFORE,
+    OF_BEFORE,
     OWN_AFTER,
     PARENTHESES,
+    PARTS_END,
+    QUOTED_TITLE,
     SAME_AS_BEFORE,
     SELF,
     SENTENCE_END,
@@ -54,13 +62,16 @@ class Surroundings:
     """What stands around one citation without a source, in reading order: the citations ``later`` than it, the
     list ``within`` which it stands that names a source (``in_list``: whether it stands in any list), the external
     source each article number was last cited with and where that citation ended (``explicit``), and the last
-    external source cited before it (``last_external``)."""
+    external source cited before it (``last_external``); ``list_kind``: the kind of the verb of a list it stands in
+    (in a list of repeals, a verb of a relative clause between it and another law does not make it the own law's:
+    «β. τα άρθρα 1, 2 και 4 κατά το μέρος που αφορούν …, καθώς και το άρθρο 3 του ν. 2643/1998»; v15)."""
 
     later: Sequence[Citation]
     within: ListSpan | None
     in_list: bool
     explicit: Mapping[str, tuple[str, int]]
     last_external: str | None
+    list_kind: str | None = None  # the verb of a list the citation stands in («καταργούνται:» → repeals)
 
 
 def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> str | None:
@@ -75,13 +86,27 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     text, folded, masked, own_source = article.text, article.folded, article.masked, article.own_source
     if INNER.match(folded, c.end):
         return None
-    if OWN_AFTER.match(folded, c.end):
+    # «Τα άρθρα 8 έως και 43 των Μερών Β΄ και Γ΄», «του άρθρου 43 του Κεφαλαίου Δ΄ του Μέρους Γ΄»: the parts named
+    # after the article are read past, and what follows them says whose they are (no law: the citing law's)
+    part = STRUCTURE.match(folded, c.end)
+    end = part.end() if part else c.end
+    if part and not source_at(folded, end) and not PARTS_END.match(folded, end):
+        return None
+    titled = QUOTED_TITLE.match(text, end)
+    named = source_at(folded, titled.end()) if titled else None
+    if named:
+        return named[0]
+    if OWN_AFTER.match(folded, end):
         return own_source
-    if THIS_LAW_AFTER.match(folded, c.end):
+    if HERS_AFTER.match(folded, end):
+        return None
+    if DESCRIBED_DECISION.match(folded, end):
+        return None  # «το άρθρο 18 περί γενικών ρυθμίσεων … της υπό στοιχεία Α3/οικ./50984/… απόφασης»: the decision's
+    if THIS_LAW_AFTER.match(folded, end):
         named = [n for n in sources_in(masked, clause_start(text, max(0, c.start - 300), c.start), c.start)
                  if n[0] != own_source]
         return named[-1][0] if named else own_source
-    same = SAME_AS_BEFORE.match(folded, c.end) or NAMED_BEFORE.match(folded, c.end)
+    same = SAME_AS_BEFORE.match(folded, end) or NAMED_BEFORE.match(folded, end)
     if same:
         if FOREIGN_ACT_AFTER.match(folded, same.end()):  # «του ίδιου Κανονισμού», «της εν λόγω Οδηγίας»: no law of ours
             return None
@@ -90,25 +115,25 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     kept = [n for n in sources_in(masked, max(0, c.start - 80), c.start) if EXCEPT_GAP.fullmatch(folded, n[2], c.start)]
     if kept:
         return kept[-1][0]
-    if _is_foreign(folded, c.end):
+    if is_foreign(folded, end):
         # «του Κώδικα Δήμων και Κοινοτήτων (ν. 3463/2006, Α΄ 114)»: a source named in words, then by its law
-        return _named_law_after(folded, c.end)
-    into = INTO.match(folded, c.end)
+        return _named_law_after(folded, end)
+    into = INTO.match(folded, end)
     named = source_at(folded, into.end()) if into else None
     if named:
         return named[0]
     ahead = next((f for f in around.later if f.source != SELF and f.start >= c.end), None)
     reach = 200 if around.in_list else 60  # a list item names its law once, at its end
-    if ahead and ahead.start - c.end <= reach and "\n" not in text[c.end:ahead.start] \
-            and re.search(r"\b(?:και|,)", folded[c.end:ahead.start]) \
-            and not BOUNDARY.search(text, c.end, ahead.start) and not VERBS.search(masked, c.end, ahead.start) \
-            and not verb_between(masked, c.end, ahead.start) and _only_references_between(masked, c.end, ahead.start):
+    if ahead and ahead.start - end <= reach and "\n" not in text[end:ahead.start] \
+            and re.search(r"\b(?:και|,)", folded[end:ahead.start]) \
+            and not BOUNDARY.search(text, end, ahead.start) and not VERBS.search(masked, end, ahead.start) \
+            and not verb_between(masked, end, ahead.start) and _only_references_between(masked, end, ahead.start):
         return ahead.source
     if around.within and around.within.source:
         return None if around.within.source == FOREIGN_LIST else around.within.source
     carried = around.explicit.get(c.article)  # within its paragraph only: the next one may cite the own law's article 15
     if carried and "\n" not in text[carried[1]:c.start]:
-        return carried[0]
+        return None if carried[0] == FOREIGN_LIST else carried[0]
     clause = _source_of_clause(text, masked, c.start)
     if clause:
         return clause
@@ -124,15 +149,40 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     # sentence's own stands between them («… μετά από εισήγηση της Επιτροπής του άρθρου 13, να χορηγείται …
     # κατά παρέκκλιση του άρθρου 21 του ν. 4354/2015»), so the other law closes a clause of its own rather than a
     # list the reference stands in («της παρ. 7 του άρθρου 23, περί μεταβατικών διατάξεων του ν. 4602/2019»)
-    if others[0][1] >= c.end and verb_between(masked, c.end, others[0][1]):
+    if others[0][1] >= c.end and verb_between(masked, c.end, others[0][1]) \
+            and not (around.list_kind in AMENDMENT_KINDS and not main_verb_between(masked, c.end, others[0][1])):
         return own_source
     return None
 
 
-def _is_foreign(folded: str, end: int) -> bool:
+def said_own(folded: str, end: int) -> bool:
+    """Whether the words after an article cited at ``folded[…:end]`` name the citing law («του παρόντος», «του
+    νόμου αυτού», past the parts named between: «του Κεφαλαίου Α΄ του παρόντος»)."""
+    part = STRUCTURE.match(folded, end)
+    at = part.end() if part else end
+    return bool(OWN_AFTER.match(folded, at) or THIS_LAW_AFTER.match(folded, at))
+
+
+def names_foreign_act(folded: str, end: int) -> bool:
+    """Whether the words after an article name an act the resolver does not know by its abbreviation or kind («του
+    β.δ. 631/1972», «της Οδηγίας …», «της υπ’ αριθμ. … απόφασης»), not merely a noun in the genitive."""
+    m = FOREIGN.match(folded, end)
+    return bool(m) and not source_at(folded, m.start("word")) and bool(FOREIGN_NAMED.match(folded, m.start("word")))
+
+
+def is_foreign(folded: str, end: int) -> bool:
     """Whether an article list without a source is followed by one the resolver does not know («άρθρο 5 του
-    Κανονισμού (ΕΕ) 2016/679», «της υπ' αριθμ. … απόφασης», «του ν.δ. 1234/1970»)."""
-    return bool(FOREIGN.match(folded, end))
+    Κανονισμού (ΕΕ) 2016/679», «της υπ' αριθμ. … απόφασης», «του β.δ. 631/1972»); not where the list runs on to
+    a law we know («Το άρθρο 112 και το άρθρο 113 του ν. 4389/2016»: the later reference's law is read then; v15)."""
+    m = FOREIGN.match(folded, end)
+    if m and not source_at(folded, m.start("word")):
+        of = OF_BEFORE.search(folded, max(0, m.start("word") - 8), m.start("word"))
+        part = STRUCTURE.match(folded, of.start()) if of else None
+        if not part:
+            return True
+        # «του άρθρου 4 του Κεφαλαίου Α’ και του άρθρου 5 του Κεφαλαίου Β’ του π.δ. 41/2018»: past the parts
+        return not source_at(folded, part.end()) and is_foreign(folded, part.end())
+    return bool(FOREIGN_BARE.match(folded, end))
 
 
 def _named_law_after(folded: str, end: int) -> str | None:

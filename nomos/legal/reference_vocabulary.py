@@ -21,19 +21,21 @@ SELF = "\x00self"
 FOREIGN_LIST = "\x00foreign"
 
 # Amendment verbs (folded), present tense as the amending clause writes them; the past («τροποποιήθηκε») only
-# describes the cited article and is no amendment. The nouns of a title («Τροποποίηση της παρ. 1 του άρθρου 7»)
+# describes the cited article and is no amendment, and neither is a verb after «να» («με απόφαση … δύναται να
+# τροποποιείται το ποσό των παραβόλων του άρθρου 22»: a power to amend later, by another act; v15). The nouns of a title («Τροποποίηση της παρ. 1 του άρθρου 7»)
 # and «επέρχονται οι εξής τροποποιήσεις» type the edge the same way.
 _VERB_WORDS = (
-    r"(?<!οπωσ )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|"
+    r"(?<!οπωσ )(?<!να )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|"
     r"αναριθμειται|αναριθμουνται|αναδιατυπωνεται|αναδιατυπωνονται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ)"
     r"|(?P<replaces>αντικαθισταται|αντικαθιστανται)"
     r"|(?P<inserts>προστιθεται|προστιθενται|παρεμβαλλεται|παρεμβαλλονται)"
     r"|(?P<repeals>καταργειται|καταργουνται|απαλειφεται|απαλειφονται))"
 )
 VERBS = re.compile(r"\b" + _VERB_WORDS + r"\b")
-# a title's noun right before what it names («Τροποποίηση της παρ. 1 του άρθρου 7», «Αντικατάσταση της περ. ιβ’ του»)
+# a title's noun right before what it names («Τροποποίηση της παρ. 1 του άρθρου 7», «Αντικατάσταση της περ. ιβ’ του»);
+# in running text, after an article, it names an act («εξαιρεθούν από την κατάργηση των άρθρων 27 και 29»; v15)
 NOUN_BEFORE = re.compile(
-    r"\b(?:(?P<amends>τροποποιηση|τροποποιησεισ)|(?P<replaces>αντικατασταση)|(?P<inserts>προσθηκη)|"
+    r"\b(?<!η )(?<!την )(?<!τη )(?<!τησ )(?<!στην )(?<!στη )(?:(?P<amends>τροποποιηση|τροποποιησεισ)|(?P<replaces>αντικατασταση)|(?P<inserts>προσθηκη)|"
     r"(?P<repeals>καταργηση))\s+(?:τ\w{1,3}\s+)?(?:(?:(?:περ|παρ|εδ|υποπερ|στοιχ)\w*\.?\s*[\dα-ω]{1,3}[΄'’)]?"
     r"(?:\s*(?:,|και)\s*[\dα-ω]{1,3}[΄'’)]?)*|(?:εδαφι|νε|τελευται|πρωτ|δευτερ|τριτ|τεταρτ|πεμπτ|εκτ)\w*(?:\s+και)?)"
     r"\s+(?:τ\w{1,3}\s+|στο\s+|στην\s+)?)*$"
@@ -42,20 +44,34 @@ NOUN_BEFORE = re.compile(
 # («όπως ισχύει μετά την τροποποίησή του»), and so does «όπως» before a verb («όπως τροποποιούνται με τον παρόντα,
 # εφαρμόζονται»)
 VERBS_AFTER = re.compile(
-    r"\b(?<!οπωσ )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|"
+    r"\b(?<!οπωσ )(?<!να )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|"
     r"αναριθμειται|αναριθμουνται|αναδιατυπωνεται|αναδιατυπωνονται|διορθωνεται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ)"
     r"|(?P<replaces>αντικαθισταται|αντικαθιστανται)"
     r"|(?P<inserts>προστιθεται|προστιθενται|παρεμβαλλεται|παρεμβαλλονται)"
     r"|(?P<repeals>καταργειται|καταργουνται|απαλειφεται|απαλειφονται))\b"
 )
-# a colon that opens a list («καταργούνται οι ακόλουθες διατάξεις του ν. 4070/2012:», «Στο π.δ. 40/2020 επέρχονται οι
-# ακόλουθες τροποποιήσεις:», «… του ανωτέρω Κανονισμού, οι εξής:»), not new wording («ως εξής: «…»»)
-LIST_COLON = re.compile(r":(?!\s*«)")
+# what opens a list: a colon («καταργούνται οι ακόλουθες διατάξεις του ν. 4070/2012:», «Στο π.δ. 40/2020 επέρχονται οι
+# ακόλουθες τροποποιήσεις:», «… του ανωτέρω Κανονισμού, οι εξής:»), not before new wording («ως εξής: «…»»), or a
+# comma that ends a line before lettered items («1. Στο άρθρο 95 του ν. 4070/2012 (Α’ 82),\nα) η περ. α’ της παρ. 3
+# τροποποιείται …»; v15)
+LIST_OPENER = re.compile(r":(?!\s*«)|,(?=[ \t]*\n[ \t]*(?:\(?[α-ω]{1,3}[΄'’]?\)|[α-ω]{1,2}[΄'’]?\.)\s)")
+# a clause that opens an item with the provision it changes («1. Στο άρθρο 95 …», «Στην παρ. 2 …», «β) Στο …»; v15)
+ITEM_OPENING = re.compile(r"\s*(?:\d+[α-ω]?[.)]\s*|\(?[α-ω]{1,3}[΄'’]?\)\s*)?Στ(?:ο|ον|ην|η|α|ις)\s")
+# an item right after «ως εξής:» («Το π.δ. 54/2018 τροποποιείται ως εξής:\n1. Το άρθρο 13 …», «… ως εξής: 1) Στον
+# τίτλο …»): the opening of a list of changes, not new wording (v15)
+ITEM_AFTER = re.compile(r"\s*(?:\(?[α-ω]{1,3}[΄'’]?\)|\d{1,2}[.)]|[α-ω]{1,2}[΄'’]?\.)\s")
 FOREIGN_ACT = re.compile(r"\b(?:κανονισμ|οδηγι|συνθηκ|συμβαση|συνταγμ)\w*")
+# the words after an article that name an act of no law of ours, and so carry to the same article named again in the
+# paragraph («… του β.δ. 631/1972 (Α΄ 180) προστίθεται εδάφιο και το άρθρο 3 διαμορφώνεται»; v15): an act by its
+# abbreviation («β.δ.», «ν.δ.», «κ.υ.α.») or its kind, not any noun in the genitive («των υποχρεώσεων του άρθρου 38»)
+FOREIGN_NAMED = re.compile(r"(?:[α-ω]{1,3}\.(?:\s?[α-ω]{1,3}\.)*\s?\d|(?:κανονισμ|οδηγι|συνθηκ|συμβασ|συνταγμ|συμφωνι|"
+                           r"αποφασ|υπ\W|διαταγμ|πραξ)\w*)")
+# an act of no law of ours that an opening sentence amends («Η συμφωνία για τη μεταφορά … τροποποιείται ως εξής:»; v15)
+FOREIGN_AMENDED = re.compile(r"\b(?:κανονισμ|οδηγι|συνθηκ|συμβαση|συνταγμ|συμφωνι)\w*")
 FOREIGN_ACT_AFTER = re.compile(r"\s*" + FOREIGN_ACT.pattern.replace("συμβαση", "συμβασ"))  # «της ίδιας Συμβάσεως»
 NUMBERED = re.compile(r"(?:^|\n)\s*\d+[α-ω]?\.\s")
 # «Κεφάλαιο 56 του ν. 4700/2020», «Παράρτημα 3 του ν. …»: a number beside a law that is no article
-NOT_ARTICLE = re.compile(r"\b(?:κεφαλαι\w*|μερ(?:οσ|ουσ)|τμημα\w*|παραρτημα\w*|τευχ\w*|φυλλ\w*|βιβλι\w*|"
+NOT_ARTICLE = re.compile(r"\b(?:κεφαλαι\w*|υποκεφαλαι\w*|μερ(?:οσ|ουσ)|τμημα\w*|παραρτημα\w*|τευχ\w*|φυλλ\w*|βιβλι\w*|"
                           r"τιτλ\w*|ενοτητ\w*)\s*$")
 # «προστίθεται άρθρο 25Α στον ν. 4276/2014»: the law after «στον/στο/στην»
 INTO = re.compile(r"\s*(?:στον|στο|στην|στη)\s+")
@@ -65,21 +81,31 @@ INNER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:αρθρ\w*
 # a citation in the words that name it as an instrument or a yardstick is cited, whatever verb the clause has
 # («προσαρμόζεται προς το άρθρο 398 ΠΚ και διαμορφώνεται», «όπως αντικαταστάθηκε με το άρθρο 25»)
 CITED_BY_WORDS = re.compile(
-    r"\b(?:συμφωνα\s+με|κατα|προσ|βασει|δυναμει|παρεκκλιση|με|περι|επιφυλαξη|εννοια|εφαρμογη|εξαιρεση|πλην|αναφορα|"
+    r"\b(?:συμφωνα\s+με|με\s+βαση|νοειται(?:\s+εφεξησ)?|κατα|προσ|βασει|δυναμει|παρεκκλιση|με|περι|επιφυλαξη|εννοια|εφαρμογη|εξαιρεση|πλην|αναφορα|"
     r"παραπομπ\w*|"
-    r"\w+(?:θηκε|θηκαν|ηκε|ηκαν))\s+(?:σ?τ(?:ο|α|ον|ην|η|ων|ου|ησ|ισ)\s+)?$"
+    r"\w+(?:θηκε|θηκαν|ηκε|ηκαν)|"
+    # a participle the reference completes («τροποποιείται η προβλεπόμενη στην παρ. 3 του άρθρου 163 απόφαση», «των
+    # οριζομένων στο άρθρο 13 ποσοστών»): what it names is the verb's, not the provision (v15)
+    r"\w{3,}(?:ομεν|ουμεν|ωμεν)(?:η|ο|οσ|ου|ησ|ων|α|εσ|οι|ουσ|ον|ην)(?:\s+απο)?|"
+    # a relative clause the reference completes («της εξαίρεσης που προβλέπεται στην παρ. 6 του άρθρου 54»; v15)
+    r"(?:που|οποι\w*)\s+\w{3,}(?:εται|ονται|ειται|ουνται|ιται))\s+(?:σ?τ(?:ο|α|ον|ην|η|ων|ου|ησ|ισ)\s+)?$"
 )
 # «όπως αντικαταστάθηκε με την περ. ε΄ του άρθρου 31»: a designator the citation's span does not hold, between those
 # words and the article
-DESIGNATOR_BEFORE = re.compile(r"(?<![\w.])(?:περ|εδ|υποπερ|στοιχ)\w*\.?\s*[\dα-ω]{1,3}[΄'’)]?\s+(?:του|τησ)\s+$")
+DESIGNATOR_BEFORE = re.compile(r"(?<![\w.])(?:περ|εδ|υποπερ|στοιχ)\w*\.?\s*\(?[\dα-ω]{1,3}[΄'’)]?\s+(?:του|τησ)\s+$")
 # «μετά την έκδοση της υπουργικής απόφασης της παρ. 4 του άρθρου 79, καταργείται το ειδικό βιβλίο …»: a reference
 # that qualifies a noun other than a provision («της Επιτροπής του άρθρου 13», «των δραστηριοτήτων του άρθρου 233»)
 # is cited, whatever verb follows (the verb's object comes after it); a provision or a title's noun («το πρώτο
-# εδάφιο της παρ. 1», «οι λέξεις … του άρθρου 5», «Τροποποίηση της παρ. 1», «στο τέλος του άρθρου 5») keeps it
+# εδάφιο της παρ. 1», «οι λέξεις … του άρθρου 5», «Τροποποίηση της παρ. 1», «στο τέλος του άρθρου 5») keeps it; v15:
+# «Από την έναρξη ισχύος του άρθρου 74 καταργείται …», «το ποσό των παραβόλων του άρθρου 22» are nouns like others
 MODIFIES_NOUN = re.compile(
-    r"(?<![\w.])(?!(?:παρ|περ|εδαφ|εδ|στοιχ|υποπερ|υποπαρ|αρθρ|διαταξ|λεξ|φρασ|τελοσ|τελουσ|αρχ|τιτλ|κεφαλ|μερ|τμημ|"
-    r"πινακ|παραρτ|κειμεν|ενοτητ|σημει|τροποποι|αντικαταστ|προσθηκ|καταργησ|συμπληρωσ|αναριθμ|ισχυ|προθεσμ)[\w.]*\s)"
-    r"(?:[α-ω]{4,}(?:ησ|εωσ|ων|ου|ασ|ισ|οσ|εσ)|εκειν\w*)\s+(?:του|τησ|των)\s+"
+    r"(?<![\w.])(?!(?:παρ(?:αγραφ\w*|\.)?|περ(?:ιπτωσ\w*|\.)?|(?:εδαφ|εδ|στοιχ|υποπερ|υποπαρ|αρθρ|διαταξ|λεξ|φρασ|τελοσ|"
+    r"τελουσ|αρχ|τιτλ|κεφαλ|μερ|τμημ|πινακ|παραρτ|κειμεν|ενοτητ|σημει|τροποποι|αντικαταστ|προσθηκ|καταργησ|συμπληρωσ|"
+    r"αναριθμ|προθεσμ)[\w.]*)\s)"
+    r"(?:[α-ω]{4,}(?:ησ|εωσ|ων|ου|ασ|ισ|οσ|εσ)|εκειν\w*|"
+    # an act or a body in any case («τροποποιούνται με την απόφαση της παρ. 20 του άρθρου 72»; v15)
+    r"(?:αποφαση|πραξη|αδεια|γνωμη|εγκριση|διαδικασια|επιτροπη|υπηρεσια|συμβαση|εκθεση|δηλωση|αιτηση|βεβαιωση|"
+    r"μητρωο|συμβουλιο|οργανο))\s+(?:του|τησ|των)\s+"
     # «της περ. β) της» before it: one designator at most (a deeper address is a provision's)
     r"(?:(?:περ|παρ|υποπερ|υποπαρ|εδ|στοιχ)\w*\.?\s*[\dα-ω]{1,3}[΄'’)]?\s+(?:του|τησ|των)\s+)?$"
 )
@@ -94,12 +120,18 @@ FOREIGN = re.compile(
     _DESIGNATORS + r"(?:\s*(?:,|και)\s*(?:το\s+|του\s+)?αρθρ\w*\.?\s*\d+[α-ω]?" + _DESIGNATORS + r")*\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ|των)\s+(?!παροντοσ|παρουσασ|ιδιου|ιδιασ|αυτου|αυτησ|"
     r"νομου\s+αυτου|παρον\b|" + _ELEMENT + r")(?P<word>[^\s,.;:]+)"
 )
+# «(παρ. 4 και 11 άρθρου 1 Οδηγίας 2019/2177)», «άρθρου 4 β.δ. της 25ης Νοεμβρίου»: an act of no law of ours named
+# right after the article, with no «του/της» (v15)
+FOREIGN_BARE = re.compile(r"\s+(?:κανονισμ|οδηγι|συνθηκ|συμβασ)\w*|\s+β\.\s?δ\b")
 # «… του Κώδικα Οργανισμού Δικαστηρίων και Κατάστασης Δικαστικών Λειτουργών (»: words of a name, then parentheses
 NAME_THEN_PARENTHESES = re.compile(_DESIGNATORS + r"\s*(?:του|τησ)\s+[^\s\d(),.;:«»]+(?:\s+[^\s\d(),.;:«»]+){0,11}\s*\(")
 SAME_AS_BEFORE = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:ιδιου|ιδιασ)\b")
 # «του ανωτέρω νόμου», «του εν λόγω νόμου», «του ως άνω διατάγματος»: the law named before, like «του ίδιου»
 NAMED_BEFORE = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:ανωτερ(?:ω|ου)|εν\s+λογω|ωσ\s+ανω|προαναφερ\w*)"
                            r"\s+(?:νομ|διαταγμ|κωδικ|π\.\s?δ)")
+# «εκτός του άρθρου 1 αυτής», «σύμφωνα με το άρθρο 16 αυτής»: an article of the decision, agreement or directive just
+# named (feminine; a law, a decree or a code is not), which is no law of ours (v15)
+HERS_AFTER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?αυτησ\b")
 # «του παρόντος», «του παρόντος νόμου/Κώδικα», «της παρούσας»: the citing law, whatever reference follows
 OWN_AFTER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:παροντοσ|παρουσασ)\b")
 # «του νόμου αυτού»: the law the sentence has just named, else the citing law
@@ -181,6 +213,15 @@ ABOVE_ARTICLE = re.compile(r"\b(?:του|το|στο)\s+(?P<at>(?:ωσ\s+ανω|
 OUTER_OF_INNER = re.compile(r"εσωτερικ\w*\s+αρθρ\w*\s+\d+[α-ω]?\s+(?:του|τησ)\s+$")
 # a finite verb, folded («χορηγειται», «εξακολουθουν», «ισχυει», «προβλεφθηκε»); «δυναμει», «εν γενει» are none
 FINITE = re.compile(r"\b(?!δυναμει\b|γενει\b)[α-ω]{3,}(?:εται|ονται|ουνται|ειται|ιται|ωνται|αται|ει|ουν|ηκε|ηκαν)\b")
+# a clause that opens with when or by what («Από την ημερομηνία έκδοσης της Πράξης … του ν. 4622/2019 …
+# καταργούνται:», «Με την έναρξη ισχύος …»): a law it names is a yardstick, not the law of the list it opens (v15);
+# «Μετά το άρθρο 66ΚΔ του ν. 4939/2022 προστίθενται:» places the items in that law, and is no such phrase
+TIME_OPENING = re.compile(r"\s*(?:\d+[α-ω]?\.\s*|\(?[α-ω]{1,3}[΄'’]?\)\s*)?(?:Από|Με|Έως|Μέχρι|Κατά)\s")  # a capital: a clause
+GENITIVE_BEFORE = re.compile(r"(?<!\w)(?:του|τησ|των)\s+$")
+OF_BEFORE = re.compile(r"\s*(?:του|τησ|των)\s+$")
+# a word that opens a relative or subordinate clause, whose verb is not the sentence's («που αφορούν», «όπου …
+# γίνεται παραπομπή», «εφόσον …»; v15)
+SUBORDINATE = re.compile(r"\b(?:που|οποι\w*|οπωσ|οπου|οταν|εφοσον|εαν|αν|ωστε|οτι|καθωσ|μολονοτι|ενω)\b")
 DESCRIPTIVE = re.compile(r"[\s,(]*(?:οπωσ|που|οπου|περι|ωσ|(?:(?:η|ο|το|οι|τα|τησ|του|των)\s+)?οποι\w*)\b")
 # «… του Π.Κ.\n5. Όποιος …»: a citation whose last line is only a number took the next paragraph's number
 NEXT_PARAGRAPH = re.compile(r"\n\s*\d+[α-ωΑ-Ω]?$")
@@ -188,13 +229,31 @@ DESCRIBED_AFTER = 400
 SENTENCE_END = re.compile(r";|\n|\.(?=\s+[Α-ΩΆ-Ώ])")
 LIST_AFTER = 600  # «Στο άρθρο 20 του ν. 4014/2011 (Α΄ 209): α) στην περ. (α) … αντικαθίσταται …»: a list of changes
 OPENS_LIST = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?,?\s*:")
+# «Στο άρθρο 95 του ν. 4070/2012 (Α’ 82),\nα) …»: a comma, then lettered items on lines of their own (v15)
+OPENS_ITEMS = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?,[ \t]*\n[ \t]*(?:\(?[α-ω]{1,3}[΄'’]?\)|[α-ω]{1,2}[΄'’]?\.)\s")
 # «υπ’ αρ. 116/1868 του Εφετείου», «αρ. 12/2020 απόφαση»: a numbered decision, not an article
 DECISION = re.compile(r"/\s*\d")
 DECISION_BEFORE = re.compile(r"\bυπ\W{0,2}\s*$")
+# «του Γενικού Κανονισμού Λιμένα αρ. 23»: the number of a regulation or decision named before «αρ.», not an article
+# (v15; only for the abbreviation, «αρ.», never «άρθρο»)
+NUMBER_OF_ACT = re.compile(r"\b(?:κανονισμ|αποφασ|εγκυκλι|διαταγ|πραξ|συμβασ|οδηγι)\w*(?:\s+[^\s\d]+){0,3}\s+$")
+# «Το άρθρο 109 του ν. 4442/2016, όπως ισχύει προ της δημοσίευσης του παρόντος, καταργείται»: the version before the
+# change, which the corpus's article (the new one) is not (v15)
+AS_IT_WAS = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?,\s*οπωσ\s+(?:ισχυε\b|ισχυει\s+(?:προ|πριν)\b)")
 # «Προστίθεται στοιχείο με αρ. 11»: a numbered item of a list, not an article
 ITEM_NUMBER_BEFORE = re.compile(r"\b(?:στοιχει|σημει|κωδικ|θεσ|εγγραφ)\w*\s+(?:με\s+)?$")
 # «το εσωτερικό άρθρο 59»: an article inside a corpus article (a code a law ratified), no corpus article itself
 INSIDE_BEFORE = re.compile(r"\bεσωτερικ\w*\s+$")
+# what may follow the parts named after an article for them to be the citing law's: not a colon, a quote or
+# parentheses («της παρ. 1 του άρθρου 117 του Κεφαλαίου ΣΤ: Κεφάλαιο Δυτών του Βιβλίου …» names its law after them)
+PARTS_END = re.compile(r"(?!\s*[:«(])")
+# «Στο άρθρο 186 «Αρμοδιότητες Περιφερειών», του\nν. 3852/2010»: the article's title, quoted, before its law (v15)
+QUOTED_TITLE = re.compile(r"\s*«[^«»]{1,160}»\s*,?")
+# «το άρθρο 18 περί γενικών ρυθμίσεων εκπαίδευσης της υπό στοιχεία Α3/οικ./50984/7947/22.11.2013 απόφασης»: an article
+# described («περί …»), then the decision it belongs to, with no law between (v15)
+DESCRIBED_DECISION = re.compile(
+    r"\s*(?:\([^)]{0,40}\)\s*)?,?\s*περι\s(?:(?!(?:του|τησ|των)\s+(?:ν\.\s?\d|π\.\s?δ|νομου\s+\d))[^;\n]){0,800}?"
+    r"\b(?:τησ|του|των)\s+(?:υπο\s+στοιχεια|υπ\W{0,2}\s*αριθ)")
 # «Ο ν. 3689/2008 (Α’ 164), με εξαίρεση τα άρθρα 47, 48»: the articles a clause keeps of the law it names
 EXCEPT_GAP = re.compile(r"\s*(?:\([^)]{0,40}\))?\s*,?\s*(?:με\s+εξαιρεση|εκτοσ(?:\s+απο)?|πλην)\s+(?:τ\w{1,3}\s+)?$")
 # «απαλείφονται οι λέξεις», «απαλείφεται η αναφορά στο άρθρο 394»: words struck out, an amendment of the provision
@@ -208,5 +267,36 @@ WINDOW_BEFORE = 45  # a verb before a reference governs it only from close by (�
 # a list's opening: «Στο άρθρο 20 του ν. 4014/2011 (Α΄ 209):», «… οι ακόλουθες διατάξεις του ν. 4070/2012:»
 LIST_OPENING = re.compile(r"(?<!\w)Στ(?:ο|ον|ην|η)\s")
 PROVISIONS_OF = re.compile(r"διαταξ\w*\s+(?:του|τησ|των)\s*$")
+# where an item of a list starts, on its own line or after a comma («…, γ) το άρθρο 13 του ν. 3790/2009»; v15)
+ITEM_START = re.compile(r"(?:^|\n|[,;]\s)\s*\(?(?:[α-ω]{1,3}|\d{1,2})[΄'’]?[).]\s")
 # a list item's line: «α)», «(β)», «αα)», «1.», «i)», «-»
 ITEM_LINE = re.compile(r"\s*(?:\(?[α-ωa-z0-9]{1,4}[΄'’]?\)|[α-ωa-z]{1,3}[΄'’]?\.|\d+[α-ω]?\.|[-–•])")
+
+# «Παράρτημα Ι Πίνακας αντιστοιχίας διατάξεων …», «ΠΙΝΑΚΑΣ ΠΕΡΙΕΧΟΜΕΝΩΝ»: a table's heading (case as written: «τον
+# πίνακα αντιστοιχίας» in running text is a reference to one); the table runs to the law's closing formula or the
+# end, and the article numbers in it are rows, not references (v15)
+TABLE_HEADING = re.compile(r"(?:Π[ίι]νακας|ΠΙΝΑΚΑΣ|ΠΊΝΑΚΑΣ)\s+(?:[Αα]ντιστοιχ|ΑΝΤΙΣΤΟΙΧ|[Ππ]εριεχομ|ΠΕΡΙΕΧΟΜ)")
+TABLE_END = re.compile(r"Παραγγέλλομε\s+τη\s+δημοσίευση")
+
+# A title's nouns of change («Τροποποίηση του άρθρου 96 του ν. 4412/2016», «Τροποποιήσεις – Προσθήκες στο ν.
+# 3920/2011», «Διόρθωση παροραμάτων … στον ν. 4791/2021»): the act the title names after them is the one the
+# article's amendments are made to (v15)
+TITLE_CHANGE = re.compile(r"\b(?:τροποποιησ\w*|αντικαταστασ\w*|προσθηκ\w*|καταργησ\w*|συμπληρωσ\w*|διορθωσ\w*|"
+                          r"αναριθμησ\w*|αναδιατυπωσ\w*)\b")
+
+# a noun in the nominative, of no provision («η Μεταφραστική Υπηρεσία», «οι πίνακες», «η έγκριση»): a subject of its
+# own, after a reference, for the verb that follows (v15); not «η παρ.», «οι λέξεις», «η οποία», «οι εξής»
+NOMINATIVE = re.compile(
+    r"(?<![\w.])(?:η|ο|οι)\s+(?!(?:παρ|περ|εδ|υποπ|στοιχ|αρθρ|τελευται|πρωτ|δευτερ|τριτ|τεταρτ|πεμπτ|εκτ|λεξ|φρασ|"
+    r"αριθμ|τιτλ|οποι|αναφορ|παραπομπ|διαταξ|εξησ|ακολουθ|ιδι|αυτ|ισχυουσ|υφισταμεν|σχετικ)\w*)[α-ω]{3,}")
+# a clause that opens in a provision, or just after or before it («Στην παρ. 1 του άρθρου 86», «Μετά την παρ. 2 του»,
+# «Στο τέλος της περ. β’ της»), up to the reference (folded): what its verb changes is in that provision, whatever
+# the verb's subject (v15)
+IN_PROVISION = re.compile(
+    r"\s*(?:\d+[α-ω]?[.)]\s*|\(?[α-ω]{1,3}[΄'’]?\)\s*)?(?:στ(?:ο|ον|ην|η|α|ισ|ουσ)|μετα\s+(?:απο\s+)?τ\w{1,3}|"
+    r"στο\s+τελοσ\s+τ\w{2,3}|στην\s+αρχη\s+τ\w{2,3}|πριν\s+απο\s+τ\w{1,3})\s+"
+    r"(?:(?:\w*(?:παρ|περ|εδ|στοιχ)\S*|εδαφι\w*|(?:πρωτ|δευτερ|τριτ|τεταρτ|πεμπτ|εκτ|εβδομ|ογδο|τελευται)\w*|"
+    r"[\dα-ω]{1,3}[΄'’)]?,?|τ\w{1,3}|και|,)(?:\s+|$))*$")
+# the same opening written with a capital, which starts a clause wherever it stands (a title's tail runs into the
+# text with no boundary: «… - Τροποποίηση της παρ. 2 του άρθρου 115 του ΚΠολΔ Στην παρ. 2 …»)
+CAPITAL_LOCATIVE = re.compile(r"(?<!\w)(?:Στ(?:ο|ον|ην|η|α|ις|ους)|Μετά|Πριν)\s")

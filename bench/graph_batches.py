@@ -1,0 +1,281 @@
+"""Blind judging batches for the legal graph's extractor (issue 36), drawn with fixed seeds from its output on
+corpus.jsonl, and their score once readers have judged them.
+
+Writes, under bench/data/graph-judging/ (ids, short excerpts and edges; never whole articles):
+
+* warnings.jsonl: edges drawn at random from the amendment-kind edges (amends, replaces, inserts, repeals) that land
+  on a corpus article other than their source: what a lawyer meets as the page's warning and «Τροποποιήσεις»;
+* random.jsonl: edges drawn at random from every edge that lands on a corpus article (a new seed; the edges of the
+  hand-checked fixtures, tests/fixtures/graph/precision.json, and of warnings.jsonl are left out of the pool);
+* recall.jsonl: passages (a line, or a sentence of a long line) drawn at random from corpus articles, among those
+  where a plain pattern finds an article word and a number outside quoted new wording (the extractor plays no part
+  in the draw), with some drawn from two strata: passages that qualify an article by a part or chapter
+  («του άρθρου 43 του Κεφαλαίου Δ΄»), and passages with a bare article in an article whose opening sentence, title
+  or item opening names the act it amends. Each passage carries the references the extractor found in it, for the
+  scorer (readers list theirs first: README.md);
+* about.json: seeds, sizes, pools, the extractor version and the corpus the draw read.
+
+Readers judge from the text (bench/data/graph-judging/README.md); ``--score JUDGMENTS`` prints precision per batch
+and recall per stratum (nomos/eval/graph_judging.py). ``--show ID`` prints an article's title and text, so a reader
+can read past the excerpt.
+
+Usage:
+  PYTHONPATH=$PWD .venv/bin/python bench/graph_batches.py --dataset ../shared/data/greek-statutes
+  PYTHONPATH=$PWD .venv/bin/python bench/graph_batches.py --score bench/data/graph-judging/judgments.jsonl
+  PYTHONPATH=$PWD .venv/bin/python bench/graph_batches.py --show N_4772_2021::31
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from nomos.eval.graph_judging import load_judgments, read_jsonl, score_edges, score_passages, wilson
+from nomos.ingest.beir import load_beir
+from nomos.ingest.graph import CorpusReading
+from nomos.ingest.records import Article
+from nomos.legal.citations import IdResolver, fold
+from nomos.legal.references import REFERENCES_VERSION, Reference, quoted_spans
+from nomos.retrieval.articles import citation
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "data" / "graph-judging"
+FIXTURE = ROOT / "tests" / "fixtures" / "graph" / "precision.json"
+AMENDMENT_KINDS = ("amends", "replaces", "inserts", "repeals")
+SEEDS = {"warnings": 3601, "random": 3602, "recall": 3603}
+SIZES = {"warnings": 170, "random": 170, "recall": 60}
+STRATUM_SIZE = 12  # passages drawn from each of the two strata (24 of the 60), the rest from all passages
+BEFORE, AFTER, TITLE_CHARS, PASSAGE_CHARS = 110, 90, 80, 360
+
+# what a reader would call an article reference, found without the extractor: an article word and a number («άρθρο
+# 5», «άρθρων 8 έως», «αρ. 12»), or a number in words («άρθρου τριακοστού»)
+ARTICLE_WORD = re.compile(r"(?<!\w)(?:αρθρ\w*\.?|αρ\.)\s*(?:\d|(?:πρωτ|δευτερ|τριτ|τεταρτ|πεμπτ|εκτ|εβδομ|ογδο|ενατ|"
+                          r"δεκατ|ενδεκατ|δωδεκατ|εικοστ|τριακοστ|τεσσαρακοστ|πεντηκοστ)\w*)")
+# an article qualified by a part of its law («του άρθρου 43 του Κεφαλαίου Δ΄ του Μέρους Γ΄», «των Μερών Β΄ και Γ΄»)
+PART_QUALIFIED = re.compile(r"αρθρ\w*\s+\d+[α-ω]?[^.;:\n]{0,60}?\s(?:του|τησ|των)\s+(?:κεφαλαι\w*|μερ(?:ουσ|ων)|"
+                            r"τμηματ\w*|τιτλ(?:ου|ων)|βιβλι(?:ου|ων))\s+(?:\S{1,4}[΄'’]|[α-ω]{1,4}\b|[ivx]+\b|\w+ου\b)")
+# an opening sentence that names an act and announces items («Το π.δ. 54/2018 τροποποιείται ως εξής:\n1. …»), a
+# title that names an act after a noun of change, a clause that opens lettered items («Στο άρθρο 95 του ν. …,»)
+OPENING_ITEMS = re.compile(r"(?:τροποποιειται|τροποποιουνται|συμπληρωνεται|επερχονται[^:]{0,40})\s*(?:ωσ\s+(?:εξησ|"
+                           r"ακολουθωσ))?\s*:\s*(?:\d{1,2}[.)]|\(?[α-ω]{1,2}[΄'’]?\))\s")
+ACT = r"(?:ν\.\s?\d|π\.\s?δ\.|ν\.\s?δ\.|κωδικ|κ\.\s?π|π\.\s?κ|α\.\s?κ)"
+TITLE_CHANGE = re.compile(r"(?:τροποποιησ|αντικαταστασ|προσθηκ|καταργησ|συμπληρωσ|διορθωσ)\w*[^.]{0,200}?" + ACT)
+ITEM_OPENER = re.compile(r"(?:^|\n)\s*(?:\d+\.\s*)?στ(?:ο|ην)\s+[^\n]{0,120}?" + ACT + r"[^\n]{0,60},\s*\n")
+# a bare article: an article word and a number with no act named right after it
+BARE = re.compile(r"(?<!\w)αρθρ\w*\s+\d+[α-ω]?(?![\w/])(?!\s*(?:,\s*)?(?:\([^)]{0,30}\)\s*)?(?:του|τησ)?\s*" + ACT
+                  + r")(?!\s+(?:του|τησ)\s+(?:παροντοσ|ιδιου|ανωτερω|κανονισμ|οδηγι))")
+
+
+# where a long line's sentences end: a full stop or semicolon after a word, not after an abbreviation («υποπαρ. Δ.9»,
+# «παρ. 3», «ν. 4336/2015», «π.δ.»), before a capital or an opening quote
+SENTENCE_END = re.compile(r"(?:(?<=[α-ωά-ώ]{3})|(?<=[»)]))(?<!παρ)(?<!περ)(?<!στοιχ)(?<!αρθρ)(?<!σελ)(?<!κεφ)"
+                          r"[.;]\s+(?=[Α-ΩΆ-Ώ«])")
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The corpus as the draw reads it: articles by id, their edges (in corpus order), and each article's law."""
+
+    articles: dict[str, Article]
+    edges: list[Reference]
+
+
+def read_corpus(dataset: Path, corpus_file: str = "corpus.jsonl") -> Corpus:
+    articles = load_beir(dataset, corpus_file=corpus_file).articles
+    reading = CorpusReading.of(articles)
+    return Corpus({a.id: a for a in articles}, [r for a in articles for r in reading.references(a)])
+
+
+def _cut(s: str, limit: int) -> str:
+    s = " ".join(s.split())
+    return s if len(s) <= limit else s[:limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def excerpt(text: str, start: int, end: int) -> str:
+    """The sentence around a reference, the reference marked ⟦…⟧, line breaks as « / », cut at words."""
+    a, b = max(0, start - BEFORE), min(len(text), end + AFTER)
+    if a:
+        a = text.find(" ", a, start) + 1 or a
+    if b < len(text):
+        b = text.rfind(" ", end, b) if text.rfind(" ", end, b) > end else b
+    body = f"{text[a:start]}⟦{text[start:end]}⟧{text[end:b]}"
+    return ("…" if a else "") + " / ".join(" ".join(line.split()) for line in body.split("\n")) + \
+        ("…" if b < len(text) else "")
+
+
+def edge_item(n: str, corpus: Corpus, r: Reference) -> dict[str, Any]:
+    source, target = corpus.articles[r.source], corpus.articles[r.target]
+    law = r.cited.split("::", 1)[0]
+    # the article as the text names it; a chapter one law inserts into another is filed in the corpus under the
+    # inserting law (N_4796_2021::120 holds ν. 4442/2016's article 120), which «held_as» says
+    item = {"id": n, "source": r.source, "source_title": _cut(source.title, TITLE_CHARS),
+            "excerpt": excerpt(source.text, r.start, r.end), "target": r.target,
+            "target_citation": citation(r.cited, law, target.law if law == target.source else ""),
+            "target_title": _cut(target.title, TITLE_CHARS), "kind": r.kind, "paragraph": r.paragraph,
+            "cited": r.cited, "start": r.start, "end": r.end}
+    if IdResolver.key(r.cited) != IdResolver.key(r.target):
+        item["held_as"] = r.target
+    return item
+
+
+def _in_fixture(r: Reference, sampled: Sequence[dict[str, Any]]) -> bool:
+    return any(o["article_id"] == r.source and o["cited"] == r.cited and r.start < o["end"] and r.end > o["start"]
+               for o in sampled)
+
+
+def draw_edges(corpus: Corpus, sampled: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]],
+                                                                           dict[str, int]]:
+    """The warnings batch and the random batch, and their pools' sizes. Pools in corpus order (then reading order);
+    ``random.Random(seed).sample`` over each."""
+    landing = [r for r in corpus.edges if r.target and r.target != r.source and r.target in corpus.articles]
+    fresh = [r for r in landing if not _in_fixture(r, sampled)]
+    warn_pool = [r for r in fresh if r.kind in AMENDMENT_KINDS]
+    warnings = random.Random(SEEDS["warnings"]).sample(warn_pool, SIZES["warnings"])
+    taken = {(r.source, r.start, r.end, r.cited) for r in warnings}
+    rand_pool = [r for r in fresh if (r.source, r.start, r.end, r.cited) not in taken]
+    rand = random.Random(SEEDS["random"]).sample(rand_pool, SIZES["random"])
+    pools = {"landing": len(landing), "landing_amendment": sum(r.kind in AMENDMENT_KINDS for r in landing),
+             "warnings_pool": len(warn_pool), "random_pool": len(rand_pool)}
+    return ([edge_item(f"w-{i + 1:03d}", corpus, r) for i, r in enumerate(warnings)],
+            [edge_item(f"e-{i + 1:03d}", corpus, r) for i, r in enumerate(rand)], pools)
+
+
+def passages(text: str) -> Iterable[tuple[int, int]]:
+    """(start, end) of each passage: a line, or a sentence of a line longer than PASSAGE_CHARS."""
+    at = 0
+    for line in text.split("\n"):
+        start, end = at, at + len(line)
+        at = end + 1
+        pieces = [start]
+        if end - start > PASSAGE_CHARS:
+            pieces += [start + m.end() for m in SENTENCE_END.finditer(line)]
+        for a, b in zip(pieces, [*pieces[1:], end], strict=True):
+            while a < b and text[a].isspace():
+                a += 1
+            if b > a:
+                yield a, b
+
+
+def _outside(quotes: Sequence[tuple[int, int]], pos: int) -> bool:
+    return not any(a <= pos < b for a, b in quotes)
+
+
+def _scoped(article: Article, folded: str) -> bool:
+    """Whether the article names the act it amends in its opening sentence, its title or a clause opening items."""
+    head = fold(article.title + " " + article.text[:300])
+    return bool(OPENING_ITEMS.search(folded[:400]) or TITLE_CHANGE.search(head) or ITEM_OPENER.search(folded))
+
+
+def draw_passages(corpus: Corpus) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Passages with an article reference outside quoted new wording: STRATUM_SIZE from each stratum
+    («qualified», «scoped»), the rest from all passages (less those taken), each with the edges the extractor read
+    in it."""
+    pools: dict[str, list[tuple[str, int, int]]] = {"qualified": [], "scoped": [], "all": []}
+    for aid in sorted(corpus.articles):
+        article = corpus.articles[aid]
+        text, folded = article.text, fold(article.text)
+        quotes = quoted_spans(text)
+        scoped = _scoped(article, folded)
+        for a, b in passages(text):
+            words = [m for m in ARTICLE_WORD.finditer(folded, a, b) if _outside(quotes, m.start())]
+            if not words:
+                continue
+            pools["all"].append((aid, a, b))
+            if any(_outside(quotes, m.start()) for m in PART_QUALIFIED.finditer(folded, a, b)):
+                pools["qualified"].append((aid, a, b))
+            elif scoped and any(_outside(quotes, m.start()) for m in BARE.finditer(folded, a, b)):
+                pools["scoped"].append((aid, a, b))
+    rng = random.Random(SEEDS["recall"])
+    drawn: list[tuple[str, tuple[str, int, int]]] = []
+    for stratum in ("qualified", "scoped"):
+        pool = pools[stratum]
+        drawn += [(stratum, p) for p in rng.sample(pool, min(STRATUM_SIZE, len(pool)))]
+    taken = {p for _, p in drawn}
+    rest = [p for p in pools["all"] if p not in taken]
+    drawn += [("random", p) for p in rng.sample(rest, SIZES["recall"] - len(drawn))]
+    by_source: dict[str, list[Reference]] = {}
+    for r in corpus.edges:
+        by_source.setdefault(r.source, []).append(r)
+    items = []
+    for i, (stratum, (aid, a, b)) in enumerate(drawn):
+        article = corpus.articles[aid]
+        if b - a > PASSAGE_CHARS:  # a long sentence: its first PASSAGE_CHARS, cut at a word
+            cut = article.text.rfind(" ", a, a + PASSAGE_CHARS)
+            b = cut if cut > a else a + PASSAGE_CHARS
+        found = [r for r in by_source.get(aid, []) if a <= r.start < b]
+        b = max([b, *(r.end for r in found)])  # a citation the cut or a line break splits («… του άρθρου 52 του\nν. …»)
+        items.append({"id": f"r-{i + 1:03d}", "stratum": stratum, "source": aid,
+                      "source_title": _cut(article.title, TITLE_CHARS),
+                      "passage": " / ".join(" ".join(line.split()) for line in article.text[a:b].split("\n")),
+                      "start": a, "end": b,
+                      "extracted": [{"span": " ".join(article.text[r.start:r.end].split()), "cited": r.cited,
+                                     "target": r.target, "kind": r.kind} for r in found]})
+    return items, {f"{k}_pool": len(v) for k, v in pools.items()}
+
+
+def write_batches(corpus: Corpus, out: Path, corpus_name: str) -> dict[str, Any]:
+    sampled = json.loads(FIXTURE.read_text(encoding="utf-8"))["edges"]
+    warnings, rand, pools = draw_edges(corpus, sampled)
+    recall, passage_pools = draw_passages(corpus)
+    out.mkdir(parents=True, exist_ok=True)
+    for name, items in (("warnings", warnings), ("random", rand), ("recall", recall)):
+        (out / f"{name}.jsonl").write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items),
+                                           encoding="utf-8")
+    about = {"references_version": REFERENCES_VERSION, "corpus": corpus_name, "seeds": SEEDS, "sizes": SIZES,
+             "stratum_size": STRATUM_SIZE, "pools": {**pools, **passage_pools},
+             "strata": dict(sorted({s: sum(x["stratum"] == s for x in recall) for s in ("qualified", "scoped", "random")}
+                                   .items())),
+             "drawn_by": "PYTHONPATH=$PWD python bench/graph_batches.py --dataset <greek-statutes>"}
+    (out / "about.json").write_text(json.dumps(about, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return about
+
+
+def score(out: Path, judgments_path: Path) -> None:
+    judgments = load_judgments(judgments_path)
+    for name in ("warnings", "random"):
+        s = score_edges(name, read_jsonl(out / f"{name}.jsonl"), judgments)
+        lo, hi = wilson(s.right, s.judged)
+        print(f"{name:9s} precision {s.precision:.3f} ({s.right}/{s.judged}; Wilson 95% {lo:.3f}–{hi:.3f}; target "
+              f"right {s.target_right}/{s.judged}, kind right {s.kind_right}/{s.judged}; unjudged {s.unjudged})")
+        for kind, n in sorted(s.by_kind.items()):
+            print(f"  {kind:9s} {s.right_by_kind[kind]}/{n}")
+        for w in s.wrong:
+            print(f"    {w}")
+    recall = score_passages(read_jsonl(out / "recall.jsonl"), judgments)
+    for stratum, r in recall.items():
+        lo, hi = wilson(r.found, r.listed)
+        print(f"recall {stratum:9s} {r.recall:.3f} ({r.found}/{r.listed} references in {r.passages} passages; Wilson 95% "
+              f"{lo:.3f}–{hi:.3f}; with the kind {r.found_kind}/{r.listed}; extracted but not listed {r.extra}; "
+              f"unjudged {r.unjudged})")
+    for m in recall["all"].misses:
+        print(f"    {m}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dataset", type=Path, default=ROOT.parent / "shared" / "data" / "greek-statutes")
+    ap.add_argument("--corpus", default="corpus.jsonl")
+    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--score", type=Path, metavar="JUDGMENTS", help="score the batches in --out against a judgments file")
+    ap.add_argument("--show", metavar="ID", help="print an article's title and text")
+    args = ap.parse_args()
+    if args.score:
+        score(args.out, args.score)
+        return
+    corpus = read_corpus(args.dataset, args.corpus)
+    if args.show:
+        article = corpus.articles[args.show]
+        print(f"{article.id} | {article.title}\n{article.text}")
+        return
+    about = write_batches(corpus, args.out, args.corpus)
+    print(json.dumps(about, ensure_ascii=False, indent=1))
+
+
+if __name__ == "__main__":
+    main()

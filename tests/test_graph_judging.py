@@ -1,0 +1,123 @@
+"""The legal graph's blind batches (bench/data/graph-judging/, issue 36): the scorer (nomos/eval/graph_judging.py)
+on judgments whose score is worked out by hand here, and the committed batches themselves: their sizes, strata and
+excerpt lengths, and that the seeded draw writes them again byte for byte from the extractor version they record."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.graph_batches import OUT, SIZES, read_corpus, write_batches
+from nomos.eval.graph_judging import JudgmentError, article_id, load_judgments, score_edges, score_passages, wilson
+from nomos.legal.references import REFERENCES_VERSION
+
+EDGES = [{"id": "w-001", "source": "N_4782_2021::38", "target": "N_4412_2016::96", "kind": "amends"},
+         {"id": "w-002", "source": "N_4772_2021::31", "target": "PD_54_2018::13", "kind": "replaces"},
+         {"id": "w-003", "source": "N_4781_2021::478", "target": "N_4781_2021::145", "kind": "repeals"},
+         {"id": "w-004", "source": "N_4850_2021::49", "target": "N_4070_2012::95", "kind": "amends"}]
+PASSAGES = [
+    {"id": "r-001", "stratum": "qualified", "source": "N_4765_2021::63",
+     "extracted": [{"cited": "N_4765_2021::8", "target": "N_4765_2021::8", "kind": "cites"},
+                   {"cited": "N_4765_2021::9", "target": "N_4765_2021::9", "kind": "cites"}]},
+    {"id": "r-002", "stratum": "random", "source": "N_4772_2021::31",
+     "extracted": [{"cited": "PD_54_2018::13", "target": "", "kind": "replaces"},
+                   {"cited": "PD_54_2018::9", "target": "", "kind": "cites"},
+                   {"cited": "N_4772_2021::15", "target": "N_4772_2021::15", "kind": "cites"}]},
+    {"id": "r-003", "stratum": "random", "source": "PK::366", "extracted": []},
+]
+
+
+def write(tmp_path: Path, lines: list[dict]) -> Path:
+    path = tmp_path / "judgments.jsonl"
+    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+def test_an_edge_is_right_when_target_and_kind_are_and_unjudged_edges_count_apart(tmp_path) -> None:
+    judgments = load_judgments(write(tmp_path, [
+        {"id": "w-001", "target_right": "yes", "kind_right": "yes"},
+        {"id": "w-002", "target_right": "YES", "kind_right": "no", "right_kind": "amends"},
+        {"id": "w-003", "target_right": "yes", "kind_right": "no", "right_kind": "cites"},
+    ]))
+    s = score_edges("warnings", EDGES, judgments)
+    assert (s.judged, s.right, s.target_right, s.kind_right, s.unjudged) == (3, 1, 3, 1, 1)
+    assert s.precision == pytest.approx(1 / 3)
+    assert dict(s.by_kind) == {"amends": 1, "replaces": 1, "repeals": 1} and dict(s.right_by_kind) == {"amends": 1}
+    assert s.wrong[1] == "w-003 N_4781_2021::478 → N_4781_2021::145 repeals: kind wrong (right: cites)"
+
+
+def test_a_judgment_that_is_not_yes_or_no_names_its_item_and_field(tmp_path) -> None:
+    judgments = load_judgments(write(tmp_path, [{"id": "w-001", "target_right": "maybe", "kind_right": "yes"}]))
+    with pytest.raises(JudgmentError, match="judgment w-001: 'target_right'"):
+        score_edges("warnings", EDGES, judgments)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "w-001"}\nnot json\n', encoding="utf-8")
+    with pytest.raises(JudgmentError, match=r"bad.jsonl:2: not JSON"):
+        load_judgments(bad)
+
+
+def test_recall_matches_each_listed_reference_to_one_extracted_by_id_or_citation(tmp_path) -> None:
+    judgments = load_judgments(write(tmp_path, [
+        # r-001: both found, one listed as a citation; r-002: the decree's article 13 found, its article 9 found with
+        # another kind, article 15 of the decree missed (the extractor read the own law's 15), and listed twice an
+        # article extracted once
+        {"id": "r-001", "references": [{"target": "άρθρο 8 ν. 4765/2021", "kind": "cites"},
+                                       {"target": "n_4765_2021::9", "kind": "cites"}]},
+        {"id": "r-002", "references": [{"target": "PD_54_2018::13", "kind": "replaces"},
+                                       {"target": "PD_54_2018::9", "kind": "repeals"},
+                                       {"target": "PD_54_2018::15", "kind": "cites"},
+                                       {"target": "PD_54_2018::13", "kind": "replaces"}]},
+    ]))
+    scores = score_passages(PASSAGES, judgments)
+    everything = scores["all"]
+    assert (everything.listed, everything.found, everything.found_kind, everything.extra) == (6, 4, 3, 1)
+    assert (everything.passages, everything.unjudged) == (2, 1)
+    assert (scores["qualified"].found, scores["qualified"].listed) == (2, 2)
+    assert (scores["random"].found, scores["random"].listed, scores["random"].unjudged) == (2, 4, 1)
+    assert everything.misses == ["r-002 N_4772_2021::31: PD_54_2018::15 cites not found",
+                                 "r-002 N_4772_2021::31: PD_54_2018::13 replaces not found"]
+
+
+def test_a_target_that_is_neither_id_nor_citation_is_refused() -> None:
+    assert article_id("άρθρο 13 π.δ. 54/2018") == article_id("PD_54_2018::13")
+    with pytest.raises(JudgmentError, match="neither an article id nor a citation"):
+        article_id("the decree's thirteenth article")
+
+
+def test_wilson_interval_of_the_v13_held_out_batch() -> None:
+    lo, hi = wilson(153, 160)
+    assert (round(lo, 3), round(hi, 3)) == (0.912, 0.979)
+    assert wilson(0, 0) == (0.0, 0.0)
+
+
+def _items(name: str) -> list[dict]:
+    return [json.loads(line) for line in (OUT / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_the_committed_batches_are_what_the_issue_asks_for() -> None:
+    warnings, rand, recall = _items("warnings"), _items("random"), _items("recall")
+    assert (len(warnings), len(rand), len(recall)) == (SIZES["warnings"], SIZES["random"], SIZES["recall"]) == (170, 170, 60)
+    assert {x["kind"] for x in warnings} <= {"amends", "replaces", "inserts", "repeals"}
+    assert not {(x["source"], x["start"], x["cited"]) for x in warnings} & {(x["source"], x["start"], x["cited"]) for x in rand}
+    assert all("⟦" in x["excerpt"] and x["target"] and x["target"] != x["source"] for x in warnings + rand)
+    assert sum(x["stratum"] in ("qualified", "scoped") for x in recall) >= 20
+    text = [sum(len(x.get(k, "")) for k in ("source_title", "excerpt", "target_title", "passage"))
+            for x in warnings + rand + recall]
+    assert max(text) <= 450, "an item holds more text than a short excerpt"
+    fixture = json.loads((Path(__file__).parent / "fixtures" / "graph" / "precision.json").read_text(encoding="utf-8"))
+    old = {(o["article_id"], o["cited"]) for o in fixture["edges"]}
+    assert not [x for x in warnings + rand if (x["source"], x["cited"]) in old
+                and any(o["article_id"] == x["source"] and o["cited"] == x["cited"] and x["start"] < o["end"]
+                        and x["end"] > o["start"] for o in fixture["edges"])]
+
+
+def test_the_seeded_draw_writes_the_committed_batches_again(shared_data, tmp_path) -> None:
+    about = json.loads((OUT / "about.json").read_text(encoding="utf-8"))
+    if about["references_version"] != REFERENCES_VERSION:
+        pytest.skip(f"the batches were drawn from extractor v{about['references_version']} and are kept as drawn")
+    again = write_batches(read_corpus(shared_data, about["corpus"]), tmp_path, about["corpus"])
+    assert again == about
+    for name in ("warnings", "random", "recall"):
+        assert (tmp_path / f"{name}.jsonl").read_bytes() == (OUT / f"{name}.jsonl").read_bytes(), name

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nomos.legal.citations import IdResolver, parse_citation
+from nomos.legal.citations import IdResolver, fold, parse_citation
+from nomos.legal.reference_vocabulary import ORDINAL, ordinal_value
 
 YES, NO = "yes", "no"
 
@@ -67,10 +68,19 @@ def article_id(written: str) -> str:
     written = written.strip()
     if "::" in written:
         return IdResolver.key(written)
-    cited = parse_citation(written)
+    cited = parse_citation(written) or parse_citation(_numbered(written))
     if not cited:
         raise JudgmentError(f"{written!r} is neither an article id nor a citation")
     return IdResolver.key(cited[0].id)
+
+
+def _numbered(written: str) -> str:
+    """An article numbered in words as a reader writes it («άρθρο έκτο ν. 4057/2012») with its number in
+    figures («άρθρο 6 ν. 4057/2012»), as the extractor files it; anything else as it is."""
+    folded = fold(written)
+    m = ORDINAL.search(folded)
+    number = ordinal_value(m["ord"]) if m else None
+    return written if number is None else f"άρθρο {number} {folded[m.end():].strip()}"
 
 
 @dataclass

@@ -23,6 +23,10 @@ Usage:
   PYTHONPATH=$PWD .venv/bin/python bench/graph_batches.py --dataset ../shared/data/greek-statutes
   PYTHONPATH=$PWD .venv/bin/python bench/graph_batches.py --score bench/data/graph-judging/judgments.jsonl
   PYTHONPATH=$PWD .venv/bin/python bench/graph_batches.py --show N_4772_2021::31
+  PYTHONPATH=$PWD .venv/bin/python bench/graph_batches.py --changed bench/data/graph-judging/changed-v16.jsonl
+  PYTHONPATH=$PWD .venv/bin/python bench/graph_batches.py --recall-only --seed 3611 --out-name recall-v16.jsonl
+  PYTHONPATH=$PWD .venv/bin/python bench/graph_batches.py --score J --recall-file recall-v16.jsonl
+  PYTHONPATH=$PWD .venv/bin/python bench/graph_batches.py --score J --reextract  (old passages, current lists)
 """
 
 from __future__ import annotations
@@ -172,10 +176,12 @@ def _scoped(article: Article, folded: str) -> bool:
     return bool(OPENING_ITEMS.search(folded[:400]) or TITLE_CHANGE.search(head) or ITEM_OPENER.search(folded))
 
 
-def draw_passages(corpus: Corpus) -> tuple[list[dict[str, Any]], dict[str, int]]:
+def draw_passages(corpus: Corpus, seed: int = SEEDS["recall"], exclude: frozenset[tuple[str, int]] = frozenset(),
+                  prefix: str = "r") -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Passages with an article reference outside quoted new wording: STRATUM_SIZE from each stratum
     («qualified», «scoped»), the rest from all passages (less those taken), each with the edges the extractor read
-    in it."""
+    in it. ``exclude`` holds (article id, passage start) of passages already judged, left out of every pool, so a
+    fresh batch (another ``seed``, ids ``prefix``-NNN) meets none of them."""
     pools: dict[str, list[tuple[str, int, int]]] = {"qualified": [], "scoped": [], "all": []}
     for aid in sorted(corpus.articles):
         article = corpus.articles[aid]
@@ -184,14 +190,14 @@ def draw_passages(corpus: Corpus) -> tuple[list[dict[str, Any]], dict[str, int]]
         scoped = _scoped(article, folded)
         for a, b in passages(text):
             words = [m for m in ARTICLE_WORD.finditer(folded, a, b) if _outside(quotes, m.start())]
-            if not words:
+            if not words or (aid, a) in exclude:
                 continue
             pools["all"].append((aid, a, b))
             if any(_outside(quotes, m.start()) for m in PART_QUALIFIED.finditer(folded, a, b)):
                 pools["qualified"].append((aid, a, b))
             elif scoped and any(_outside(quotes, m.start()) for m in BARE.finditer(folded, a, b)):
                 pools["scoped"].append((aid, a, b))
-    rng = random.Random(SEEDS["recall"])
+    rng = random.Random(seed)
     drawn: list[tuple[str, tuple[str, int, int]]] = []
     for stratum in ("qualified", "scoped"):
         pool = pools[stratum]
@@ -210,7 +216,7 @@ def draw_passages(corpus: Corpus) -> tuple[list[dict[str, Any]], dict[str, int]]
             b = cut if cut > a else a + PASSAGE_CHARS
         found = [r for r in by_source.get(aid, []) if a <= r.start < b]
         b = max([b, *(r.end for r in found)])  # a citation the cut or a line break splits («… του άρθρου 52 του\nν. …»)
-        items.append({"id": f"r-{i + 1:03d}", "stratum": stratum, "source": aid,
+        items.append({"id": f"{prefix}-{i + 1:03d}", "stratum": stratum, "source": aid,
                       "source_title": _cut(article.title, TITLE_CHARS),
                       "passage": " / ".join(" ".join(line.split()) for line in article.text[a:b].split("\n")),
                       "start": a, "end": b,
@@ -236,7 +242,56 @@ def write_batches(corpus: Corpus, out: Path, corpus_name: str) -> dict[str, Any]
     return about
 
 
-def score(out: Path, judgments_path: Path) -> None:
+def write_fresh_recall(corpus: Corpus, out: Path, seed: int, name: str, corpus_name: str) -> dict[str, Any]:
+    """A fresh recall batch (issue 36, after v16): the same strata and sizes as recall.jsonl, another seed, none of
+    recall.jsonl's passages, each with the current extractor's list; its own about file beside it."""
+    exclude = frozenset((x["source"], x["start"]) for x in read_jsonl(out / "recall.jsonl"))
+    items, pools = draw_passages(corpus, seed=seed, exclude=exclude, prefix="f")
+    (out / name).write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items), encoding="utf-8")
+    about = {"references_version": REFERENCES_VERSION, "corpus": corpus_name, "seed": seed, "size": len(items),
+             "stratum_size": STRATUM_SIZE, "excluded": len(exclude), "pools": pools,
+             "strata": {s: sum(x["stratum"] == s for x in items) for s in ("qualified", "random", "scoped")},
+             "drawn_by": f"PYTHONPATH=$PWD python bench/graph_batches.py --recall-only --seed {seed} --out-name {name}"}
+    (out / f"about-{Path(name).stem}.json").write_text(json.dumps(about, ensure_ascii=False, indent=1) + "\n",
+                                                       encoding="utf-8")
+    return about
+
+
+def _edge_key(source: str, start: int, end: int) -> tuple[str, int, int]:
+    return source, start, end
+
+
+def changed_edges(corpus: Corpus, out: Path) -> list[dict[str, Any]]:
+    """The items of the judged precision batches (warnings, random) whose edge the current extractor no longer gives
+    as drawn: none at the item's span with its cited article, target and kind. Each with what is given there now."""
+    now: dict[tuple[str, int, int], list[Reference]] = {}
+    for r in corpus.edges:
+        now.setdefault(_edge_key(r.source, r.start, r.end), []).append(r)
+    changed = []
+    for name in ("warnings", "random"):
+        for x in read_jsonl(out / f"{name}.jsonl"):
+            there = now.get(_edge_key(x["source"], x["start"], x["end"]), [])
+            if any((r.cited, r.target, r.kind) == (x["cited"], x["target"], x["kind"]) for r in there):
+                continue
+            changed.append({"id": x["id"], "batch": name, "source": x["source"], "start": x["start"], "end": x["end"],
+                            "was": {"cited": x["cited"], "target": x["target"], "kind": x["kind"]},
+                            "now": [{"cited": r.cited, "target": r.target, "kind": r.kind} for r in there]})
+    return changed
+
+
+def reextracted(corpus: Corpus, items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The recall passages with the current extractor's edges in place of those stored when they were drawn, to
+    score another version on the same passages (for information: the readers judged the stored lists)."""
+    by_source: dict[str, list[Reference]] = {}
+    for r in corpus.edges:
+        by_source.setdefault(r.source, []).append(r)
+    return [{**x, "extracted": [{"span": " ".join(corpus.articles[x["source"]].text[r.start:r.end].split()),
+                                 "cited": r.cited, "target": r.target, "kind": r.kind}
+                                for r in by_source.get(x["source"], []) if x["start"] <= r.start < x["end"]]}
+            for x in items]
+
+
+def score(out: Path, judgments_path: Path, recall_file: str = "recall.jsonl", corpus: Corpus | None = None) -> None:
     judgments = load_judgments(judgments_path)
     for name in ("warnings", "random"):
         s = score_edges(name, read_jsonl(out / f"{name}.jsonl"), judgments)
@@ -247,7 +302,11 @@ def score(out: Path, judgments_path: Path) -> None:
             print(f"  {kind:9s} {s.right_by_kind[kind]}/{n}")
         for w in s.wrong:
             print(f"    {w}")
-    recall = score_passages(read_jsonl(out / "recall.jsonl"), judgments)
+    passages_items = read_jsonl(out / recall_file)
+    if corpus is not None:
+        passages_items = reextracted(corpus, passages_items)
+        print(f"recall lists re-extracted with extractor v{REFERENCES_VERSION}")
+    recall = score_passages(passages_items, judgments)
     for stratum, r in recall.items():
         lo, hi = wilson(r.found, r.listed)
         print(f"recall {stratum:9s} {r.recall:.3f} ({r.found}/{r.listed} references in {r.passages} passages; Wilson 95% "
@@ -263,12 +322,32 @@ def main() -> None:
     ap.add_argument("--corpus", default="corpus.jsonl")
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--score", type=Path, metavar="JUDGMENTS", help="score the batches in --out against a judgments file")
+    ap.add_argument("--recall-file", default="recall.jsonl", help="with --score: the recall batch to score")
+    ap.add_argument("--reextract", action="store_true",
+                    help="with --score: score the recall passages with the current extractor's lists")
     ap.add_argument("--show", metavar="ID", help="print an article's title and text")
+    ap.add_argument("--recall-only", action="store_true",
+                    help="draw a fresh recall batch only (--seed, --out-name), leaving recall.jsonl's passages out")
+    ap.add_argument("--seed", type=int, default=3611)
+    ap.add_argument("--out-name", default="recall-v16.jsonl")
+    ap.add_argument("--changed", metavar="FILE",
+                    help="write the precision batches' items whose edge the current extractor changes to FILE")
     args = ap.parse_args()
     if args.score:
-        score(args.out, args.score)
+        score(args.out, args.score, args.recall_file,
+              read_corpus(args.dataset, args.corpus) if args.reextract else None)
         return
     corpus = read_corpus(args.dataset, args.corpus)
+    if args.changed:
+        changed = changed_edges(corpus, args.out)
+        Path(args.changed).write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in changed),
+                                      encoding="utf-8")
+        print(f"{len(changed)} changed items written to {args.changed}")
+        return
+    if args.recall_only:
+        print(json.dumps(write_fresh_recall(corpus, args.out, args.seed, args.out_name, args.corpus),
+                         ensure_ascii=False, indent=1))
+        return
     if args.show:
         article = corpus.articles[args.show]
         print(f"{article.id} | {article.title}\n{article.text}")

@@ -4,12 +4,13 @@ excerpt lengths, and that the seeded draw writes them again byte for byte from t
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import pytest
 
-from bench.graph_batches import OUT, SIZES, read_corpus, write_batches
+from bench.graph_batches import OUT, SIZES, read_corpus, write_batches, write_fresh_recall
 from nomos.eval.graph_judging import JudgmentError, article_id, load_judgments, score_edges, score_passages, wilson
 from nomos.legal.references import REFERENCES_VERSION
 
@@ -113,11 +114,41 @@ def test_the_committed_batches_are_what_the_issue_asks_for() -> None:
                         and x["end"] > o["start"] for o in fixture["edges"])]
 
 
+# The judged batches were drawn with extractor v15 and stay as drawn (readers judged these very items): their version
+# and bytes are pinned here; a later version's differences go to changed-vNN.jsonl for re-judging, not into them.
+DRAWN_WITH = "15"
+DRAWN_SHA256 = {"warnings": "2eaf69342f5a6560a4a6a917d312ab56d0e2fdba2b3fd7e26ebc1ee3c09ebe60",
+                "random": "65d64c59a9a70782fc7f88b150b3654b9bc32eb27acac067d20d56ad8da7d2ce",
+                "recall": "efb07aba699931ccf1edb33e9f6901dd2db91fa69f204a6775df43010989f05c"}
+
+
+def test_the_judged_batches_are_kept_as_drawn_with_v15() -> None:
+    about = json.loads((OUT / "about.json").read_text(encoding="utf-8"))
+    assert about["references_version"] == DRAWN_WITH
+    for name, digest in DRAWN_SHA256.items():
+        assert hashlib.sha256((OUT / f"{name}.jsonl").read_bytes()).hexdigest() == digest, name
+
+
 def test_the_seeded_draw_writes_the_committed_batches_again(shared_data, tmp_path) -> None:
     about = json.loads((OUT / "about.json").read_text(encoding="utf-8"))
-    if about["references_version"] != REFERENCES_VERSION:
-        pytest.skip(f"the batches were drawn from extractor v{about['references_version']} and are kept as drawn")
+    if REFERENCES_VERSION != DRAWN_WITH:
+        pytest.skip(f"the batches were drawn from extractor v{DRAWN_WITH} and are kept as drawn (pinned above)")
     again = write_batches(read_corpus(shared_data, about["corpus"]), tmp_path, about["corpus"])
     assert again == about
     for name in ("warnings", "random", "recall"):
         assert (tmp_path / f"{name}.jsonl").read_bytes() == (OUT / f"{name}.jsonl").read_bytes(), name
+
+
+def test_the_fresh_recall_batch_meets_none_of_the_old_and_is_redrawn_from_its_seed(shared_data, tmp_path) -> None:
+    about = json.loads((OUT / "about-recall-v16.json").read_text(encoding="utf-8"))
+    fresh, old = _items("recall-v16"), _items("recall")
+    assert len(fresh) == about["size"] == SIZES["recall"] and len({x["id"] for x in fresh}) == len(fresh)
+    assert not {(x["source"], x["start"]) for x in fresh} & {(x["source"], x["start"]) for x in old}
+    assert {x["stratum"] for x in fresh} <= {"qualified", "scoped", "random"}
+    if REFERENCES_VERSION != about["references_version"]:
+        pytest.skip(f"recall-v16.jsonl was drawn from extractor v{about['references_version']} and is kept as drawn")
+    (tmp_path / "recall.jsonl").write_bytes((OUT / "recall.jsonl").read_bytes())
+    again = write_fresh_recall(read_corpus(shared_data, about["corpus"]), tmp_path, about["seed"], "recall-v16.jsonl",
+                               about["corpus"])
+    assert again == about
+    assert (tmp_path / "recall-v16.jsonl").read_bytes() == (OUT / "recall-v16.jsonl").read_bytes()

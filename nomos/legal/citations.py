@@ -33,7 +33,10 @@ from nomos.legal.areas import table
 # Latin capitals that look like Greek ones, as they turn up in article numbers and ids typed on a Latin keyboard.
 LOOKALIKES = str.maketrans("ABEZHIKMNOPTXY", "ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ")
 GREEK_TO_LATIN = str.maketrans("ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ", "ABEZHIKMNOPTXY")
-MAX_RANGE = 60  # «άρθρα 372 έως 378»: ranges longer than this are read as their two ends only
+MAX_RANGE = 60  # «άρθρα 372 - 378»: ranges longer than this are read as their two ends only
+# «των άρθρων 222 έως 338 του ν. 4412/2016» (a Book of the law): a range written with «έως» says it is one, so it is
+# read whole up to this length (v16)
+MAX_WORDED_RANGE = 400
 # The letters that number inserted articles, in order («34Α έως 34Θ» is 34Α, 34Β, …, 34Θ); past Θ the conventions
 # part (Ι, ΙΑ or ΙΒ?), so a lettered range reaching beyond it is read as its two ends only
 LETTER_SUFFIXES = ("Α", "Β", "Γ", "Δ", "Ε", "ΣΤ", "Ζ", "Η", "Θ")
@@ -244,17 +247,18 @@ def _numbers(listed: str) -> list[tuple[str, str]]:
     for m in _ITEM.finditer(listed):
         number, sep = article_number(m.group("num")), (m.group("sep") or "").strip()
         if (sep.split() or [""])[0] in ("εωσ", "ωσ", "-", "–") and numbers:
-            numbers.extend((n, "") for n in _between(numbers[-1][0], number))
+            limit = MAX_RANGE if sep in ("-", "–") else MAX_WORDED_RANGE
+            numbers.extend((n, "") for n in _between(numbers[-1][0], number, limit))
         numbers.append((number, _paragraph(m.group("par"))))
     return numbers
 
 
-def _between(first: str, last: str) -> list[str]:
+def _between(first: str, last: str, limit: int = MAX_RANGE) -> list[str]:
     """The article numbers strictly between the two ends of a range: «372», «378» → 373…377; «34Α», «34Θ» → 34Β…34Η
     (the same number, letters in :data:`LETTER_SUFFIXES` order); nothing for a range too long or of mixed forms."""
     if first.isdigit() and last.isdigit():
         a, b = int(first), int(last)
-        return [str(n) for n in range(a + 1, b)] if 0 < b - a <= MAX_RANGE else []
+        return [str(n) for n in range(a + 1, b)] if 0 < b - a <= limit else []
     head_a, head_b = first.rstrip("ΑΒΓΔΕΣΤΖΗΘ"), last.rstrip("ΑΒΓΔΕΣΤΖΗΘ")
     suffix_a, suffix_b = first[len(head_a):], last[len(head_b):]
     if head_a != head_b or not head_a.isdigit() or suffix_b not in LETTER_SUFFIXES \

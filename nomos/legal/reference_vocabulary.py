@@ -197,8 +197,9 @@ SUBJECT_BEFORE = re.compile(r"(?<!\w)(?:το|τα|η|οι)\s+$")
 SUBJECT_REACH = 400
 # «και η παρ. 4 διαμορφώνεται ως εξής», «η παρ. 2 τροποποιείται»: a paragraph with no article before an amendment verb
 # (a lettered paragraph too, «η παρ. Δ διαμορφώνεται»)
+# «και η παρ. 6.ε. διαμορφώνεται»: a paragraph's case written after a dot (v16) is that paragraph's
 FOLLOW_UP = re.compile(r"(?<![\w.])(?:(?:η|οι)\s+(?P<span>παρ(?:\.|αγραφοσ|αγραφοι)?\s*(?P<par>\d+[α-ω]?|[α-ω](?!\w))"
-                        r"(?:\s*(?:,|και)\s*\d+[α-ω]?)*)|το\s+(?P<article>αρθρο))\s+")
+                        r"(?:\.[α-ω]{1,2}\.?(?=\s))?(?:\s*(?:,|και)\s*\d+[α-ω]?)*)|το\s+(?P<article>αρθρο))\s+")
 FOLLOW_UP_REACH = 600
 # «Στο άρθρο 31 του ν. 4756/2020, τροποποιείται η παρ. 3 …, προστίθεται παρ. 4 και …»: an amendment verb, then a
 # paragraph with no article of its own

@@ -314,6 +314,8 @@ def score(out: Path, judgments_path: Path, recall_file: str = "recall.jsonl", co
               f"unjudged {r.unjudged})")
     for m in recall["all"].misses:
         print(f"    {m}")
+    for m in recall["all"].outside:
+        print(f"    not scored: {m}")
 
 
 def main() -> None:

@@ -148,6 +148,9 @@ class RecallScore:
     passages: int = 0
     unjudged: int = 0
     misses: list[str] = field(default_factory=list)
+    # references a reader listed to an act the id scheme has no form for (an act of legislative content, a royal
+    # decree): the README asks readers to leave those out, so they are reported apart, not scored
+    outside: list[str] = field(default_factory=list)
 
     @property
     def recall(self) -> float:
@@ -171,11 +174,17 @@ def score_passages(items: Iterable[Mapping[str, Any]], judgments: Mapping[str, M
         extracted = [(IdResolver.key(e["cited"]), IdResolver.key(e["target"]) if e.get("target") else None, e["kind"])
                      for e in item["extracted"]]
         free = list(range(len(extracted)))
-        found = found_kind = 0
+        found = found_kind = scored = 0
         for n, ref in enumerate(listed):
             if not isinstance(ref, dict) or not ref.get("target"):
                 raise JudgmentError(f"judgment {item['id']}: reference {n} needs a 'target'")
-            want = article_id(str(ref["target"]))
+            try:
+                want = article_id(str(ref["target"]))
+            except JudgmentError:
+                for s in buckets:
+                    s.outside.append(f"{item['id']} {item['source']}: {ref['target']} (no id for this act)")
+                continue
+            scored += 1
             match = next((i for i in free if want in extracted[i][:2]), None)
             if match is None:
                 for s in buckets:
@@ -186,7 +195,7 @@ def score_passages(items: Iterable[Mapping[str, Any]], judgments: Mapping[str, M
             found_kind += str(ref.get("kind", "")).strip() == extracted[match][2]
         for s in buckets:
             s.passages += 1
-            s.listed += len(listed)
+            s.listed += scored
             s.found += found
             s.found_kind += found_kind
             s.extra += len(free)

@@ -162,6 +162,90 @@ def test_sentence_added_at_the_end_of_its_paragraph() -> None:
     assert got.passages[1].text == N_4765_30_4 + " Οι διαδικασίες πλήρωσης θέσεων διεξάγονται από τριμελή Κεντρική Επιτροπή."
 
 
+# N_4070_2012::138, item 1 (corpus-large): sentences added to paragraph 4 of an article of ν.δ. 3026/1954
+N_4070_138_1 = ("1. Στην παρ. 4 του άρθρου 6 του ν.δ. 3026/1954 (Α΄ 235), όπως τροποποιήθηκε από το άρθρο 4 του ν. 723/ 1977 "
+                "(Α΄ 300), προστίθενται εδάφια ως εξής: «Η άσκηση ασκούμενων δικηγόρων μπορεί επίσης να γίνει και στο "
+                "Γραφείο Δικαστικού του Τεχνικού Επιμελητηρίου Ελλάδας. Ο αριθμός των ασκούμενων δεν δύναται να υπερβεί "
+                "τους τέσσερις (4) και η τοποθέτησή τους ενεργείται με πράξη υπογραφόμενη από τον Πρόεδρο και το Νομικό "
+                "Σύμβουλο του Τεχνικού Επιμελητηρίου Ελλάδας, ο οποίος χορηγεί και το πιστοποιητικό για την άσκησή τους».\n")
+ND_3026_6 = ("1. Η άσκηση γίνεται παρά δικηγόρω.\n2. Η άσκηση διαρκεί δεκαοκτώ μήνες.\n"
+             "3. Ο ασκούμενος εγγράφεται στο μητρώο ασκουμένων.")
+
+
+def test_sentences_added_to_a_paragraph_the_article_lacks_are_listed_not_made_a_paragraph() -> None:
+    # «Στην παρ. 4 … προστίθενται εδάφια ως εξής: «…»»: paragraph 4 is where the sentences go, not what is added;
+    # engine v1 made the quotation a new paragraph «4.» and called the result full
+    a = amending("N_4070_2012::138", N_4070_138_1, ("άρθρου 6 του ν.δ. 3026/1954", "ND_3026_1954::6"))
+    got = run("ND_3026_1954::6", ND_3026_6, a)
+    assert got.status == "none" and got.applied == ()
+    assert [u.reason for u in got.unapplied] == ["paragraph 4 is not in the article"]
+    assert got.text == ND_3026_6
+    # where paragraph 4 is there, the sentences go at its end
+    with_4 = ND_3026_6 + "\n4. Η άσκηση μπορεί να γίνει και σε νομικές υπηρεσίες."
+    got = run("ND_3026_1954::6", with_4, a)
+    assert got.status == "full" and got.applied[0].action == "insert-sentence" and got.applied[0].paragraph == "4"
+    assert got.passages[3].text.startswith("4. Η άσκηση μπορεί να γίνει και σε νομικές υπηρεσίες. Η άσκηση ασκούμενων")
+    assert got.passages[3].text.endswith("για την άσκησή τους") and len(got.passages) == 4
+
+
+# N_4796_2021::77 (corpus-large): a sentence added and the paragraph given whole
+N_4796_77 = ("του από 24.9/20.10.1958 β.δ. Στην παρ.\xa03 του άρθρου 82 του από 24.9/20.10.1958 β.δ. (Α’\xa0171), περί των "
+             "απαλλαγών από δημοτικούς και κοινοτικούς φόρους, τέλη, δικαιώματα και εισφορές, προστίθεται εδάφιο και η "
+             "παράγραφος διαμορφώνεται ως εξής: «3. Δεν επιβάλλονται ανταποδοτικά τέλη καθαριότητας από τους οργανισμούς "
+             "τοπικής αυτοδιοίκησης σε φυσικά ή νομικά πρόσωπα. Δεν επιβάλλονται ανταποδοτικά τέλη καθαριότητας και τέλη "
+             "φωτισμού στις ανώνυμες εταιρείες με την επωνυμία Οργανισμός Κεντρικών Αγορών και Αλιείας Α.Ε. και Κεντρική "
+             "Αγορά Θεσσαλονίκης Α.Ε.»")
+
+
+def test_a_paragraph_named_as_where_a_sentence_goes_is_not_created_by_its_new_wording() -> None:
+    # the sentence's insertion is the new wording's description; it adds no paragraph 3 (engine v1 made one)
+    a = amending("N_4796_2021::77", N_4796_77, ("άρθρου 82 του από 24.9/20.10.1958 β.δ.", "BD_1958_1958::82"))
+    two = "1. Οι δήμοι επιβάλλουν τέλη.\n2. Απαλλάσσεται το Δημόσιο."
+    got = run("BD_1958_1958::82", two, a)
+    assert got.status == "none" and [u.reason for u in got.unapplied] == ["paragraph 3 is not in the article"]
+    got = run("BD_1958_1958::82", two + "\n3. Δεν επιβάλλονται τέλη καθαριότητας σε φυσικά πρόσωπα.", a)
+    assert got.status == "full" and got.applied[0].action == "replace-paragraph"
+    assert got.passages[2].text.startswith("3. Δεν επιβάλλονται ανταποδοτικά") and len(got.passages) == 3
+
+
+# N_5083_2024::43 (corpus-large) on paragraph 2 of N_4765_2021::16, its cases cut to the first and the last
+N_5083_43 = ("Τροποποίηση παρ. 2 άρθρου\xa016 ν.\xa04765/2021 Στο τέλος της παρ. 2 του άρθρου\xa016 του ν.\xa04765/2021 (Α΄ 6), "
+             "περί προκήρυξης πλήρωσης θέσεων, μετά την περ. \xa0ιθ΄, προστίθενται εδάφια ως εξής: «Με την προκήρυξη "
+             "προβλέπεται ο μέγιστος αριθμός των προτιμήσεων που μπορούν να δηλώσουν οι υποψήφιοι. Ο αριθμός αυτός δεν "
+             "μπορεί να είναι μικρότερος από πενήντα (50) ούτε μεγαλύτερος από εκατόν είκοσι (120) ανά κατηγορία "
+             "εκπαίδευσης και κλάδο/ειδικότητα.»")
+N_4765_16 = ("1. Η\xa0προκήρυξη πλήρωσης θέσεων με πανελλήνιο γραπτό διαγωνισμό γίνεται ανά φορέα.\n"
+             "2. Η\xa0προκήρυξη περιλαμβάνει:\nα. τον τρόπο πλήρωσης των θέσεων,\nιθ. κάθε άλλο στοιχείο ή πληροφορία που "
+             "διευκολύνει όσους επιθυμούν να συμμετάσχουν στη διαδικασία πλήρωσης των θέσεων που προκηρύσσονται.\n"
+             "3. Η προκήρυξη δημοσιεύεται.")
+
+
+def test_sentences_added_at_the_end_of_a_paragraph_that_is_there() -> None:
+    # «Στο τέλος της παρ. 2 … προστίθενται εδάφια»: engine v1 read an insertion of paragraph 2 («already exists»)
+    a = amending("N_5083_2024::43", N_5083_43, ("άρθρου\xa016 του ν.\xa04765/2021", "N_4765_2021::16"))
+    got = run("N_4765_2021::16", N_4765_16, a)
+    assert got.status == "full" and got.applied[0].action == "insert-sentence"
+    assert got.passages[1].text.endswith("που προκηρύσσονται. Με την προκήρυξη προβλέπεται ο μέγιστος αριθμός των "
+                                         "προτιμήσεων που μπορούν να δηλώσουν οι υποψήφιοι. Ο αριθμός αυτός δεν μπορεί "
+                                         "να είναι μικρότερος από πενήντα (50) ούτε μεγαλύτερος από εκατόν είκοσι (120) "
+                                         "ανά κατηγορία εκπαίδευσης και κλάδο/ειδικότητα.")
+    assert [p.changed for p in got.passages] == [False, True, False]
+
+
+def test_a_sentence_is_put_where_a_sentence_is_named_or_not_at_all() -> None:
+    before = "Στην παρ. 4 του άρθρου 30 του ν. 4765/2021 πριν από το δεύτερο εδάφιο προστίθεται εδάφιο ως εξής: «Νέο εδάφιο.»"
+    target = "3. Τρίτη.\n4. Πρώτο εδάφιο της τέταρτης. Δεύτερο εδάφιο της τέταρτης."
+    got = run("N_4765_2021::30", target, amending("N_4795_2021::45", before, ("άρθρου 30 του ν. 4765/2021", "N_4765_2021::30")))
+    assert got.status == "full" and got.passages[1].text == "4. Πρώτο εδάφιο της τέταρτης. Νέο εδάφιο. Δεύτερο εδάφιο της τέταρτης."
+    # after words, a sentence has no exact place: listed, not put at the paragraph's end
+    after_words = ("Στην παρ. 4 του άρθρου 30 του ν. 4765/2021, μετά τις λέξεις «της τέταρτης.» προστίθεται εδάφιο ως "
+                   "εξής: «Νέο εδάφιο.»")
+    got = run("N_4765_2021::30", target, amending("N_4795_2021::45", after_words,
+                                                  ("άρθρου 30 του ν. 4765/2021", "N_4765_2021::30")))
+    assert got.status == "none" and got.text == target
+    assert got.unapplied[0].reason == "where the new sentence goes is not stated as a sentence of the unit"
+
+
 def test_first_sentence_replaced_and_a_sentence_after_an_acronym_refused() -> None:
     target = ("4. Δεν υπέχουν την υποχρέωση όσοι έχουν νοσήσει και για διάστημα έξι (6) μηνών από τη νόσηση. Οι λόγοι "
               "υγείας του πρώτου εδαφίου εγκρίνονται από τριμελείς επιτροπές.")
@@ -308,6 +392,44 @@ def test_an_article_of_its_own_law_is_not_amended_by_it() -> None:
     assert got.passages[0].text == "1. Παλαιό."
 
 
+# corpus-large: N_4826_2021::43 «Εισφορές», its paragraph 3 given new wording by N_4997_2022::33, and article 43Α put
+# after it by N_4997_2022::34
+N_4826_43 = ("1. Οι εισφορές των ασφαλισμένων και των εργοδοτών οφείλονται μηνιαία και καταβάλλονται ανά τακτά περιοδικά "
+             "διαστήματα, σύμφωνα με την παρ.\xa02 του άρθρου 43 του ν.\xa04387/2016 (Α΄ 85).\n2. Το σύνολο των "
+             "καταβλητέων ασφαλιστικών εισφορών στο Ταμείο Επικουρικής Κεφαλαιοποιητικής Ασφάλισης (Τ.Ε.Κ.Α.) "
+             "αποτυπώνεται μηχανογραφικά με διακριτό τρόπο από τις εισφορές που αφορούν στον Κλάδο Επικουρικής "
+             "Ασφάλισης του e-ΕΦΚΑ.\n3. Οι εισφορές που αφορούν στην επικουρική ασφάλιση του παρόντος, εισπράττονται για "
+             "λογαριασμό του Τ.Ε.Κ.Α. από τον e-ΕΦΚΑ και στη συνέχεια αποδίδονται εντός δύο (2) μηνών από την είσπραξη "
+             "και κατά προτεραιότητα στο Ταμείο.")
+N_4997_33 = ("Η παρ.\xa03 του άρθρου 43 του ν.\xa04826/2021 (Α’\xa0160) περί εισφορών υπέρ του Ταμείου Επικουρικής "
+             "Κεφαλαιοποιητικής Ασφάλισης (Τ.Ε.Κ.Α.) τροποποιείται, ώστε να ορισθεί η προθεσμία απόδοσης των εισφορών που "
+             "αφορούν στην επικουρική ασφάλιση στο Τ.Ε.Κ.Α. σε σχέση με την εκκαθάριση των εισφορών και την είσπραξή "
+             "τους, και διαμορφώνεται ως εξής: «3. Οι εισφορές που αφορούν στην επικουρική ασφάλιση του παρόντος "
+             "εισπράττονται για λογαριασμό του Τ.Ε.Κ.Α. από τον e-ΕΦΚΑ και στη συνέχεια αποδίδονται κατά προτεραιότητα "
+             "στο Ταμείο εντός δεκαπέντε (15) ημερών από την ολοκλήρωση της εκκαθάρισης από τον e-ΕΦΚΑ και σε κάθε "
+             "περίπτωση εντός τεσσάρων (4) μηνών από την είσπραξη.».")
+N_4997_34 = ("Μετά από το άρθρο 43 του ν.\xa04826/2021 (Α’\xa0160), περί εισφορών υπέρ του Ταμείου Επικουρικής "
+             "Κεφαλαιοποιητικής Ασφάλισης, προστίθεται άρθρο 43Α ως εξής: «Άρθρο 43Α Εξόφληση επιδοτούμενων "
+             "ασφαλιστικών εισφορών υπέρ του Ταμείου Επικουρικής Κεφαλαιοποιητικής Ασφάλισης\n1. Οι υπόχρεοι σε καταβολή "
+             "ασφαλιστικών εισφορών υπέρ του Ταμείου Επικουρικής Κεφαλαιοποιητικής Ασφάλισης (Τ.Ε.Κ.Α.) υποχρεούνται σε "
+             "πλήρη εξόφληση του ποσού.\n2. Τα ποσά που αναλογούν στην επιδότηση πιστώνονται στον υπόχρεο.».")
+
+
+def test_new_articles_put_after_an_article_are_no_instruction_for_its_text() -> None:
+    # engine v1 listed N_4997_2022::34 as unapplied and called the text in force partial, though nothing in it changed
+    replaced = amending("N_4997_2022::33", N_4997_33, ("άρθρου 43 του ν.\xa04826/2021", "N_4826_2021::43"))
+    placed = amending("N_4997_2022::34", N_4997_34, ("άρθρο 43 του ν.\xa04826/2021", "N_4826_2021::43"))
+    got = run("N_4826_2021::43", N_4826_43, replaced, placed)
+    assert got.status == "full" and got.unapplied == ()
+    assert [a.action for a in got.applied] == ["replace-paragraph"]
+    assert got.amendments == ("N_4997_2022::33",)  # the other changes nothing here
+    assert got.passages[2].text.endswith("εντός τεσσάρων (4) μηνών από την είσπραξη.")
+    # alone, it leaves the article unamended: no amendment, nothing applied or listed
+    alone = run("N_4826_2021::43", N_4826_43, placed)
+    assert (alone.amendments, alone.applied, alone.unapplied) == ((), (), ())
+    assert read_instructions(N_4997_34)[0].action == "insert-articles"
+
+
 def test_an_unclosed_or_unquoted_wording_is_listed() -> None:
     text = "Στο άρθρο 26 του ν. 4727/2020 (Α’ 184) προστίθεται παρ. 4 ως εξής: «4. Στην ΕΨΠ μπορούν να τηρούνται θυρίδες"
     got = run("N_4727_2020::26", "1. Πρώτη.", amending("N_4830_2021::69", text, ("άρθρο 26 του ν. 4727/2020",
@@ -359,3 +481,30 @@ def test_focus_shows_the_changed_line() -> None:
     after = "α) " + "λέξη " * 200 + "\nβ) νέο τέλος."
     b, a = focus(before, after)
     assert b == "…β) παλαιό τέλος." and a == "…β) νέο τέλος."
+
+
+def test_an_article_only_placed_before_new_articles_has_no_text_in_force() -> None:
+    # corpus-wide, through the extractor's own edges: N_4855_2021::2 inserts article 43 after PK::42 (its edge lands
+    # on PK::42), so PK::42 is amended in the graph, but not its text: ingest stores no text in force for it
+    from nomos.ingest.graph import CorpusReading
+    from nomos.ingest.in_force import amended_by, corpus_in_force
+    from nomos.ingest.records import Article
+
+    pk = {"source": "PK", "law": "Ποινικός Κώδικας (ν. 4619/2019)"}
+    articles = [
+        Article(id="PK::42", title="Έννοια και ποινή της απόπειρας", text="1. Όποιος, έχοντας αποφασίσει να τελέσει "
+                "έγκλημα, αρχίζει να εκτελεί την περιγραφόμενη στο νόμο αξιόποινη πράξη, τιμωρείται με μειωμένη ποινή.",
+                **pk),
+        Article(id="PK::372", title="Κλοπή", text=PK_372, **pk),
+        Article(id="N_4855_2021::2", title="Απρόσφορη απόπειρα", source="N_4855_2021", law="ν. 4855/2021",
+                text="Προσθήκη άρθρου 43 στον ΠΚ Μετά από το άρθρο 42 ΠΚ προστίθεται άρθρο 43 ως εξής: «Άρθρο 43 "
+                     "Απρόσφορη απόπειρα\n1. Όποιος επιχείρησε να εκτελέσει έγκλημα με μέσο ή κατά αντικειμένου τέτοιας "
+                     "φύσης ώστε να αποβαίνει απολύτως αδύνατη η τέλεση του εγκλήματος αυτού τιμωρείται με την ποινή του "
+                     "άρθρου 83 μειωμένη στο μισό.\n2. Όποιος επιχείρησε τέτοια απρόσφορη απόπειρα από ευήθεια παραμένει "
+                     "ατιμώρητος.»."),
+        Article(id="N_4855_2021::86", title="Κλοπή", text=N_4855_86, source="N_4855_2021", law="ν. 4855/2021"),
+    ]
+    reading = CorpusReading.of(articles)
+    assert amended_by(articles, reading) == {"PK::42": ["N_4855_2021::2"], "PK::372": ["N_4855_2021::86"]}
+    results = corpus_in_force(articles, reading)
+    assert sorted(results) == ["PK::372"] and results["PK::372"].in_force.status == "full"

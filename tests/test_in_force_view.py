@@ -161,6 +161,16 @@ def test_every_reason_the_engine_gives_is_said_in_greek_on_the_page() -> None:
     assert not untranslated, untranslated
 
 
+def test_every_row_of_the_greek_table_is_a_reason_the_engine_gives() -> None:
+    import re
+
+    from nomos.portal.in_force_reasons import _REASONS
+
+    reasons = _engine_reasons()
+    stale = [pattern for pattern, _ in _REASONS if not any(re.fullmatch(pattern, r, re.S) for r in reasons)]
+    assert not stale, stale  # e.g. the insertion of new articles after an article, no longer an unapplied reason
+
+
 def test_a_reason_in_greek_keeps_its_values_and_an_unknown_one_stays_as_written() -> None:
     from nomos.portal.in_force_reasons import greek_reason
 

@@ -36,7 +36,9 @@ def amended_by(articles: Iterable[Article], reading: CorpusReading) -> dict[str,
 
 
 def corpus_in_force(articles: Sequence[Article], reading: CorpusReading) -> dict[str, Consolidation]:
-    """Article id -> its consolidation, for every corpus article some other corpus article amends."""
+    """Article id -> its consolidation, for every corpus article some other corpus article amends. An article whose
+    amendment edges only say that new articles go after it («Μετά το άρθρο 42 ΠΚ προστίθεται άρθρο 43») has no
+    consolidation: nothing amends its text, and it is stored as one nothing amends."""
     by_id = {a.id: a for a in articles}
     amending = amended_by(articles, reading)
     read: dict[str, list[Instruction]] = {}
@@ -50,7 +52,9 @@ def corpus_in_force(articles: Sequence[Article], reading: CorpusReading) -> dict
                 read[source_id] = read_instructions(source.text)
             refs = [r.as_dict() for r in reading.references(source)]
             sources.append(Amending(source_id, source.text, refs, source.source, source.law))
-        out[target] = consolidate(target, article.title, article.text, sources, article.source, article.law, read)
+        result = consolidate(target, article.title, article.text, sources, article.source, article.law, read)
+        if result.in_force.amendments:
+            out[target] = result
     return out
 
 

@@ -69,7 +69,7 @@ class Place:
     cases: tuple[str, ...] = ()
     subcases: tuple[str, ...] = ()
     sentence: int | None = None
-    sentence_new: bool = False
+    sentence_new: bool = False  # a sentence named without its number («νέο εδάφιο», «προστίθεται εδάφιο»)
     title: bool = False
     phrase: tuple[int, int] | None = None
     end: bool = False  # «στο τέλος της …»

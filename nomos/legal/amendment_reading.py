@@ -71,12 +71,13 @@ class Instruction:
 
     ``action``: replace-article, replace-paragraph, replace-case, replace-sentence, replace-title,
     insert-paragraph, insert-sentence, insert-case, repeal (the whole article), repeal-paragraph, repeal-case,
-    repeal-sentence, replace-words, delete-words, insert-words, or «describe» (a change stated without its
-    wording). ``place`` is the part acted on, with its context; ``wording`` the quoted new text (one item per
-    quotation); ``old``/``new`` the quoted phrases of a word instruction; ``where`` for an insertion: "end",
-    "start", "after" or "before" (of ``anchor``), "" where the numbering places it. ``start``/``end``: the
-    instruction's words in the amending text (with the descriptions it absorbed). ``problem``: why it cannot be
-    applied exactly, though read ("" when it can be tried)."""
+    repeal-sentence, replace-words, delete-words, insert-words, «describe» (a change stated without its
+    wording), or «insert-articles» (new articles put after this one: no instruction for its text). ``place`` is
+    the part acted on, with its context; ``wording`` the quoted new text (one item per quotation); ``old``/``new``
+    the quoted phrases of a word instruction; ``where`` for an insertion: "end", "start", "after" or "before" (of
+    ``anchor``), "" where the numbering places it. ``start``/``end``: the instruction's words in the amending text
+    (with the descriptions it absorbed). ``problem``: why it cannot be applied exactly, though read ("" when it can
+    be tried)."""
 
     action: str
     place: Place
@@ -91,7 +92,7 @@ class Instruction:
     anchor_words: str = ""
     described: tuple[tuple[int, int], ...] = field(default=())
     verb: str = ""
-    inserted: tuple[str, ...] = ()
+    inserted: tuple[str, ...] = ()  # the paragraphs the instruction itself adds («προστίθεται παρ. 9»), its own or absorbed
     everywhere: bool = False  # «όπου αναφέρεται η φράση …»: every occurrence
 
     def words(self, text: str) -> str:
@@ -489,14 +490,17 @@ def _make(text: str, masked: str, verb: _Verb, subject: Phrase | None, after: li
             and anchor.articles and anchor.depth == 0 and not (after and after[0].head in ("paragraph", "case",
                                                                                          "sentence", "phrase")):
         # «Μετά από το άρθρο 205 του ν. 4442/2016 προστίθεται Κεφάλαιο …»: new articles go after this one, whose own
-        # text does not change; the graph's edge names the place of the insertion
-        return [Instruction("insert-articles", Place(anchor.articles, anchor.article_span), start, end,
-                            problem="new articles (or a chapter) are inserted after this article: its own text "
-                                    "is not changed")]
+        # text does not change; the graph's edge names the place of the insertion. Read, so that the engine knows
+        # the amending article's edge is no instruction for this article's text (it drops it: PLACING_ONLY)
+        return [Instruction("insert-articles", Place(anchor.articles, anchor.article_span), start, end)]
     if kind == "insert" and not wording and (after and after[0].head == "phrase"
                                              or position is not None and position[1] is None):
         return [_insert_words(text, masked, verb, after, ctx, position, quotes, found, start, end)]
     targets = after or ([subject] if subject else [])
+    # the paragraphs an insertion itself adds («προστίθεται παρ. 9»): only those may be created; a paragraph named
+    # as the context («Στην παρ. 4 … προστίθεται εδάφιο») must already be there
+    new_paragraphs = tuple(p for t in targets for p in t.place.paragraphs) \
+        if kind == "insert" and targets and all(t.head == "paragraph" for t in targets) else ()
     if unquoted:
         place = (targets[0].place.within(ctx) if targets else ctx)
         return [Instruction(_unit_action("replace" if kind != "insert" else "insert", place), place, start, end,
@@ -509,6 +513,10 @@ def _make(text: str, masked: str, verb: _Verb, subject: Phrase | None, after: li
         place = targets[0].place.within(ctx)
     else:
         place = _merge([t.place for t in targets]).within(ctx)
+    if targets and targets[0].head == "sentence" and place.depth < 4:
+        # «Στην παρ. 4 … προστίθεται εδάφιο», «το εδάφιο … αντικαθίσταται» where no sentence was named before: the
+        # unit is a sentence (which one, not stated), never the paragraph it stands in
+        place = replace(place, sentence_new=True)
     heading = re.match(r"\s*(?:Άρθρο|ΑΡΘΡΟ|Αρθρο)\s+(\d{1,4}[Α-Ωα-ω]{0,2})(?![\w])", words[0]) if words else None
     if kind in ("replace", "form", "modify", "insert") and heading and len(words) == 1:
         whole = Place(place.articles, place.article_span)
@@ -521,15 +529,21 @@ def _make(text: str, masked: str, verb: _Verb, subject: Phrase | None, after: li
         return [Instruction(action, place, start, end, wording=words, problem=problem)]
     if kind == "insert":
         if not wording:
-            return [Instruction("describe", place, start, end, problem="an insertion stated without its wording")]
+            return [Instruction("describe", place, start, end, problem="an insertion stated without its wording",
+                                inserted=new_paragraphs)]
         where, anchor = "", None
         if position:
             where, anchor = position[0], position[1]
             if where in ("end", "start") and anchor is not None:
                 place = _merge_into(place, anchor.within(ctx))
                 anchor = None
-        return [Instruction(_unit_action("insert", place), place, start, end, wording=words, where=where,
-                            anchor=anchor.within(place) if anchor else None, problem=problem)]
+        action = _unit_action("insert", place)
+        if action == "insert-paragraph" and not new_paragraphs and not problem:
+            # «Στην παρ. 4 … προστίθεται [a unit not read] ως εξής: «…»»: the paragraph is where it goes, not what
+            problem = "what is inserted (a paragraph, a case or a sentence) is not read"
+        return [Instruction(action, place, start, end, wording=words, where=where,
+                            anchor=anchor.within(place) if anchor else None, problem=problem,
+                            inserted=new_paragraphs)]
     if kind == "repeal":
         if wording:
             return [Instruction(_unit_action("repeal", place), place, start, end,
@@ -635,7 +649,9 @@ def _absorb(instructions: list[Instruction], segments: list[_Segment]) -> list[I
             unit = _unit_of(earlier)
             if later.place.covers(unit) or earlier.action == "describe" and unit.articles in ((), later.place.articles):
                 absorbed.add(i)
-                inserted = earlier.place.paragraphs if earlier.verb == "insert" and earlier.place.depth == 1 else ()
+                # «προστίθεται παρ. 9 και οι παρ. 4 και 9 διαμορφώνονται»: 9 is new (the insertion's own object,
+                # never its context: «Στην παρ. 4 προστίθεται εδάφιο και η παρ. 4 διαμορφώνεται» creates nothing)
+                inserted = earlier.inserted if earlier.verb == "insert" else ()
                 out[j] = replace(out[j], start=min(out[j].start, earlier.start),
                                  described=out[j].described + ((earlier.start, earlier.end),),
                                  inserted=out[j].inserted + inserted)

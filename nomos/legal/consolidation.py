@@ -8,8 +8,10 @@ An instruction is applied only when it can be applied exactly:
   its heading's number checked against the article's, its heading's title taken as the title in force;
 * a paragraph's, case's or sentence's new wording: the unit must be found (paragraph «4.» at a line's start, case
   «γ)» in its sequence, the n-th sentence where every period before it is certain);
-* insertions: a paragraph «7.» goes after the last one numbered below it, and must not exist yet; a case after
-  the case before it in the sequence; a sentence at the end of its paragraph, or after the sentence named;
+* insertions: a paragraph «7.» goes after the last one numbered below it, and must not exist yet; only a
+  paragraph the instruction itself adds is created («προστίθεται παρ. 7»), never one named as where a sentence or
+  case goes («Στην παρ. 4 … προστίθεται εδάφιο»: paragraph 4 must be there); a case after the case before it in
+  the sequence; a sentence at the end of its paragraph, or after (before) the sentence named;
 * repeals: a paragraph or case keeps its number with «[Καταργείται]» (later references by number still land); a
   sentence is removed; a whole article reads «[Καταργείται]»;
 * words: the phrase replaced, deleted, or after/before which words are added must occur exactly once in the unit
@@ -17,7 +19,9 @@ An instruction is applied only when it can be applied exactly:
 
 Anything else goes to ``unapplied`` with its reason, and the result is ``partial`` — unless a later instruction
 gives the whole wording of the unit it would have changed (a later whole-article or paragraph replacement): then
-the text in force does not depend on it, and it is listed as superseded. Every passage carries the amending
+the text in force does not depend on it, and it is listed as superseded. An article named only as the place where
+new articles go («Μετά το άρθρο 205 … προστίθεται άρθρο 205Α») gets no instruction for its text: that is neither
+applied nor unapplied, and an amending article that does nothing else to it is not among its amendments. Every passage carries the amending
 article that gave it its wording ("" : the original's) and whether it differs from the original paragraph at its
 place. This module reads text only (floor 3): the corpus-wide run at ingest is :mod:`nomos.ingest.in_force`.
 """
@@ -46,9 +50,13 @@ from nomos.legal.in_force import Applied, InForce, Passage, Unapplied
 
 # Bump whenever the rules change what the engine produces (reading or applying): ingest stores the text in force
 # and the article's content hash includes it, so a re-index recomputes it then.
-CONSOLIDATION_VERSION = "1"
+CONSOLIDATION_VERSION = "2"
 REPEALED = "[Καταργείται]"
 AMENDMENT_KINDS = frozenset({"amends", "replaces", "inserts", "repeals"})
+# instructions that name an article only as the place where new articles go («Μετά το άρθρο 205 … προστίθεται
+# άρθρο 205Α»): no instruction for its text, so neither applied nor unapplied; an amending article that gives the
+# article nothing else is left out of its amendments
+PLACING_ONLY = frozenset({"insert-articles"})
 
 
 @dataclass(frozen=True)
@@ -488,9 +496,13 @@ class _Engine:
         ordinal = ins.place.sentence
         s = sentences(text[:b], a)
         count = len(s.spans)
-        if ins.where == "after" and ins.anchor and ins.anchor.sentence is not None:
+        if ins.where in ("after", "before"):
+            # «μετά το δεύτερο εδάφιο», «πριν από το τελευταίο εδάφιο»: the sentence named; after words, or a
+            # place that names no sentence, is not where a sentence goes exactly
+            if ins.anchor is None or ins.anchor.sentence is None:
+                raise _Refused("where the new sentence goes is not stated as a sentence of the unit")
             span = self._sentence_span(text, a, b, ins.anchor.sentence)
-            at = span[1]
+            at = span[1] if ins.where == "after" else span[0]
         elif ins.where == "start":
             at = a
         elif ordinal is not None and ordinal > 0 and ordinal != count + 1:
@@ -501,6 +513,8 @@ class _Engine:
             at = len(text[:b].rstrip())
         if at >= len(text[:b].rstrip()):
             new = text[:b].rstrip() + " " + wording + text[b:]
+        elif ins.where == "before" or ins.where == "start":
+            new = text[:at] + wording + " " + text[at:].lstrip(" ")
         else:
             new = text[:at] + " " + wording + text[at:]
         self.s.pars[i] = _Par(self.s.pars[i].number, new, self.source)
@@ -730,12 +744,19 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
     own = law_key(article_id, source, law)
     whole_after: list[tuple[int, str]] = []  # (position in order, amending id) of whole-article instructions applied
     paragraph_after: list[tuple[int, str, tuple[str, ...]]] = []
+    placed: set[str] = set()  # amending articles that only put new articles after this one
     for k, amending in enumerate(order):
         refs = [_ref_dict(r) for r in amending.references]
         read = instructions.get(amending.id) if instructions is not None else None
         if read is None:
             read = read_instructions(amending.text)
         mine = [ins for ins in read if bind(ins.place, refs, article_id)]
+        placing = [ins for ins in mine if ins.action in PLACING_ONLY]
+        mine = [ins for ins in mine if ins.action not in PLACING_ONLY]
+        if placing and not mine:
+            # new articles go after this one: the amending article changes nothing in its text
+            placed.add(amending.id)
+            continue
         theirs = law_key(amending.id, amending.source, amending.law)
         if not mine:
             reason = "no instruction for this article was read in the amending article's text"
@@ -793,7 +814,8 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
         listed.append(u)
     status = "none" if not applied else ("partial" if open_ else "full")
     passages = tuple(Passage(p.text, p.source, _changed(p, i, original)) for i, p in enumerate(state.pars))
-    result = InForce(status, passages, tuple(dict.fromkeys(a.id for a in order)), tuple(applied), tuple(listed),
+    result = InForce(status, passages, tuple(dict.fromkeys(a.id for a in order if a.id not in placed)),
+                     tuple(applied), tuple(listed),
                      title=state.title if state.title != title else "")
     return Consolidation(result, tuple(state.steps))
 

@@ -44,7 +44,7 @@ from nomos.eval.graph_judging import load_judgments, read_jsonl, score_edges, sc
 from nomos.ingest.beir import load_beir
 from nomos.ingest.graph import CorpusReading
 from nomos.ingest.records import Article
-from nomos.legal.citations import IdResolver, fold
+from nomos.legal.citations import IdResolver, find_citations, fold
 from nomos.legal.references import REFERENCES_VERSION, Reference, quoted_spans
 from nomos.retrieval.articles import citation
 
@@ -177,11 +177,14 @@ def _scoped(article: Article, folded: str) -> bool:
 
 
 def draw_passages(corpus: Corpus, seed: int = SEEDS["recall"], exclude: frozenset[tuple[str, int]] = frozenset(),
-                  prefix: str = "r") -> tuple[list[dict[str, Any]], dict[str, int]]:
+                  prefix: str = "r", whole_references: bool = False) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """Passages with an article reference outside quoted new wording: STRATUM_SIZE from each stratum
     («qualified», «scoped»), the rest from all passages (less those taken), each with the edges the extractor read
     in it. ``exclude`` holds (article id, passage start) of passages already judged, left out of every pool, so a
-    fresh batch (another ``seed``, ids ``prefix``-NNN) meets none of them."""
+    fresh batch (another ``seed``, ids ``prefix``-NNN) meets none of them. ``whole_references`` (v17's batch on):
+    a passage the cut or a line break ends inside a citation, read without the extractor (:func:`find_citations`,
+    any source), runs on to that citation's end, so readers never judge half a reference (recall-v16's f-004,
+    f-045)."""
     pools: dict[str, list[tuple[str, int, int]]] = {"qualified": [], "scoped": [], "all": []}
     for aid in sorted(corpus.articles):
         article = corpus.articles[aid]
@@ -216,6 +219,8 @@ def draw_passages(corpus: Corpus, seed: int = SEEDS["recall"], exclude: frozense
             b = cut if cut > a else a + PASSAGE_CHARS
         found = [r for r in by_source.get(aid, []) if a <= r.start < b]
         b = max([b, *(r.end for r in found)])  # a citation the cut or a line break splits («… του άρθρου 52 του\nν. …»)
+        if whole_references:
+            b = max([b, *(c.end for c in find_citations(article.text, default_source="·") if a <= c.start < b < c.end)])
         items.append({"id": f"{prefix}-{i + 1:03d}", "stratum": stratum, "source": aid,
                       "source_title": _cut(article.title, TITLE_CHARS),
                       "passage": " / ".join(" ".join(line.split()) for line in article.text[a:b].split("\n")),
@@ -242,16 +247,24 @@ def write_batches(corpus: Corpus, out: Path, corpus_name: str) -> dict[str, Any]
     return about
 
 
-def write_fresh_recall(corpus: Corpus, out: Path, seed: int, name: str, corpus_name: str) -> dict[str, Any]:
+def write_fresh_recall(corpus: Corpus, out: Path, seed: int, name: str, corpus_name: str,
+                       excluded: Sequence[str] = ("recall.jsonl",), whole_references: bool = False,
+                       prefix: str = "f") -> dict[str, Any]:
     """A fresh recall batch (issue 36, after v16): the same strata and sizes as recall.jsonl, another seed, none of
-    recall.jsonl's passages, each with the current extractor's list; its own about file beside it."""
-    exclude = frozenset((x["source"], x["start"]) for x in read_jsonl(out / "recall.jsonl"))
-    items, pools = draw_passages(corpus, seed=seed, exclude=exclude, prefix="f")
+    the passages of the ``excluded`` batches, each with the current extractor's list; its own about file beside it."""
+    exclude = frozenset((x["source"], x["start"]) for f in excluded for x in read_jsonl(out / f))
+    items, pools = draw_passages(corpus, seed=seed, exclude=exclude, prefix=prefix, whole_references=whole_references)
     (out / name).write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items), encoding="utf-8")
     about = {"references_version": REFERENCES_VERSION, "corpus": corpus_name, "seed": seed, "size": len(items),
              "stratum_size": STRATUM_SIZE, "excluded": len(exclude), "pools": pools,
              "strata": {s: sum(x["stratum"] == s for x in items) for s in ("qualified", "random", "scoped")},
-             "drawn_by": f"PYTHONPATH=$PWD python bench/graph_batches.py --recall-only --seed {seed} --out-name {name}"}
+             "drawn_by": f"PYTHONPATH=$PWD python bench/graph_batches.py --recall-only --seed {seed} --out-name {name}"
+                         + (f" --exclude {' '.join(excluded)}" if tuple(excluded) != ("recall.jsonl",) else "")
+                         + (" --whole-references" if whole_references else "")
+                         + (f" --prefix {prefix}" if prefix != "f" else "")}
+    if tuple(excluded) != ("recall.jsonl",) or whole_references:
+        about["excluded_batches"] = list(excluded)
+        about["whole_references"] = whole_references
     (out / f"about-{Path(name).stem}.json").write_text(json.dumps(about, ensure_ascii=False, indent=1) + "\n",
                                                        encoding="utf-8")
     return about
@@ -332,6 +345,11 @@ def main() -> None:
                     help="draw a fresh recall batch only (--seed, --out-name), leaving recall.jsonl's passages out")
     ap.add_argument("--seed", type=int, default=3611)
     ap.add_argument("--out-name", default="recall-v16.jsonl")
+    ap.add_argument("--exclude", nargs="+", default=["recall.jsonl"],
+                    help="with --recall-only: the batches (in --out) whose passages the fresh one leaves out")
+    ap.add_argument("--whole-references", action="store_true",
+                    help="with --recall-only: run a passage on to the end of a citation its end cuts (v17 on)")
+    ap.add_argument("--prefix", default="f", help="with --recall-only: the items' id prefix")
     ap.add_argument("--changed", metavar="FILE",
                     help="write the precision batches' items whose edge the current extractor changes to FILE")
     args = ap.parse_args()
@@ -347,8 +365,8 @@ def main() -> None:
         print(f"{len(changed)} changed items written to {args.changed}")
         return
     if args.recall_only:
-        print(json.dumps(write_fresh_recall(corpus, args.out, args.seed, args.out_name, args.corpus),
-                         ensure_ascii=False, indent=1))
+        print(json.dumps(write_fresh_recall(corpus, args.out, args.seed, args.out_name, args.corpus, args.exclude,
+                                            args.whole_references, args.prefix), ensure_ascii=False, indent=1))
         return
     if args.show:
         article = corpus.articles[args.show]

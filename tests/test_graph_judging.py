@@ -139,6 +139,34 @@ def test_the_seeded_draw_writes_the_committed_batches_again(shared_data, tmp_pat
         assert (tmp_path / f"{name}.jsonl").read_bytes() == (OUT / f"{name}.jsonl").read_bytes(), name
 
 
+# recall-v16.jsonl was drawn with extractor v16 and judged (judgments-recall-v16.jsonl): kept as drawn, like the v15 ones
+RECALL_V16_SHA256 = "7fbe1984f9ee9fa94c9b890837368441116af3b4917f75ddb81d1d43ced24398"
+
+
+def test_the_judged_v16_recall_batch_is_kept_as_drawn_with_v16() -> None:
+    about = json.loads((OUT / "about-recall-v16.json").read_text(encoding="utf-8"))
+    assert about["references_version"] == "16"
+    assert hashlib.sha256((OUT / "recall-v16.jsonl").read_bytes()).hexdigest() == RECALL_V16_SHA256
+
+
+def test_the_v17_recall_batch_meets_neither_earlier_batch_and_is_redrawn_from_its_seed(shared_data, tmp_path) -> None:
+    about = json.loads((OUT / "about-recall-v17.json").read_text(encoding="utf-8"))
+    fresh = _items("recall-v17")
+    earlier = {(x["source"], x["start"]) for x in _items("recall") + _items("recall-v16")}
+    assert about["seed"] == 3621 and about["excluded_batches"] == ["recall.jsonl", "recall-v16.jsonl"]
+    assert len(fresh) == about["size"] == SIZES["recall"] and len({x["id"] for x in fresh}) == len(fresh)
+    assert not {(x["source"], x["start"]) for x in fresh} & earlier
+    assert {x["stratum"] for x in fresh} <= {"qualified", "scoped", "random"}
+    if REFERENCES_VERSION != about["references_version"]:
+        pytest.skip(f"recall-v17.jsonl was drawn from extractor v{about['references_version']} and is kept as drawn")
+    for name in ("recall.jsonl", "recall-v16.jsonl"):
+        (tmp_path / name).write_bytes((OUT / name).read_bytes())
+    again = write_fresh_recall(read_corpus(shared_data, about["corpus"]), tmp_path, about["seed"], "recall-v17.jsonl",
+                               about["corpus"], about["excluded_batches"], about["whole_references"])
+    assert again == about
+    assert (tmp_path / "recall-v17.jsonl").read_bytes() == (OUT / "recall-v17.jsonl").read_bytes()
+
+
 def test_the_fresh_recall_batch_meets_none_of_the_old_and_is_redrawn_from_its_seed(shared_data, tmp_path) -> None:
     about = json.loads((OUT / "about-recall-v16.json").read_text(encoding="utf-8"))
     fresh, old = _items("recall-v16"), _items("recall")

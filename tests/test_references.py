@@ -424,3 +424,68 @@ def test_v16_kfe_abbreviation_and_a_paragraph_with_its_case_after_a_dot() -> Non
     text = ("Στην παρ. 6.ε. του άρθρου 12 του ν. 3891/2010 (Α’ 188) τροποποιείται το πρώτο εδάφιο ως προς τον χρόνο "
             "ανάθεσης, προστίθεται τέταρτο εδάφιο και η παρ. 6.ε. διαμορφώνεται ως εξής: «6.ε. Από 1.1.2022 …»")
     assert edges("N_4876_2021::79", text) == [("N_3891_2010::12", "", "amends", "6")] * 2
+
+
+def _read(article_id: str, text: str, title: str = "", own: str | None = None) -> list[tuple[str, str, str | None]]:
+    own = own or article_id.split("::")[0]
+    return [(r.cited, r.kind, r.paragraph) for r in extract_references(article_id, text, RESOLVER, own, title)]
+
+
+def test_v17_a_law_that_qualifies_the_subject_before_the_verb_leaves_a_bare_article_the_own_law_s() -> None:
+    # N_4819_2021::30 (judged f-060): ν. 4014/2011 names the category of works, before the main verb; v16 gave no edge
+    text = ("2. Η διαχείριση των ΑΕΚΚ δημόσιων ή ιδιωτικών έργων ή δραστηριοτήτων κατηγορίας Α’ του ν. 4014/2011 "
+            "(Α’\xa0209) αποσκοπεί, σύμφωνα με τα προβλεπόμενα στο άρθρο 4, στη μέγιστη δυνατή αξιοποίησή τους.")
+    assert _read("N_4819_2021::30", text) == [("N_4819_2021::4", "cites", None)]
+    # not where an article of the other law is cited before, nor where an amendment verb stands between
+    text = ("Η παρ. 2 του άρθρου 5 του ν. 4014/2011 εφαρμόζεται, σύμφωνα με τα προβλεπόμενα στο άρθρο 4, και στα έργα.")
+    assert _read("N_4819_2021::30", text) == [("N_4014_2011::5", "cites", "2")]
+
+
+def test_v17_codes_named_in_words_and_a_code_s_title_with_commas_before_its_law() -> None:
+    # N_4770_2021::15 (f-030)
+    text = ("περί της συνδρομής ή μη των όρων του άρθρου 5 του Κώδικα Δημοσίου Ναυτικού Δικαίου (ν.δ. 187/1973, Α΄ "
+            "261). Πλοίο … διαγράφεται υπό τους όρους της παρ. 2 του άρθρου 18 του ιδίου Κώδικα, άνευ αιτήσεως.")
+    assert _read("N_4770_2021::15", text) == [("ND_187_1973::5", "cites", None), ("ND_187_1973::18", "cites", "2")]
+    # N_4873_2021::21 (f-024): the title's tail, then the code's full title with its law in parentheses
+    text = ("νομικά πρόσωπα - Αντικατάσταση της παρ. 3 του άρθρου 89 του Κώδικα Διατάξεων Φορολογίας Κληρονομιών, "
+            "Δωρεών, Γονικών Παροχών και Κερδών από Τυχερά Παίγνια Η παρ. 3 του άρθρου 89 του Κώδικα Διατάξεων "
+            "Φορολογίας Κληρονομιών, Δωρεών, Γονικών Παροχών και Κερδών από Τυχερά Παίγνια (ν. 2961/2001, Α΄ 266), "
+            "αντικαθίσταται ως εξής: «3. Για τις χρηματικές δωρεές …»")
+    assert _read("N_4873_2021::21", text) == [("N_2961_2001::89", "replaces", "3")] * 2
+
+
+def test_v17_a_title_s_two_nouns_of_change_each_type_their_article() -> None:
+    # N_4818_2021::4 (f-017): v16 found 14α only; article 14 is amended, 14α inserted
+    text = ("προς μη υποκείμενα στον φόρο πρόσωπα - Τροποποίηση του άρθρου 14 και προσθήκη άρθρου 14α στον Κώδικα ΦΠΑ "
+            "- (άρθρο 2\nπαρ. 6 και 7 της Οδηγίας (ΕΕ) 2017/2455)\n1. Οι περ. β΄, γ΄ και δ΄ της παρ. 13 του άρθρου 14 "
+            "του Κώδικα ΦΠΑ καταργούνται.\n2. Μετά το άρθρο 14 του Κώδικα ΦΠΑ προστίθεται άρθρο 14α ως εξής: «Άρθρο "
+            "14α …»")
+    assert _read("N_4818_2021::4", text) == [
+        ("N_2859_2000::14", "amends", None), ("N_2859_2000::14Α", "inserts", None),
+        ("N_2859_2000::14", "repeals", "13"),
+        # the article a new one is put after is where, not what, the verb inserts (v17: cited)
+        ("N_2859_2000::14", "cites", None), ("N_2859_2000::14Α", "inserts", None)]
+
+
+def test_v17_an_opening_into_a_law_governs_the_articles_of_its_clause() -> None:
+    # N_4825_2021::65 (r-057)
+    text = "Στον ν. 4791/2021 (Α΄ 51) μετά το άρθρο 22 προστίθεται άρθρο 22Α ως εξής: «Άρθρο 22Α Ερμηνεία …»"
+    assert _read("N_4825_2021::65", text) == [("N_4791_2021::22", "cites", None),
+                                              ("N_4791_2021::22Α", "inserts", None)]
+
+
+def test_v17_dotted_article_numbers_of_an_amended_act_and_of_documents() -> None:
+    # N_4825_2021::66 (f-019, f-022, r-016): ν. 4791/2021 numbers its paragraphs «6.8.», named in the title only
+    title = "Διόρθωση παροραμάτων και παραδρομών στον ν. 4791/2021"
+    text = ("1. Στην περ. (vi) του άρθρου 1.3.1. η λέξη «WADA» αντικαθίσταται με τη λέξη «Κώδικας».\n"
+            "7. Στο πρώτο εδάφιο του άρθρου 6.8. μετά τις λέξεις «Ο WADA» τίθεται κόμμα «,» και προστίθενται οι λέξεις "
+            "«με αποκλειστική διακριτική ευχέρεια,».\n30. Στο άρθρο 19.1. οι λέξεις «όλους» αντικαθίστανται με τις "
+            "λέξεις «τους».")
+    assert _read("N_4825_2021::66", text, title) == [
+        ("N_4791_2021::1", "replaces", "3"), ("N_4791_2021::6", "inserts", "8"), ("N_4791_2021::19", "replaces", "1")]
+    # a law named after the number takes it; a clause of a contract or a standard stays no edge, and so does a dotted
+    # number the title's act does not take (no scope)
+    assert _read("AK::914", "σύμφωνα με το άρθρο 19.4 του ν. 4791/2021") == [("N_4791_2021::19", "cites", "4")]
+    assert _read("N_4825_2021::66", "κατά το άρθρο 28.10 έκαστης Σύμβασης καταβάλλεται", title) == []
+    assert _read("N_4825_2021::66", "του άρθρου 5.1.1.1 του Διεθνούς Προτύπου για τους Ελέγχους", title) == []
+    assert _read("N_4819_2021::30", "Στο άρθρο 6.8. οι λέξεις «Ο WADA» αντικαθίστανται") == []

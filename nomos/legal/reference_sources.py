@@ -17,6 +17,7 @@ from nomos.legal.citations import STRUCTURE, Citation, source_at, sources_in
 from nomos.legal.reference_clauses import ListSpan, clause_start, main_verb_between, verb_between
 from nomos.legal.reference_vocabulary import (
     AMENDMENT_KINDS,
+    ARTICLE_OF_ACT,
     BOUNDARY,
     DESCRIBED_DECISION,
     EXCEPT_GAP,
@@ -32,6 +33,7 @@ from nomos.legal.reference_vocabulary import (
     NAME_THEN_PARENTHESES,
     NAMED_BEFORE,
     OF_BEFORE,
+    OPENS_INTO,
     OWN_AFTER,
     PARENTHESES,
     PARTS_END,
@@ -122,19 +124,22 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     named = source_at(folded, into.end()) if into else None
     if named:
         return named[0]
-    ahead = next((f for f in around.later if f.source != SELF and f.start >= c.end), None)
+    ahead = next((f for f in around.later if f.start >= c.end and (f.source != SELF or _into_after(folded, f.end))),
+                 None)
     reach = 200 if around.in_list else 60  # a list item names its law once, at its end
     if ahead and ahead.start - end <= reach and "\n" not in text[end:ahead.start] \
             and re.search(r"\b(?:και|,)", folded[end:ahead.start]) \
             and not BOUNDARY.search(text, end, ahead.start) and not VERBS.search(masked, end, ahead.start) \
             and not verb_between(masked, end, ahead.start) and _only_references_between(masked, end, ahead.start):
-        return ahead.source
+        # «Τροποποίηση του άρθρου 14 και προσθήκη άρθρου 14α στον Κώδικα ΦΠΑ»: the next one's law, named after it
+        # with «στον» (v17)
+        return ahead.source if ahead.source != SELF else _into_after(folded, ahead.end)
     if around.within and around.within.source:
         return None if around.within.source == FOREIGN_LIST else around.within.source
     carried = around.explicit.get(c.article)  # within its paragraph only: the next one may cite the own law's article 15
     if carried and "\n" not in text[carried[1]:c.start]:
         return None if carried[0] == FOREIGN_LIST else carried[0]
-    clause = _source_of_clause(text, masked, c.start)
+    clause = _source_of_clause(text, masked, c.start, end)
     if clause:
         return clause
     # the own law only where the sentence names no other: in «… της παρ. 4 του άρθρου 18, … και της παρ. 7 του άρθρου
@@ -151,6 +156,14 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     # list the reference stands in («της παρ. 7 του άρθρου 23, περί μεταβατικών διατάξεων του ν. 4602/2019»)
     if others[0][1] >= c.end and verb_between(masked, c.end, others[0][1]) \
             and not (around.list_kind in AMENDMENT_KINDS and not main_verb_between(masked, c.end, others[0][1])):
+        return own_source
+    # and where every other law comes before it, named as a whole (no article of it cited), with the sentence's main
+    # verb, no amendment verb, between: «Η διαχείριση των ΑΕΚΚ … έργων … κατηγορίας Α’ του ν. 4014/2011 (Α’ 209)
+    # αποσκοπεί, σύμφωνα με τα προβλεπόμενα στο άρθρο 4, …» (the law qualifies the subject; v17)
+    last = others[-1]
+    if last[2] <= c.start and around.list_kind is None and main_verb_between(masked, last[2], c.start) \
+            and not VERBS.search(masked, last[2], c.start) \
+            and not any(ARTICLE_OF_ACT.search(folded, max(0, at - 80), at) for _, at, _ in others):
         return own_source
     return None
 
@@ -185,6 +198,13 @@ def is_foreign(folded: str, end: int) -> bool:
     return bool(FOREIGN_BARE.match(folded, end))
 
 
+def _into_after(folded: str, end: int) -> str | None:
+    """The law named with «στον/στο» right after an article («άρθρου 14α στον Κώδικα ΦΠΑ»), or None."""
+    into = INTO.match(folded, end)
+    named = source_at(folded, into.end()) if into else None
+    return named[0] if named else None
+
+
 def _named_law_after(folded: str, end: int) -> str | None:
     """The law in the parentheses after a source named in words («άρθρο 62 του Κώδικα Οργανισμού Δικαστηρίων (ν.
     1756/1988, Α΄ 35)»), or None (no parentheses, or they name no law: «του Κανονισμού (ΕΕ) 2016/679»)."""
@@ -193,13 +213,24 @@ def _named_law_after(folded: str, end: int) -> str | None:
     return named[0] if named else None
 
 
-def _source_of_clause(text: str, masked: str, start: int) -> str | None:
+def _source_of_clause(text: str, masked: str, start: int, end: int | None = None) -> str | None:
     """For an article with no source of its own: the law or code its clause names before it with an amendment verb
-    between («Στον ΠΚ προστίθεται άρθρο 398» is PK's article 398)."""
+    between («Στον ΠΚ προστίθεται άρθρο 398» is PK's article 398); or the one a clause opens with «Στον/Στο …» and
+    no other, the amendment verb coming before the clause's next comma («Στον ν. 4791/2021 (Α΄ 51) μετά το άρθρο 22
+    προστίθεται άρθρο 22Α»: both are ν. 4791/2021's; v17)."""
     begin = clause_start(text, max(0, start - WINDOW_BEFORE), start)
     named = sources_in(masked, begin, start)
     if named and VERBS.search(masked, named[-1][2], start):
         return named[-1][0]
+    wide = clause_start(text, max(0, start - 2 * WINDOW_BEFORE), start)
+    opening = OPENS_INTO.match(masked, wide)
+    named = sources_in(masked, wide, start)
+    if opening and len(named) == 1 and named[0][1] == opening.end():
+        stop = masked.find(",", named[0][2] + 12, len(masked))  # past «(Α΄ 51),»
+        reach = min(stop if stop > 0 else len(masked), (end or start) + WINDOW_BEFORE)
+        verb = VERBS.search(masked, named[0][2], reach)
+        if verb and not BOUNDARY.search(text, named[0][2], verb.start()):
+            return named[0][0]
     return None
 
 

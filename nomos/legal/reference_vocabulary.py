@@ -124,7 +124,10 @@ FOREIGN = re.compile(
 # right after the article, with no «του/της» (v15)
 FOREIGN_BARE = re.compile(r"\s+(?:κανονισμ|οδηγι|συνθηκ|συμβασ)\w*|\s+β\.\s?δ\b")
 # «… του Κώδικα Οργανισμού Δικαστηρίων και Κατάστασης Δικαστικών Λειτουργών (»: words of a name, then parentheses
-NAME_THEN_PARENTHESES = re.compile(_DESIGNATORS + r"\s*(?:του|τησ)\s+[^\s\d(),.;:«»]+(?:\s+[^\s\d(),.;:«»]+){0,11}\s*\(")
+# a code's full title may list its subjects with commas («του Κώδικα Διατάξεων Φορολογίας Κληρονομιών, Δωρεών, Γονικών
+# Παροχών και Κερδών από Τυχερά Παίγνια (ν. 2961/2001, Α΄ 266)»; v17)
+NAME_THEN_PARENTHESES = re.compile(_DESIGNATORS + r"\s*(?:του|τησ)\s+(?:[^\s\d(),.;:«»]+(?:\s+[^\s\d(),.;:«»]+){0,11}|"
+                                   r"κωδικα(?:,?\s+[^\s\d(),.;:«»]+){1,16})\s*\(")
 SAME_AS_BEFORE = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:ιδιου|ιδιασ)\b")
 # «του ανωτέρω νόμου», «του εν λόγω νόμου», «του ως άνω διατάγματος»: the law named before, like «του ίδιου»
 NAMED_BEFORE = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:ανωτερ(?:ω|ου)|εν\s+λογω|ωσ\s+ανω|προαναφερ\w*)"
@@ -138,6 +141,12 @@ OWN_AFTER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:παρ�
 THIS_LAW_AFTER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?του\s+(?:νομου\s+αυτου|αυτου\s+νομου)\b")
 # «άρθρο 28.10 έκαστης Σύμβασης», «άρθρου 5.1.1.1 του Διεθνούς Προτύπου»: a clause of a numbered document
 DECIMAL = re.compile(r"\.\d")
+# the dotted tail itself («.8.», «.3.1.»): its first number is the paragraph (v17)
+DECIMAL_TAIL = re.compile(r"\.(?P<par>\d{1,3})(?:\.\d{1,3})*\.?(?!\d)")
+# a document that numbers its clauses so, named right after the number without «του/της» («άρθρο 28.10 έκαστης
+# Σύμβασης», «άρθρο 4.2 της Σύμβασης»): none of ours
+DECIMAL_DOCUMENT = re.compile(r"\s*(?:εκαστ\w*|τησ\s+(?:συμβασ|συμφων|διακηρυξ|προσκλησ|κανονισμ|οδηγι)|"
+                              r"του\s+(?:διεθνουσ|προτυπ|κανονισμ|κωδικα\s+wada|παραρτ))")
 # «Άρθρο 59 Διαδικαστικοί κανόνες Άρθρο 60 …», «Άρθρα 86 – 93 (Καταργούνται)»: an article's heading (a table of
 # contents, an embedded article), not a reference; a reference in running text is written «το άρθρο 5»
 HEADING = re.compile(r"Άρθρ[οα]\s")
@@ -263,6 +272,19 @@ PARENTHESES = re.compile(r"\([^()]{0,40}\)")  # «(Α’ 147)», «(Καταργ
 # a verb whose agent is a provision («τροποποιείται με την παρ. 1 του άρθρου 8», «προστίθεται με το άρθρο 11 του
 # παρόντος»): it says what another provision does to the reference, not what this clause does
 BY_PROVISION = re.compile(r"\s+με\s+(?:την|το|τον|τα|τισ|τουσ)\s+(?:παρ|αρθρ|περ|εδ|ν\.|π\.\s?δ|παροντ)")
+# an article, paragraph or provision named right before an act («του άρθρου 5 του ν. 4014/2011», «της παρ. 2 του», «οι
+# διατάξεις του»): the act is cited for one of its provisions, so a bare article near it may be that act's (v17)
+ARTICLE_OF_ACT = re.compile(r"(?:αρθρ\w*|αρ\.|παρ\.|παραγραφ\w*|περ\.|περιπτωσ\w*|εδαφ\w*|διαταξ\w*|κεφαλαι\w*|"
+                            r"μερ(?:ουσ|ων)|τμημα\w*|τιτλ\w*|βιβλι\w*)[^.;:]{0,60}$")
+# a clause that opens with the act it changes («Στον ν. 4791/2021 …», «2. Στο π.δ. 54/2018 …»; v17)
+OPENS_INTO = re.compile(r"\s*(?:\d{1,3}\.\s+|[α-ω]{1,2}[)΄’']\s+)?στ(?:ον|ο|ην|η)\s+")
+# «μετά το άρθρο 22 προστίθεται άρθρο 22Α»: the article a new one is put after (or before) is where, not what, the
+# verb inserts: cited (v17); «μετά την παρ. 2 του άρθρου 5 προστίθεται» still inserts into article 5
+INSERTED_NEXT_TO = re.compile(r"(?<!\w)(?:μετα|πριν\s+απο)\s+(?:το|τα)\s+$")
+# a title's noun of change right before an article («Τροποποίηση του άρθρου 14», «προσθήκη άρθρου 14α»), and the
+# kind each gives (v17)
+TITLE_NOUN_BEFORE = re.compile(r"(?<!\w)(τροποποιησ|προσθηκ|καταργησ|αντικαταστασ)\w*\s+(?:τ\w{1,3}\s+)?$")
+TITLE_NOUN_KINDS = {"τροποποιησ": "amends", "προσθηκ": "inserts", "καταργησ": "repeals", "αντικαταστασ": "replaces"}
 WINDOW_BEFORE = 45  # a verb before a reference governs it only from close by («Καταργείται το άρθρο 5»)
 
 # a list's opening: «Στο άρθρο 20 του ν. 4014/2011 (Α΄ 209):», «… οι ακόλουθες διατάξεις του ν. 4070/2012:»

@@ -59,7 +59,14 @@ from typing import Any
 from nomos.legal.citations import Citation, IdResolver, find_citations, fold, source_at
 from nomos.legal.reference_clauses import amendment_kind, groups_of, later_kinds, lists_of, opens_with_title_tail
 from nomos.legal.reference_scopes import TitleScope, table_spans, title_scope, title_text
-from nomos.legal.reference_sources import ArticleText, Surroundings, names_foreign_act, said_own, source_of_bare
+from nomos.legal.reference_sources import (
+    ArticleText,
+    Surroundings,
+    is_foreign,
+    names_foreign_act,
+    said_own,
+    source_of_bare,
+)
 from nomos.legal.reference_vocabulary import (
     ABOVE_ARTICLE,
     AMENDMENT_KINDS,
@@ -67,6 +74,8 @@ from nomos.legal.reference_vocabulary import (
     CITED_BY_WORDS,
     CONTRARY_TO,
     DECIMAL,
+    DECIMAL_DOCUMENT,
+    DECIMAL_TAIL,
     DECISION,
     DECISION_BEFORE,
     DESIGNATOR_BEFORE,
@@ -75,6 +84,7 @@ from nomos.legal.reference_vocabulary import (
     FOREIGN_LIST,
     HEADING,
     INNER,
+    INSERTED_NEXT_TO,
     INSIDE_BEFORE,
     ITEM_NUMBER_BEFORE,
     MODIFIES_NOUN,
@@ -89,6 +99,8 @@ from nomos.legal.reference_vocabulary import (
     SELF,
     SPACED_SUFFIX,
     SUFFIX_ENDS,
+    TITLE_NOUN_BEFORE,
+    TITLE_NOUN_KINDS,
     VERB_THEN_PARAGRAPH,
     VERBS,
     ordinal_value,
@@ -97,7 +109,7 @@ from nomos.legal.reference_vocabulary import (
 # Bump whenever the rules change what is extracted (this module's, and those of reference_vocabulary,
 # reference_clauses and reference_sources): indexing stores it beside the edges and makes it part of each article's
 # content hash, so a re-index recomputes every article's edges then (and only then).
-REFERENCES_VERSION = "16"
+REFERENCES_VERSION = "17"
 
 
 @dataclass(frozen=True)
@@ -191,7 +203,7 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
     found = [c for c in candidates
              if not _inside(c.start, quotes) and not NOT_ARTICLE.search(folded, max(0, c.start - 20), c.start)
              and not (NEXT_PARAGRAPH.search(text, c.start, c.end) and text[c.end:c.end + 1] == ".")
-             and not DECIMAL.match(text, c.end)
+             and not (DECIMAL.match(text, c.end) and not _decimal_source(folded, c))
              and not (c.source == SELF and HEADING.match(text, c.start))
              and not (c.source == SELF and folded.startswith("αρ.", c.start)
                       and NUMBER_OF_ACT.search(folded, max(0, c.start - 60), c.start))
@@ -227,8 +239,21 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
     explicit: dict[str, tuple[str, int]] = {}  # article number -> the external source it was last cited with, where
     last_external: str | None = None
     own_by_default: set[tuple[int, int, str]] = set()  # bare articles read as the own law's for want of another
+    decimal_spans: set[tuple[int, int]] = set()  # «Στο άρθρο 19.1.»: an edge only where a title scope takes it
     for i, c in enumerate(found):
         source = c.source
+        decimal = _decimal_source(folded, c) if c.source == SELF and DECIMAL.match(text, c.end) else None
+        if decimal:  # «Στο άρθρο 19.1.», «άρθρο 6.8 του ν. 4791/2021»: article N, paragraph M (v17)
+            tail = DECIMAL_TAIL.match(text, c.end)
+            assert tail
+            paragraph = tail.group("par")
+            if decimal != SELF:
+                raw.append(Citation(decimal, c.article, paragraph, c.start, c.end))
+                continue
+            raw.append(Citation(own_source, c.article, paragraph, c.start, c.end))
+            own_by_default.add((c.start, c.end, c.article))
+            decimal_spans.add((c.start, c.end))
+            continue
         within = next((x for x in reversed(lists) if x.start <= c.start < x.end and x.source), None)
         in_list = any(x.start <= c.start < x.end for x in lists)
         list_kind = next((x.kind for x in reversed(lists) if x.start <= c.start < x.end and x.kind), None)
@@ -266,17 +291,27 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
         within = next((x for x in reversed(lists) if x.start <= start < x.end and x.kind), None)
         kind = amendment_kind(text, masked, start, end, prev_end, next_start, within.kind if within else None,
                               within.start if within else 0)
+        title_kinds: dict[tuple[int, int], str] = {}
         if g == 0 and kind == "cites" and opens_with_title_tail(text, start):
             # «της παρ. 1 του άρθρου 25 του ν. 4549/2018 Στο τέλος της παρ. 1 … προστίθενται»: the text opens with
             # the end of its title («… - Τροποποίηση και συμπλήρωση»), which names what the body then amends
             ids = {c.id for c in group}
             kind = next((k for k, later in later_kinds(text, masked, groups, lists) if ids & later), kind)
+        if kind in AMENDMENT_KINDS and len(group) > 1:
+            # «Τροποποίηση του άρθρου 14 και προσθήκη άρθρου 14α στον Κώδικα ΦΠΑ»: where a title gives the articles
+            # of one amendment nouns of different changes, each is the kind of its noun (v17)
+            nouns = [TITLE_NOUN_BEFORE.search(masked, max(0, c.start - 24), c.start) for c in group]
+            if all(nouns) and len({n.group(1) for n in nouns if n}) > 1:
+                title_kinds = {(c.start, c.end): TITLE_NOUN_KINDS[n.group(1)] for c, n in zip(group, nouns, strict=True)
+                               if n}
         for c in group:
             lead = DESIGNATOR_BEFORE.search(masked, max(0, c.start - 30), c.start)
             at = lead.start() if lead else c.start
             cited = "cites" if CITED_BY_WORDS.search(masked, max(0, at - 30), at) \
                 or MODIFIES_NOUN.search(masked, max(0, c.start - 80), c.start) \
-                or CONTRARY_TO.search(masked, max(0, c.start - 60), c.start) else kind
+                or CONTRARY_TO.search(masked, max(0, c.start - 60), c.start) \
+                or (kind == "inserts" and INSERTED_NEXT_TO.search(masked, max(0, c.start - 16), c.start)) \
+                else title_kinds.get((c.start, c.end), kind)
             target = resolver.resolve(c.id) or ""
             if target == article_id or c.id == article_id:
                 continue
@@ -286,7 +321,25 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
     scope = title_scope(title_text(title, text), own_source) if own_by_default else None
     if scope:
         out = _in_title_scope(out, scope, own_by_default, resolver)
+    if decimal_spans:  # a dotted number the title's act does not take is a clause of some document: no edge
+        out = [r for r in out if (r.start, r.end) not in decimal_spans or not r.cited.startswith(own_source + "::")]
     return _with_follow_ups(out, text, masked, inner)
+
+
+def _decimal_source(folded: str, c: Citation) -> str | None:
+    """The law of an article written with a dotted number («άρθρο 6.8», «άρθρου 19.1.», as ν. 4791/2021 numbers its
+    paragraphs): the law named right after the number, or ``SELF`` where none is named and an article of the text's
+    title scope may take it (:func:`extract_references` keeps it only then); None for a clause of a document of no
+    law of ours («άρθρο 28.10 έκαστης Σύμβασης», «άρθρου 5.1.1.1 του Διεθνούς Προτύπου»)."""
+    tail = DECIMAL_TAIL.match(folded, c.end)
+    if not tail or c.source != SELF or not c.article.isdigit():
+        return None
+    named = source_at(folded, tail.end())
+    if named:
+        return named[0]
+    if is_foreign(folded, tail.end()) or DECIMAL_DOCUMENT.match(folded, tail.end()):
+        return None
+    return SELF
 
 
 def _in_title_scope(out: list[Reference], scope: TitleScope, own_by_default: set[tuple[int, int, str]],

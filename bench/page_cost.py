@@ -64,6 +64,8 @@ VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any], str], dict[str, Any] | 
                    _edit(lambda b, q: _text_hl(b)["highlight_query"]["match"]["text"].update(query=" ".join(q.split()[:10])))),
     "hl_distinct": ("snippets' query with each word once (the same terms)",
                     _edit(lambda b, q: _text_hl(b)["highlight_query"]["match"]["text"].update(query=" ".join(dict.fromkeys(q.split()))))),
+    "no_in_force_hl": ("snippets of the text only, not of the text in force",
+                       _edit(lambda b, q: b["highlight"]["fields"].pop("in_force_text", None))),
     "source_only": ("ranking + title/law/source from _source, nothing else",
                     lambda b, q: {"size": b["size"], "query": b["query"], "_source": b["_source"]}),
     "bare": ("ranking only (ids)", lambda b, q: {"size": b["size"], "query": b["query"], "stored_fields": "_none_"}),

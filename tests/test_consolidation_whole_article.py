@@ -193,3 +193,33 @@ def test_the_four_judged_instructions_through_the_graphs_own_edges(shared_data) 
         got = results[target].in_force
         assert not any(a.action == "replace-article" for a in got.applied), target
         assert UNIT_NOT_READ in {u.reason for u in got.unapplied}
+
+
+# N_5119_2024::33 item 3 (corpus-large): «η περ β)» (no period) is not read, but the context names the case and the
+# wording opens with its mark: the context is the unit, as before v3
+N_5119_33_ITEM_3 = ("3. Στην περ.\xa0β) της παρ.\xa02 του άρθρου 76 του ν.\xa05108/2024, περί της έναρξης ισχύος του νόμου "
+                    "αυτού, οι λέξεις «της παρ.\xa04 του άρθρου 7» αντικαθίστανται από τις λέξεις «των παρ.\xa03 και 4 "
+                    "του άρθρου 7 και της παρ.\xa01 του άρθρου 13» και η περ β) της παρ.\xa02 διαμορφώνεται ως εξής: «β) "
+                    "Η ισχύς των παρ.\xa03 και 4 του άρθρου 7 και της παρ.\xa01 του άρθρου 13 αρχίζει από τη δημοσίευση "
+                    "του παρόντος στην Εφημερίδα της Κυβερνήσεως.»")
+
+
+def test_an_unread_object_whose_wording_opens_as_its_context_is_the_context() -> None:
+    formed = [i for i in read_instructions(N_5119_33_ITEM_3) if i.wording]
+    assert len(formed) == 1 and formed[0].action == "replace-case" and not formed[0].problem
+    assert (formed[0].place.articles, formed[0].place.paragraphs, formed[0].place.cases) == (("76",), ("2",), ("β",))
+
+
+def test_an_item_after_a_closing_quotation_on_the_same_line_is_an_item(shared_data) -> None:
+    # N_5116_2024::60 (corpus-large): «4. Στο άρθρο 39 … προστίθεται παρ. 7 ως εξής: «7. …» 5. α) Η προθεσμία … της
+    # παρ. 1 του άρθρου 30 του ν. 5095/2024 … και το εισαγωγικό εδάφιο διαμορφώνεται …»: item 5 is not article 39's
+    # (v2 read it as article 39's whole new wording, and «η παρ. 4 διαμορφώνεται» of item 5 β) as its paragraph 4)
+    import json
+
+    path = shared_data / "corpus-large.jsonl"
+    if not path.is_file():
+        pytest.skip("corpus-large.jsonl is not in the stand-in")
+    with path.open(encoding="utf-8") as f:
+        text = next(json.loads(line)["text"] for line in f if '"N_5116_2024::60"' in line)
+    on_39 = [i for i in read_instructions(text) if i.place.articles == ("39",)]
+    assert [(i.action, i.place.paragraphs, i.problem) for i in on_39] == [("insert-paragraph", ("7",), "")]

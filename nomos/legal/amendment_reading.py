@@ -56,14 +56,16 @@ _WITH = re.compile(r"\s*,?\s*(?:απο|με)\s+(?:(?:τη|την|τισ|τον|�
 _AFTER_WORDS = re.compile(r"(?<![\w])(?P<where>μετα|πριν)\s+(?:απο\s+)?(?:(?:τη|την|τισ|τον|το|τα|τουσ)\s+)?"
                           r"(?:λεξ|φρασ|αριθμ|ημερομηνι|παραπομπ|προτασ|χρονολογι)\w*\s*(?=«)")
 _AFTER_PLACE = re.compile(r"(?<![\w])(?P<where>μετα|πριν)\s+(?:απο\s+)?(?=(?:τη|την|τισ|τον|το|τα|τουσ)\s)")
-_ITEM = re.compile(r"(?m)^[ \t\xa0]*(?P<n>\d{1,3})[ \t\xa0]*\.(?=[ \t\xa0]|\n)")
+# an item «N.» opens a line, or follows the closing mark of the item before it on the same line («… 2024.» 5. α) …»);
+# «1.α)» (no space before its first sub-item) is an item too
+_ITEM = re.compile(r"(?m)(?:^[ \t\xa0]*|(?<=»)[.;]?[ \t\xa0]+)(?P<n>\d{1,3})[ \t\xa0]*\.(?=[ \t\xa0]|\n|[α-ω]{1,2}\))")
 _SUBITEM = re.compile(r"(?:(?<=^)|(?<=\n)|(?<=[:;,.])|(?<=[:;,.][ \t])|(?<=\sκαι\s))[ \t\xa0]*"
                       r"(?P<l>[α-ω]{1,3})[΄'’]?\)(?=\s)")
 _SUBITEM_DOT = re.compile(r"(?m)^[ \t\xa0]*(?P<l>[α-ω]{1,3})\.(?=[ \t\xa0])")  # «α. …» at a line's start
 _NOT_ITEM = re.compile(r"(?:περ|παρ|εδ|στοιχ|υποπερ|περιπτωσ\w*)\.?\s*$")  # «της περ. β)»: a reference, no item
 _CLAUSE_BREAK = re.compile(r"[:;]|\.\s+(?=[α-ωά-ώ]?[Α-ΩΆ-Ώ])")
 UNIT_NOT_READ = ("the unit the new wording replaces is not read (a sub-paragraph, a definition or a point numbered "
-                 "like 2.1.3): only the article or paragraph it stands in is named, and the wording is not all of it")
+                 "like 2.1.3): only the unit it stands in is named, and the wording does not open as that unit's")
 _LIST_OPENER = re.compile(r"(?:οι|τα)\s+(?:ακολουθ\w+|εξησ|κατωθι|παρακατω)\s+(?:διαταξ\w+|αρθρ\w+)[^:«»]{0,120}:\s*$")
 
 
@@ -558,7 +560,7 @@ def _make(text: str, masked: str, verb: _Verb, subject: Phrase | None, after: li
         if not wording:
             return [Instruction("describe", ctx, start, end, problem="the change's object is not read")]
         place = ctx
-        if kind in ("replace", "form", "modify") and not heading:
+        if kind in ("replace", "form", "modify") and not heading and not _opens_as(place, words[0]):
             # «Τροποποιείται η υποπαρ. 2.1.3 … και διαμορφώνεται ως εξής: «2.1.3. …»», «Στο άρθρο 1 τροποποιούνται
             # οι υποπερ.: β), θ) … της περ. Α»: the unit the wording replaces is named in words this reader does not
             # read (a sub-paragraph, a definition, a point numbered 2.1.3); what is left is only where it stands
@@ -608,6 +610,28 @@ def _make(text: str, masked: str, verb: _Verb, subject: Phrase | None, after: li
                     for t in targets]
         return [Instruction(_unit_action("repeal", place), place, start, end)]
     return []
+
+
+_MARK = re.compile(r"\s*(?:(?P<num>\d{1,3}[Α-Ωα-ω]?)\s*\.(?!\d)|\(?(?P<letter>[α-ωΑ-Ω]{1,4})\s?[΄'’`)]\)?)")
+
+
+def _opens_as(place: Place, wording: str) -> bool:
+    """Whether new wording whose object was not read is the wording of its context's unit, by its opening mark:
+    a paragraph's number («Στην παρ. 4 … η παρ. 4 διαμορφώνεται»: «4. …»), a case's or subcase's letter («Στην
+    περ. β) … η περ β) διαμορφώνεται»: «β) …»), and for a sentence no mark at all («Στο πρώτο εδάφιο … το εν λόγω
+    εδάφιο διαμορφώνεται»). An article's wording opens with its heading (checked apart); anything else (a
+    point «2.1.3.», a definition «β) Αθλητής» where the context is a whole article) is not the context's."""
+    m = _MARK.match(wording)
+    depth = place.depth
+    if depth == 4:
+        return m is None
+    if m is None or depth == 0:
+        return False
+    if depth == 1:
+        return len(place.paragraphs) == 1 and m.group("num") is not None \
+            and fold(m.group("num")) == fold(place.paragraphs[0])
+    units = place.cases if depth == 2 else place.subcases
+    return len(units) == 1 and m.group("letter") is not None and case_index(m.group("letter")) == case_index(units[0])
 
 
 def _replace_words(text: str, masked: str, verb: _Verb, heads: list[Phrase], after: list[Phrase], ctx: Place,

@@ -25,9 +25,10 @@ _REASONS: tuple[tuple[str, str], ...] = (
     ("the new wording after «ως εξής» is not quoted: where it ends cannot be told",
      "η νέα διατύπωση μετά το «ως εξής» δεν είναι σε εισαγωγικά· δεν φαίνεται πού τελειώνει"),
     ("the unit the new wording replaces is not read \\(a sub-paragraph, a definition or a point numbered like "
-     "2\\.1\\.3\\): only the article or paragraph it stands in is named, and the wording is not all of it",
+     "2\\.1\\.3\\): only the unit it stands in is named, and the wording does not open as that unit's",
      "δεν διαβάστηκε ποιο σημείο αντικαθιστά η νέα διατύπωση (υποπαράγραφος, ορισμός ή σημείο με αριθμό όπως 2.1.3)· "
-     "ορίζεται μόνο το άρθρο ή η παράγραφος όπου βρίσκεται, και η διατύπωση δεν είναι ολόκληρο το κείμενό τους"),
+     "ορίζεται μόνο το σημείο όπου βρίσκεται (το άρθρο, μια παράγραφος ή περίπτωσή του), και η διατύπωση δεν αρχίζει "
+     "όπως εκείνο"),
     (f"the quoted new wording closes after its paragraph {_} and paragraphs numbered from {_} follow outside the "
      "quotation: where the new wording ends cannot be told",
      "τα εισαγωγικά της νέας διατύπωσης κλείνουν μετά την παράγραφό της {1} και ακολουθούν, εκτός εισαγωγικών, "

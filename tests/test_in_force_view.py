@@ -109,13 +109,21 @@ def _engine_reasons() -> list[str]:
     and ``reason`` are set to, what ``Unapplied`` is built with, what the heading reader returns instead of a
     heading."""
     import ast
+    import re
     from pathlib import Path
 
     import nomos.legal
 
+    consts: dict[str, str] = {}  # the module's own reasons named once («problem=UNIT_NOT_READ», «X.format(…)»)
+
     def samples(node: ast.AST) -> list[str]:
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return [node.value]
+        if isinstance(node, ast.Name) and node.id in consts:
+            return [consts[node.id]]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id in consts:
+            return [re.sub(r"\{\d*\}", "7", consts[node.func.value.id])]
         if isinstance(node, ast.JoinedStr):
             out = ""
             for part in node.values:
@@ -135,6 +143,10 @@ def _engine_reasons() -> list[str]:
     found: list[str] = []
     for name in ("consolidation.py", "amendment_reading.py", "article_parts.py"):
         tree = ast.parse((Path(nomos.legal.__file__).parent / name).read_text(encoding="utf-8"))
+        consts.clear()
+        consts.update({t.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
+                       and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+                       for t in node.targets if isinstance(t, ast.Name) and t.id.isupper()})
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 func = ast.unparse(node.func)

@@ -25,7 +25,9 @@ DATIVE = frozenset({"στο", "στον", "στην", "στη", "στισ", "σ�
 ACCUSATIVE = frozenset({"την", "τη", "τον", "τισ", "τουσ"})
 
 _DET = r"(?P<det>στουσ|στον|στην|στισ|στη|στο|στα|τουσ|τησ|του|των|την|τον|τισ|τη|το|τα|οι|η|ο)\s+"
-_NUM = r"\d{1,4}[α-ω]{0,2}(?![\w])"
+# a number followed by «.digit» is a decimal point («η υποπαρ. 2.1.3», «η παρ. 2.8.»: the numbering of codes like
+# the anti-doping code), no paragraph or article number: read as «2» it would name a unit that is not the one meant
+_NUM = r"\d{1,4}[α-ω]{0,2}(?![\w])(?!\.\d)"
 _SEP = r"\s*(?:,|και|εωσ\s+και|εωσ|εωσ\s+και\s+τη|-|–)\s*"
 _NUMS = rf"{_NUM}(?:{_SEP}{_NUM})*"
 _LETTER = r"(?:\((?:[α-ω]{1,4}|\d{1,3})\)|(?:[α-ω]{1,4}|\d{1,3})\s?[΄'’`]\)?|(?:[α-ω]{1,4}|\d{1,3})\))"

@@ -38,7 +38,7 @@ from nomos.legal.amendment_places import (
     Place,
     phrases,
 )
-from nomos.legal.article_parts import case_index, quote_spans
+from nomos.legal.article_parts import case_index, paragraphs, quote_spans
 from nomos.legal.citations import fold
 
 VERB = re.compile(
@@ -56,12 +56,16 @@ _WITH = re.compile(r"\s*,?\s*(?:απο|με)\s+(?:(?:τη|την|τισ|τον|�
 _AFTER_WORDS = re.compile(r"(?<![\w])(?P<where>μετα|πριν)\s+(?:απο\s+)?(?:(?:τη|την|τισ|τον|το|τα|τουσ)\s+)?"
                           r"(?:λεξ|φρασ|αριθμ|ημερομηνι|παραπομπ|προτασ|χρονολογι)\w*\s*(?=«)")
 _AFTER_PLACE = re.compile(r"(?<![\w])(?P<where>μετα|πριν)\s+(?:απο\s+)?(?=(?:τη|την|τισ|τον|το|τα|τουσ)\s)")
-_ITEM = re.compile(r"(?m)^[ \t\xa0]*(?P<n>\d{1,3})[ \t\xa0]*\.(?=[ \t\xa0]|\n)")
+# an item «N.» opens a line, or follows the closing mark of the item before it on the same line («… 2024.» 5. α) …»);
+# «1.α)» (no space before its first sub-item) is an item too
+_ITEM = re.compile(r"(?m)(?:^[ \t\xa0]*|(?<=»)[.;]?[ \t\xa0]+)(?P<n>\d{1,3})[ \t\xa0]*\.(?=[ \t\xa0]|\n|[α-ω]{1,2}\))")
 _SUBITEM = re.compile(r"(?:(?<=^)|(?<=\n)|(?<=[:;,.])|(?<=[:;,.][ \t])|(?<=\sκαι\s))[ \t\xa0]*"
                       r"(?P<l>[α-ω]{1,3})[΄'’]?\)(?=\s)")
 _SUBITEM_DOT = re.compile(r"(?m)^[ \t\xa0]*(?P<l>[α-ω]{1,3})\.(?=[ \t\xa0])")  # «α. …» at a line's start
 _NOT_ITEM = re.compile(r"(?:περ|παρ|εδ|στοιχ|υποπερ|περιπτωσ\w*)\.?\s*$")  # «της περ. β)»: a reference, no item
 _CLAUSE_BREAK = re.compile(r"[:;]|\.\s+(?=[α-ωά-ώ]?[Α-ΩΆ-Ώ])")
+UNIT_NOT_READ = ("the unit the new wording replaces is not read (a sub-paragraph, a definition or a point numbered "
+                 "like 2.1.3): only the unit it stands in is named, and the wording does not open as that unit's")
 _LIST_OPENER = re.compile(r"(?:οι|τα)\s+(?:ακολουθ\w+|εξησ|κατωθι|παρακατω)\s+(?:διαταξ\w+|αρθρ\w+)[^:«»]{0,120}:\s*$")
 
 
@@ -336,10 +340,16 @@ def read_instructions(text: str) -> list[Instruction]:
         wording: list[tuple[int, int]] = []
         wording_end = verb.end
         unquoted = False
+        continued: tuple[int, int] | None = None
+        continuation_problem = ""
         if follows:
             wording, wording_end = _payload(text, masked, follows.end(), quotes)
             if not wording:
                 unquoted = _looks_like_wording(masked, follows.end())
+            elif not any(s.depth == 1 for s in chain):
+                continued, continuation_problem = _continuation(text, masked, wording[-1])
+                if continued is not None:
+                    wording_end = continued[1]
         if subject is None and not after and verb.kind in ("form", "replace", "modify") and wording \
                 and re.search(r"(?:\bκαι|,)\s*$", masked[prev_end:verb.start]) and seg.start in last_subject:
             subject = last_subject[seg.start]  # «… τροποποιείται ως προς … και διαμορφώνεται ως εξής: «…»»
@@ -377,9 +387,45 @@ def read_instructions(text: str) -> list[Instruction]:
         for ctx in ([_Context(p, context.start) for p in context.alternatives] if context and context.alternatives
                     else [context]):
             made = _make(text, masked, verb, subject, after, ctx, position, wording, quotes, unquoted,
-                         start_words, end_words, found, bool(listed))
+                         start_words, end_words, found, bool(listed), continued=continued,
+                         continuation_problem=continuation_problem)
             out.extend(replace(ins, verb=verb.kind, everywhere=everywhere) for ins in made)
     return _absorb(out, segments)
+
+
+_NUMBERED_LINE = re.compile(r"[\s.,;·]*\n[ \t\xa0]*(\d{1,3})[ \t\xa0]*\.(?=\s)")
+CONTINUED_OUTSIDE = ("the quoted new wording closes after its paragraph {0} and paragraphs numbered from {1} follow "
+                     "outside the quotation: where the new wording ends cannot be told")
+
+
+def _continuation(text: str, masked: str, last: tuple[int, int]) -> tuple[tuple[int, int] | None, str]:
+    """The paragraphs of a new wording written after its closing mark: «… «Άρθρο 293 … 1. Όποιος … ποινή.».» and
+    then «2. …», «3. …», «4. …» on lines of their own (the quotation closes after paragraph 1, the article goes
+    on). Read only where nothing else can claim those lines: the instruction stands in no numbered item of the
+    amending article (whose next item would be numbered so too: the caller checks), the lines run from N+1 (N: the
+    quotation's last paragraph) to the amending article's end, each numbered after the one before, and no
+    amendment verb stands in them (they would be instructions). Then the span of those lines, to be read as the
+    end of the new wording. Where a line numbered N+1 follows the quotation but the rest does not hold, the
+    wording's end cannot be told: the problem says so (the quotation alone would be a guess: an article cut after
+    paragraph N)."""
+    m = _NUMBERED_LINE.match(text, last[1])
+    if m is None or not _closed(text, last):
+        return None, ""
+    numbered = [p.number for p in paragraphs(_inner(text, last)) if p.number]
+    if not numbered or not numbered[-1].isdigit() or int(m.group(1)) != int(numbered[-1]) + 1:
+        return None, ""
+    problem = CONTINUED_OUTSIDE.format(numbered[-1], m.group(1))
+    start = m.start(1)
+    rest = text[start:]
+    parts = paragraphs(rest)
+    expected = int(m.group(1))
+    for p in parts:
+        if p.number != str(expected):
+            return None, problem
+        expected += 1
+    if VERB.search(masked, start) or rest.count("«") != rest.count("»"):
+        return None, problem
+    return (start, len(text.rstrip())), ""
 
 
 def _skip_object(masked: str, verb: _Verb, after: list[Phrase]) -> int:
@@ -465,12 +511,16 @@ def _position(masked: str, found: list[Phrase], left: int, verb: _Verb) -> tuple
 def _make(text: str, masked: str, verb: _Verb, subject: Phrase | None, after: list[Phrase],
           context: _Context | None, position: tuple[str, Place | None, int, int] | None,
           wording: list[tuple[int, int]], quotes: list[tuple[int, int]], unquoted: bool, start: int, end: int,
-          found: list[Phrase], listed: bool = False) -> list[Instruction]:
+          found: list[Phrase], listed: bool = False, continued: tuple[int, int] | None = None,
+          continuation_problem: str = "") -> list[Instruction]:
     """The instructions one verb gives (several for «απαλείφονται οι λέξεις «…» και οι λέξεις «…»» or a list of
-    repealed provisions)."""
+    repealed provisions). ``continued``: the new wording's paragraphs written after its closing mark (read by
+    :func:`_continuation`), its end; ``continuation_problem``: why such paragraphs cannot be told apart."""
     ctx = context.place if context else Place()
     words = tuple(_inner(text, q) for q in wording)
-    problem = ""
+    if continued is not None and words:
+        words = (*words[:-1], words[-1] + "\n" + text[continued[0]:continued[1]].strip())
+    problem = continuation_problem
     if wording and not all(_closed(text, q) for q in wording):
         problem = "the quoted new wording is not closed in the amending article (its end is not in this text)"
     if unquoted:
@@ -497,6 +547,7 @@ def _make(text: str, masked: str, verb: _Verb, subject: Phrase | None, after: li
                                              or position is not None and position[1] is None):
         return [_insert_words(text, masked, verb, after, ctx, position, quotes, found, start, end)]
     targets = after or ([subject] if subject else [])
+    heading = re.match(r"\s*(?:Άρθρο|ΑΡΘΡΟ|Αρθρο)\s+(\d{1,4}[Α-Ωα-ω]{0,2})(?![\w])", words[0]) if words else None
     # the paragraphs an insertion itself adds («προστίθεται παρ. 9»): only those may be created; a paragraph named
     # as the context («Στην παρ. 4 … προστίθεται εδάφιο») must already be there
     new_paragraphs = tuple(p for t in targets for p in t.place.paragraphs) \
@@ -509,6 +560,13 @@ def _make(text: str, masked: str, verb: _Verb, subject: Phrase | None, after: li
         if not wording:
             return [Instruction("describe", ctx, start, end, problem="the change's object is not read")]
         place = ctx
+        if kind in ("replace", "form", "modify") and not heading and not _opens_as(place, words[0]):
+            # «Τροποποιείται η υποπαρ. 2.1.3 … και διαμορφώνεται ως εξής: «2.1.3. …»», «Στο άρθρο 1 τροποποιούνται
+            # οι υποπερ.: β), θ) … της περ. Α»: the unit the wording replaces is named in words this reader does not
+            # read (a sub-paragraph, a definition, a point numbered 2.1.3); what is left is only where it stands
+            # (the article, or a paragraph of it), whose whole wording the quotation is not
+            return [Instruction(_unit_action("replace", place), place, start, end, wording=words,
+                                problem=UNIT_NOT_READ)]
     elif len(targets) == 1 or listed:
         place = targets[0].place.within(ctx)
     else:
@@ -517,7 +575,6 @@ def _make(text: str, masked: str, verb: _Verb, subject: Phrase | None, after: li
         # «Στην παρ. 4 … προστίθεται εδάφιο», «το εδάφιο … αντικαθίσταται» where no sentence was named before: the
         # unit is a sentence (which one, not stated), never the paragraph it stands in
         place = replace(place, sentence_new=True)
-    heading = re.match(r"\s*(?:Άρθρο|ΑΡΘΡΟ|Αρθρο)\s+(\d{1,4}[Α-Ωα-ω]{0,2})(?![\w])", words[0]) if words else None
     if kind in ("replace", "form", "modify", "insert") and heading and len(words) == 1:
         whole = Place(place.articles, place.article_span)
         action = "replace-title" if targets and targets[0].head == "title" else "replace-article"
@@ -553,6 +610,28 @@ def _make(text: str, masked: str, verb: _Verb, subject: Phrase | None, after: li
                     for t in targets]
         return [Instruction(_unit_action("repeal", place), place, start, end)]
     return []
+
+
+_MARK = re.compile(r"\s*(?:(?P<num>\d{1,3}[Α-Ωα-ω]?)\s*\.(?!\d)|\(?(?P<letter>[α-ωΑ-Ω]{1,4})\s?[΄'’`)]\)?)")
+
+
+def _opens_as(place: Place, wording: str) -> bool:
+    """Whether new wording whose object was not read is the wording of its context's unit, by its opening mark:
+    a paragraph's number («Στην παρ. 4 … η παρ. 4 διαμορφώνεται»: «4. …»), a case's or subcase's letter («Στην
+    περ. β) … η περ β) διαμορφώνεται»: «β) …»), and for a sentence no mark at all («Στο πρώτο εδάφιο … το εν λόγω
+    εδάφιο διαμορφώνεται»). An article's wording opens with its heading (checked apart); anything else (a
+    point «2.1.3.», a definition «β) Αθλητής» where the context is a whole article) is not the context's."""
+    m = _MARK.match(wording)
+    depth = place.depth
+    if depth == 4:
+        return m is None
+    if m is None or depth == 0:
+        return False
+    if depth == 1:
+        return len(place.paragraphs) == 1 and m.group("num") is not None \
+            and fold(m.group("num")) == fold(place.paragraphs[0])
+    units = place.cases if depth == 2 else place.subcases
+    return len(units) == 1 and m.group("letter") is not None and case_index(m.group("letter")) == case_index(units[0])
 
 
 def _replace_words(text: str, masked: str, verb: _Verb, heads: list[Phrase], after: list[Phrase], ctx: Place,

@@ -50,7 +50,7 @@ from nomos.legal.in_force import Applied, InForce, Passage, Unapplied
 
 # Bump whenever the rules change what the engine produces (reading or applying): ingest stores the text in force
 # and the article's content hash includes it, so a re-index recomputes it then.
-CONSOLIDATION_VERSION = "2"
+CONSOLIDATION_VERSION = "3"
 REPEALED = "[Καταργείται]"
 AMENDMENT_KINDS = frozenset({"amends", "replaces", "inserts", "repeals"})
 # instructions that name an article only as the place where new articles go («Μετά το άρθρο 205 … προστίθεται

@@ -24,6 +24,15 @@ _REASONS: tuple[tuple[str, str], ...] = (
      "τα εισαγωγικά της νέας διατύπωσης δεν κλείνουν στο τροποποιητικό άρθρο (το τέλος της δεν βρίσκεται σε αυτό το κείμενο)"),
     ("the new wording after «ως εξής» is not quoted: where it ends cannot be told",
      "η νέα διατύπωση μετά το «ως εξής» δεν είναι σε εισαγωγικά· δεν φαίνεται πού τελειώνει"),
+    ("the unit the new wording replaces is not read \\(a sub-paragraph, a definition or a point numbered like "
+     "2\\.1\\.3\\): only the unit it stands in is named, and the wording does not open as that unit's",
+     "δεν διαβάστηκε ποιο σημείο αντικαθιστά η νέα διατύπωση (υποπαράγραφος, ορισμός ή σημείο με αριθμό όπως 2.1.3)· "
+     "ορίζεται μόνο το σημείο όπου βρίσκεται (το άρθρο, μια παράγραφος ή περίπτωσή του), και η διατύπωση δεν αρχίζει "
+     "όπως εκείνο"),
+    (f"the quoted new wording closes after its paragraph {_} and paragraphs numbered from {_} follow outside the "
+     "quotation: where the new wording ends cannot be told",
+     "τα εισαγωγικά της νέας διατύπωσης κλείνουν μετά την παράγραφό της {1} και ακολουθούν, εκτός εισαγωγικών, "
+     "παράγραφοι από την {2} και μετά· δεν φαίνεται πού τελειώνει η νέα διατύπωση"),
     ("a renumbering is not read", "η αναρίθμηση δεν διαβάζεται αυτόματα"),
     ("the change's object is not read", "δεν διαβάστηκε τι αλλάζει"),
     ("a change stated without its new wording", "η αλλαγή δηλώνεται χωρίς τη νέα διατύπωση"),

@@ -271,3 +271,34 @@ def cases(text: str, start: int = 0) -> list[Case]:
         stop = found[i + 1][0] if i + 1 < len(found) else end
         out.append(Case(letter, at, stop))
     return out
+
+
+# The structural lines a code's article text may end with in the corpus: they belong to the code, not the article.
+# A note of repealed articles («Άρθρα 382 - 384 (Καταργούνται)», «Άρθρο 5 (Καταργείται)»), or a heading of a part,
+# chapter or section written in capitals («ΕΒΔΟΜΟ ΚΕΦΑΛΑΙΟ ΛΟΓΟΙ …», «ΜΕΡΟΣ Β’ …», «ΙΙ. ΕΓΚΛΗΜΑΤΑ ΚΑΤΑ ΤΗΣ …»:
+# a capital Roman numeral, Greek Ι or Latin I, V, X). A heading's words have no small letter, save a «(Καταργήθηκε)».
+_REPEALED_NOTE = (r"Άρθρ[οα]\s+\d{1,4}[Α-Ω]{0,2}(?:\s*[-–]\s*\d{1,4}[Α-Ω]{0,2})?\s*"
+                  r"\([Κκ]αταργ(?:ούνται|είται|ήθηκαν|ήθηκε)\)")
+_CAPS = r"(?:[^\W\da-zα-ωάέήίόύώϊϋΐΰς]|[\d’΄'\-–,./\xa0 \t])"
+_MARK = (r"(?:(?:[Α-ΩΪΫ]+\s+){0,3}(?:ΚΕΦΑΛΑΙΟ|ΥΠΟΚΕΦΑΛΑΙΟ|ΜΕΡΟΣ|ΤΜΗΜΑ|ΤΙΤΛΟΣ|ΒΙΒΛΙΟ)(?![^\W\d_])"
+         r"|[IVXΙ]{1,5}\.\s+(?=[Α-ΩΆ-Ώ]))")
+_STRUCTURAL_ITEM = rf"(?:{_REPEALED_NOTE}|{_MARK}(?:{_CAPS}|\(Καταργ\w+\))*)"
+_STRUCTURAL_TAIL = re.compile(rf"(?:{_STRUCTURAL_ITEM}\s*)+")
+# where a tail may start: after a sentence's end or at a line's start
+_TAIL_START = re.compile(r"(?:(?<=[.;·)])[ \t\xa0]+|(?<=\n)[ \t\xa0]*)(?=\S)")
+
+
+def structural_tail(text: str) -> int:
+    """Where the structural lines that end ``text`` begin (``len(text)`` where it ends with none): the earliest
+    sentence or line start after which the text is nothing but repealed-article notes and capital headings of
+    parts, chapters or sections. Never inside or before a quotation (a quoted «ΚΕΦΑΛΑΙΟ Λ΄ …» is an amendment's
+    wording), and never the whole text: what comes before must be the article's own words."""
+    end = len(text.rstrip())
+    last_quote = max(text.rfind("«"), text.rfind("»"))
+    for m in _TAIL_START.finditer(text):
+        at = m.end()
+        if at <= last_quote or not text[:at].strip():
+            continue
+        if _STRUCTURAL_TAIL.fullmatch(text, at, end):
+            return at
+    return len(text)

@@ -23,7 +23,10 @@ the text in force does not depend on it, and it is listed as superseded. An arti
 new articles go («Μετά το άρθρο 205 … προστίθεται άρθρο 205Α») gets no instruction for its text: that is neither
 applied nor unapplied, and an amending article that does nothing else to it is not among its amendments. Every passage carries the amending
 article that gave it its wording ("" : the original's) and whether it differs from the original paragraph at its
-place. This module reads text only (floor 3): the corpus-wide run at ingest is :mod:`nomos.ingest.in_force`.
+place. A code's article may end with the code's own structural lines (a chapter or section heading in capitals,
+a note «Άρθρα 382 - 384 (Καταργούνται)»: :func:`~nomos.legal.article_parts.structural_tail`): they are outside the
+article, so no instruction matches them, and they follow whatever wording it has, unchanged and the original's.
+This module reads text only (floor 3): the corpus-wide run at ingest is :mod:`nomos.ingest.in_force`.
 """
 
 from __future__ import annotations
@@ -44,13 +47,14 @@ from nomos.legal.article_parts import (
     paragraphs,
     read_heading,
     sentences,
+    structural_tail,
 )
 from nomos.legal.citations import fold
 from nomos.legal.in_force import Applied, InForce, Passage, Unapplied
 
 # Bump whenever the rules change what the engine produces (reading or applying): ingest stores the text in force
 # and the article's content hash includes it, so a re-index recomputes it then.
-CONSOLIDATION_VERSION = "3"
+CONSOLIDATION_VERSION = "4"
 REPEALED = "[Καταργείται]"
 AMENDMENT_KINDS = frozenset({"amends", "replaces", "inserts", "repeals"})
 # instructions that name an article only as the place where new articles go («Μετά το άρθρο 205 … προστίθεται
@@ -736,6 +740,8 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
     """The text in force of ``article_id`` (``title``, original ``text``, its ``source`` and ``law``) after
     ``amendments`` (any order: they are put in the laws' order here). ``instructions``: each amending article's
     instructions already read (the corpus-wide run reads an article amending many once); read here otherwise."""
+    tail_at = structural_tail(text)
+    text, tail = text[:tail_at], text[tail_at:].strip()
     original = [_Par(p.number, p.text) for p in paragraphs(text)]
     state = _State(article_id, title, [_Par(p.number, p.text) for p in original], original)
     applied: list[Applied] = []
@@ -814,6 +820,8 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
         listed.append(u)
     status = "none" if not applied else ("partial" if open_ else "full")
     passages = tuple(Passage(p.text, p.source, _changed(p, i, original)) for i, p in enumerate(state.pars))
+    if tail:
+        passages += (Passage(tail),)
     result = InForce(status, passages, tuple(dict.fromkeys(a.id for a in order if a.id not in placed)),
                      tuple(applied), tuple(listed),
                      title=state.title if state.title != title else "")
@@ -844,5 +852,8 @@ def _changed(p: _Par, index: int, original: list[_Par]) -> bool:
 
 
 def original_in_force(text: str) -> tuple[Passage, ...]:
-    """An article's original paragraphs as passages (what the API shows for an article nothing amends)."""
-    return tuple(Passage(p.text) for p in paragraphs(text))
+    """An article's original paragraphs as passages (what the API shows for an article nothing amends), its
+    trailing structural lines one passage of their own, as :func:`consolidate` gives them."""
+    tail_at = structural_tail(text)
+    tail = text[tail_at:].strip()
+    return tuple(Passage(p.text) for p in paragraphs(text[:tail_at])) + ((Passage(tail),) if tail else ())

@@ -1,6 +1,6 @@
 """A code's article text in the stand-in corpus may end with the code's own structural lines — the next chapter's or
 section's heading in capitals, a note of articles repealed — on the last paragraph's line (consolidation engine v4).
-The blind reader of the seed-3630 judging sample (/work/notes/judging, n=46, 47, 57, 60) found whole-article
+The blind reader of the seed-3630 judging sample (reader R9, engine v3's output; R10 judged v4's exact, n=46, 47, 57, 60) found whole-article
 replacements dropping them: PK::110Α, PK::113, PK::381, PK::390. They are outside the article: no instruction
 matches them, and they follow the new wording unchanged, with the original's provenance. The last test runs the four
 real articles and their amending articles through the graph's own extractor, read from ../shared (it skips without)."""

@@ -1,5 +1,5 @@
 """What makes an amending instruction «whole-article» (consolidation engine v3), on the real sentences of the four
-instructions the blind readers of the seed-3620 judging sample found guessed (/work/notes/judging, n=20, 21, 22,
+instructions the blind readers of the seed-3620 judging sample found guessed (bench/data/in-force-judging/judged-engine-v2-seed3620.jsonl, n=20, 21, 22,
 51): an instruction whose unit is named in words the reader does not read (a sub-paragraph «υποπαρ. 2.1.3», the
 definitions «υποπερ.: β), θ) … της περ. Α») is never the whole article it stands in, and a decimal point («παρ.
 2.8.») is no paragraph 2; a quotation of the new article that closes after paragraph 1 while paragraphs 2–4 follow

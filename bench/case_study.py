@@ -56,6 +56,18 @@ def load_set(queries: Path, qrels: Path) -> tuple[dict[str, str], dict[str, str]
     return texts, groups, {q: judged[q] for q in texts if q in judged}
 
 
+def dev_sets(dataset: Path, cases: Path) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, int]],
+                                                  dict[str, list[str]]]:
+    """The two dev sets every quality choice is cross-validated on, together: the extended queries and the case
+    files. Returns (query id -> text, query id -> its set's case group, qrels, set name -> its query ids)."""
+    sets = {"extended": load_set(dataset / "queries-extended.jsonl", dataset / "qrels" / "extended.tsv"),
+            "case files": load_set(cases / "queries.jsonl", cases / "qrels" / "test.tsv")}
+    texts = {q: t for s in sets.values() for q, t in s[0].items()}
+    groups = {q: f"{name}:{g}" for name, s in sets.items() for q, g in s[1].items()}
+    qrels = {q: j for s in sets.values() for q, j in s[2].items()}
+    return texts, groups, qrels, {name: sorted(s[2]) for name, s in sets.items()}
+
+
 def as_run(hits):  # noqa: ANN001, ANN201
     return {q: [(h.doc_id, h.score) for h in hs[:100]] for q, hs in hits.items()}
 
@@ -97,12 +109,7 @@ def main() -> None:
     started = time.perf_counter()
 
     data = Path(args.dataset)
-    sets = {"extended": load_set(data / "queries-extended.jsonl", data / "qrels" / "extended.tsv"),
-            "case files": load_set(Path(args.cases) / "queries.jsonl", Path(args.cases) / "qrels" / "test.tsv")}
-    texts = {q: t for s in sets.values() for q, t in s[0].items()}
-    groups = {q: f"{name}:{g}" for name, s in sets.items() for q, g in s[1].items()}
-    qrels = {q: j for s in sets.values() for q, j in s[2].items()}
-    members = {name: sorted(s[2]) for name, s in sets.items()}
+    texts, groups, qrels, members = dev_sets(data, Path(args.cases))
     settings = Settings.from_env().with_overrides(index_alias=args.index, embedder=args.embedder)
     transport = make_transport(settings)
 

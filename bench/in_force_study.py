@@ -52,7 +52,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.case_study import CASES, as_run, folds_of, load_set, objective  # noqa: E402
+from bench.case_study import CASES, as_run, dev_sets, folds_of, objective  # noqa: E402
 from nomos.eval.metrics import evaluate  # noqa: E402
 from nomos.eval.significance import randomization_test  # noqa: E402
 from nomos.mappings import articles_index_body  # noqa: E402
@@ -221,12 +221,8 @@ def main() -> None:  # noqa: PLR0915 - one study, read top to bottom
     started = time.perf_counter()
 
     data = Path(args.dataset)
-    sets = {"extended": load_set(data / "queries-extended.jsonl", data / "qrels" / "extended.tsv"),
-            "case files": load_set(Path(args.cases) / "queries.jsonl", Path(args.cases) / "qrels" / "test.tsv")}
-    texts = {q: t for s in sets.values() for q, t in s[0].items()}
-    groups = {q: f"{name}:{g}" for name, s in sets.items() for q, g in s[1].items()}
-    qrels = {q: j for s in sets.values() for q, j in s[2].items()}
-    members = {name: sorted(s[2]) for name, s in sets.items()}
+    texts, groups, qrels, members = dev_sets(data, Path(args.cases))
+    sets = tuple(members)  # the two dev sets (members gains a third group below)
 
     settings = Settings.from_env().with_overrides(http_port=args.port, index_alias=args.study_index)
     client = make_client(settings)

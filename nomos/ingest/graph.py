@@ -8,10 +8,11 @@ benchmarks, with no node: the index holds exactly what the extractor gives for t
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from nomos.ingest.records import Article
 from nomos.legal.citations import IdResolver
@@ -43,7 +44,7 @@ class CorpusReading:
     # the corpus itself (for the text in force, which needs every article's edges) and what was read already:
     # each article's references, read once for ingest and the text in force alike
     articles: tuple[Article, ...] = ()
-    _read: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    _read: dict[tuple[str, str, str, str], list[Reference]] = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def of(cls, articles: Sequence[Article]) -> CorpusReading:
@@ -65,27 +66,26 @@ class CorpusReading:
     def in_force(self, article: Article) -> Consolidation | None:
         """The text in force of ``article`` when corpus articles amend it (:mod:`nomos.ingest.in_force`), else None.
         The whole corpus's is computed the first time one is asked for."""
-        table = self._read.get("\x00in_force")
-        if table is None:
-            from nomos.ingest.in_force import corpus_in_force
-
-            table = corpus_in_force(self.articles, self)
-            self._read["\x00in_force"] = table
-        result = table.get(article.id)
+        result = self._in_force_table.get(article.id)
         # an article passed in with other words than the corpus's has no text in force of the corpus's
         return result if result is not None and self._same(article) else None
 
-    def _same(self, article: Article) -> bool:
-        return any(a is article or (a.id == article.id and a.text == article.text) for a in self._by_id(article.id))
+    @functools.cached_property
+    def _in_force_table(self) -> Mapping[str, Consolidation]:
+        from nomos.ingest.in_force import corpus_in_force  # it reads the corpus through this class
 
-    def _by_id(self, article_id: str) -> list[Article]:
-        index = self._read.get("\x00by_id")
-        if index is None:
-            index = {}
-            for a in self.articles:
-                index.setdefault(a.id, []).append(a)
-            self._read["\x00by_id"] = index
-        return index.get(article_id, [])
+        return corpus_in_force(self.articles, self)
+
+    @functools.cached_property
+    def _by_id(self) -> Mapping[str, list[Article]]:
+        index: dict[str, list[Article]] = {}
+        for a in self.articles:
+            index.setdefault(a.id, []).append(a)
+        return index
+
+    def _same(self, article: Article) -> bool:
+        return any(a is article or (a.id == article.id and a.text == article.text)
+                   for a in self._by_id.get(article.id, ()))
 
 
 def corpus_references(articles: Sequence[Article], reading: CorpusReading | None = None) -> Iterator[Reference]:

@@ -51,12 +51,14 @@ class Paragraph:
     text: str
 
 
-def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
+def inside(pos: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether ``pos`` falls in one of ``spans`` ([start, end) pairs, e.g. :func:`quote_spans`'s)."""
     return any(a <= pos < b for a, b in spans)
 
 
 def quote_spans(text: str) -> list[tuple[int, int]]:
-    """The outermost «…» spans of ``text`` (an unclosed one runs to the end)."""
+    """The outermost «…» spans of ``text`` (nested quotes inside them belong to them; an unclosed one runs to the
+    end): quoted new wording, for the engine and the graph's reader alike (``references.quoted_spans``)."""
     spans: list[tuple[int, int]] = []
     depth, start = 0, 0
     for i, ch in enumerate(text):
@@ -82,7 +84,7 @@ def paragraphs(text: str) -> list[Paragraph]:
     starts: list[tuple[int, str]] = []
     last: tuple[int, str] | None = None
     for m in _PARAGRAPH.finditer(text):
-        if _inside(m.start("num"), quotes):
+        if inside(m.start("num"), quotes):
             continue
         number = m.group("num") + m.group("letter")
         key = paragraph_key(number)
@@ -203,7 +205,7 @@ def sentences(text: str, start: int = 0) -> Sentences:
         at += 1
     ambiguous: int | None = None
     for m in _PERIOD.finditer(text, start):
-        if _inside(m.start(), quotes) or m.start() < at:
+        if inside(m.start(), quotes) or m.start() < at:
             continue
         word = re.search(r"([\w.’'΄]+)$", text[at:m.start()])
         token = word.group(1) if word else ""
@@ -247,7 +249,7 @@ def cases(text: str, start: int = 0) -> list[Case]:
     found: list[tuple[int, str]] = []
     expected = 0
     for m in _CASE.finditer(text, start):
-        if _inside(m.start("mark"), quotes):
+        if inside(m.start("mark"), quotes):
             continue
         letter = m.group("p") or m.group("b") or m.group("d")
         if m.group("d") and not (m.start() == 0 or text[m.start() - 1] == "\n" or text[:m.start()].endswith(". ")

@@ -56,6 +56,8 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from nomos.legal.article_parts import inside
+from nomos.legal.article_parts import quote_spans as quoted_spans
 from nomos.legal.citations import Citation, IdResolver, find_citations, fold, source_at
 from nomos.legal.reference_clauses import amendment_kind, groups_of, later_kinds, lists_of, opens_with_title_tail
 from nomos.legal.reference_scopes import TitleScope, table_spans, title_scope, title_text
@@ -131,28 +133,6 @@ class Reference:
         return asdict(self)
 
 
-def quoted_spans(text: str) -> list[tuple[int, int]]:
-    """The outermost «…» spans (nested quotes inside them belong to them; an unclosed quote runs to the end)."""
-    spans: list[tuple[int, int]] = []
-    depth, start = 0, 0
-    for i, ch in enumerate(text):
-        if ch == "«":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif ch == "»" and depth:
-            depth -= 1
-            if depth == 0:
-                spans.append((start, i + 1))
-    if depth:
-        spans.append((start, len(text)))
-    return spans
-
-
-def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
-    return any(a <= pos < b for a, b in spans)
-
-
 def _masked(folded: str, quotes: list[tuple[int, int]]) -> str:
     """``folded`` with quoted text blanked (same length): a verb inside new wording or a quoted phrase types
     nothing, and a short quoted phrase («κάθε κάτοχο») does not end the clause around it."""
@@ -197,11 +177,11 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
     article_text = ArticleText(text, folded, masked, own_source)
     own_number = article_id.split("::", 1)[1] if "::" in article_id else ""
     tables = table_spans(text, quotes)
-    candidates = [c for c in find_citations(text, default_source=SELF) if not _inside(c.start, tables)]
-    inner = [c for c in candidates if c.source == SELF and not _inside(c.start, quotes)
+    candidates = [c for c in find_citations(text, default_source=SELF) if not inside(c.start, tables)]
+    inner = [c for c in candidates if c.source == SELF and not inside(c.start, quotes)
              and INSIDE_BEFORE.search(folded, max(0, c.start - 16), c.start) and not INNER.match(folded, c.end)]
     found = [c for c in candidates
-             if not _inside(c.start, quotes) and not NOT_ARTICLE.search(folded, max(0, c.start - 20), c.start)
+             if not inside(c.start, quotes) and not NOT_ARTICLE.search(folded, max(0, c.start - 20), c.start)
              and not (NEXT_PARAGRAPH.search(text, c.start, c.end) and text[c.end:c.end + 1] == ".")
              and not (DECIMAL.match(text, c.end) and not _decimal_source(folded, c))
              and not (c.source == SELF and HEADING.match(text, c.start))
@@ -214,7 +194,7 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
     in_words: list[Citation] = []
     for m in sorted([*ORDINAL.finditer(masked), *ORDINAL_BEFORE.finditer(masked)], key=lambda m: m.start()):
         number = ordinal_value(m.group("ord"))
-        if number is None or any(c.start <= m.start() < c.end for c in found) or _inside(m.start(), tables):
+        if number is None or any(c.start <= m.start() < c.end for c in found) or inside(m.start(), tables):
             continue
         named = source_at(folded, m.end())
         if named:
@@ -232,7 +212,7 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
     found += in_words
     for m in NEIGHBOUR.finditer(masked):
         number = _number_offset(own_number, -1 if m.group("which") == "προηγουμεν" else 1)
-        if number and not _inside(m.start(), tables):
+        if number and not inside(m.start(), tables):
             found.append(Citation(own_source, number, "", m.start(), m.end()))
     found.sort(key=lambda c: (c.start, c.end))
     raw: list[Citation] = []

@@ -199,7 +199,7 @@ def make_templates() -> Jinja2Templates:
                        METHOD_LABELS=METHOD_LABELS, K_CHOICES=K_CHOICES, MAX_QUERY_CHARS=MAX_QUERY_CHARS,
                        AREA_LABELS={a.key: a.label for a in legal_areas().values()}, citation=citation,
                        greek_readiness=greek_readiness, SCORE_LABELS=SCORE_LABELS,
-                       heading=heading, signed_in=signed_in, grading=Grading.of)
+                       heading=heading, grading=Grading.of)
     env.filters["snippet"] = safe_snippet
     env.filters["anchored"] = anchored_snippet
     return Jinja2Templates(env=env)

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nomos.eval.graph_judging import load_judgments, read_jsonl, score_edges, score_passages, wilson
+from nomos.eval.graph_judging import JudgmentError, load_judgments, read_jsonl, score_edges, score_passages, wilson
 from nomos.ingest.beir import load_beir
 from nomos.ingest.graph import CorpusReading
 from nomos.ingest.records import Article
@@ -369,6 +369,8 @@ def main() -> None:
                                             args.whole_references, args.prefix), ensure_ascii=False, indent=1))
         return
     if args.show:
+        if args.show not in corpus.articles:
+            raise SystemExit(f"error: --show {args.show}: no such article in {args.dataset / args.corpus}")
         article = corpus.articles[args.show]
         print(f"{article.id} | {article.title}\n{article.text}")
         return
@@ -377,4 +379,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except JudgmentError as exc:  # a judgments file a reader wrote: its file and line, not a traceback
+        raise SystemExit(f"error: {exc}") from None

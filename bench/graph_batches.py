@@ -258,7 +258,9 @@ def write_fresh_recall(corpus: Corpus, out: Path, seed: int, name: str, corpus_n
     about = {"references_version": REFERENCES_VERSION, "corpus": corpus_name, "seed": seed, "size": len(items),
              "stratum_size": STRATUM_SIZE, "excluded": len(exclude), "pools": pools,
              "strata": {s: sum(x["stratum"] == s for x in items) for s in ("qualified", "random", "scoped")},
-             "drawn_by": f"PYTHONPATH=$PWD python bench/graph_batches.py --recall-only --seed {seed} --out-name {name}"
+             "drawn_by": "PYTHONPATH=$PWD python bench/graph_batches.py"
+                         + (f" --corpus {corpus_name}" if corpus_name != "corpus.jsonl" else "")
+                         + f" --recall-only --seed {seed} --out-name {name}"
                          + (f" --exclude {' '.join(excluded)}" if tuple(excluded) != ("recall.jsonl",) else "")
                          + (" --whole-references" if whole_references else "")
                          + (f" --prefix {prefix}" if prefix != "f" else "")}

@@ -31,6 +31,11 @@ module adds is what only statute text has:
   articles below it; the parts, chapters and sections between an article and its law are read past («Τα άρθρα 8
   έως και 43 των Μερών Β΄ και Γ΄»); a table of correspondence or of contents gives no edges; a verb types only its
   own subject («Από την έναρξη ισχύος των άρθρων 145 έως και 150 η … Υπηρεσία … καταργείται» cites them).
+* v18: an opening into a part of an act («Στο Παράρτημα ΙΙ του ν. 4442/2016 …, τροποποιείται …») governs its
+  sentence's bare articles; a bare article beside another law's article cited as a yardstick («… του άρθρου 33 υπό τις
+  προϋποθέσεις του άρθρου 142 του ν. 3655/2008») is the own law's where the sentence amends nothing; a paragraph an
+  item of a list of changes names with no article («γ) στο τρίτο εδάφιο της παρ. 1, γα) η φράση «…» αντικαθίσταται»)
+  is that of the one article the list's opening amends.
 
 Precision and recall are measured on hand-checked samples (tests/fixtures/graph/, bench/graph_quality.py,
 docs/benchmarks.md "The legal graph's extractor"): version 13 scored a held-out precision of 0.956 (153/160) and a

@@ -33,6 +33,7 @@ from nomos.legal.reference_vocabulary import (
     ITEM_AFTER,
     ITEM_LINE,
     ITEM_OPENING,
+    ITEM_PARAGRAPH,
     ITEM_START,
     LIST_AFTER,
     LIST_OPENER,
@@ -313,4 +314,43 @@ def lists_of(text: str, folded: str, masked: str) -> list[ListSpan]:
                 at = masked.find("\n", at + 1)
             end = len(text) if at == -1 else at
         out.append(ListSpan(m.end(), end, kind, source))
+    return out
+
+
+_LIST_ITEM = re.compile(ITEM_START.pattern.replace("[,;]", "[,;:]"))  # the first item follows the opening's colon
+
+
+@dataclass(frozen=True)
+class ItemParagraph:
+    """A paragraph an item of a list of changes names with no article of its own (``span``, ``par``), the kind its
+    item's verb gives, and where the list's opening clause starts and ends (``opening``: what names the article)."""
+
+    span: tuple[int, int]
+    par: str
+    kind: str
+    opening: tuple[int, int]
+
+
+def item_paragraphs(text: str, masked: str, lists: list[ListSpan]) -> list[ItemParagraph]:
+    """«Στο άρθρο 5 του ν. 393/1976 (Α’ 199), …, επέρχονται οι εξής τροποποιήσεις: α) … γ) στο τρίτο εδάφιο της παρ.
+    1, γα) η φράση «…» αντικαθίσταται …»: the paragraphs the items of a list of changes name with no article, each with
+    the kind of the first amendment verb of its item (its sub-items «γα)», «γβ)» included, up to the next item); an
+    item with no such verb gives none (v18)."""
+    out: list[ItemParagraph] = []
+    for x in lists:
+        if not x.source:
+            continue
+        opening = (clause_start(text, max(0, x.start - 300), x.start - 1), x.start)
+        items = list(_LIST_ITEM.finditer(masked, x.start - 1, x.end))
+        for i, item in enumerate(items):
+            m = ITEM_PARAGRAPH.match(masked, item.end())
+            if not m:
+                continue
+            label = re.sub(r"[^α-ω\d]", "", masked[item.start():item.end()])
+            nxt = next((n.start() for n in items[i + 1:]
+                        if not re.sub(r"[^α-ω\d]", "", masked[n.start():n.end()]).startswith(label)), x.end)
+            verb = VERBS.search(masked, m.end(), nxt)
+            if verb and verb.lastgroup:
+                out.append(ItemParagraph((m.start("span"), m.end("span")), m.group("par").upper(), verb.lastgroup,
+                                         opening))
     return out

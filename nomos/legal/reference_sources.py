@@ -19,6 +19,7 @@ from nomos.legal.reference_vocabulary import (
     AMENDMENT_KINDS,
     ARTICLE_OF_ACT,
     BOUNDARY,
+    CAPITAL_LOCATIVE,
     DESCRIBED_DECISION,
     EXCEPT_GAP,
     FOREIGN,
@@ -33,7 +34,9 @@ from nomos.legal.reference_vocabulary import (
     NAME_THEN_PARENTHESES,
     NAMED_BEFORE,
     OF_BEFORE,
+    OPENING_REACH,
     OPENS_INTO,
+    OPENS_INTO_PART,
     OWN_AFTER,
     PARENTHESES,
     PARTS_END,
@@ -44,6 +47,7 @@ from nomos.legal.reference_vocabulary import (
     THIS_LAW_AFTER,
     VERBS,
     WINDOW_BEFORE,
+    YARDSTICK_BEFORE,
 )
 
 
@@ -161,11 +165,54 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     # verb, no amendment verb, between: «Η διαχείριση των ΑΕΚΚ … έργων … κατηγορίας Α’ του ν. 4014/2011 (Α’ 209)
     # αποσκοπεί, σύμφωνα με τα προβλεπόμενα στο άρθρο 4, …» (the law qualifies the subject; v17)
     last = others[-1]
-    if last[2] <= c.start and around.list_kind is None and main_verb_between(masked, last[2], c.start) \
-            and not VERBS.search(masked, last[2], c.start) \
-            and not any(ARTICLE_OF_ACT.search(folded, max(0, at - 80), at) for _, at, _ in others):
+    before = last[2] <= c.start and around.list_kind is None and main_verb_between(masked, last[2], c.start) \
+        and not VERBS.search(masked, last[2], c.start)
+    if before and not any(ARTICLE_OF_ACT.search(folded, max(0, at - 80), at) for _, at, _ in others):
+        return own_source
+    # v18, in a whole sentence (its start read) that amends nothing: the first other law after the reference is bound
+    # to an article of its own that the sentence cites as a yardstick, with no list joining the two («των περ. β) και
+    # γ) του άρθρου 33 υπό τις προϋποθέσεις του άρθρου 142 του ν. 3655/2008»); or every other law before it is named
+    # as a whole or with such an article («Το δικαίωμα … που προβλέπεται στο άρθρο 45Α του ν. 2121/1993 δεν μπορεί
+    # να ασκηθεί … πέραν των ορίων που καθορίζονται στα άρθρα 64 έως 66»)
+    sentence = (begin > c.start - 400 or begin == 0) and not VERBS.search(masked, begin, stop.start() if stop else len(text)) \
+        and not CAPITAL_LOCATIVE.match(text, begin + len(text[begin:]) - len(text[begin:].lstrip()))
+    if sentence and others[0][1] >= c.end and around.list_kind is None \
+            and _yardstick_after(masked, end, others[0], around.later):
+        return own_source
+    if sentence and before and all(_whole_or_yardstick(folded, masked, at) for _, at, _ in _first_names(masked, others)):
         return own_source
     return None
+
+
+def _whole_or_yardstick(folded: str, masked: str, at: int) -> bool:
+    """Whether the law named at ``at`` is named as a whole (no article, paragraph or provision of it before it; v17),
+    or with an article of its own cited as a yardstick or a place rather than as a subject («Το δικαίωμα … που
+    προβλέπεται στο άρθρο 45Α του ν. 2121/1993», «σύμφωνα με το άρθρο 72 του παρόντος και τα άρθρα 244 έως 266 του
+    Κώδικα …»; not «Η παρ. 2 του άρθρου 5 του ν. 4014/2011 εφαρμόζεται»; v18): either way a bare article after the
+    sentence's main verb is not that law's."""
+    provision = ARTICLE_OF_ACT.search(folded, max(0, at - 80), at)
+    return not provision or bool(YARDSTICK_BEFORE.search(masked, max(0, provision.start() - 40), provision.start()))
+
+
+def _first_names(masked: str, named: Sequence[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    """The sources named, less a law in parentheses right after the code it enacts («του Κώδικα Διοικητικής
+    Δικονομίας (ν. 2717/1999, Α’ 97)»: one mention)."""
+    return [n for i, n in enumerate(named)
+            if not (i and named[i - 1][0] == n[0] and re.fullmatch(r"[\s(,]*", masked[named[i - 1][2]:n[1]]))]
+
+
+def _yardstick_after(masked: str, end: int, other: tuple[str, int, int], later: Sequence[Citation]) -> bool:
+    """Whether the other law named after a bare article (``other``: source, start, end) is bound to an article of its
+    own cited as a yardstick close after it, with no list between them: a word of the sentence's own, no «και», comma
+    or verb («του άρθρου 33 υπό τις προϋποθέσεις του άρθρου 142 του ν. 3655/2008»; not «του άρθρου 33 και του άρθρου
+    142 του ν. 3655/2008», where both may be that law's; v18)."""
+    bound = next((f for f in later if f.source == other[0] and f.start < other[1] <= f.end), None)
+    if bound is None or bound.start - end > 60 or bound.start < end:
+        return False
+    gap = masked[end:bound.start]
+    return not re.search(r"(?<!\w)(?:και|η|ή|καθωσ|ειτε)(?!\w)|[,;\n]", gap) and not VERBS.search(gap) \
+        and not verb_between(masked, end, bound.start) and not _only_references_between(masked, end, bound.start) \
+        and bool(YARDSTICK_BEFORE.search(masked, max(0, bound.start - 40), bound.start))
 
 
 def said_own(folded: str, end: int) -> bool:
@@ -231,7 +278,24 @@ def _source_of_clause(text: str, masked: str, start: int, end: int | None = None
         verb = VERBS.search(masked, named[0][2], reach)
         if verb and not BOUNDARY.search(text, named[0][2], verb.start()):
             return named[0][0]
-    return None
+    return _source_of_part_opening(text, masked, start, end or start)
+
+
+def _source_of_part_opening(text: str, masked: str, start: int, end: int) -> str | None:
+    """For an article with no source of its own: the act whose part its sentence opens into, the sentence naming
+    no other act and amending that one («Στο Παράρτημα ΙΙ του ν. 4442/2016 (Α’ 230), περί …, τροποποιείται η περ. 6
+    περί της έναρξης ισχύος των άρθρων 206 έως 277»: ν. 4442/2016's articles; v18), as an opening into the act itself
+    or into one of its articles governs its clause."""
+    begin = clause_start(text, max(0, start - OPENING_REACH), start)
+    opening = OPENS_INTO_PART.match(masked, begin)
+    law = source_at(masked, opening.end()) if opening else None
+    if not law or law[2] > start:
+        return None
+    if any(n[0] != law[0] for n in sources_in(masked, begin, start)):
+        return None
+    stop = BOUNDARY.search(text, end)
+    verb = VERBS.search(masked, law[2], stop.start() if stop else len(masked))
+    return law[0] if verb else None
 
 
 def _only_references_between(masked: str, a: int, b: int) -> bool:

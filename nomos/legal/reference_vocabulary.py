@@ -276,8 +276,20 @@ BY_PROVISION = re.compile(r"\s+με\s+(?:την|το|τον|τα|τισ|τουσ
 # διατάξεις του»): the act is cited for one of its provisions, so a bare article near it may be that act's (v17)
 ARTICLE_OF_ACT = re.compile(r"(?:αρθρ\w*|αρ\.|παρ\.|παραγραφ\w*|περ\.|περιπτωσ\w*|εδαφ\w*|διαταξ\w*|κεφαλαι\w*|"
                             r"μερ(?:ουσ|ων)|τμημα\w*|τιτλ\w*|βιβλι\w*)[^.;:]{0,60}$")
+# what stands before an article of another act cited as a yardstick or a place, not as a subject («που προβλέπεται στο
+# άρθρο 45Α του ν. 2121/1993», «σύμφωνα με το άρθρο 72 του παρόντος και τα άρθρα 244 έως 266 του Κώδικα …», «υπό τις
+# προϋποθέσεις του άρθρου 142 του ν. 3655/2008»): the act is bound to that article, and leaves the sentence's bare
+# articles the own law's (v18)
+YARDSTICK_BEFORE = re.compile(r"(?<!\w)(?:στ(?:ο|α|ον|ην|η|ισ|ουσ)|σε|με|απο|για|κατα|υπο|βασει|δυναμει|"
+                              r"προυποθεσεισ\s+(?:του|τησ|των)|οροι\s+(?:του|τησ|των)|ορουσ\s+(?:του|τησ|των))\s+"
+                              r"(?:(?:το|τα|την|τη|τον|τισ|τουσ)\s+)?$")
 # a clause that opens with the act it changes («Στον ν. 4791/2021 …», «2. Στο π.δ. 54/2018 …»; v17)
 OPENS_INTO = re.compile(r"\s*(?:\d{1,3}\.\s+|[α-ω]{1,2}[)΄’']\s+)?στ(?:ον|ο|ην|η)\s+")
+# a clause that opens into a part of an act («Στο Παράρτημα ΙΙ του ν. 4442/2016 …», «Στο Κεφάλαιο Β΄ του Μέρους Α΄ του
+# ν. …»), up to the part's name; the act follows it (v18)
+OPENS_INTO_PART = re.compile(r"\s*(?:\d{1,3}\.\s+|[α-ω]{1,2}[)΄’']\s+)?στ(?:ον|ο|ην|η)\s+(?:παραρτημα|κεφαλαιο|"
+                             r"υποκεφαλαιο|μεροσ|τμημα|τιτλο|βιβλιο|ενοτητα)\s+(?:\d+|[ivx]{1,6}|[α-ω]{1,4}[΄'’]?)(?!\w)")
+OPENING_REACH = 400  # an opening into a part of an act governs the bare articles of its sentence this far on (v18)
 # «μετά το άρθρο 22 προστίθεται άρθρο 22Α»: the article a new one is put after (or before) is where, not what, the
 # verb inserts: cited (v17); «μετά την παρ. 2 του άρθρου 5 προστίθεται» still inserts into article 5
 INSERTED_NEXT_TO = re.compile(r"(?<!\w)(?:μετα|πριν\s+απο)\s+(?:το|τα)\s+$")
@@ -290,6 +302,13 @@ WINDOW_BEFORE = 45  # a verb before a reference governs it only from close by (�
 # a list's opening: «Στο άρθρο 20 του ν. 4014/2011 (Α΄ 209):», «… οι ακόλουθες διατάξεις του ν. 4070/2012:»
 LIST_OPENING = re.compile(r"(?<!\w)Στ(?:ο|ον|ην|η)\s")
 PROVISIONS_OF = re.compile(r"διαταξ\w*\s+(?:του|τησ|των)\s*$")
+# an item of a list of changes that names a paragraph and no article («γ) στο τρίτο εδάφιο της παρ. 1, γα) η φράση «…»
+# αντικαθίσταται», «β) Η παρ. 7, περί …, αντικαθίσταται»): a paragraph of the article the list's opening names (v18)
+ITEM_PARAGRAPH = re.compile(
+    r"(?:στ(?:ο|ην|η)\s+(?:(?:πρωτ|δευτερ|τριτ|τεταρτ|πεμπτ|εκτ|εβδομ|ογδο|ενατ|δεκατ|τελευται)\w*\s+)?"
+    r"(?:εδαφι\w*|(?:υπο)?περ\.\s*[α-ω\d]{1,3}[΄'’)]?|περιπτωση\s+[α-ω\d]{1,3}[΄'’)]?)\s+(?:τησ\s+)?|(?:η|στην|στη)\s+)"
+    r"(?P<span>παρ(?:\.|αγραφοσ|αγραφο)\s*(?P<par>\d+[α-ω]?))(?![\w\d])(?!\s*(?:,|και|εωσ)\s*\d)"
+    r"(?!\s+(?:του|τησ|των|στο|στον|στην)\s)")
 # where an item of a list starts, on its own line or after a comma («…, γ) το άρθρο 13 του ν. 3790/2009»; v15)
 ITEM_START = re.compile(r"(?:^|\n|[,;]\s)\s*\(?(?:[α-ω]{1,3}|\d{1,2})[΄'’]?[).]\s")
 # a list item's line: «α)», «(β)», «αα)», «1.», «i)», «-»

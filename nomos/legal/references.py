@@ -31,6 +31,11 @@ module adds is what only statute text has:
   articles below it; the parts, chapters and sections between an article and its law are read past («Τα άρθρα 8
   έως και 43 των Μερών Β΄ και Γ΄»); a table of correspondence or of contents gives no edges; a verb types only its
   own subject («Από την έναρξη ισχύος των άρθρων 145 έως και 150 η … Υπηρεσία … καταργείται» cites them).
+* v18: an opening into a part of an act («Στο Παράρτημα ΙΙ του ν. 4442/2016 …, τροποποιείται …») governs its
+  sentence's bare articles; a bare article beside another law's article cited as a yardstick («… του άρθρου 33 υπό τις
+  προϋποθέσεις του άρθρου 142 του ν. 3655/2008») is the own law's where the sentence amends nothing; a paragraph an
+  item of a list of changes names with no article («γ) στο τρίτο εδάφιο της παρ. 1, γα) η φράση «…» αντικαθίσταται»)
+  is that of the one article the list's opening amends.
 
 Precision and recall are measured on hand-checked samples (tests/fixtures/graph/, bench/graph_quality.py,
 docs/benchmarks.md "The legal graph's extractor"): version 13 scored a held-out precision of 0.956 (153/160) and a
@@ -59,7 +64,15 @@ from typing import Any
 from nomos.legal.article_parts import inside
 from nomos.legal.article_parts import quote_spans as quoted_spans
 from nomos.legal.citations import Citation, IdResolver, find_citations, fold, source_at
-from nomos.legal.reference_clauses import amendment_kind, groups_of, later_kinds, lists_of, opens_with_title_tail
+from nomos.legal.reference_clauses import (
+    ItemParagraph,
+    amendment_kind,
+    groups_of,
+    item_paragraphs,
+    later_kinds,
+    lists_of,
+    opens_with_title_tail,
+)
 from nomos.legal.reference_scopes import TitleScope, table_spans, title_scope, title_text
 from nomos.legal.reference_sources import (
     ArticleText,
@@ -111,7 +124,7 @@ from nomos.legal.reference_vocabulary import (
 # Bump whenever the rules change what is extracted (this module's, and those of reference_vocabulary,
 # reference_clauses and reference_sources): indexing stores it beside the edges and makes it part of each article's
 # content hash, so a re-index recomputes every article's edges then (and only then).
-REFERENCES_VERSION = "17"
+REFERENCES_VERSION = "18"
 
 
 @dataclass(frozen=True)
@@ -303,7 +316,7 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
         out = _in_title_scope(out, scope, own_by_default, resolver)
     if decimal_spans:  # a dotted number the title's act does not take is a clause of some document: no edge
         out = [r for r in out if (r.start, r.end) not in decimal_spans or not r.cited.startswith(own_source + "::")]
-    return _with_follow_ups(out, text, masked, inner)
+    return _with_items(_with_follow_ups(out, text, masked, inner), item_paragraphs(text, masked, lists))
 
 
 def _decimal_source(folded: str, c: Citation) -> str | None:
@@ -417,6 +430,21 @@ def _with_follow_ups(out: list[Reference], text: str, masked: str, inner: list[C
             last = max(outer, key=lambda r: r.end)
             added.append(dataclasses.replace(last, kind=_kind_between(out, text, masked, c.start, c.end, last.end),
                                              paragraph=None, start=c.start, end=c.end))
+    return sorted(out + added, key=lambda r: (r.start, r.end)) if added else out
+
+
+def _with_items(out: list[Reference], items: list[ItemParagraph]) -> list[Reference]:
+    """«Στο άρθρο έκτο του ν. 4057/2012 (Α’ 54) επέρχονται οι ακόλουθες τροποποιήσεις:\nα) …\nβ) Η παρ. 7, περί …,
+    αντικαθίσταται ως εξής: «…»»: a paragraph an item names with no article is that paragraph of the article the list's
+    opening amends (one article, named there), typed by the item's verb, however much new wording stands between (v18);
+    not where a reference is already read at its span."""
+    added = []
+    for item in items:
+        anchors = [r for r in out if item.opening[0] <= r.start < item.opening[1] and r.kind in AMENDMENT_KINDS]
+        if len({r.cited for r in anchors}) != 1 or any(r.start < item.span[1] and item.span[0] < r.end for r in out):
+            continue
+        added.append(dataclasses.replace(anchors[-1], kind=item.kind, paragraph=item.par, start=item.span[0],
+                                         end=item.span[1]))
     return sorted(out + added, key=lambda r: (r.start, r.end)) if added else out
 
 

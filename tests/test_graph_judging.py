@@ -180,3 +180,21 @@ def test_the_fresh_recall_batch_meets_none_of_the_old_and_is_redrawn_from_its_se
                                about["corpus"])
     assert again == about
     assert (tmp_path / "recall-v16.jsonl").read_bytes() == (OUT / "recall-v16.jsonl").read_bytes()
+
+
+# recall-v18.jsonl: drawn from corpus-large.jsonl (the qualified stratum of corpus.jsonl was used up) with extractor
+# v17, judged blind while v18 was being written from recall-v17's misses, and scored with v18's lists (--reextract)
+RECALL_V18_SHA256 = "f3993f5acfd8874c602548b275fbbe07884735447687bffa28516261a102124d"
+
+
+def test_the_v18_recall_batch_is_kept_as_drawn_meets_no_earlier_batch_and_is_judged_whole() -> None:
+    about = json.loads((OUT / "about-recall-v18.json").read_text(encoding="utf-8"))
+    assert hashlib.sha256((OUT / "recall-v18.jsonl").read_bytes()).hexdigest() == RECALL_V18_SHA256
+    assert (about["corpus"], about["seed"], about["references_version"]) == ("corpus-large.jsonl", 3631, "17")
+    assert "--corpus corpus-large.jsonl" in about["drawn_by"]
+    fresh = _items("recall-v18")
+    earlier = {(x["source"], x["start"]) for name in ("recall", "recall-v16", "recall-v17") for x in _items(name)}
+    assert not {(x["source"], x["start"]) for x in fresh} & earlier
+    assert about["strata"] == {"qualified": 12, "scoped": 12, "random": 36} and len(fresh) == about["size"] == 60
+    judged = load_judgments(OUT / "judgments-recall-v18.jsonl")
+    assert {x["id"] for x in fresh} <= set(judged)

@@ -23,6 +23,7 @@ from nomos.legal.reference_vocabulary import (
     DESCRIBED_DECISION,
     EXCEPT_GAP,
     FOREIGN,
+    FOREIGN_ACT,
     FOREIGN_ACT_AFTER,
     FOREIGN_BARE,
     FOREIGN_LIST,
@@ -30,6 +31,7 @@ from nomos.legal.reference_vocabulary import (
     HERS_AFTER,
     INNER,
     INTO,
+    ITS_AFTER,
     JOINING_WORD,
     NAME_THEN_PARENTHESES,
     NAMED_BEFORE,
@@ -78,6 +80,8 @@ class Surroundings:
     explicit: Mapping[str, tuple[str, int]]
     last_external: str | None
     list_kind: str | None = None  # the verb of a list the citation stands in («καταργούνται:» → repeals)
+    # the article numbers written with it in one run («τα άρθρα 11, 14, 33»), itself included; v19
+    run: Sequence[str] = ()
 
 
 def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> str | None:
@@ -106,6 +110,8 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
         return own_source
     if HERS_AFTER.match(folded, end):
         return None
+    if ITS_AFTER.match(folded, end):
+        return _act_just_named(masked, c.start, own_source)
     if DESCRIBED_DECISION.match(folded, end):
         return None  # «το άρθρο 18 περί γενικών ρυθμίσεων … της υπό στοιχεία Α3/οικ./50984/… απόφασης»: the decision's
     if THIS_LAW_AFTER.match(folded, end):
@@ -140,9 +146,9 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
         return ahead.source if ahead.source != SELF else _into_after(folded, ahead.end)
     if around.within and around.within.source:
         return None if around.within.source == FOREIGN_LIST else around.within.source
-    carried = around.explicit.get(c.article)  # within its paragraph only: the next one may cite the own law's article 15
-    if carried and "\n" not in text[carried[1]:c.start]:
-        return None if carried[0] == FOREIGN_LIST else carried[0]
+    carried = _carried(text, c, around)  # within its paragraph only: the next one may cite the own law's article 15
+    if carried:
+        return None if carried == FOREIGN_LIST else carried
     clause = _source_of_clause(text, masked, c.start, end)
     if clause:
         return clause
@@ -182,6 +188,30 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     if sentence and before and all(_whole_or_yardstick(folded, masked, at) for _, at, _ in _first_names(masked, others)):
         return own_source
     return None
+
+
+def _carried(text: str, c: Citation, around: Surroundings) -> str | None:
+    """The external source the article was cited with before in its paragraph («Στο άρθρο 15 του ν. 4786/2021 … το
+    άρθρο 15 διαμορφώνεται»), or None. A run of articles written together is one law's: the source carries only where
+    it carries to every number of the run alike (v19: in «… τα άρθρα 8Α, 8Β, 11 … του ν. 3468/2006 … καταργούνται.
+    Όπου αναφέρονται τα ως άνω άρθρα, νοούνται εφεξής τα άρθρα 11, 14, 33, … του παρόντος» the 11 of the later run
+    is not ν. 3468/2006's for having been cited with it before)."""
+    sources = set()
+    for number in around.run or (c.article,):
+        carried = around.explicit.get(number)
+        if not carried or "\n" in text[carried[1]:c.start]:
+            return None
+        sources.add(carried[0])
+    return sources.pop() if len(sources) == 1 else None
+
+
+def _act_just_named(masked: str, start: int, own_source: str) -> str | None:
+    """The act «αυτού» after an article points to: the last one named before it, close by (200 characters) and with
+    no act of no law of ours («Κανονισμού», «Οδηγίας») named between; None otherwise (v19)."""
+    named = sources_in(masked, max(0, start - 200), start)
+    if not named or named[-1][0] == own_source or FOREIGN_ACT.search(masked, named[-1][2], start):
+        return None
+    return named[-1][0]
 
 
 def _whole_or_yardstick(folded: str, masked: str, at: int) -> bool:

@@ -647,6 +647,10 @@ def test_v19_changes_announced_as_alterations_amend_and_a_title_types_the_act() 
     assert _read("N_5018_2023::70", text)[0] == ("N_1032_1971::2", "amends", None)
     assert _read("N_5018_2023::70", "Οι αλλαγές του άρθρου 2 του ν. 1032/1971 (Α’ 232) αξιολογούνται.") == [
         ("N_1032_1971::2", "cites", None)]
+    # a spaced suffix before «ν.» in the title is no α.ν. (N_5021_2023::83)
+    text = "Το άρθρο 97Α του ν. 3852/2010 (Α’ 87) αντικαθίσταται ως εξής: «Άρθρο 97Α …»"
+    assert _read("N_5021_2023::83", text, "Υπηρεσίες Δόμησης - Αντικατάσταση άρθρου 97 Α ν. 3852/2010") == [
+        ("N_3852_2010::97Α", "replaces", None)]
 
 
 def test_v19_dotted_article_numbers_in_a_law_that_numbers_its_parts_so() -> None:
@@ -671,3 +675,14 @@ def test_v19_articles_of_it_are_the_act_just_named() -> None:
     # not past an EU act named between, nor with no act named close before
     assert _read("N_4804_2021::15", "του π.δ. 26/2012 και του Κανονισμού (ΕΕ) 2016/679, ιδίως του άρθρου 5 αυτού") == []
     assert _read("N_4804_2021::15", "Ο ορισμός του άρθρου 5 αυτού ισχύει.") == []
+    # «του παρόντος» named last before «αυτού» is the citing law (N_4831_2021::124)
+    text = ("Από την έναρξη ισχύος του παρόντος, και με την επιφύλαξη των οριζομένων στις παρ. 2 και 10 του άρθρου 123 "
+            "αυτού, καταργούνται: α) ο ν. 3086/2002 (Α’ 324)")
+    assert _read("N_4831_2021::124", text)[0] == ("N_4831_2021::123", "cites", "2")
+
+
+def test_v19_a_run_partly_cited_with_a_law_before_keeps_it_where_the_sentence_does_not_name_the_own_law() -> None:
+    # N_4964_2022::117: 96 was cited with ν. 4549/2018 before; the run names that law at its end (v18 read 96 alone)
+    text = ("μετά από σύμφωνη γνώμη της Επιτροπής του άρθρου 96 του ν. 4549/2018. Για την παροχή της εγγύησης, "
+            "εφαρμόζονται τα άρθρα 92, 93, 94, 96, 97, 99 και το άρθρο 102 του ν. 4549/2018.")
+    assert "N_4549_2018::96" in [c for c, *_ in _read("N_4964_2022::117", text)][1:]

@@ -140,6 +140,8 @@ HERS_AFTER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?αυτησ\b")
 ITS_AFTER = re.compile(r"\s*αυτου\b")
 # «του παρόντος», «του παρόντος νόμου/Κώδικα», «της παρούσας»: the citing law, whatever reference follows
 OWN_AFTER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:παροντοσ|παρουσασ)\b")
+# the same words later in a sentence («…, και εν γένει τα Κεφάλαια Δ΄ και Ε΄, του Μέρους Β΄ του παρόντος»; v19)
+OWN_LATER = re.compile(r"(?<!\w)(?:του|τησ)\s+(?:παροντοσ|παρουσασ)\b")
 # «του νόμου αυτού»: the law the sentence has just named, else the citing law
 THIS_LAW_AFTER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?του\s+(?:νομου\s+αυτου|αυτου\s+νομου)\b")
 # «άρθρο 28.10 έκαστης Σύμβασης», «άρθρου 5.1.1.1 του Διεθνούς Προτύπου»: a clause of a numbered document

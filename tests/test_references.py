@@ -675,6 +675,10 @@ def test_v19_articles_of_it_are_the_act_just_named() -> None:
     # not past an EU act named between, nor with no act named close before
     assert _read("N_4804_2021::15", "του π.δ. 26/2012 και του Κανονισμού (ΕΕ) 2016/679, ιδίως του άρθρου 5 αυτού") == []
     assert _read("N_4804_2021::15", "Ο ορισμός του άρθρου 5 αυτού ισχύει.") == []
+    # a code named with its enacting act in parentheses is one mention: the code's articles (N_5020_2023::11)
+    text = ("εφαρμόζονται αναλόγως οι διατάξεις του Αστικού Κώδικα (π.δ. 456/1984, Α’ 164) για τη μίσθωση έργου, εκτός "
+            "από τα άρθρα 683, 693 και 695 αυτού.")
+    assert [c for c, *_ in _read("N_5020_2023::11", text)] == ["AK::683", "AK::693", "AK::695"]
     # «του παρόντος» named last before «αυτού» is the citing law (N_4831_2021::124)
     text = ("Από την έναρξη ισχύος του παρόντος, και με την επιφύλαξη των οριζομένων στις παρ. 2 και 10 του άρθρου 123 "
             "αυτού, καταργούνται: α) ο ν. 3086/2002 (Α’ 324)")

@@ -224,6 +224,9 @@ def _act_just_named(masked: str, start: int, own_source: str) -> str | None:
         return own_source
     if not named or named[-1][0] == own_source or FOREIGN_ACT.search(masked, named[-1][2], start):
         return None
+    if len(named) > 1 and re.fullmatch(r"[\s(,]*", masked[named[-2][2]:named[-1][1]]) \
+            and not named[-2][0].startswith(("N_", "PD_", "ND_", "AN_")):
+        return named[-2][0]  # «του Αστικού Κώδικα (π.δ. 456/1984, Α’ 164) … τα άρθρα 683, 693 και 695 αυτού»: the code's
     return named[-1][0]
 
 

@@ -573,3 +573,120 @@ def test_v18_a_paragraph_an_item_names_without_an_article_is_the_list_opening_s_
                  "«Ε.Ο.Τ.» αντικαθίσταται",
                  "Στο άρθρο 5 του ν. 393/1976 επέρχονται οι εξής τροποποιήσεις: α) στην παρ. 2 διαγράφεται η λέξη «Ε»"):
         assert not any(c == "N_393_1976::5" and p == "2" for c, _, p in _read("N_4875_2021::30", text))
+
+
+def test_v19_greek_numeral_suffixes_of_three_letters_and_a_spaced_range_end() -> None:
+    # N_4960_2022::32 (g-007 of recall-v18): v18 cut «66ΚΣΤ» to article 66
+    text = ("Μετά το άρθρο 66ΚΕ του ν. 4939/2022 (Α’ 111), προστίθενται: α) Υποκεφάλαιο Ε’ με τίτλο «Δομές» και β) "
+            "άρθρο 66ΚΣΤ, το οποίο εντάσσεται στο νέο Υποκεφάλαιο, ως εξής: «Άρθρο 66ΚΣΤ …»")
+    assert [c for c, *_ in _read("N_4960_2022::32", text)] == ["N_4939_2022::66ΚΕ", "N_4939_2022::66ΚΣΤ"]
+    # N_4801_2021::20 (v18's wrong own-law edge to article 2): the range's end is written apart from its number
+    text = ("Οποιαδήποτε αναφορά στο άρθρο 2Α του ν. 4139/2013 (Α’ 74), νοείται εφεξής ως παραπομπή αντιστοίχως στα "
+            "άρθρα 2Α έως και 2 ΙΣΤ του παρόντος.")
+    assert [c for c, *_ in _read("N_4801_2021::20", text)] == ["N_4139_2013::2Α", "N_4801_2021::2Α",
+                                                               "N_4801_2021::2ΙΣΤ"]
+    # not after a range of plain numbers, nor a capital «Η» that opens the next sentence, nor a word in capitals
+    assert [c for c, *_ in _read("N_4801_2021::20", "στα άρθρα 5 έως 7 Η Επιτροπή αποφασίζει.")] == [
+        "N_4801_2021::5", "N_4801_2021::6", "N_4801_2021::7"]
+    assert [c for c, *_ in _read("N_4801_2021::20", "στα άρθρα 2Α έως 2 Η Επιτροπή αποφασίζει.")] == [
+        "N_4801_2021::2Α", "N_4801_2021::2"]
+    assert [c for c, *_ in _read("N_4801_2021::20", "στα άρθρα 2Α έως 2 ΚΑΙ ΟΧΙ")] == [
+        "N_4801_2021::2Α", "N_4801_2021::2"]
+
+
+def test_v19_a_run_of_articles_takes_a_law_carried_from_before_only_if_every_number_does() -> None:
+    # N_4951_2022::58 (g-003 of recall-v18): 11 was cited with ν. 3468/2006 in the sentence before; v18 gave it that law
+    text = ("2.Τα άρθρα 4, 7, τα άρθρα 8Α, 8Β, 11, και η παρ. 8 του άρθρου 13 του ν. 3468/2006 (Α΄ 129), περί αδειών, "
+            "καταργούνται από την έναρξη ισχύος του παρόντος. Όπου αναφέρονται τα ως άνω άρθρα, νοούνται εφεξής τα "
+            "άρθρα 11, 14, 33, και εν γένει τα Κεφάλαια Δ΄ και Ε΄, του Μέρους Β΄ του παρόντος.")
+    assert [c for c, *_ in _read("N_4951_2022::58", text)][-3:] == [
+        "N_4951_2022::11", "N_4951_2022::14", "N_4951_2022::33"]
+    # where every number of the run was cited with the law before, it still carries (v15)
+    text = ("Στο άρθρο 112 του ν. 4389/2016 προστίθεται παρ. 3 και στο άρθρο 113 του ν. 4389/2016 προστίθεται παρ. 2. "
+            "Τα άρθρα 112 και 113 εφαρμόζονται από 1.1.2020.")
+    assert [c for c, *_ in _read("N_4951_2022::58", text)][-2:] == ["N_4389_2016::112", "N_4389_2016::113"]
+
+
+def test_v19_an_opening_that_names_the_act_after_a_noun_of_change_governs_its_items() -> None:
+    # N_5134_2024::95 (g-016 of recall-v18): v18 read the items' articles as the own law's
+    text = ("Αντικείμενο του παρόντος Μέρους αποτελεί η τροποποίηση του ν. 4963/2022 (Α’ 149), και συγκεκριμένα:\n"
+            "α) η τροποποίηση του άρθρου 33, περί της εισαγωγικής εκπαίδευσης,\nβ) η τροποποίηση του άρθρου 39, περί "
+            "των μεταθέσεων,\nγ) η προσθήκη άρθρων 60Α έως 60Β, περί της διεξαγωγής γραπτού διαγωνισμού.")
+    assert _read("N_5134_2024::95", text) == [("N_4963_2022::33", "cites", None), ("N_4963_2022::39", "cites", None),
+                                              ("N_4963_2022::60Α", "cites", None),
+                                              ("N_4963_2022::60Β", "cites", None)]
+    # not where the act is named otherwise than after a noun of change, nor where more than the announcement stands
+    # between the act and the colon
+    for text in ("Για την εφαρμογή του ν. 4963/2022 (Α’ 149), και συγκεκριμένα:\nα) του άρθρου 33, περί …",
+                 "Αντικείμενο αποτελεί η τροποποίηση του ν. 4963/2022 (Α’ 149) και η ρύθμιση θεμάτων του προσωπικού "
+                 "του, και συγκεκριμένα:\nα) η τροποποίηση του άρθρου 33, περί …"):
+        assert not any(c.startswith("N_4963_2022") for c, *_ in _read("N_5134_2024::95", text))
+
+
+def test_v19_a_transposition_note_does_not_make_a_list_an_eu_act_s() -> None:
+    # N_5078_2023::24 (g-029 of recall-v18): the note naming the Directive's article made every item's article no edge
+    text = ("(άρθρο 44 της Οδηγίας (ΕΕ) 2016/2341) Κατόπιν αίτησης μέλους, το Τ.Ε.Α. παρέχει τις ακόλουθες πρόσθετες "
+            "πληροφορίες:\nα) τους ετήσιους λογαριασμούς που αναφέρονται στο άρθρο 42,\nγ) περαιτέρω πληροφορίες, "
+            "σύμφωνα με την περ. δ) της παρ. 1 του άρθρου 19. ΚΕΦΑΛΑΙΟ Δ’ ΟΡΓΑΝΑ ΔΙΟΙΚΗΣΗΣ")
+    assert _read("N_5078_2023::24", text) == [("N_5078_2023::42", "cites", None), ("N_5078_2023::19", "cites", "1")]
+    # a Directive named in the list's opening itself still makes its items no edge
+    text = ("Κατόπιν αίτησης μέλους, παρέχονται οι πληροφορίες του Κανονισμού (ΕΕ) 2019/2088:\nα) τους λογαριασμούς "
+            "που αναφέρονται στο άρθρο 42,\nβ) της παρ. 1 του άρθρου 19.")
+    assert _read("N_5078_2023::24", text) == []
+
+
+def test_v19_changes_announced_as_alterations_amend_and_a_title_types_the_act() -> None:
+    # N_5018_2023::70 (g-024 of recall-v18): «επέρχονται οι εξής αλλαγές» typed cites; the title says ν.δ.
+    title = "Κατανομή ειδικών κατηγοριών μαθητών ΣΑΝ - Τροποποίηση άρθρου 2 ν.δ. 1032/1971"
+    text = ("Στο άρθρο 2 του ν. 1032/1971 (Α’ 232) επέρχονται οι εξής αλλαγές: α) ο τίτλος του άρθρου μεταφέρεται στη "
+            "δημοτική, β) στο πρώτο εδάφιο της παρ. 1 οι λέξεις «αξιωματικοί» αντικαθίστανται από τις λέξεις «αξιωματικοί "
+            "Νοσηλευτικής»")
+    assert _read("N_5018_2023::70", text, title) == [("ND_1032_1971::2", "amends", None),
+                                                     ("ND_1032_1971::2", "replaces", "1")]
+    # with no such title the act is the law the text names; «αλλαγές» with no «εξής» is no amendment
+    assert _read("N_5018_2023::70", text)[0] == ("N_1032_1971::2", "amends", None)
+    assert _read("N_5018_2023::70", "Οι αλλαγές του άρθρου 2 του ν. 1032/1971 (Α’ 232) αξιολογούνται.") == [
+        ("N_1032_1971::2", "cites", None)]
+    # a spaced suffix before «ν.» in the title is no α.ν. (N_5021_2023::83)
+    text = "Το άρθρο 97Α του ν. 3852/2010 (Α’ 87) αντικαθίσταται ως εξής: «Άρθρο 97Α …»"
+    assert _read("N_5021_2023::83", text, "Υπηρεσίες Δόμησης - Αντικατάσταση άρθρου 97 Α ν. 3852/2010") == [
+        ("N_3852_2010::97Α", "replaces", None)]
+
+
+def test_v19_dotted_article_numbers_in_a_law_that_numbers_its_parts_so() -> None:
+    # N_4791_2021::10 (g-039 of recall-v18): the code numbers its parts «10.2.», and cites its articles «2.1.»
+    text = ("10.1. Ακύρωση αποτελεσμάτων.\n10.2. Αποκλεισμός Η περίοδος αποκλεισμού, που επιβάλλεται για την πρώτη "
+            "παράβαση των άρθρων 2.1., 2.2. ή 2.6. έχει ως εξής, σύμφωνα με τα άρθρα 10.5., 10.6. ή 10.7.:\n10.2.1. Για "
+            "παραβάσεις του άρθρου 13.2.3., η περίοδος διαρκεί δύο έτη.")
+    assert _read("N_4791_2021::10", text) == [("N_4791_2021::2", "cites", "1"), ("N_4791_2021::2", "cites", "2"),
+                                              ("N_4791_2021::2", "cites", "6"), ("N_4791_2021::13", "cites", "2")]
+    # v17's near-misses stay no edge there too: a contract's or a standard's clause
+    for near in ("κατά το άρθρο 28.10 έκαστης Σύμβασης καταβάλλεται", "του άρθρου 5.1.1.1 του Διεθνούς Προτύπου"):
+        assert _read("N_4791_2021::10", "10.1. Ακύρωση.\n10.2. Αποκλεισμός " + near) == []
+    # and so does a dotted number in an article that does not number its own parts so
+    assert _read("N_4791_2021::11", "1. Η περίοδος αποκλεισμού για παράβαση του άρθρου 2.1. ορίζεται.") == []
+
+
+def test_v19_articles_of_it_are_the_act_just_named() -> None:
+    # N_4804_2021::15: «των άρθρων 32 έως 34 αυτού» after «του π.δ. 26/2012»; v18 read 33 alone, carried from before
+    text = ("υποβάλλεται στην ηλεκτρονική πύλη του άρθρου 33 του π.δ. 26/2012 (Α’ 27), περί εκλογής βουλευτών, με "
+            "αναλογική εφαρμογή των άρθρων 32 έως 34 αυτού, η οποία είναι προσβάσιμη.")
+    assert [c for c, *_ in _read("N_4804_2021::15", text)] == [f"PD_26_2012::{n}" for n in (33, 32, 33, 34)]
+    # not past an EU act named between, nor with no act named close before
+    assert _read("N_4804_2021::15", "του π.δ. 26/2012 και του Κανονισμού (ΕΕ) 2016/679, ιδίως του άρθρου 5 αυτού") == []
+    assert _read("N_4804_2021::15", "Ο ορισμός του άρθρου 5 αυτού ισχύει.") == []
+    # a code named with its enacting act in parentheses is one mention: the code's articles (N_5020_2023::11)
+    text = ("εφαρμόζονται αναλόγως οι διατάξεις του Αστικού Κώδικα (π.δ. 456/1984, Α’ 164) για τη μίσθωση έργου, εκτός "
+            "από τα άρθρα 683, 693 και 695 αυτού.")
+    assert [c for c, *_ in _read("N_5020_2023::11", text)] == ["AK::683", "AK::693", "AK::695"]
+    # «του παρόντος» named last before «αυτού» is the citing law (N_4831_2021::124)
+    text = ("Από την έναρξη ισχύος του παρόντος, και με την επιφύλαξη των οριζομένων στις παρ. 2 και 10 του άρθρου 123 "
+            "αυτού, καταργούνται: α) ο ν. 3086/2002 (Α’ 324)")
+    assert _read("N_4831_2021::124", text)[0] == ("N_4831_2021::123", "cites", "2")
+
+
+def test_v19_a_run_partly_cited_with_a_law_before_keeps_it_where_the_sentence_does_not_name_the_own_law() -> None:
+    # N_4964_2022::117: 96 was cited with ν. 4549/2018 before; the run names that law at its end (v18 read 96 alone)
+    text = ("μετά από σύμφωνη γνώμη της Επιτροπής του άρθρου 96 του ν. 4549/2018. Για την παροχή της εγγύησης, "
+            "εφαρμόζονται τα άρθρα 92, 93, 94, 96, 97, 99 και το άρθρο 102 του ν. 4549/2018.")
+    assert "N_4549_2018::96" in [c for c, *_ in _read("N_4964_2022::117", text)][1:]

@@ -42,7 +42,8 @@ MAX_WORDED_RANGE = 400
 LETTER_SUFFIXES = ("Α", "Β", "Γ", "Δ", "Ε", "ΣΤ", "Ζ", "Η", "Θ")
 
 _ART = r"(?<!\w)(?:αρθρ(?:ο|ου|α|ων)\b|αρθρ\.|αρθ\.|αρ\.)"
-_NUM = r"\d{1,4}(?:(?:[α-ω]{2}|[α-ωa-z])(?![\w]))?"  # «386Α», «4ΣΤ», «2ΙΑ»: Greek numerals as suffixes
+# «386Α», «4ΣΤ», «2ΙΑ», «66ΚΣΤ» (v19): Greek numerals as suffixes, three letters only as tens and «ΣΤ» (six)
+_NUM = r"\d{1,4}(?:(?:[ικλμνξοπ]στ|[α-ω]{2}|[α-ωa-z])(?![\w]))?"
 _LIST_SEP = r"\s*(?:,|και|εωσ\s+και|εωσ|-|–|ωσ)\s*"  # «372 έως και 378» is a range too
 # «παρ. 1», «παρ. 1, 2», «§ 3 εδ. β΄»: a paragraph after an article number (paragraphs listed with commas; «και 47»
 # after a paragraph is the next article, as in «κατά το άρθρο 46 παρ. 1 και 47»)
@@ -78,8 +79,8 @@ def fold(text: str) -> str:
 
 
 def article_number(raw: str) -> str:
-    """«386a», «386A», «386α» → «386Α»: digits, then a letter suffix as a Greek capital."""
-    m = re.fullmatch(r"\s*(\d+)\s*([A-Za-zΑ-Ωα-ωά-ώ]?|[Α-Ωα-ωά-ώ]{2})\s*", raw)
+    """«386a», «386A», «386α» → «386Α», «66κστ» → «66ΚΣΤ»: digits, then a letter suffix as a Greek capital."""
+    m = re.fullmatch(r"\s*(\d+)\s*([A-Za-zΑ-Ωα-ωά-ώ]?|[Α-Ωα-ωά-ώ]{2}|[ΙΚΛΜΝΞΟΠικλμνξοπ][Σσ][Ττ])\s*", raw)
     if not m:
         return raw.strip()
     suffix = m.group(2).upper().translate(LOOKALIKES)
@@ -275,6 +276,25 @@ _GAZETTE_ISSUE = re.compile(r"(?<!\w)[αβδab][΄'’]\s*$")
 _BARE_NUMBER = re.compile(rf"(?<![\w/.,])(?P<list>{_NUM})(?P<par>{_PAR})(?![\w/])")
 
 
+# a Greek numeral written apart from its number at a range's end, in capitals, then no more of the word: «2 ΙΣΤ»,
+# «2 Κ» (the letters: units, tens and tens with units; «ΣΤ» six); not a lone «Η» or «Ο», which open a sentence
+_SPACED_NUMERAL = re.compile(r"\s+((?:[ΙΚΛΜΝΞΟΠ](?:ΣΤ|[ΑΒΓΔΕΖΗΘ])|[ΙΚΛΜΝΞΠ]|ΣΤ|[ΑΒΓΔΕΖΘ]))(?![\wΆ-ώ])")
+_RANGE_SEP = re.compile(r"(?:εωσ(?:\s+και)?|-|–)\s*$")
+
+
+def _spaced_range_end(text: str, folded: str, m: re.Match[str]) -> re.Match[str] | None:
+    """The numeral after a range's end written apart from its number («άρθρα 2Α έως και 2 ΙΣΤ του παρόντος»): only
+    where the range's first end is the same number with a letter suffix, so the numeral can be nothing else (v19);
+    None otherwise («άρθρα 5 έως 7 Η …», a capital word after a plain range, stays as written)."""
+    items = list(_ITEM.finditer(m.group("list")))
+    if len(items) < 2 or items[-1].group("par").strip() or not items[-1].group("num").isdigit():
+        return None
+    first, last = article_number(items[-2].group("num")), items[-1].group("num")
+    if not _RANGE_SEP.search(items[-1].group("sep") or "") or first == last or first.rstrip("ΑΒΓΔΕΖΗΘΙΚΛΜΝΞΟΠΣΤ") != last:
+        return None
+    return _SPACED_NUMERAL.match(text, m.end())
+
+
 def find_citations(text: str, default_source: str | None = None) -> list[Citation]:
     """Every article the text cites, in reading order (an article cited twice is listed twice).
 
@@ -286,16 +306,20 @@ def find_citations(text: str, default_source: str | None = None) -> list[Citatio
     found: list[Citation] = []
     taken: list[tuple[int, int]] = []
     for m in _ARTICLE_LIST.finditer(folded):
-        after = _source_at(folded, m.end())
+        listed, list_end = m.group("list"), m.end()
+        spaced = _spaced_range_end(text, folded, m)
+        if spaced:  # «άρθρα 2Α έως και 2 ΙΣΤ»: the range's end is 2ΙΣΤ, not article 2 (v19)
+            listed, list_end = listed + fold(spaced.group(1)), spaced.end()
+        after = _source_at(folded, list_end)
         if after:
             source, end = after[0], after[2]
         else:
             before = _source_before(folded, m.start())
-            source, end = (before[0], m.end()) if before else (default_source or "", m.end())
+            source, end = (before[0], list_end) if before else (default_source or "", list_end)
         start = before[1] if not after and before else m.start()
         if not source:
             continue
-        found.extend(Citation(source, n, par, start, end) for n, par in _numbers(m.group("list")))
+        found.extend(Citation(source, n, par, start, end) for n, par in _numbers(listed))
         taken.append((m.start(), end))
     for m in _BARE_NUMBER.finditer(folded):
         if any(a <= m.start() < b for a, b in taken) or _GAZETTE_ISSUE.search(folded, max(0, m.start() - 4), m.start()):

@@ -20,6 +20,8 @@ from nomos.legal.reference_vocabulary import (
     BOUNDARY,
     BY_PROVISION,
     CAPITAL_LOCATIVE,
+    CHANGE_OF_ACT,
+    CHANGE_OF_ACT_END,
     CITED_BY_WORDS,
     DESCRIBED,
     DESCRIBED_AFTER,
@@ -49,6 +51,7 @@ from nomos.legal.reference_vocabulary import (
     SUBJECT_REACH,
     SUBORDINATE,
     TIME_OPENING,
+    TRANSPOSITION_NOTE,
     VERBS,
     VERBS_AFTER,
     WINDOW_AFTER,
@@ -292,10 +295,13 @@ def lists_of(text: str, folded: str, masked: str) -> list[ListSpan]:
             named = []
         if named and (comma or not kind) and not (
                 LIST_OPENING.search(text, begin, named[-1][1])
-                or (not comma and PROVISIONS_OF.search(masked, max(begin, named[-1][1] - 20), named[-1][1]))):
+                or (not comma and PROVISIONS_OF.search(masked, max(begin, named[-1][1] - 20), named[-1][1]))
+                or (not comma and not kind and _changes_act(masked, named[-1], m.start()))):
             named = []
         foreign = FOREIGN_AMENDED if as_follows else FOREIGN_ACT
-        source = named[-1][0] if named else (FOREIGN_LIST if foreign.search(masked, begin, m.start()) else "")
+        note = TRANSPOSITION_NOTE.match(masked, begin) if begin == 0 else None  # v19: «(άρθρο 44 της Οδηγίας …)»
+        source = named[-1][0] if named else (
+            FOREIGN_LIST if foreign.search(masked, note.end() if note else begin, m.start()) else "")
         if comma and not named:
             continue
         if comma or as_follows:
@@ -315,6 +321,14 @@ def lists_of(text: str, folded: str, masked: str) -> list[ListSpan]:
             end = len(text) if at == -1 else at
         out.append(ListSpan(m.end(), end, kind, source))
     return out
+
+
+def _changes_act(masked: str, named: tuple[str, int, int], colon: int) -> bool:
+    """Whether a list's opening names its act after a noun of change and then only announces the items («Αντικείμενο
+    του παρόντος Μέρους αποτελεί η τροποποίηση του ν. 4963/2022 (Α’ 149), και συγκεκριμένα:»): the items' bare
+    articles are that act's (v19), as under «Το π.δ. 54/2018 τροποποιείται ως εξής:»."""
+    return bool(CHANGE_OF_ACT.search(masked, max(0, named[1] - 30), named[1])
+                and CHANGE_OF_ACT_END.fullmatch(masked, named[2], colon))
 
 
 _LIST_ITEM = re.compile(ITEM_START.pattern.replace("[,;]", "[,;:]"))  # the first item follows the opening's colon

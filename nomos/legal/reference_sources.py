@@ -23,6 +23,7 @@ from nomos.legal.reference_vocabulary import (
     DESCRIBED_DECISION,
     EXCEPT_GAP,
     FOREIGN,
+    FOREIGN_ACT,
     FOREIGN_ACT_AFTER,
     FOREIGN_BARE,
     FOREIGN_LIST,
@@ -30,6 +31,7 @@ from nomos.legal.reference_vocabulary import (
     HERS_AFTER,
     INNER,
     INTO,
+    ITS_AFTER,
     JOINING_WORD,
     NAME_THEN_PARENTHESES,
     NAMED_BEFORE,
@@ -38,6 +40,7 @@ from nomos.legal.reference_vocabulary import (
     OPENS_INTO,
     OPENS_INTO_PART,
     OWN_AFTER,
+    OWN_LATER,
     PARENTHESES,
     PARTS_END,
     QUOTED_TITLE,
@@ -78,6 +81,8 @@ class Surroundings:
     explicit: Mapping[str, tuple[str, int]]
     last_external: str | None
     list_kind: str | None = None  # the verb of a list the citation stands in («καταργούνται:» → repeals)
+    # the article numbers written with it in one run («τα άρθρα 11, 14, 33»), itself included; v19
+    run: Sequence[str] = ()
 
 
 def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> str | None:
@@ -106,6 +111,8 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
         return own_source
     if HERS_AFTER.match(folded, end):
         return None
+    if ITS_AFTER.match(folded, end):
+        return _act_just_named(masked, c.start, own_source)
     if DESCRIBED_DECISION.match(folded, end):
         return None  # «το άρθρο 18 περί γενικών ρυθμίσεων … της υπό στοιχεία Α3/οικ./50984/… απόφασης»: the decision's
     if THIS_LAW_AFTER.match(folded, end):
@@ -140,9 +147,9 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
         return ahead.source if ahead.source != SELF else _into_after(folded, ahead.end)
     if around.within and around.within.source:
         return None if around.within.source == FOREIGN_LIST else around.within.source
-    carried = around.explicit.get(c.article)  # within its paragraph only: the next one may cite the own law's article 15
-    if carried and "\n" not in text[carried[1]:c.start]:
-        return None if carried[0] == FOREIGN_LIST else carried[0]
+    carried = _carried(article, c, around)  # within its paragraph only: the next one may cite the own law's article 15
+    if carried:
+        return None if carried == FOREIGN_LIST else carried
     clause = _source_of_clause(text, masked, c.start, end)
     if clause:
         return clause
@@ -182,6 +189,45 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     if sentence and before and all(_whole_or_yardstick(folded, masked, at) for _, at, _ in _first_names(masked, others)):
         return own_source
     return None
+
+
+def _carried(article: ArticleText, c: Citation, around: Surroundings) -> str | None:
+    """The external source the article was cited with before in its paragraph («Στο άρθρο 15 του ν. 4786/2021 … το
+    άρθρο 15 διαμορφώνεται»), or None. A run of articles written together is one law's: where the source carries to
+    some numbers of the run and not to others, and the sentence goes on to name the citing law before any other
+    («… τα άρθρα 8Α, 8Β, 11 … του ν. 3468/2006 … καταργούνται. Όπου αναφέρονται τα ως άνω άρθρα, νοούνται εφεξής τα
+    άρθρα 11, 14, 33, και εν γένει τα Κεφάλαια Δ΄ και Ε΄, του Μέρους Β΄ του παρόντος»), the 11 is not ν. 3468/2006's
+    for having been cited with it before (v19); with no such words it still carries («εφαρμόζονται τα άρθρα 92, 93,
+    94, 96 … του ν. 4549/2018», 96 cited with that law before)."""
+    text = article.text
+    carried = around.explicit.get(c.article)
+    if not carried or "\n" in text[carried[1]:c.start]:
+        return None
+    others = [around.explicit.get(n) for n in around.run if n != c.article]
+    if all(o and o[0] == carried[0] and "\n" not in text[o[1]:c.start] for o in others):
+        return carried[0]
+    stop = SENTENCE_END.search(text, c.end)
+    own = OWN_LATER.search(article.folded, c.end, stop.start() if stop else len(text))
+    if own and not sources_in(article.masked, c.end, own.start()):
+        return None
+    return carried[0]
+
+
+def _act_just_named(masked: str, start: int, own_source: str) -> str | None:
+    """The act «αυτού» after an article points to: the last one named before it, close by (200 characters) and with
+    no act of no law of ours («Κανονισμού», «Οδηγίας») named between, «του παρόντος» the citing law; None otherwise
+    (v19)."""
+    begin = max(0, start - 200)
+    named = sources_in(masked, begin, start)
+    own = [m.end() for m in OWN_LATER.finditer(masked, begin, start)]  # «Από την έναρξη ισχύος του παρόντος, … του
+    if own and (not named or own[-1] > named[-1][2]) and not FOREIGN_ACT.search(masked, own[-1], start):  # άρθρου 123 αυτού»
+        return own_source
+    if not named or named[-1][0] == own_source or FOREIGN_ACT.search(masked, named[-1][2], start):
+        return None
+    if len(named) > 1 and re.fullmatch(r"[\s(,]*", masked[named[-2][2]:named[-1][1]]) \
+            and not named[-2][0].startswith(("N_", "PD_", "ND_", "AN_")):
+        return named[-2][0]  # «του Αστικού Κώδικα (π.δ. 456/1984, Α’ 164) … τα άρθρα 683, 693 και 695 αυτού»: the code's
+    return named[-1][0]
 
 
 def _whole_or_yardstick(folded: str, masked: str, at: int) -> bool:

@@ -26,7 +26,7 @@ FOREIGN_LIST = "\x00foreign"
 # and «επέρχονται οι εξής τροποποιήσεις» type the edge the same way.
 _VERB_WORDS = (
     r"(?<!οπωσ )(?<!να )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|"
-    r"αναριθμειται|αναριθμουνται|αναδιατυπωνεται|αναδιατυπωνονται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ)"
+    r"αναριθμειται|αναριθμουνται|αναδιατυπωνεται|αναδιατυπωνονται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ|(?<=εξησ )αλλαγεσ|(?<=ακολουθεσ )αλλαγεσ)"
     r"|(?P<replaces>αντικαθισταται|αντικαθιστανται)"
     r"|(?P<inserts>προστιθεται|προστιθενται|παρεμβαλλεται|παρεμβαλλονται)"
     r"|(?P<repeals>καταργειται|καταργουνται|απαλειφεται|απαλειφονται))"
@@ -45,7 +45,7 @@ NOUN_BEFORE = re.compile(
 # εφαρμόζονται»)
 VERBS_AFTER = re.compile(
     r"\b(?<!οπωσ )(?<!να )(?:(?P<amends>τροποποιειται|τροποποιουνται|διαμορφωνεται|διαμορφωνονται|"
-    r"αναριθμειται|αναριθμουνται|αναδιατυπωνεται|αναδιατυπωνονται|διορθωνεται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ)"
+    r"αναριθμειται|αναριθμουνται|αναδιατυπωνεται|αναδιατυπωνονται|διορθωνεται|(?<=εξησ )τροποποιησεισ|(?<=ακολουθεσ )τροποποιησεισ|(?<=εξησ )αλλαγεσ|(?<=ακολουθεσ )αλλαγεσ)"
     r"|(?P<replaces>αντικαθισταται|αντικαθιστανται)"
     r"|(?P<inserts>προστιθεται|προστιθενται|παρεμβαλλεται|παρεμβαλλονται)"
     r"|(?P<repeals>καταργειται|καταργουνται|απαλειφεται|απαλειφονται))\b"
@@ -135,14 +135,21 @@ NAMED_BEFORE = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:αν
 # «εκτός του άρθρου 1 αυτής», «σύμφωνα με το άρθρο 16 αυτής»: an article of the decision, agreement or directive just
 # named (feminine; a law, a decree or a code is not), which is no law of ours (v15)
 HERS_AFTER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?αυτησ\b")
+# «με αναλογική εφαρμογή των άρθρων 32 έως 34 αυτού» after «του π.δ. 26/2012»: an article of the act just named
+# (masculine or neuter: a law, a decree, a code; v19)
+ITS_AFTER = re.compile(r"\s*αυτου\b")
 # «του παρόντος», «του παρόντος νόμου/Κώδικα», «της παρούσας»: the citing law, whatever reference follows
 OWN_AFTER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?(?:του|τησ)\s+(?:παροντοσ|παρουσασ)\b")
+# the same words later in a sentence («…, και εν γένει τα Κεφάλαια Δ΄ και Ε΄, του Μέρους Β΄ του παρόντος»; v19)
+OWN_LATER = re.compile(r"(?<!\w)(?:του|τησ)\s+(?:παροντοσ|παρουσασ)\b")
 # «του νόμου αυτού»: the law the sentence has just named, else the citing law
 THIS_LAW_AFTER = re.compile(r"\s*(?:\([^)]{0,40}\)\s*)?του\s+(?:νομου\s+αυτου|αυτου\s+νομου)\b")
 # «άρθρο 28.10 έκαστης Σύμβασης», «άρθρου 5.1.1.1 του Διεθνούς Προτύπου»: a clause of a numbered document
 DECIMAL = re.compile(r"\.\d")
 # the dotted tail itself («.8.», «.3.1.»): its first number is the paragraph (v17)
 DECIMAL_TAIL = re.compile(r"\.(?P<par>\d{1,3})(?:\.\d{1,3})*\.?(?!\d)")
+# the dotted numbers listed after the first («των άρθρων 2.1., 2.2. ή 2.6.», «10.5., 10.6. ή 10.7.»; v19)
+DECIMAL_MORE = re.compile(r"\s*(?:,|και|ή|η|έως|εως)\s*(?:και\s+)?(?P<art>\d{1,3})\.(?P<par>\d{1,3})(?:\.\d{1,3})*\.?(?![\d\w])")
 # a document that numbers its clauses so, named right after the number without «του/της» («άρθρο 28.10 έκαστης
 # Σύμβασης», «άρθρο 4.2 της Σύμβασης»): none of ours
 DECIMAL_DOCUMENT = re.compile(r"\s*(?:εκαστ\w*|τησ\s+(?:συμβασ|συμφων|διακηρυξ|προσκλησ|κανονισμ|οδηγι)|"
@@ -302,6 +309,14 @@ WINDOW_BEFORE = 45  # a verb before a reference governs it only from close by (�
 # a list's opening: «Στο άρθρο 20 του ν. 4014/2011 (Α΄ 209):», «… οι ακόλουθες διατάξεις του ν. 4070/2012:»
 LIST_OPENING = re.compile(r"(?<!\w)Στ(?:ο|ον|ην|η)\s")
 PROVISIONS_OF = re.compile(r"διαταξ\w*\s+(?:του|τησ|των)\s*$")
+# v19: an opening that names the act it changes after a noun of change, then announces its items («Αντικείμενο του
+# παρόντος Μέρους αποτελεί η τροποποίηση του ν. 4963/2022 (Α’ 149), και συγκεκριμένα:»): the noun right before the
+# act, and nothing but the act's gazette issue and «και συγκεκριμένα» / «ειδικότερα» between the act and the colon
+CHANGE_OF_ACT = re.compile(r"(?<!\w)(?:τροποποιησ|αντικαταστασ|συμπληρωσ)\w*\s+(?:του|τησ|των)\s*$")
+CHANGE_OF_ACT_END = re.compile(r"\s*(?:\([^()]{0,40}\)\s*)?,?\s*(?:και\s+)?(?:συγκεκριμενα|ειδικοτερα)?\s*$")
+# v19: a note that opens an article's text with the article of an EU act it transposes («(άρθρο 44 της Οδηγίας (ΕΕ)
+# 2016/2341) Κατόπιν αίτησης …»): not the act a list its text opens belongs to
+TRANSPOSITION_NOTE = re.compile(r"\s*\((?:[^()]|\([^()]{0,40}\)){0,200}\)")
 # an item of a list of changes that names a paragraph and no article («γ) στο τρίτο εδάφιο της παρ. 1, γα) η φράση «…»
 # αντικαθίσταται», «β) Η παρ. 7, περί …, αντικαθίσταται»): a paragraph of the article the list's opening names (v18)
 ITEM_PARAGRAPH = re.compile(

@@ -36,6 +36,13 @@ module adds is what only statute text has:
   προϋποθέσεις του άρθρου 142 του ν. 3655/2008») is the own law's where the sentence amends nothing; a paragraph an
   item of a list of changes names with no article («γ) στο τρίτο εδάφιο της παρ. 1, γα) η φράση «…» αντικαθίσταται»)
   is that of the one article the list's opening amends.
+* v19: Greek-numeral suffixes of three letters («66ΚΣΤ») and a range's end written apart («2Α έως και 2 ΙΣΤ»); a run
+  of articles takes a law carried from an earlier citation only if every number does, or the sentence does not go
+  on to name the citing law; an opening that names the act after a noun of change («… αποτελεί η τροποποίηση του ν.
+  4963/2022 (Α’ 149), και συγκεκριμένα:») governs its items; a transposition note («(άρθρο 44 της Οδηγίας …)»)
+  does not make a list an EU act's; «επέρχονται οι εξής αλλαγές» amends; a title's «ν.δ.»/«π.δ.»/«α.ν.» types
+  the text's «ν.» of the same number; a dotted «άρθρο 2.1.» in a law that numbers its parts so is its own article
+  2; «των άρθρων 32 έως 34 αυτού» is the act just named.
 
 Precision and recall are measured on hand-checked samples (tests/fixtures/graph/, bench/graph_quality.py,
 docs/benchmarks.md "The legal graph's extractor"): version 13 scored a held-out precision of 0.956 (153/160) and a
@@ -63,7 +70,7 @@ from typing import Any
 
 from nomos.legal.article_parts import inside
 from nomos.legal.article_parts import quote_spans as quoted_spans
-from nomos.legal.citations import Citation, IdResolver, find_citations, fold, source_at
+from nomos.legal.citations import Citation, IdResolver, find_citations, fold, source_at, sources_in
 from nomos.legal.reference_clauses import (
     ItemParagraph,
     amendment_kind,
@@ -90,6 +97,7 @@ from nomos.legal.reference_vocabulary import (
     CONTRARY_TO,
     DECIMAL,
     DECIMAL_DOCUMENT,
+    DECIMAL_MORE,
     DECIMAL_TAIL,
     DECISION,
     DECISION_BEFORE,
@@ -124,7 +132,7 @@ from nomos.legal.reference_vocabulary import (
 # Bump whenever the rules change what is extracted (this module's, and those of reference_vocabulary,
 # reference_clauses and reference_sources): indexing stores it beside the edges and makes it part of each article's
 # content hash, so a re-index recomputes every article's edges then (and only then).
-REFERENCES_VERSION = "18"
+REFERENCES_VERSION = "19"
 
 
 @dataclass(frozen=True)
@@ -233,6 +241,7 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
     last_external: str | None = None
     own_by_default: set[tuple[int, int, str]] = set()  # bare articles read as the own law's for want of another
     decimal_spans: set[tuple[int, int]] = set()  # «Στο άρθρο 19.1.»: an edge only where a title scope takes it
+    dotted_own = numbers_parts_dotted(own_number, text)
     for i, c in enumerate(found):
         source = c.source
         decimal = _decimal_source(folded, c) if c.source == SELF and DECIMAL.match(text, c.end) else None
@@ -243,16 +252,26 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
             if decimal != SELF:
                 raw.append(Citation(decimal, c.article, paragraph, c.start, c.end))
                 continue
-            raw.append(Citation(own_source, c.article, paragraph, c.start, c.end))
-            own_by_default.add((c.start, c.end, c.article))
-            decimal_spans.add((c.start, c.end))
+            if not dotted_own:
+                raw.append(Citation(own_source, c.article, paragraph, c.start, c.end))
+                own_by_default.add((c.start, c.end, c.article))
+                decimal_spans.add((c.start, c.end))
+                continue
+            # v19: a law that numbers its articles' parts «10.2.» (the citing article's own text does) cites its own
+            # articles so: «των άρθρων 2.1., 2.2. ή 2.6.» is its article 2, each mention an edge
+            raw.append(Citation(own_source, c.article, paragraph, c.start, tail.end()))
+            for more in DECIMAL_MORE.finditer(text, tail.end()):
+                if more.start() != raw[-1].end:
+                    break
+                raw.append(Citation(own_source, more.group("art"), more.group("par"), more.start("art"), more.end()))
             continue
         within = next((x for x in reversed(lists) if x.start <= c.start < x.end and x.source), None)
         in_list = any(x.start <= c.start < x.end for x in lists)
         list_kind = next((x.kind for x in reversed(lists) if x.start <= c.start < x.end and x.kind), None)
         if source == SELF:
+            run = [f.article for f in found if (f.start, f.end) == (c.start, c.end) and f.source == SELF]
             source = source_of_bare(article_text, c, Surroundings(found[i + 1:], within, in_list, explicit, last_external,
-                                                                  list_kind))
+                                                                  list_kind, run))
             if not source:
                 if names_foreign_act(folded, c.end):  # «… του β.δ. 631/1972 … και το άρθρο 3 διαμορφώνεται»: that act's too
                     explicit[c.article] = (FOREIGN_LIST, c.end)
@@ -316,7 +335,39 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
         out = _in_title_scope(out, scope, own_by_default, resolver)
     if decimal_spans:  # a dotted number the title's act does not take is a clause of some document: no edge
         out = [r for r in out if (r.start, r.end) not in decimal_spans or not r.cited.startswith(own_source + "::")]
-    return _with_items(_with_follow_ups(out, text, masked, inner), item_paragraphs(text, masked, lists))
+    out = _with_items(_with_follow_ups(out, text, masked, inner), item_paragraphs(text, masked, lists))
+    return _as_title_types_them(out, title, resolver)
+
+
+_TITLE_KINDS = ("ν.δ", "ν. δ", "π.δ", "π. δ", "α.ν", "α. ν", "προεδρικ")
+
+
+def _as_title_types_them(out: list[Reference], title: str, resolver: IdResolver) -> list[Reference]:
+    """«Τροποποίηση άρθρου 2 ν.δ. 1032/1971» over «Στο άρθρο 2 του ν. 1032/1971 (Α’ 232) επέρχονται …»: where the
+    title names a legislative decree, an emergency law or a presidential decree by a number and year that the text
+    writes as a law («ν.»), the text's act is the title's (v19). Only where the law's id resolves to no corpus
+    article (a corpus that files the act as a law keeps its edges)."""
+    folded = fold(title)
+    # the kind written out with its dots («ν.δ.», «π.δ.», «α.ν.»): «άρθρου 97 Α ν. 3852/2010» is no α.ν.
+    kinds = {source.split("_", 1)[1]: source for source, at, _ in sources_in(folded, 0, len(folded))
+             if source.startswith(("ND_", "AN_", "PD_")) and folded.startswith(_TITLE_KINDS, at)}
+    if not kinds:
+        return out
+    kept = []
+    for r in out:
+        source, _, article = r.cited.partition("::")
+        other = kinds.get(source[2:]) if source.startswith("N_") and not r.target else None
+        if other:
+            cited = f"{other}::{article}"
+            r = dataclasses.replace(r, cited=cited, target=resolver.resolve(cited) or "")
+        kept.append(r)
+    return kept
+
+
+def numbers_parts_dotted(own_number: str, text: str) -> bool:
+    """Whether an article numbers its parts with its own number, dotted («10.1.», «10.2.» at the start of a line in
+    article 10, as ν. 4791/2021 writes the anti-doping code): its law then cites its articles so (v19)."""
+    return bool(own_number) and re.search(rf"(?m)^\s*{re.escape(own_number)}\.\d{{1,3}}\.", text) is not None
 
 
 def _decimal_source(folded: str, c: Citation) -> str | None:

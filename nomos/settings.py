@@ -24,7 +24,7 @@ import ipaddress
 import logging
 import os
 from pathlib import Path
-from typing import Annotated, Any, Mapping
+from typing import Annotated, Any, Literal, Mapping
 
 from pydantic import AliasChoices, AliasGenerator, Field, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, DotEnvSettingsSource, EnvSettingsSource, NoDecode, SettingsConfigDict
@@ -122,6 +122,9 @@ class Settings(BaseSettings):
     # int(cores * 3 / 2) + 1 (4 on 2 cores). docs/history/benchmarks-diary.md "The portal under load" measures the
     # choice.
     search_threads: int | None = None
+    # the local node's garbage collector (NOMOS_NODE_GC): "parallel" (the default: less of the node's CPU per results
+    # page than G1 on 2 cores and a 1 GB heap, docs/benchmarks.md "Where a results page's time goes") or "g1"
+    node_gc: Literal["parallel", "g1"] = "parallel"
     index_alias: str = Field(DEFAULT_ALIAS, validation_alias=_env("NOMOS_INDEX"))
     bm25_k1: float = 1.5
     bm25_b: float = 0.75

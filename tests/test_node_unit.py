@@ -473,3 +473,21 @@ def test_search_threads_reach_the_nodes_opensearch_yml(tmp_path):
     assert "thread_pool.search.size: 3" in render_opensearch_yml(sized).splitlines()
     default = _node_or_exit(Settings.from_env({"NOMOS_NODE_ROOT": str(tmp_path)}))
     assert "thread_pool" not in render_opensearch_yml(default)
+
+
+def test_the_node_runs_the_garbage_collector_asked_for(tmp_path):
+    """NOMOS_NODE_GC picks the local node's collector: parallel by default (less CPU per results page on 2 cores,
+    docs/benchmarks.md), G1 with the distribution's tuning lines on request, nothing else."""
+    from nomos.cli import _node_or_exit
+    from nomos.settings import Settings
+
+    def flags(env: dict[str, str]) -> list[str]:
+        cfg = _node_or_exit(Settings.from_env({"NOMOS_NODE_ROOT": str(tmp_path), **env}))
+        return [line for line in node.render_jvm_options(cfg).splitlines()
+                if line.startswith("-XX:") and "HeapDump" not in line and "ErrorFile" not in line]
+
+    assert flags({}) == ["-XX:+UseParallelGC"]
+    assert flags({"NOMOS_NODE_GC": "g1"}) == [
+        "-XX:+UseG1GC", "-XX:G1ReservePercent=25", "-XX:InitiatingHeapOccupancyPercent=30"]
+    with pytest.raises(ValueError, match="zgc"):
+        NodeConfig(root=tmp_path, gc="zgc")

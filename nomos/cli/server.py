@@ -32,6 +32,7 @@ def _node_or_exit(settings: Settings, secure: bool | None = None):  # noqa: ANN2
         http_port=settings.http_port,
         transport_port=settings.transport_port,
         heap=settings.heap,
+        gc=settings.node_gc,
         secure=bool(secure) or settings.secure,
         articles_alias=settings.index_alias,
         results_prefix=settings.results_prefix,

@@ -182,36 +182,29 @@ def test_the_fresh_recall_batch_meets_none_of_the_old_and_is_redrawn_from_its_se
     assert (tmp_path / "recall-v16.jsonl").read_bytes() == (OUT / "recall-v16.jsonl").read_bytes()
 
 
-# recall-v18.jsonl: drawn from corpus-large.jsonl (the qualified stratum of corpus.jsonl was used up) with extractor
-# v17, judged blind while v18 was being written from recall-v17's misses, and scored with v18's lists (--reextract)
-RECALL_V18_SHA256 = "f3993f5acfd8874c602548b275fbbe07884735447687bffa28516261a102124d"
+
+# Fresh recall batches drawn from corpus-large.jsonl (corpus.jsonl's qualified stratum was used up), each judged blind
+# while the next extractor version was written from the previous batch's misses, and scored with that version's lists
+# (--reextract). The README's "leave out an article's references to itself" holds from recall-v19 on.
+# name: (sha256, seed, extractor version it was drawn with)
+CORPUS_LARGE_BATCHES = {
+    "recall-v18": ("f3993f5acfd8874c602548b275fbbe07884735447687bffa28516261a102124d", 3631, "17"),
+    "recall-v19": ("db96e23849f0dcfc71859d72e6e26a35856e47f39db2bd1d36a22066daa833f2", 3641, "18"),
+    "recall-v20": ("5dd2ff8980b39f714d15fd4209d5ae1a0c34fe878ae43f4c89efac429bd6dd04", 3651, "18"),
+}
 
 
-def test_the_v18_recall_batch_is_kept_as_drawn_meets_no_earlier_batch_and_is_judged_whole() -> None:
-    about = json.loads((OUT / "about-recall-v18.json").read_text(encoding="utf-8"))
-    assert hashlib.sha256((OUT / "recall-v18.jsonl").read_bytes()).hexdigest() == RECALL_V18_SHA256
-    assert (about["corpus"], about["seed"], about["references_version"]) == ("corpus-large.jsonl", 3631, "17")
+@pytest.mark.parametrize("name", sorted(CORPUS_LARGE_BATCHES))
+def test_a_corpus_large_recall_batch_is_kept_as_drawn_meets_no_earlier_batch_and_is_judged_whole(name: str) -> None:
+    digest, seed, drawn_with = CORPUS_LARGE_BATCHES[name]
+    about = json.loads((OUT / f"about-{name}.json").read_text(encoding="utf-8"))
+    assert hashlib.sha256((OUT / f"{name}.jsonl").read_bytes()).hexdigest() == digest
+    assert (about["corpus"], about["seed"], about["references_version"]) == ("corpus-large.jsonl", seed, drawn_with)
     assert "--corpus corpus-large.jsonl" in about["drawn_by"]
-    fresh = _items("recall-v18")
-    earlier = {(x["source"], x["start"]) for name in ("recall", "recall-v16", "recall-v17") for x in _items(name)}
+    assert about["excluded_batches"] == [f"{x}.jsonl" for x in ["recall", "recall-v16", "recall-v17",
+                                                                 *sorted(CORPUS_LARGE_BATCHES)] if x < name]
+    fresh = _items(name)
+    earlier = {(x["source"], x["start"]) for batch in about["excluded_batches"] for x in _items(batch[:-6])}
     assert not {(x["source"], x["start"]) for x in fresh} & earlier
     assert about["strata"] == {"qualified": 12, "scoped": 12, "random": 36} and len(fresh) == about["size"] == 60
-    judged = load_judgments(OUT / "judgments-recall-v18.jsonl")
-    assert {x["id"] for x in fresh} <= set(judged)
-
-
-# recall-v19.jsonl: drawn from corpus-large.jsonl with extractor v18, judged blind while v19 was written from
-# recall-v18's misses; the README's "leave out an article's references to itself" holds from this batch on
-RECALL_V19_SHA256 = "db96e23849f0dcfc71859d72e6e26a35856e47f39db2bd1d36a22066daa833f2"
-
-
-def test_the_v19_recall_batch_is_kept_as_drawn_meets_no_earlier_batch_and_is_judged_whole() -> None:
-    about = json.loads((OUT / "about-recall-v19.json").read_text(encoding="utf-8"))
-    assert hashlib.sha256((OUT / "recall-v19.jsonl").read_bytes()).hexdigest() == RECALL_V19_SHA256
-    assert (about["corpus"], about["seed"], about["references_version"]) == ("corpus-large.jsonl", 3641, "18")
-    fresh = _items("recall-v19")
-    earlier = {(x["source"], x["start"]) for name in ("recall", "recall-v16", "recall-v17", "recall-v18")
-               for x in _items(name)}
-    assert not {(x["source"], x["start"]) for x in fresh} & earlier
-    assert about["strata"] == {"qualified": 12, "scoped": 12, "random": 36} and len(fresh) == about["size"] == 60
-    assert {x["id"] for x in fresh} <= set(load_judgments(OUT / "judgments-recall-v19.jsonl"))
+    assert {x["id"] for x in fresh} <= set(load_judgments(OUT / f"judgments-{name}.jsonl"))

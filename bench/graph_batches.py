@@ -33,8 +33,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -359,6 +361,12 @@ def main() -> None:
         score(args.out, args.score, args.recall_file,
               read_corpus(args.dataset, args.corpus) if args.reextract else None)
         return
+    if args.show:  # the articles only: a reader asks this dozens of times, and the graph is not needed for it
+        article = next((a for a in load_beir(args.dataset, corpus_file=args.corpus).articles if a.id == args.show), None)
+        if article is None:
+            raise SystemExit(f"error: --show {args.show}: no such article in {args.dataset / args.corpus}")
+        print(f"{article.id} | {article.title}\n{article.text}")
+        return
     corpus = read_corpus(args.dataset, args.corpus)
     if args.changed:
         changed = changed_edges(corpus, args.out)
@@ -370,12 +378,6 @@ def main() -> None:
         print(json.dumps(write_fresh_recall(corpus, args.out, args.seed, args.out_name, args.corpus, args.exclude,
                                             args.whole_references, args.prefix), ensure_ascii=False, indent=1))
         return
-    if args.show:
-        if args.show not in corpus.articles:
-            raise SystemExit(f"error: --show {args.show}: no such article in {args.dataset / args.corpus}")
-        article = corpus.articles[args.show]
-        print(f"{article.id} | {article.title}\n{article.text}")
-        return
     about = write_batches(corpus, args.out, args.corpus)
     print(json.dumps(about, ensure_ascii=False, indent=1))
 
@@ -385,3 +387,5 @@ if __name__ == "__main__":
         main()
     except JudgmentError as exc:  # a judgments file a reader wrote: its file and line, not a traceback
         raise SystemExit(f"error: {exc}") from None
+    except BrokenPipeError:  # `--show ID | head -c 8000`: the reader has what it asked for
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

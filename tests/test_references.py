@@ -345,10 +345,11 @@ def test_v11_joins_follow_ups_and_numbers() -> None:
 
 
 def test_v13_lettered_ranges_spaced_suffixes_and_parts_of_a_law() -> None:
-    # «Τα άρθρα 34Α έως 34Θ»: every lettered article between (past Θ the conventions part: the two ends only)
+    # «Τα άρθρα 34Α έως 34Θ»: every lettered article between (past Θ: a numeral of two letters, v20's test below)
     got = [c for c, *_ in edges("AK::914", "Τα άρθρα 34Α έως 34Θ του ν. 4858/2021 εφαρμόζονται")]
     assert got == [f"N_4858_2021::34{x}" for x in ("Α", "Β", "Γ", "Δ", "Ε", "ΣΤ", "Ζ", "Η", "Θ")]
-    assert [c for c, *_ in edges("AK::914", "τα άρθρα 34Η έως 34ΙΑ ΠΚ")] == ["PK::34Η", "PK::34ΙΑ"]
+    assert [c for c, *_ in edges("AK::914", "τα άρθρα 34Η έως 34ΙΑ ΠΚ")] == ["PK::34Η", "PK::34Θ", "PK::34Ι",
+                                                                           "PK::34ΙΑ"]
     # a chapter named between the article and its law
     got = edges("AK::914", "Η παράγραφος 1 του άρθρου 2 του Κεφαλαίου Α΄ του ν. 1955/1991 αντικαθίσταται ως εξής:")
     assert got == [("N_1955_1991::2", "", "replaces", "1")]
@@ -583,8 +584,8 @@ def test_v19_greek_numeral_suffixes_of_three_letters_and_a_spaced_range_end() ->
     # N_4801_2021::20 (v18's wrong own-law edge to article 2): the range's end is written apart from its number
     text = ("Οποιαδήποτε αναφορά στο άρθρο 2Α του ν. 4139/2013 (Α’ 74), νοείται εφεξής ως παραπομπή αντιστοίχως στα "
             "άρθρα 2Α έως και 2 ΙΣΤ του παρόντος.")
-    assert [c for c, *_ in _read("N_4801_2021::20", text)] == ["N_4139_2013::2Α", "N_4801_2021::2Α",
-                                                               "N_4801_2021::2ΙΣΤ"]
+    assert [c for c, *_ in _read("N_4801_2021::20", text)] == ["N_4139_2013::2Α"] + [
+        f"N_4801_2021::2{x}" for x in ("Α Β Γ Δ Ε ΣΤ Ζ Η Θ Ι ΙΑ ΙΒ ΙΓ ΙΔ ΙΕ ΙΣΤ".split())]  # every one since v20
     # not after a range of plain numbers, nor a capital «Η» that opens the next sentence, nor a word in capitals
     assert [c for c, *_ in _read("N_4801_2021::20", "στα άρθρα 5 έως 7 Η Επιτροπή αποφασίζει.")] == [
         "N_4801_2021::5", "N_4801_2021::6", "N_4801_2021::7"]
@@ -690,3 +691,25 @@ def test_v19_a_run_partly_cited_with_a_law_before_keeps_it_where_the_sentence_do
     text = ("μετά από σύμφωνη γνώμη της Επιτροπής του άρθρου 96 του ν. 4549/2018. Για την παροχή της εγγύησης, "
             "εφαρμόζονται τα άρθρα 92, 93, 94, 96, 97, 99 και το άρθρο 102 του ν. 4549/2018.")
     assert "N_4549_2018::96" in [c for c, *_ in _read("N_4964_2022::117", text)][1:]
+
+
+def test_v20_a_range_of_greek_numeral_suffixes_past_theta_is_read_whole_in_numeral_order() -> None:
+    # N_5038_2023::4 (h-012 of recall-v19): v19 gave the two ends only
+    text = ("σε κάποιο άλλο πρόσωπο σύμφωνα με τα άρθρα 66Α έως 66ΛΔ του Κεφαλαίου Γ’ του Τρίτου Μέρους του ν. "
+            "4939/2022. Στον ορισμό αυτόν περιλαμβάνεται")
+    got = [c for c, *_ in _read("N_5038_2023::4", text)]
+    units = ["", "Α", "Β", "Γ", "Δ", "Ε", "ΣΤ", "Ζ", "Η", "Θ"]
+    want = [t + u for t in ("", "Ι", "Κ", "Λ") for u in units][1:35]  # Α … Θ, Ι, ΙΑ … ΙΘ, Κ … ΚΘ, Λ … ΛΔ
+    assert got == [f"N_4939_2022::66{x}" for x in want] and len(got) == 34
+    assert "N_4939_2022::66ΙΣΤ" in got and "N_4939_2022::66ΚΣΤ" in got
+    # lower case as some acts write them («3ε έως 3ια», N_4933_2022::21): 3Ε, 3ΣΤ … 3Θ, 3Ι, 3ΙΑ
+    got = [c for c, *_ in _read("N_4933_2022::21", "που προβλέπεται στα άρθρα 3ε έως 3ια για τις συμβάσεις")]
+    assert got == [f"N_4933_2022::3{x}" for x in ("Ε", "ΣΤ", "Ζ", "Η", "Θ", "Ι", "ΙΑ")]
+    # not a range that ends in a lone letter past Θ: alphabetical in some acts (Regulation 575/2013's «72ε έως 72ι»,
+    # N_4799_2021::78), numeral in others; nor two different numbers; a plain letter range stays as it was
+    assert [c for c, *_ in _read("N_4798_2021::237", "σύμφωνα με τα άρθρα 4Α έως 4Κ του ν. 3869/2010.")] == [
+        "N_3869_2010::4Α", "N_3869_2010::4Κ"]
+    assert [c for c, *_ in _read("N_4798_2021::237", "τα άρθρα 4Α έως 5ΙΑ του ν. 3869/2010")] == [
+        "N_3869_2010::4Α", "N_3869_2010::5ΙΑ"]
+    assert [c for c, *_ in _read("N_4798_2021::237", "τα άρθρα 22Α έως 22Δ του ν. 3869/2010")] == [
+        f"N_3869_2010::22{x}" for x in "ΑΒΓΔ"]

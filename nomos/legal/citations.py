@@ -106,8 +106,9 @@ def article_variants(number: str) -> list[str]:
     canonical = article_number(number)
     if not canonical or canonical[-1].isdigit():
         return [canonical]
-    head, letter = canonical[:-1], canonical[-1]
-    return list(dict.fromkeys([canonical, head + letter.translate(GREEK_TO_LATIN), head + letter.lower()]))
+    head = canonical.rstrip("".join(c for c in canonical if not c.isdigit()))  # «10ΙΗ» → «10ιη» too (v20)
+    letters = canonical[len(head):]
+    return list(dict.fromkeys([canonical, head + letters.translate(GREEK_TO_LATIN), head + letters.lower()]))
 
 
 @dataclass(frozen=True)
@@ -254,19 +255,40 @@ def _numbers(listed: str) -> list[tuple[str, str]]:
     return numbers
 
 
+# The tens of the Greek numerals that number inserted articles past the ninth: «66Ι» (10), «66ΙΑ» (11), «66Κ» (20),
+# «66ΛΔ» (34); «ΣΤ» is six wherever it stands («66ΙΣΤ» 16, «66ΚΣΤ» 26)
+_NUMERAL_TENS = ("", "Ι", "Κ", "Λ", "Μ", "Ν", "Ξ", "Ο", "Π")
+
+
+def greek_numeral(n: int) -> str:
+    """1 → «Α», 6 → «ΣΤ», 10 → «Ι», 16 → «ΙΣΤ», 34 → «ΛΔ» (1 to 89: no article law numbers past them)."""
+    tens, units = divmod(n, 10)
+    return _NUMERAL_TENS[tens] + (LETTER_SUFFIXES[units - 1] if units else "")
+
+
+_NUMERAL_VALUES = {greek_numeral(n): n for n in range(1, 90)}
+
+
 def _between(first: str, last: str, limit: int = MAX_RANGE) -> list[str]:
     """The article numbers strictly between the two ends of a range: «372», «378» → 373…377; «34Α», «34Θ» → 34Β…34Η
-    (the same number, letters in :data:`LETTER_SUFFIXES` order); nothing for a range too long or of mixed forms."""
+    (the same number, letters in :data:`LETTER_SUFFIXES` order); «66Α», «66ΛΔ» → 66Β…66ΛΓ (v20: an end of two or
+    more letters past Θ is a Greek numeral, so the run is in numeral order, Ι after Θ, ΙΑ after Ι); nothing for a range
+    too long or of mixed forms, nor one that ends in a lone letter past Θ («72ε έως 72ι», «4Α έως 4Κ»: alphabetical
+    in some acts, numeral in others)."""
     if first.isdigit() and last.isdigit():
         a, b = int(first), int(last)
         return [str(n) for n in range(a + 1, b)] if 0 < b - a <= limit else []
-    head_a, head_b = first.rstrip("ΑΒΓΔΕΣΤΖΗΘ"), last.rstrip("ΑΒΓΔΕΣΤΖΗΘ")
+    head_a, head_b = first.rstrip("ΑΒΓΔΕΣΤΖΗΘΙΚΛΜΝΞΟΠ"), last.rstrip("ΑΒΓΔΕΣΤΖΗΘΙΚΛΜΝΞΟΠ")
     suffix_a, suffix_b = first[len(head_a):], last[len(head_b):]
-    if head_a != head_b or not head_a.isdigit() or suffix_b not in LETTER_SUFFIXES \
-            or (suffix_a and suffix_a not in LETTER_SUFFIXES):
+    if head_a != head_b or not head_a.isdigit() or (suffix_a and suffix_a not in _NUMERAL_VALUES):
         return []
-    a = LETTER_SUFFIXES.index(suffix_a) if suffix_a else -1
-    return [head_a + x for x in LETTER_SUFFIXES[a + 1:LETTER_SUFFIXES.index(suffix_b)]]
+    if suffix_b in LETTER_SUFFIXES:
+        a = LETTER_SUFFIXES.index(suffix_a) if suffix_a in LETTER_SUFFIXES else -1 if not suffix_a else None
+        return [] if a is None else [head_a + x for x in LETTER_SUFFIXES[a + 1:LETTER_SUFFIXES.index(suffix_b)]]
+    if len(suffix_b) < 2 or suffix_b not in _NUMERAL_VALUES:
+        return []
+    a, b = _NUMERAL_VALUES.get(suffix_a, 0), _NUMERAL_VALUES[suffix_b]
+    return [head_a + greek_numeral(n) for n in range(a + 1, b)] if 0 < b - a <= limit else []
 
 
 _ARTICLE_LIST = re.compile(rf"{_ART}\s*(?P<list>{_NUM}{_PAR}(?:{_LIST_SEP}{_NUM}{_PAR})*)")

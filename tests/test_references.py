@@ -713,3 +713,21 @@ def test_v20_a_range_of_greek_numeral_suffixes_past_theta_is_read_whole_in_numer
         "N_3869_2010::4Α", "N_3869_2010::5ΙΑ"]
     assert [c for c, *_ in _read("N_4798_2021::237", "τα άρθρα 22Α έως 22Δ του ν. 3869/2010")] == [
         f"N_3869_2010::22{x}" for x in "ΑΒΓΔ"]
+
+
+def test_v20_articles_of_a_part_of_no_named_law_are_the_own_law_s_past_codes_that_describe_other_parts() -> None:
+    # N_5134_2024::120 (h-003 of recall-v19): the codes are what Parts Α'–Γ' amend, not the law of articles 104…109
+    text = ("1. Η ισχύς του Μέρους Α’, περί των παρεμβάσεων στον Κώδικα Πολιτικής Δικονομίας (π.δ. 503/1985, Α’ 182), "
+            "του Μέρους Β’, περί των παρεμβάσεων στον Κώδικα Ποινικής Δικονομίας (ν. 4620/2019, Α’ 96), του Μέρους Γ’, "
+            "περί των παρεμβάσεων στον Κώδικα Οργανισμού Δικαστηρίων και Κατάστασης Δικαστικών Λειτουργών (ν. "
+            "4938/2022, Α’ 109) και των άρθρων 104, 105, 106, 108 και 109 του Μέρους Ε’ αρχίζει από τη 16η.9.2024.")
+    assert _read("N_5134_2024::120", text) == [(f"N_5134_2024::{n}", "cites", None) for n in (104, 105, 106, 108, 109)]
+    # not where another act is named otherwise in the sentence: as a part's own law, or with an article of its own
+    for near in ("Η ισχύς του Μέρους Α’ του ν. 4938/2022 και των άρθρων 104 και 105 του Μέρους Ε’ αρχίζει σήμερα.",
+                 "Η ισχύς του Μέρους Α’, περί των παρεμβάσεων στο άρθρο 5 του ν. 4938/2022, και των άρθρων 104 και 105 "
+                 "του Μέρους Ε’ αρχίζει σήμερα."):
+        assert not any(c.startswith("N_5134_2024::") for c, *_ in _read("N_5134_2024::120", near)), near
+    # nor an article qualified by no part at all
+    text = ("Η ισχύς του Μέρους Α’, περί των παρεμβάσεων στον Κώδικα Ποινικής Δικονομίας (ν. 4620/2019, Α’ 96), και "
+            "των άρθρων 104 και 105 αρχίζει σήμερα.")
+    assert not any(c.startswith("N_5134_2024::") for c, *_ in _read("N_5134_2024::120", text))

@@ -42,6 +42,7 @@ from nomos.legal.reference_vocabulary import (
     OWN_AFTER,
     OWN_LATER,
     PARENTHESES,
+    PART_ABOUT,
     PARTS_END,
     QUOTED_TITLE,
     SAME_AS_BEFORE,
@@ -160,6 +161,11 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     stop = SENTENCE_END.search(text, c.end)
     others = [n for n in sources_in(masked, begin, stop.start() if stop else len(text)) if n[0] != own_source]
     if not others:
+        return own_source
+    # v20: qualified by a part of no named law, where every other act of the sentence is the subject a part of the
+    # citing law is described by («Η ισχύς του Μέρους Α’, περί των παρεμβάσεων στον Κώδικα Πολιτικής Δικονομίας (π.δ.
+    # 503/1985, Α’ 182), … και των άρθρων 104, 105, 106, 108 και 109 του Μέρους Ε’ αρχίζει …»)
+    if part and all(PART_ABOUT.search(masked, max(0, at - 260), at) for _, at, _ in others):
         return own_source
     # the own law still where syntax decides it: every other law comes after the reference, and a verb of the
     # sentence's own stands between them («… μετά από εισήγηση της Επιτροπής του άρθρου 13, να χορηγείται …

@@ -84,6 +84,7 @@ from nomos.legal.reference_scopes import TitleScope, table_spans, title_scope, t
 from nomos.legal.reference_sources import (
     ArticleText,
     Surroundings,
+    changed_in_run,
     is_foreign,
     names_foreign_act,
     said_own,
@@ -324,6 +325,8 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
                 or CONTRARY_TO.search(masked, max(0, c.start - 60), c.start) \
                 or (kind == "inserts" and INSERTED_NEXT_TO.search(masked, max(0, c.start - 16), c.start)) \
                 else title_kinds.get((c.start, c.end), kind)
+            if cited not in AMENDMENT_KINDS and changed_in_run(text, masked, c.start, c.end):
+                cited = "amends"  # «Στην παρ. 2 του άρθρου 94, περί …, του ΚΠολΔ … νοείται αναφορά …» (v20)
             target = resolver.resolve(c.id) or ""
             if target == article_id or c.id == article_id:
                 continue

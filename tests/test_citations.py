@@ -36,6 +36,13 @@ from nomos.legal.citations import IdResolver, article_number, find_citations, fo
     ("άρθρο 309 παρ. 1 ΚΠΔ", ["KPD::309"]),
     ("άρθρα 372 και 374 ΠΚ", ["PK::372", "PK::374"]),
     ("άρθρα 372 έως 375 ΠΚ", ["PK::372", "PK::373", "PK::374", "PK::375"]),
+    # v20: π.δ. 503/1985 enacted the Code of Civil Procedure; π.δ. 456/1984 the Civil Code with its Introductory Law,
+    # so only an article past the Introductory Law's is the Code's
+    ("άρθρο 94 του π.δ. 503/1985", ["KPolD::94"]),
+    ("άρθρο 1959 π.δ. 456/1984", ["AK::1959"]),
+    ("άρθρα 199 και 200 του π.δ. 456/1984", ["PD_456_1984::199", "AK::200"]),
+    ("άρθρο 5 του π.δ. 456/1984", ["PD_456_1984::5"]),
+    ("άρθρο 1959 του π.δ. 457/1984", ["PD_457_1984::1959"]),
 ])
 def test_a_citation_typed_as_a_query_names_its_articles(text: str, ids: list[str]) -> None:
     assert [c.id for c in parse_citation(text)] == ids

@@ -761,3 +761,16 @@ def test_v20_a_run_of_described_articles_is_the_law_that_closes_it() -> None:
     text = ("Οι διατάξεις του άρθρου 94, περί της παράστασης στο δικαστήριο, του Κώδικα Πολιτικής Δικονομίας "
             "εφαρμόζονται αναλόγως.")
     assert _read("N_5134_2024::49", text) == [("KPolD::94", "cites", None)]
+
+
+def test_v20_an_article_of_the_civil_code_s_enacting_decree_is_the_code_s() -> None:
+    # N_5095_2024::8 (h-014 of recall-v19): the list's opening named the code with its decree in parentheses, and the
+    # bare «το άρθρο 1959» after the items took the decree (PD_456_1984::1959)
+    text = ("Στο άρθρο 1959 του Αστικού Κώδικα (π.δ. 456/1984, Α’ 164), περί της αυτεπάγγελτης έρευνας, επέρχονται οι "
+            "ακόλουθες τροποποιήσεις: α) στον τίτλο, διαγράφονται οι λέξεις «από το δικαστήριο», β) στο δεύτερο "
+            "εδάφιο η φράση «να διατάξει» αντικαθίσταται με τη φράση «να καλέσει» και το άρθρο 1959 διαμορφώνεται ως "
+            "εξής: «Άρθρο 1959 Αυτεπάγγελτη έρευνα …».")
+    assert [c for c, *_ in _read("N_5095_2024::8", text)] == ["AK::1959", "AK::1959"]
+    # an article of the decree in the Introductory Law's range stays the decree's
+    assert [c for c, *_ in _read("N_5095_2024::8", "Το άρθρο 5 του π.δ. 456/1984 (Α’ 164) εφαρμόζεται.")] == [
+        "PD_456_1984::5"]

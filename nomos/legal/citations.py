@@ -22,6 +22,7 @@ every :class:`Citation` carries the span of the original text it was read from.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import unicodedata
@@ -134,6 +135,8 @@ class _Sources:
     codes: re.Pattern[str]  # an abbreviation or written-out name; group names are the source ids
     by_group: Mapping[str, str]
     law_alias: Mapping[str, str]  # "4619/2019" -> "PK"
+    # "PD_456_1984" -> ("AK", 200): an act that enacted two codes, whose articles from that number on are the code's
+    shared_law: Mapping[str, tuple[str, int]] = dataclasses.field(default_factory=dict)
 
 
 @functools.lru_cache(maxsize=1)
@@ -141,6 +144,7 @@ def _sources() -> _Sources:
     alternatives: list[str] = []
     by_group: dict[str, str] = {}
     law_alias: dict[str, str] = {}
+    shared: dict[str, tuple[str, int]] = {}
     for i, (source, entry) in enumerate(table().sources.items()):
         forms: list[str] = []
         short = entry.get("short")
@@ -160,8 +164,18 @@ def _sources() -> _Sources:
         alternatives.append(f"(?P<{group}>{'|'.join(forms)})")
         if entry.get("law"):
             law_alias[str(entry["law"])] = source
+        if entry.get("shared_law"):
+            shared[str(entry["shared_law"])] = (source, int(entry["shared_law_from"]))
     codes = re.compile(r"(?<![\w.])(?:" + "|".join(alternatives) + r")(?![\w])")
-    return _Sources(codes, by_group, law_alias)
+    return _Sources(codes, by_group, law_alias, shared)
+
+
+def code_of(source: str, article: str) -> str:
+    """The code an article of an act that enacted two codes belongs to, else the act («άρθρο 1959 π.δ. 456/1984» is
+    AK::1959: the decree enacted the Civil Code and its Introductory Law, whose articles stop near 130; v20)."""
+    shared = _sources().shared_law.get(source)
+    digits = re.match(r"\d+", article)
+    return shared[0] if shared and digits and int(digits.group()) >= shared[1] else source
 
 
 # The parts, chapters and sections of a law named between an article and the law (folded): «του Κεφαλαίου Α΄»
@@ -341,14 +355,15 @@ def find_citations(text: str, default_source: str | None = None) -> list[Citatio
         start = before[1] if not after and before else m.start()
         if not source:
             continue
-        found.extend(Citation(source, n, par, start, end) for n, par in _numbers(listed))
+        found.extend(Citation(code_of(source, n), n, par, start, end) for n, par in _numbers(listed))
         taken.append((m.start(), end))
     for m in _BARE_NUMBER.finditer(folded):
         if any(a <= m.start() < b for a, b in taken) or _GAZETTE_ISSUE.search(folded, max(0, m.start() - 4), m.start()):
             continue
         after = _source_at(folded, m.end(), parts=False)  # «υποκεφάλαιο 3 του κεφαλαίου Β’ του ν. …» is no article
         if after:
-            found.append(Citation(after[0], article_number(m.group("list")), _paragraph(m.group("par")), m.start(), after[2]))
+            number = article_number(m.group("list"))
+            found.append(Citation(code_of(after[0], number), number, _paragraph(m.group("par")), m.start(), after[2]))
             taken.append((m.start(), after[2]))
             continue
         before = _source_before(folded, m.start())

@@ -70,7 +70,7 @@ from typing import Any
 
 from nomos.legal.article_parts import inside
 from nomos.legal.article_parts import quote_spans as quoted_spans
-from nomos.legal.citations import Citation, IdResolver, find_citations, fold, source_at, sources_in
+from nomos.legal.citations import Citation, IdResolver, code_of, find_citations, fold, source_at, sources_in
 from nomos.legal.reference_clauses import (
     ItemParagraph,
     amendment_kind,
@@ -292,7 +292,7 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
         before = _paragraph_before(folded, c.start)
         if before:
             paragraph, start = paragraph or before[0], before[1]
-        raw.append(Citation(source, article, paragraph, start, end))
+        raw.append(Citation(code_of(source, article), article, paragraph, start, end))  # PD_456_1984::1959 → AK (v20)
         if c.source == SELF and source == own_source and not said_own(folded, c.end):
             own_by_default.add((start, end, article))
     out: list[Reference] = []

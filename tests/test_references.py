@@ -774,3 +774,10 @@ def test_v20_an_article_of_the_civil_code_s_enacting_decree_is_the_code_s() -> N
     # an article of the decree in the Introductory Law's range stays the decree's
     assert [c for c, *_ in _read("N_5095_2024::8", "Το άρθρο 5 του π.δ. 456/1984 (Α’ 164) εφαρμόζεται.")] == [
         "PD_456_1984::5"]
+
+
+def test_v20_the_code_of_individual_labour_law_named_in_words() -> None:
+    # N_5089_2024::6 (h-058 of recall-v19): the code had no entry, so its article gave no edge
+    text = ("3. Στο άρθρο 220 του Κώδικα Ατομικού Εργατικού Δικαίου, περί της άδειας μητρότητας, προστίθεται παρ. 4 ως "
+            "εξής: «4. Οι διατάξεις …».")
+    assert _read("N_5089_2024::6", text)[:1] == [("PD_80_2022::220", "inserts", None)]

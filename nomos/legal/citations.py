@@ -210,7 +210,7 @@ def _source_at(folded: str, pos: int, parts: bool = True) -> tuple[str, int, int
         return _law_source(law), at, law.end()
     code = _sources().codes.match(folded, at)
     if code:
-        return _code_source(code), at, code.end()
+        return _code_source(code, folded), at, code.end()
     return None
 
 
@@ -224,16 +224,29 @@ def _law_source(m: re.Match[str]) -> str:
     return f"{prefix}_{number}_{year}"
 
 
-def _code_source(m: re.Match[str]) -> str:
+# «του Κώδικα Φορολογικής Διαδικασίας (ν. 4987/2022, Α’ 206)»: the act in parentheses right after a code's name
+_ENACTED_BY = re.compile(r"\s*[(\[]\s*(?:[\w.]{2,12},\s*)?" + _LAW)
+
+
+def _code_source(m: re.Match[str], folded: str = "") -> str:
+    """A code's id; for a code cited by its law's id, the act the text names in parentheses right after the name
+    where it names one (v20: «Κώδικας Φορολογικής Διαδικασίας» was ν. 4174/2013 and is ν. 4987/2022 since its
+    recodification; «Κώδικας Είσπραξης Δημοσίων Εσόδων (Κ.Ε.Δ.Ε., ν.δ. 356/1974, Α΄ 90)»). The codes with ids of
+    their own (AK, KPolD, PK, …) stay so: the corpus and the benchmark file their articles under them."""
     group = next(g for g, v in m.groupdict().items() if v is not None)
-    return _sources().by_group[group]
+    source = _sources().by_group[group]
+    if folded and source.startswith(_LAW_PREFIXES):
+        law = _ENACTED_BY.match(folded, m.end())
+        if law:
+            return _law_source(law)
+    return source
 
 
 def sources_in(folded: str, start: int, end: int) -> list[tuple[str, int, int]]:
     """Every source (a law by number and year, a code by abbreviation or name) named in ``folded[start:end]``:
     (source id, start, end), in reading order. The graph's extractor asks it which law a clause speaks of."""
     found = [(_law_source(m), m.start(), m.end()) for m in re.compile(_LAW).finditer(folded, start, end)]
-    found += [(_code_source(m), m.start(), m.end()) for m in _sources().codes.finditer(folded, start, end)]
+    found += [(_code_source(m, folded), m.start(), m.end()) for m in _sources().codes.finditer(folded, start, end)]
     return sorted(found, key=lambda f: f[1])
 
 
@@ -246,7 +259,7 @@ def _source_before(folded: str, end: int) -> tuple[str, int] | None:
     """A source that ends right before ``end`` (spaces and a comma allowed): (source id, its start)."""
     window_start = max(0, end - 80)
     best: tuple[str, int] | None = None
-    for pattern, make in ((re.compile(_LAW), _law_source), (_sources().codes, _code_source)):
+    for pattern, make in ((re.compile(_LAW), _law_source), (_sources().codes, lambda m: _code_source(m, folded))):
         for m in pattern.finditer(folded, window_start, end):
             if re.fullmatch(r"[\s,]*", folded[m.end():end]) and (best is None or m.start() < best[1]):
                 best = (make(m), m.start())

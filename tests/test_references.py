@@ -345,10 +345,11 @@ def test_v11_joins_follow_ups_and_numbers() -> None:
 
 
 def test_v13_lettered_ranges_spaced_suffixes_and_parts_of_a_law() -> None:
-    # «Τα άρθρα 34Α έως 34Θ»: every lettered article between (past Θ the conventions part: the two ends only)
+    # «Τα άρθρα 34Α έως 34Θ»: every lettered article between (past Θ: a numeral of two letters, v20's test below)
     got = [c for c, *_ in edges("AK::914", "Τα άρθρα 34Α έως 34Θ του ν. 4858/2021 εφαρμόζονται")]
     assert got == [f"N_4858_2021::34{x}" for x in ("Α", "Β", "Γ", "Δ", "Ε", "ΣΤ", "Ζ", "Η", "Θ")]
-    assert [c for c, *_ in edges("AK::914", "τα άρθρα 34Η έως 34ΙΑ ΠΚ")] == ["PK::34Η", "PK::34ΙΑ"]
+    assert [c for c, *_ in edges("AK::914", "τα άρθρα 34Η έως 34ΙΑ ΠΚ")] == ["PK::34Η", "PK::34Θ", "PK::34Ι",
+                                                                           "PK::34ΙΑ"]
     # a chapter named between the article and its law
     got = edges("AK::914", "Η παράγραφος 1 του άρθρου 2 του Κεφαλαίου Α΄ του ν. 1955/1991 αντικαθίσταται ως εξής:")
     assert got == [("N_1955_1991::2", "", "replaces", "1")]
@@ -583,8 +584,8 @@ def test_v19_greek_numeral_suffixes_of_three_letters_and_a_spaced_range_end() ->
     # N_4801_2021::20 (v18's wrong own-law edge to article 2): the range's end is written apart from its number
     text = ("Οποιαδήποτε αναφορά στο άρθρο 2Α του ν. 4139/2013 (Α’ 74), νοείται εφεξής ως παραπομπή αντιστοίχως στα "
             "άρθρα 2Α έως και 2 ΙΣΤ του παρόντος.")
-    assert [c for c, *_ in _read("N_4801_2021::20", text)] == ["N_4139_2013::2Α", "N_4801_2021::2Α",
-                                                               "N_4801_2021::2ΙΣΤ"]
+    assert [c for c, *_ in _read("N_4801_2021::20", text)] == ["N_4139_2013::2Α"] + [
+        f"N_4801_2021::2{x}" for x in ("Α Β Γ Δ Ε ΣΤ Ζ Η Θ Ι ΙΑ ΙΒ ΙΓ ΙΔ ΙΕ ΙΣΤ".split())]  # every one since v20
     # not after a range of plain numbers, nor a capital «Η» that opens the next sentence, nor a word in capitals
     assert [c for c, *_ in _read("N_4801_2021::20", "στα άρθρα 5 έως 7 Η Επιτροπή αποφασίζει.")] == [
         "N_4801_2021::5", "N_4801_2021::6", "N_4801_2021::7"]
@@ -690,3 +691,93 @@ def test_v19_a_run_partly_cited_with_a_law_before_keeps_it_where_the_sentence_do
     text = ("μετά από σύμφωνη γνώμη της Επιτροπής του άρθρου 96 του ν. 4549/2018. Για την παροχή της εγγύησης, "
             "εφαρμόζονται τα άρθρα 92, 93, 94, 96, 97, 99 και το άρθρο 102 του ν. 4549/2018.")
     assert "N_4549_2018::96" in [c for c, *_ in _read("N_4964_2022::117", text)][1:]
+
+
+def test_v20_a_range_of_greek_numeral_suffixes_past_theta_is_read_whole_in_numeral_order() -> None:
+    # N_5038_2023::4 (h-012 of recall-v19): v19 gave the two ends only
+    text = ("σε κάποιο άλλο πρόσωπο σύμφωνα με τα άρθρα 66Α έως 66ΛΔ του Κεφαλαίου Γ’ του Τρίτου Μέρους του ν. "
+            "4939/2022. Στον ορισμό αυτόν περιλαμβάνεται")
+    got = [c for c, *_ in _read("N_5038_2023::4", text)]
+    units = ["", "Α", "Β", "Γ", "Δ", "Ε", "ΣΤ", "Ζ", "Η", "Θ"]
+    want = [t + u for t in ("", "Ι", "Κ", "Λ") for u in units][1:35]  # Α … Θ, Ι, ΙΑ … ΙΘ, Κ … ΚΘ, Λ … ΛΔ
+    assert got == [f"N_4939_2022::66{x}" for x in want] and len(got) == 34
+    assert "N_4939_2022::66ΙΣΤ" in got and "N_4939_2022::66ΚΣΤ" in got
+    # lower case as some acts write them («3ε έως 3ια», N_4933_2022::21): 3Ε, 3ΣΤ … 3Θ, 3Ι, 3ΙΑ
+    got = [c for c, *_ in _read("N_4933_2022::21", "που προβλέπεται στα άρθρα 3ε έως 3ια για τις συμβάσεις")]
+    assert got == [f"N_4933_2022::3{x}" for x in ("Ε", "ΣΤ", "Ζ", "Η", "Θ", "Ι", "ΙΑ")]
+    # not a range that ends in a lone letter past Θ: alphabetical in some acts (Regulation 575/2013's «72ε έως 72ι»,
+    # N_4799_2021::78), numeral in others; nor two different numbers; a plain letter range stays as it was
+    assert [c for c, *_ in _read("N_4798_2021::237", "σύμφωνα με τα άρθρα 4Α έως 4Κ του ν. 3869/2010.")] == [
+        "N_3869_2010::4Α", "N_3869_2010::4Κ"]
+    assert [c for c, *_ in _read("N_4798_2021::237", "τα άρθρα 4Α έως 5ΙΑ του ν. 3869/2010")] == [
+        "N_3869_2010::4Α", "N_3869_2010::5ΙΑ"]
+    assert [c for c, *_ in _read("N_4798_2021::237", "τα άρθρα 22Α έως 22Δ του ν. 3869/2010")] == [
+        f"N_3869_2010::22{x}" for x in "ΑΒΓΔ"]
+
+
+def test_v20_articles_of_a_part_of_no_named_law_are_the_own_law_s_past_codes_that_describe_other_parts() -> None:
+    # N_5134_2024::120 (h-003 of recall-v19): the codes are what Parts Α'–Γ' amend, not the law of articles 104…109
+    text = ("1. Η ισχύς του Μέρους Α’, περί των παρεμβάσεων στον Κώδικα Πολιτικής Δικονομίας (π.δ. 503/1985, Α’ 182), "
+            "του Μέρους Β’, περί των παρεμβάσεων στον Κώδικα Ποινικής Δικονομίας (ν. 4620/2019, Α’ 96), του Μέρους Γ’, "
+            "περί των παρεμβάσεων στον Κώδικα Οργανισμού Δικαστηρίων και Κατάστασης Δικαστικών Λειτουργών (ν. "
+            "4938/2022, Α’ 109) και των άρθρων 104, 105, 106, 108 και 109 του Μέρους Ε’ αρχίζει από τη 16η.9.2024.")
+    assert _read("N_5134_2024::120", text) == [(f"N_5134_2024::{n}", "cites", None) for n in (104, 105, 106, 108, 109)]
+    # not where another act is named otherwise in the sentence: as a part's own law, or with an article of its own
+    for near in ("Η ισχύς του Μέρους Α’ του ν. 4938/2022 και των άρθρων 104 και 105 του Μέρους Ε’ αρχίζει σήμερα.",
+                 "Η ισχύς του Μέρους Α’, περί των παρεμβάσεων στο άρθρο 5 του ν. 4938/2022, και των άρθρων 104 και 105 "
+                 "του Μέρους Ε’ αρχίζει σήμερα."):
+        assert not any(c.startswith("N_5134_2024::") for c, *_ in _read("N_5134_2024::120", near)), near
+    # nor an article qualified by no part at all
+    text = ("Η ισχύς του Μέρους Α’, περί των παρεμβάσεων στον Κώδικα Ποινικής Δικονομίας (ν. 4620/2019, Α’ 96), και "
+            "των άρθρων 104 και 105 αρχίζει σήμερα.")
+    assert not any(c.startswith("N_5134_2024::") for c, *_ in _read("N_5134_2024::120", text))
+
+
+def test_v20_a_run_of_described_articles_is_the_law_that_closes_it() -> None:
+    # N_5134_2024::49 (h-004 of recall-v19): the code is named once, after the last item's description and a comma
+    text = ("4. Στην παρ. 2 του άρθρου 94, περί της παράστασης στο δικαστήριο χωρίς πληρεξούσιο δικηγόρο, στην παρ. 5 "
+            "του άρθρου 622Α, περί των διαφορών από αμοιβές, αποζημιώσεις και έξοδα, στο άρθρο 809, περί των βιβλίων "
+            "των διαθηκών, στο άρθρο 810, περί του δικαστηρίου της κληρονομιάς, στο άρθρο 888, περί της διεξαγωγής "
+            "αποδείξεων, στο άρθρο 941, περί των μέσων αναγκαστικής εκτέλεσης, και στο άρθρο 1023, περί της "
+            "κατάσχεσης ειδικών περιουσιακών στοιχείων, του Κώδικα Πολιτικής Δικονομίας όπου γίνεται αναφορά στο "
+            "ειρηνοδικείο νοείται αναφορά στο μονομελές πρωτοδικείο.")
+    assert _read("N_5134_2024::49", text) == [("KPolD::94", "amends", "2"), ("KPolD::622Α", "amends", "5")] + [
+        (f"KPolD::{n}", "amends", None) for n in (809, 810, 888, 941, 1023)]
+    # an item with no description, and articles a description names (cited, the code's); «καταργείται η αναφορά»
+    text = ("1. Στο άρθρο 13, στο άρθρο 798, περί της άδειας για πράξεις εκτός από εκείνες των άρθρων 792 και 797, και "
+            "στο άρθρο 750, περί της παράστασης του εισαγγελέα, του Κώδικα Πολιτικής Δικονομίας (π.δ. 503/1985, Α’ 182) "
+            "καταργείται η αναφορά στο ειρηνοδικείο.")
+    assert _read("N_5134_2024::49", text) == [("KPolD::13", "amends", None), ("KPolD::798", "amends", None),
+                                              ("KPolD::792", "cites", None), ("KPolD::797", "cites", None),
+                                              ("KPolD::750", "amends", None)]
+    # not where the law stands inside the description (no comma before it: «περί μεταβατικών διατάξεων του ν. …»)
+    text = ("Οι διατάξεις της παρ. 7 του άρθρου 23, περί μεταβατικών διατάξεων του ν. 4602/2019, εφαρμόζονται και στις "
+            "εκκρεμείς υποθέσεις.")
+    assert not any(c.startswith("N_4602_2019::23") for c, *_ in _read("N_5134_2024::49", text))
+    # nor past an article of another act within the run; and a sentence that does not open with «Στ…» only cites
+    text = ("Στο άρθρο 5, περί της προθεσμίας, στο άρθρο 7 του ν. 4412/2016, περί των οργάνων, του Κώδικα Πολιτικής "
+            "Δικονομίας, καταργείται η αναφορά στο ειρηνοδικείο.")
+    assert not any(c == "KPolD::5" for c, *_ in _read("N_5134_2024::49", text))
+    text = ("Οι διατάξεις του άρθρου 94, περί της παράστασης στο δικαστήριο, του Κώδικα Πολιτικής Δικονομίας "
+            "εφαρμόζονται αναλόγως.")
+    assert _read("N_5134_2024::49", text) == [("KPolD::94", "cites", None)]
+
+
+def test_v20_an_article_of_the_civil_code_s_enacting_decree_is_the_code_s() -> None:
+    # N_5095_2024::8 (h-014 of recall-v19): the list's opening named the code with its decree in parentheses, and the
+    # bare «το άρθρο 1959» after the items took the decree (PD_456_1984::1959)
+    text = ("Στο άρθρο 1959 του Αστικού Κώδικα (π.δ. 456/1984, Α’ 164), περί της αυτεπάγγελτης έρευνας, επέρχονται οι "
+            "ακόλουθες τροποποιήσεις: α) στον τίτλο, διαγράφονται οι λέξεις «από το δικαστήριο», β) στο δεύτερο "
+            "εδάφιο η φράση «να διατάξει» αντικαθίσταται με τη φράση «να καλέσει» και το άρθρο 1959 διαμορφώνεται ως "
+            "εξής: «Άρθρο 1959 Αυτεπάγγελτη έρευνα …».")
+    assert [c for c, *_ in _read("N_5095_2024::8", text)] == ["AK::1959", "AK::1959"]
+    # an article of the decree in the Introductory Law's range stays the decree's
+    assert [c for c, *_ in _read("N_5095_2024::8", "Το άρθρο 5 του π.δ. 456/1984 (Α’ 164) εφαρμόζεται.")] == [
+        "PD_456_1984::5"]
+
+
+def test_v20_the_code_of_individual_labour_law_named_in_words() -> None:
+    # N_5089_2024::6 (h-058 of recall-v19): the code had no entry, so its article gave no edge
+    text = ("3. Στο άρθρο 220 του Κώδικα Ατομικού Εργατικού Δικαίου, περί της άδειας μητρότητας, προστίθεται παρ. 4 ως "
+            "εξής: «4. Οι διατάξεις …».")
+    assert _read("N_5089_2024::6", text)[:1] == [("PD_80_2022::220", "inserts", None)]

@@ -22,6 +22,7 @@ every :class:`Citation` carries the span of the original text it was read from.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import unicodedata
@@ -106,8 +107,9 @@ def article_variants(number: str) -> list[str]:
     canonical = article_number(number)
     if not canonical or canonical[-1].isdigit():
         return [canonical]
-    head, letter = canonical[:-1], canonical[-1]
-    return list(dict.fromkeys([canonical, head + letter.translate(GREEK_TO_LATIN), head + letter.lower()]))
+    head = canonical.rstrip("".join(c for c in canonical if not c.isdigit()))  # «10ΙΗ» → «10ιη» too (v20)
+    letters = canonical[len(head):]
+    return list(dict.fromkeys([canonical, head + letters.translate(GREEK_TO_LATIN), head + letters.lower()]))
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,8 @@ class _Sources:
     codes: re.Pattern[str]  # an abbreviation or written-out name; group names are the source ids
     by_group: Mapping[str, str]
     law_alias: Mapping[str, str]  # "4619/2019" -> "PK"
+    # "PD_456_1984" -> ("AK", 200): an act that enacted two codes, whose articles from that number on are the code's
+    shared_law: Mapping[str, tuple[str, int]] = dataclasses.field(default_factory=dict)
 
 
 @functools.lru_cache(maxsize=1)
@@ -140,6 +144,7 @@ def _sources() -> _Sources:
     alternatives: list[str] = []
     by_group: dict[str, str] = {}
     law_alias: dict[str, str] = {}
+    shared: dict[str, tuple[str, int]] = {}
     for i, (source, entry) in enumerate(table().sources.items()):
         forms: list[str] = []
         short = entry.get("short")
@@ -159,8 +164,18 @@ def _sources() -> _Sources:
         alternatives.append(f"(?P<{group}>{'|'.join(forms)})")
         if entry.get("law"):
             law_alias[str(entry["law"])] = source
+        if entry.get("shared_law"):
+            shared[str(entry["shared_law"])] = (source, int(entry["shared_law_from"]))
     codes = re.compile(r"(?<![\w.])(?:" + "|".join(alternatives) + r")(?![\w])")
-    return _Sources(codes, by_group, law_alias)
+    return _Sources(codes, by_group, law_alias, shared)
+
+
+def code_of(source: str, article: str) -> str:
+    """The code an article of an act that enacted two codes belongs to, else the act («άρθρο 1959 π.δ. 456/1984» is
+    AK::1959: the decree enacted the Civil Code and its Introductory Law, whose articles stop near 130; v20)."""
+    shared = _sources().shared_law.get(source)
+    digits = re.match(r"\d+", article)
+    return shared[0] if shared and digits and int(digits.group()) >= shared[1] else source
 
 
 # The parts, chapters and sections of a law named between an article and the law (folded): «του Κεφαλαίου Α΄»
@@ -195,7 +210,7 @@ def _source_at(folded: str, pos: int, parts: bool = True) -> tuple[str, int, int
         return _law_source(law), at, law.end()
     code = _sources().codes.match(folded, at)
     if code:
-        return _code_source(code), at, code.end()
+        return _code_source(code, folded), at, code.end()
     return None
 
 
@@ -209,16 +224,29 @@ def _law_source(m: re.Match[str]) -> str:
     return f"{prefix}_{number}_{year}"
 
 
-def _code_source(m: re.Match[str]) -> str:
+# «του Κώδικα Φορολογικής Διαδικασίας (ν. 4987/2022, Α’ 206)»: the act in parentheses right after a code's name
+_ENACTED_BY = re.compile(r"\s*[(\[]\s*(?:[\w.]{2,12},\s*)?" + _LAW)
+
+
+def _code_source(m: re.Match[str], folded: str = "") -> str:
+    """A code's id; for a code cited by its law's id, the act the text names in parentheses right after the name
+    where it names one (v20: «Κώδικας Φορολογικής Διαδικασίας» was ν. 4174/2013 and is ν. 4987/2022 since its
+    recodification; «Κώδικας Είσπραξης Δημοσίων Εσόδων (Κ.Ε.Δ.Ε., ν.δ. 356/1974, Α΄ 90)»). The codes with ids of
+    their own (AK, KPolD, PK, …) stay so: the corpus and the benchmark file their articles under them."""
     group = next(g for g, v in m.groupdict().items() if v is not None)
-    return _sources().by_group[group]
+    source = _sources().by_group[group]
+    if folded and source.startswith(_LAW_PREFIXES):
+        law = _ENACTED_BY.match(folded, m.end())
+        if law:
+            return _law_source(law)
+    return source
 
 
 def sources_in(folded: str, start: int, end: int) -> list[tuple[str, int, int]]:
     """Every source (a law by number and year, a code by abbreviation or name) named in ``folded[start:end]``:
     (source id, start, end), in reading order. The graph's extractor asks it which law a clause speaks of."""
     found = [(_law_source(m), m.start(), m.end()) for m in re.compile(_LAW).finditer(folded, start, end)]
-    found += [(_code_source(m), m.start(), m.end()) for m in _sources().codes.finditer(folded, start, end)]
+    found += [(_code_source(m, folded), m.start(), m.end()) for m in _sources().codes.finditer(folded, start, end)]
     return sorted(found, key=lambda f: f[1])
 
 
@@ -231,7 +259,7 @@ def _source_before(folded: str, end: int) -> tuple[str, int] | None:
     """A source that ends right before ``end`` (spaces and a comma allowed): (source id, its start)."""
     window_start = max(0, end - 80)
     best: tuple[str, int] | None = None
-    for pattern, make in ((re.compile(_LAW), _law_source), (_sources().codes, _code_source)):
+    for pattern, make in ((re.compile(_LAW), _law_source), (_sources().codes, lambda m: _code_source(m, folded))):
         for m in pattern.finditer(folded, window_start, end):
             if re.fullmatch(r"[\s,]*", folded[m.end():end]) and (best is None or m.start() < best[1]):
                 best = (make(m), m.start())
@@ -254,19 +282,40 @@ def _numbers(listed: str) -> list[tuple[str, str]]:
     return numbers
 
 
+# The tens of the Greek numerals that number inserted articles past the ninth: «66Ι» (10), «66ΙΑ» (11), «66Κ» (20),
+# «66ΛΔ» (34); «ΣΤ» is six wherever it stands («66ΙΣΤ» 16, «66ΚΣΤ» 26)
+_NUMERAL_TENS = ("", "Ι", "Κ", "Λ", "Μ", "Ν", "Ξ", "Ο", "Π")
+
+
+def greek_numeral(n: int) -> str:
+    """1 → «Α», 6 → «ΣΤ», 10 → «Ι», 16 → «ΙΣΤ», 34 → «ΛΔ» (1 to 89: no article law numbers past them)."""
+    tens, units = divmod(n, 10)
+    return _NUMERAL_TENS[tens] + (LETTER_SUFFIXES[units - 1] if units else "")
+
+
+_NUMERAL_VALUES = {greek_numeral(n): n for n in range(1, 90)}
+
+
 def _between(first: str, last: str, limit: int = MAX_RANGE) -> list[str]:
     """The article numbers strictly between the two ends of a range: «372», «378» → 373…377; «34Α», «34Θ» → 34Β…34Η
-    (the same number, letters in :data:`LETTER_SUFFIXES` order); nothing for a range too long or of mixed forms."""
+    (the same number, letters in :data:`LETTER_SUFFIXES` order); «66Α», «66ΛΔ» → 66Β…66ΛΓ (v20: an end of two or
+    more letters past Θ is a Greek numeral, so the run is in numeral order, Ι after Θ, ΙΑ after Ι); nothing for a range
+    too long or of mixed forms, nor one that ends in a lone letter past Θ («72ε έως 72ι», «4Α έως 4Κ»: alphabetical
+    in some acts, numeral in others)."""
     if first.isdigit() and last.isdigit():
         a, b = int(first), int(last)
         return [str(n) for n in range(a + 1, b)] if 0 < b - a <= limit else []
-    head_a, head_b = first.rstrip("ΑΒΓΔΕΣΤΖΗΘ"), last.rstrip("ΑΒΓΔΕΣΤΖΗΘ")
+    head_a, head_b = first.rstrip("ΑΒΓΔΕΣΤΖΗΘΙΚΛΜΝΞΟΠ"), last.rstrip("ΑΒΓΔΕΣΤΖΗΘΙΚΛΜΝΞΟΠ")
     suffix_a, suffix_b = first[len(head_a):], last[len(head_b):]
-    if head_a != head_b or not head_a.isdigit() or suffix_b not in LETTER_SUFFIXES \
-            or (suffix_a and suffix_a not in LETTER_SUFFIXES):
+    if head_a != head_b or not head_a.isdigit() or (suffix_a and suffix_a not in _NUMERAL_VALUES):
         return []
-    a = LETTER_SUFFIXES.index(suffix_a) if suffix_a else -1
-    return [head_a + x for x in LETTER_SUFFIXES[a + 1:LETTER_SUFFIXES.index(suffix_b)]]
+    if suffix_b in LETTER_SUFFIXES:
+        a = LETTER_SUFFIXES.index(suffix_a) if suffix_a in LETTER_SUFFIXES else -1 if not suffix_a else None
+        return [] if a is None else [head_a + x for x in LETTER_SUFFIXES[a + 1:LETTER_SUFFIXES.index(suffix_b)]]
+    if len(suffix_b) < 2 or suffix_b not in _NUMERAL_VALUES:
+        return []
+    a, b = _NUMERAL_VALUES.get(suffix_a, 0), _NUMERAL_VALUES[suffix_b]
+    return [head_a + greek_numeral(n) for n in range(a + 1, b)] if 0 < b - a <= limit else []
 
 
 _ARTICLE_LIST = re.compile(rf"{_ART}\s*(?P<list>{_NUM}{_PAR}(?:{_LIST_SEP}{_NUM}{_PAR})*)")
@@ -319,14 +368,15 @@ def find_citations(text: str, default_source: str | None = None) -> list[Citatio
         start = before[1] if not after and before else m.start()
         if not source:
             continue
-        found.extend(Citation(source, n, par, start, end) for n, par in _numbers(listed))
+        found.extend(Citation(code_of(source, n), n, par, start, end) for n, par in _numbers(listed))
         taken.append((m.start(), end))
     for m in _BARE_NUMBER.finditer(folded):
         if any(a <= m.start() < b for a, b in taken) or _GAZETTE_ISSUE.search(folded, max(0, m.start() - 4), m.start()):
             continue
         after = _source_at(folded, m.end(), parts=False)  # «υποκεφάλαιο 3 του κεφαλαίου Β’ του ν. …» is no article
         if after:
-            found.append(Citation(after[0], article_number(m.group("list")), _paragraph(m.group("par")), m.start(), after[2]))
+            number = article_number(m.group("list"))
+            found.append(Citation(code_of(after[0], number), number, _paragraph(m.group("par")), m.start(), after[2]))
             taken.append((m.start(), after[2]))
             continue
         before = _source_before(folded, m.start())

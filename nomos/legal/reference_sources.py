@@ -21,6 +21,7 @@ from nomos.legal.reference_vocabulary import (
     BOUNDARY,
     CAPITAL_LOCATIVE,
     DESCRIBED_DECISION,
+    DESCRIBED_RUN,
     EXCEPT_GAP,
     FOREIGN,
     FOREIGN_ACT,
@@ -31,6 +32,7 @@ from nomos.legal.reference_vocabulary import (
     HERS_AFTER,
     INNER,
     INTO,
+    ITEM_OPENING,
     ITS_AFTER,
     JOINING_WORD,
     NAME_THEN_PARENTHESES,
@@ -42,6 +44,7 @@ from nomos.legal.reference_vocabulary import (
     OWN_AFTER,
     OWN_LATER,
     PARENTHESES,
+    PART_ABOUT,
     PARTS_END,
     QUOTED_TITLE,
     SAME_AS_BEFORE,
@@ -150,6 +153,10 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     carried = _carried(article, c, around)  # within its paragraph only: the next one may cite the own law's article 15
     if carried:
         return None if carried == FOREIGN_LIST else carried
+    run = DESCRIBED_RUN.match(masked, end)  # «στην παρ. 2 του άρθρου 94, περί …, στο άρθρο 809, περί …, του ΚΠολΔ» (v20)
+    law = source_at(masked, run.end() - 4) if run else None
+    if law:
+        return law[0]
     clause = _source_of_clause(text, masked, c.start, end)
     if clause:
         return clause
@@ -160,6 +167,11 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     stop = SENTENCE_END.search(text, c.end)
     others = [n for n in sources_in(masked, begin, stop.start() if stop else len(text)) if n[0] != own_source]
     if not others:
+        return own_source
+    # v20: qualified by a part of no named law, where every other act of the sentence is the subject a part of the
+    # citing law is described by («Η ισχύς του Μέρους Α’, περί των παρεμβάσεων στον Κώδικα Πολιτικής Δικονομίας (π.δ.
+    # 503/1985, Α’ 182), … και των άρθρων 104, 105, 106, 108 και 109 του Μέρους Ε’ αρχίζει …»)
+    if part and all(PART_ABOUT.search(masked, max(0, at - 260), at) for _, at, _ in others):
         return own_source
     # the own law still where syntax decides it: every other law comes after the reference, and a verb of the
     # sentence's own stands between them («… μετά από εισήγηση της Επιτροπής του άρθρου 13, να χορηγείται …
@@ -351,3 +363,26 @@ def _only_references_between(masked: str, a: int, b: int) -> bool:
     gap = PARENTHESES.sub(" ", masked[a:b])
     gap = re.sub(r",?\s*περι\s[^,]*", " ", gap)
     return all(JOINING_WORD.match(w) for w in re.findall(r"[α-ω]{4,}", gap))
+
+
+_RUN_ITEM_BEFORE = re.compile(r"(?<!\w)στ(?:ο|ην|η|ισ)\s+$")
+_REFERENCE_REPLACED = re.compile(r"\bνοειται\s+(?:εφεξησ\s+)?αναφορα\b")
+
+
+def changed_in_run(text: str, masked: str, start: int, end: int) -> bool:
+    """Whether an article of a described run that opens its sentence with «Στ…» is changed by the sentence's verb
+    after the run's law («4. Στην παρ. 2 του άρθρου 94, περί …, στο άρθρο 809, περί …, του Κώδικα Πολιτικής
+    Δικονομίας όπου γίνεται αναφορά στο ειρηνοδικείο νοείται αναφορά στο μονομελές πρωτοδικείο»; «… καταργείται η
+    αναφορά στο ειρηνοδικείο»): a change in the wording of each, so amends (v20)."""
+    if not _RUN_ITEM_BEFORE.search(masked, max(0, start - 8), start):  # not one a description names («εκείνες των
+        return False  # άρθρων 792 και 797»)
+    run = DESCRIBED_RUN.match(masked, end)
+    law = source_at(masked, run.end() - 4) if run else None
+    if not law:
+        return False
+    begin = clause_start(text, max(0, start - 4000), start)
+    if not ITEM_OPENING.match(text, begin):
+        return False
+    stop = SENTENCE_END.search(text, law[2])
+    rest = slice(law[2], stop.start() if stop else len(text))
+    return bool(VERBS.search(masked, rest.start, rest.stop) or _REFERENCE_REPLACED.search(masked, rest.start, rest.stop))

@@ -296,6 +296,21 @@ OPENS_INTO = re.compile(r"\s*(?:\d{1,3}\.\s+|[α-ω]{1,2}[)΄’']\s+)?στ(?:ο
 # ν. …»), up to the part's name; the act follows it (v18)
 OPENS_INTO_PART = re.compile(r"\s*(?:\d{1,3}\.\s+|[α-ω]{1,2}[)΄’']\s+)?στ(?:ον|ο|ην|η)\s+(?:παραρτημα|κεφαλαιο|"
                              r"υποκεφαλαιο|μεροσ|τμημα|τιτλο|βιβλιο|ενοτητα)\s+(?:\d+|[ivx]{1,6}|[α-ω]{1,4}[΄'’]?)(?!\w)")
+# «Η ισχύς του Μέρους Α’, περί των παρεμβάσεων στον Κώδικα Πολιτικής Δικονομίας (π.δ. 503/1985, Α’ 182), …»: a part
+# of the citing law described with «περί», the act named in the description being the part's subject, not its law
+# (v20; folded; between the description and the act no article, no second part, no «;»)
+PART_ABOUT = re.compile(r"(?<!\w)(?:μερουσ|κεφαλαιου|υποκεφαλαιου|τμηματοσ|τιτλου|βιβλιου)\s+[^\s,]{1,6}\s*,\s*περι\s"
+                        r"(?:(?!αρθρ|μερουσ|κεφαλαιου|τμηματοσ)[^;\n]){0,200}$")
+# «Στην παρ. 2 του άρθρου 94, περί …, στην παρ. 5 του άρθρου 622Α, περί …, … και στο άρθρο 1023, περί …, του Κώδικα
+# Πολιτικής Δικονομίας όπου γίνεται αναφορά …»: a run of described articles whose law closes the run after the last
+# description and its comma (folded; v20). From the end of one article of the run to the law's «του/της».
+_DESCRIBED_ITEM = (r"στ(?:ο|ην|η|ισ)\s+(?:παρ\.?\s*\d+[α-ω]?(?:\s*(?:,|και)\s*\d+[α-ω]?)*\s+του\s+)?αρθρ(?:ο|ου)\s+"
+                   r"\d{1,4}[α-ω]{0,3}")
+# a description may name articles in the genitive plural («περί της άδειας … εκτός από εκείνες των άρθρων 792 και 797»)
+_DESCRIPTION = (r"\s*,\s*περι\s(?:(?!αρθρ|\bπαρ\.|\bστ(?:ο|ην|η|ισ)\s+(?:αρθρ|παρ\.))[^;\n«»]"
+                r"|των\s+αρθρων\s+\d{1,4}[α-ω]?(?:\s*(?:,|και)\s*\d{1,4}[α-ω]?)*){1,400}?")
+DESCRIBED_RUN = re.compile(r"(?:(?:" + _DESCRIPTION + r")?,\s*(?:και\s+)?" + _DESCRIBED_ITEM + r")*" + _DESCRIPTION
+                           + r",\s*(?:του|τησ)\s+")
 OPENING_REACH = 400  # an opening into a part of an act governs the bare articles of its sentence this far on (v18)
 # «μετά το άρθρο 22 προστίθεται άρθρο 22Α»: the article a new one is put after (or before) is where, not what, the
 # verb inserts: cited (v17); «μετά την παρ. 2 του άρθρου 5 προστίθεται» still inserts into article 5

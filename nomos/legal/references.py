@@ -43,6 +43,13 @@ module adds is what only statute text has:
   does not make a list an EU act's; «επέρχονται οι εξής αλλαγές» amends; a title's «ν.δ.»/«π.δ.»/«α.ν.» types
   the text's «ν.» of the same number; a dotted «άρθρο 2.1.» in a law that numbers its parts so is its own article
   2; «των άρθρων 32 έως 34 αυτού» is the act just named.
+* v20: a range whose ends share the number and end in a Greek numeral of two or more letters («66Α έως 66ΛΔ») is
+  read whole in numeral order; articles qualified by a part of no named law are the own law's where every other act
+  of the sentence is the subject a part is described by («του Μέρους Α’, περί των παρεμβάσεων στον Κώδικα …»); a
+  run of described articles («Στην παρ. 2 του άρθρου 94, περί …, στο άρθρο 809, περί …, του Κώδικα Πολιτικής
+  Δικονομίας …») is the law that closes it, and amends under a «Στ…» opening; an article of π.δ. 456/1984 from 200
+  on is the Civil Code's; more codes named in words, and a code cited by its law's id takes the act in parentheses
+  after its name («Κώδικα Φορολογικής Διαδικασίας (ν. 4987/2022)»).
 
 Precision and recall are measured on hand-checked samples (tests/fixtures/graph/, bench/graph_quality.py,
 docs/benchmarks.md "The legal graph's extractor"): version 13 scored a held-out precision of 0.956 (153/160) and a
@@ -70,7 +77,7 @@ from typing import Any
 
 from nomos.legal.article_parts import inside
 from nomos.legal.article_parts import quote_spans as quoted_spans
-from nomos.legal.citations import Citation, IdResolver, find_citations, fold, source_at, sources_in
+from nomos.legal.citations import Citation, IdResolver, code_of, find_citations, fold, source_at, sources_in
 from nomos.legal.reference_clauses import (
     ItemParagraph,
     amendment_kind,
@@ -84,6 +91,7 @@ from nomos.legal.reference_scopes import TitleScope, table_spans, title_scope, t
 from nomos.legal.reference_sources import (
     ArticleText,
     Surroundings,
+    changed_in_run,
     is_foreign,
     names_foreign_act,
     said_own,
@@ -132,7 +140,7 @@ from nomos.legal.reference_vocabulary import (
 # Bump whenever the rules change what is extracted (this module's, and those of reference_vocabulary,
 # reference_clauses and reference_sources): indexing stores it beside the edges and makes it part of each article's
 # content hash, so a re-index recomputes every article's edges then (and only then).
-REFERENCES_VERSION = "19"
+REFERENCES_VERSION = "20"
 
 
 @dataclass(frozen=True)
@@ -291,7 +299,7 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
         before = _paragraph_before(folded, c.start)
         if before:
             paragraph, start = paragraph or before[0], before[1]
-        raw.append(Citation(source, article, paragraph, start, end))
+        raw.append(Citation(code_of(source, article), article, paragraph, start, end))  # PD_456_1984::1959 → AK (v20)
         if c.source == SELF and source == own_source and not said_own(folded, c.end):
             own_by_default.add((start, end, article))
     out: list[Reference] = []
@@ -324,6 +332,8 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
                 or CONTRARY_TO.search(masked, max(0, c.start - 60), c.start) \
                 or (kind == "inserts" and INSERTED_NEXT_TO.search(masked, max(0, c.start - 16), c.start)) \
                 else title_kinds.get((c.start, c.end), kind)
+            if cited not in AMENDMENT_KINDS and changed_in_run(text, masked, c.start, c.end):
+                cited = "amends"  # «Στην παρ. 2 του άρθρου 94, περί …, του ΚΠολΔ … νοείται αναφορά …» (v20)
             target = resolver.resolve(c.id) or ""
             if target == article_id or c.id == article_id:
                 continue

@@ -152,6 +152,48 @@ def draw_edges(corpus: Corpus, sampled: Sequence[dict[str, Any]]) -> tuple[list[
             [edge_item(f"e-{i + 1:03d}", corpus, r) for i, r in enumerate(rand)], pools)
 
 
+def warning_edges(corpus: Corpus) -> list[Reference]:
+    """The amendment edges that land on another article of the corpus: each is a warning on that article's page."""
+    return [r for r in corpus.edges
+            if r.target and r.target != r.source and r.target in corpus.articles and r.kind in AMENDMENT_KINDS]
+
+
+def _warning_key(x: dict[str, Any]) -> tuple[Any, ...]:
+    return (x["source"], x["start"], x["end"], x["cited"], x["target"], x["kind"])
+
+
+def dump_warnings(corpus: Corpus, path: Path) -> int:
+    """Write the warning edges (source, span, cited, target, kind) as JSON lines, to draw later what another
+    version of the extractor warns of that this one did not (``--new-warnings``)."""
+    rows = [{"source": r.source, "start": r.start, "end": r.end, "cited": r.cited, "target": r.target,
+             "kind": r.kind} for r in warning_edges(corpus)]
+    path.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows), encoding="utf-8")
+    return len(rows)
+
+
+def write_new_warnings(corpus: Corpus, out: Path, old: Path, seed: int, name: str, corpus_name: str,
+                       size: int, prefix: str = "n") -> dict[str, Any]:
+    """A blind batch of the warnings this extractor gives and the one that wrote ``old`` (``--dump-warnings``) did
+    not: a new warning, or one whose target or kind changed. The judged warnings batch was drawn from v15, so the
+    edges later versions add are judged apart. All of them when there are no more than ``size``."""
+    before = {_warning_key(json.loads(line)) for line in old.read_text(encoding="utf-8").splitlines() if line.strip()}
+    pool = [r for r in warning_edges(corpus)
+            if _warning_key({"source": r.source, "start": r.start, "end": r.end, "cited": r.cited,
+                             "target": r.target, "kind": r.kind}) not in before]
+    drawn = pool if len(pool) <= size else random.Random(seed).sample(pool, size)
+    items = [edge_item(f"{prefix}-{i + 1:03d}", corpus, r) for i, r in enumerate(drawn)]
+    (out / name).write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in items), encoding="utf-8")
+    about = {"references_version": REFERENCES_VERSION, "corpus": corpus_name, "seed": seed, "size": len(items),
+             "pool": len(pool), "before": old.name, "before_edges": len(before), "now_edges": len(warning_edges(corpus)),
+             "drawn_by": "PYTHONPATH=$PWD python bench/graph_batches.py"
+                         + (f" --corpus {corpus_name}" if corpus_name != "corpus.jsonl" else "")
+                         + f" --new-warnings {old.name} --seed {seed} --out-name {name} --size {size}"
+                         + (f" --prefix {prefix}" if prefix != "n" else "")}
+    (out / f"about-{Path(name).stem}.json").write_text(json.dumps(about, ensure_ascii=False, indent=1) + "\n",
+                                                       encoding="utf-8")
+    return about
+
+
 def passages(text: str) -> Iterable[tuple[int, int]]:
     """(start, end) of each passage: a line, or a sentence of a line longer than PASSAGE_CHARS."""
     at = 0
@@ -354,6 +396,12 @@ def main() -> None:
     ap.add_argument("--whole-references", action="store_true",
                     help="with --recall-only: run a passage on to the end of a citation its end cuts (v17 on)")
     ap.add_argument("--prefix", default="f", help="with --recall-only: the items' id prefix")
+    ap.add_argument("--dump-warnings", metavar="FILE", type=Path,
+                    help="write the warning edges (amendment edges landing on a corpus article) to FILE")
+    ap.add_argument("--new-warnings", metavar="OLD", type=Path,
+                    help="draw a batch (--seed, --out-name, --size, --prefix) of the warnings not in OLD "
+                         "(a --dump-warnings file of another version)")
+    ap.add_argument("--size", type=int, default=60, help="with --new-warnings: the batch's size")
     ap.add_argument("--changed", metavar="FILE",
                     help="write the precision batches' items whose edge the current extractor changes to FILE")
     args = ap.parse_args()
@@ -368,6 +416,14 @@ def main() -> None:
         print(f"{article.id} | {article.title}\n{article.text}")
         return
     corpus = read_corpus(args.dataset, args.corpus)
+    if args.dump_warnings:
+        print(f"{dump_warnings(corpus, args.dump_warnings)} warning edges written to {args.dump_warnings}")
+        return
+    if args.new_warnings:
+        print(json.dumps(write_new_warnings(corpus, args.out, args.new_warnings, args.seed, args.out_name, args.corpus,
+                                            args.size, args.prefix if args.prefix != "f" else "n"),
+                         ensure_ascii=False, indent=1))
+        return
     if args.changed:
         changed = changed_edges(corpus, args.out)
         Path(args.changed).write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in changed),

@@ -10,7 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from bench.graph_batches import OUT, SIZES, read_corpus, write_batches, write_fresh_recall
+from bench.graph_batches import (
+    OUT,
+    SIZES,
+    dump_warnings,
+    read_corpus,
+    warning_edges,
+    write_batches,
+    write_fresh_recall,
+    write_new_warnings,
+)
 from nomos.eval.graph_judging import JudgmentError, article_id, load_judgments, score_edges, score_passages, wilson
 from nomos.legal.references import REFERENCES_VERSION
 
@@ -209,3 +218,18 @@ def test_a_corpus_large_recall_batch_is_kept_as_drawn_meets_no_earlier_batch_and
     assert not {(x["source"], x["start"]) for x in fresh} & earlier
     assert about["strata"] == {"qualified": 12, "scoped": 12, "random": 36} and len(fresh) == about["size"] == 60
     assert {x["id"] for x in fresh} <= set(load_judgments(OUT / f"judgments-{name}.jsonl"))
+
+
+def test_new_warnings_are_those_the_older_dump_lacks_and_all_are_taken_when_few(shared_data, tmp_path) -> None:
+    corpus = read_corpus(shared_data, "corpus.jsonl")
+    dump = tmp_path / "now.jsonl"
+    assert dump_warnings(corpus, dump) == len(warning_edges(corpus)) > 100
+    lines = dump.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert write_new_warnings(corpus, tmp_path, dump, 1, "none.jsonl", "corpus.jsonl", 60)["size"] == 0
+    older = tmp_path / "older.jsonl"
+    older.write_text("".join(lines[3:]), encoding="utf-8")  # an "older version" that did not give the first three
+    about = write_new_warnings(corpus, tmp_path, older, 1, "new.jsonl", "corpus.jsonl", 60)
+    drawn = [json.loads(x) for x in (tmp_path / "new.jsonl").read_text(encoding="utf-8").splitlines()]
+    expected = {tuple(json.loads(x)[k] for k in ("source", "start", "end", "cited", "target", "kind")) for x in lines[:3]}
+    assert {(x["source"], x["start"], x["end"], x["cited"], x["target"], x["kind"]) for x in drawn} == expected
+    assert about["pool"] == about["size"] == len(drawn) and [x["id"] for x in drawn][:1] == ["n-001"]

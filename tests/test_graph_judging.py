@@ -201,6 +201,7 @@ CORPUS_LARGE_BATCHES = {
     "recall-v19": ("db96e23849f0dcfc71859d72e6e26a35856e47f39db2bd1d36a22066daa833f2", 3641, "18"),
     "recall-v20": ("5dd2ff8980b39f714d15fd4209d5ae1a0c34fe878ae43f4c89efac429bd6dd04", 3651, "18"),
     "recall-v21": ("dc41c28c1409fa093f412c8fc61bfec445774b837598b60059de906a620ef961", 3661, "19"),
+    "recall-v22": ("acced881ae200b48f62fe484c7278cd582a3c661659eeae0af2bdd599e480fb5", 3671, "20"),
 }
 
 

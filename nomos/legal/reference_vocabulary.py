@@ -314,7 +314,7 @@ DESCRIBED_RUN = re.compile(r"(?:(?:" + _DESCRIPTION + r")?,\s*(?:και\s+)?" + 
 OPENING_REACH = 400  # an opening into a part of an act governs the bare articles of its sentence this far on (v18)
 # «μετά το άρθρο 22 προστίθεται άρθρο 22Α»: the article a new one is put after (or before) is where, not what, the
 # verb inserts: cited (v17); «μετά την παρ. 2 του άρθρου 5 προστίθεται» still inserts into article 5
-INSERTED_NEXT_TO = re.compile(r"(?<!\w)(?:μετα|πριν\s+απο)\s+(?:το|τα)\s+$")
+INSERTED_NEXT_TO = re.compile(r"(?<!\w)(?:μετα(?:\s+απο)?|πριν\s+απο)\s+(?:το|τα)\s+$")  # «μετά από» (v21)
 # a title's noun of change right before an article («Τροποποίηση του άρθρου 14», «προσθήκη άρθρου 14α»), and the
 # kind each gives (v17)
 TITLE_NOUN_BEFORE = re.compile(r"(?<!\w)(τροποποιησ|προσθηκ|καταργησ|αντικαταστασ)\w*\s+(?:τ\w{1,3}\s+)?$")

@@ -100,6 +100,8 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     text, folded, masked, own_source = article.text, article.folded, article.masked, article.own_source
     if INNER.match(folded, c.end):
         return None
+    if folded[c.end - 1:c.end].isdigit() and GLUED_NUMERAL.match(text, c.end):
+        return None  # «Μετά το άρθρο 66ΙΓΔ του ν. 4939/2022»: a number with letters the reader did not take (v21)
     if any(a < c.start and c.end <= b for _, a, b in sources_in(masked, max(0, c.start - 80), min(len(masked), c.end + 80))):
         return None  # «Κώδικα περί του κατά το άρθρο 100 του Συντάγματος Ανωτάτου …»: a word of a code's name (v21)
     # «Τα άρθρα 8 έως και 43 των Μερών Β΄ και Γ΄», «του άρθρου 43 του Κεφαλαίου Δ΄ του Μέρους Γ΄»: the parts named
@@ -208,7 +210,20 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
         return own_source
     if sentence and before and all(_whole_or_yardstick(folded, masked, at) for _, at, _ in _first_names(masked, others)):
         return own_source
+    # v21: the subject of a clause starts right after it, every other law after that, in a sentence that amends
+    # nothing («Σε περίπτωση που επέλθει νωρίτερα από το χρονικό διάστημα του άρθρου 14 η έναρξη λειτουργίας του
+    # Φορέα … του ν. 4738/2020 (Α’ 207), η συνεισφορά …», k-001 of recall-v20): the other laws qualify that subject
+    if sentence and others[0][1] >= c.end and around.list_kind is None and SUBJECT_AFTER.match(folded, end) \
+            and re.match(r"\s+(?:η|ο|οι)\s", text[end:end + 6]) and not re.search(r"\b(?:και|ή|η)\s*$", folded[max(0, c.start - 40):c.start]):
+        return own_source
     return None
+
+
+# capitals glued to an article's number that the citation reader did not take as its suffix, then «του»/«ως»
+# («66ΙΓΔ του ν. 4939/2022», «32ΣΤΑ ως εξής»; not «287ΚΠΔ:», a code's abbreviation; v21)
+GLUED_NUMERAL = re.compile(r"[Α-Ω]{2,4}\s+(?:του|της|ως)\s")
+# a nominative article and a noun that is no part of a citation («του άρθρου 14 η έναρξη λειτουργίας»; v21)
+SUBJECT_AFTER = re.compile(r"\s+(?:η|ο|οι)\s+(?!παρ|περ|αρθρ|εδαφ|υποπ|στοιχ|οποι|ιδι|αυτ|εν\b|ανωτερω|παρον)[α-ω]{4,}")
 
 
 def _carried(article: ArticleText, c: Citation, around: Surroundings) -> str | None:
@@ -328,8 +343,12 @@ def _named_law_after(folded: str, end: int) -> str | None:
 
 # v21: the place of an insertion, written between the opening's law and its verb, commas around it («Στον ν.
 # 4797/2021 (Α’ 66) μετά το άρθρο 6Α, προστίθεται άρθρο 6Β», k-014 of recall-v20): read past, as the gazette issue is
-INSERTION_PLACE = re.compile(r"\s*(?:\([^()]{0,30}\)\s*)?,?\s*μετα\s+(?:απο\s+)?(?:το|την|τη|τον)\s+"
-                             r"(?:αρθρ|παρ|περ|εδαφ)[^,;:«]{0,60},")
+INSERTION_PLACE = re.compile(r"\s*(?:\([^()]{0,30}\)\s*)?,?\s*(?:μετα\s+(?:απο\s+)?(?:το|την|τη|τον)\s+"
+                             r"(?:αρθρ|παρ|περ|εδαφ)[^,;:«]{0,60}|περι\s[^,;:«]{0,120}),")
+# v21: a clause that opens with the place of an insertion in a law («Μετά από το άρθρο 31 του ν. 2121/1993 (Α’ 25)
+# περί …, προστίθεται άρθρο 31Α», m-016 of recall-v21): the law is the opening's, as «Στον ν. …» is
+OPENS_AFTER = re.compile(r"\s*(?:\d{1,3}\.\s+)?μετα\s+(?:απο\s+)?(?:το|την)\s+(?:αρθρο|παρ\.?)\s+[^\s,]{1,6}"
+                         r"(?:\s+(?:του|τησ)\s+(?:αρθρου\s+[^\s,]{1,6}\s+)?)?\s*(?:του|τησ)\s+")
 
 
 def _source_of_clause(text: str, masked: str, start: int, end: int | None = None) -> str | None:
@@ -345,7 +364,7 @@ def _source_of_clause(text: str, masked: str, start: int, end: int | None = None
     # περί του κατά το άρθρο 100 του Συντάγματος Ανωτάτου Ειδικού Δικαστηρίου (ν. 345/1976, Α΄ 141), μετά από το
     # άρθρο 5, προστίθεται άρθρο 5Α», m-013 of recall-v21; v21)
     wide = clause_start(text, max(0, start - OPENING_REACH), start)
-    opening = OPENS_INTO.match(masked, wide)
+    opening = OPENS_INTO.match(masked, wide) or OPENS_AFTER.match(masked, wide)
     named = sources_in(masked, wide, start)
     if named and start - named[-1][2] > 2 * WINDOW_BEFORE:
         named = []

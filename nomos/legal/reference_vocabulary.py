@@ -158,7 +158,7 @@ DECIMAL_DOCUMENT = re.compile(r"\s*(?:εκαστ\w*|τησ\s+(?:συμβασ|σ�
 # contents, an embedded article), not a reference; a reference in running text is written «το άρθρο 5»
 HEADING = re.compile(r"Άρθρ[οα]\s")
 # «του άρθρου 292 Β», «άρθρο 327 Α»: a letter suffix written apart from the number
-SPACED_SUFFIX = re.compile(r"\s([Α-Ω])(?![\wΆ-ώ])")
+SPACED_SUFFIX = re.compile(r"\s(ΣΤ|[Α-Ω])(?![\wΆ-ώ])")  # «157 ΣΤ» (v21)
 # what may follow a spaced suffix for it to be read even where the corpus lacks the article («το άρθρο 82 Α,»,
 # «82 Α του»): punctuation or a lower-case word; «Η», «Ο» before a capital start a sentence
 SUFFIX_ENDS = re.compile(r"(?=[,;)]|\.\s|\s+[α-ωά-ώ])")

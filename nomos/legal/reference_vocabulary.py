@@ -314,7 +314,7 @@ DESCRIBED_RUN = re.compile(r"(?:(?:" + _DESCRIPTION + r")?,\s*(?:και\s+)?" + 
 OPENING_REACH = 400  # an opening into a part of an act governs the bare articles of its sentence this far on (v18)
 # «μετά το άρθρο 22 προστίθεται άρθρο 22Α»: the article a new one is put after (or before) is where, not what, the
 # verb inserts: cited (v17); «μετά την παρ. 2 του άρθρου 5 προστίθεται» still inserts into article 5
-INSERTED_NEXT_TO = re.compile(r"(?<!\w)(?:μετα(?:\s+απο)?|πριν\s+απο)\s+(?:το|τα)\s+$")  # «μετά από» (v21)
+INSERTED_NEXT_TO = re.compile(r"(?<!\w)(?:μετα|πριν\s+απο)\s+(?:το|τα)\s+$")
 # a title's noun of change right before an article («Τροποποίηση του άρθρου 14», «προσθήκη άρθρου 14α»), and the
 # kind each gives (v17)
 TITLE_NOUN_BEFORE = re.compile(r"(?<!\w)(τροποποιησ|προσθηκ|καταργησ|αντικαταστασ)\w*\s+(?:τ\w{1,3}\s+)?$")
@@ -336,7 +336,8 @@ TRANSPOSITION_NOTE = re.compile(r"\s*\((?:[^()]|\([^()]{0,40}\)){0,200}\)")
 # αντικαθίσταται», «β) Η παρ. 7, περί …, αντικαθίσταται»): a paragraph of the article the list's opening names (v18)
 ITEM_PARAGRAPH = re.compile(
     r"(?:στ(?:ο|ην|η)\s+(?:(?:πρωτ|δευτερ|τριτ|τεταρτ|πεμπτ|εκτ|εβδομ|ογδο|ενατ|δεκατ|τελευται)\w*\s+)?"
-    r"(?:εδαφι\w*|(?:υπο)?περ\.\s*[α-ω\d]{1,3}[΄'’)]?|περιπτωση\s+[α-ω\d]{1,3}[΄'’)]?)\s+(?:τησ\s+)?|(?:η|στην|στη)\s+)"
+    r"(?:εδαφι\w*|(?:υπο)?περ\.\s*[α-ω\d]{1,3}[΄'’)]?|περιπτωση\s+[α-ω\d]{1,3}[΄'’)]?)\s+(?:τησ\s+)?|(?:η|στην|στη)\s+"
+    r"|(?:η|οι)\s+(?:υπο)?περ\.\s*[α-ω\d]{1,3}[΄'’)]?\s+τησ\s+)"  # v21: «α) η περ. γ) της παρ. 2 καταργείται»
     r"(?P<span>παρ(?:\.|αγραφοσ|αγραφο)\s*(?P<par>\d+[α-ω]?))(?![\w\d])(?!\s*(?:,|και|εωσ)\s*\d)"
     r"(?!\s+(?:του|τησ|των|στο|στον|στην)\s)")
 # where an item of a list starts, on its own line or after a comma («…, γ) το άρθρο 13 του ν. 3790/2009»; v15)

@@ -45,7 +45,7 @@ LETTER_SUFFIXES = ("Α", "Β", "Γ", "Δ", "Ε", "ΣΤ", "Ζ", "Η", "Θ")
 _ART = r"(?<!\w)(?:αρθρ(?:ο|ου|α|ων)\b|αρθρ\.|αρθ\.|αρ\.)"
 # «386Α», «4ΣΤ», «2ΙΑ», «66ΚΣΤ» (v19): Greek numerals as suffixes, three letters only as tens and «ΣΤ» (six)
 _NUM = r"\d{1,4}(?:(?:[ικλμνξοπ]στ|[α-ω]{2}|[α-ωa-z])(?![\w]))?"
-_LIST_SEP = r"\s*(?:,|και|εωσ\s+και|εωσ|-|–|ωσ)\s*"  # «372 έως και 378» is a range too
+_LIST_SEP = r"\s*(?:,|και|εωσ\s+και|εωσ|-|–|ωσ|η(?=\s*\d))\s*"  # «372 έως και 378» is a range too; «157 ή 45» (v21)
 # «παρ. 1», «παρ. 1, 2», «§ 3 εδ. β΄»: a paragraph after an article number (paragraphs listed with commas; «και 47»
 # after a paragraph is the next article, as in «κατά το άρθρο 46 παρ. 1 και 47»)
 # after a plural «παράγραφοι 1 και 2» the «και 2» is a paragraph too
@@ -318,6 +318,8 @@ def _between(first: str, last: str, limit: int = MAX_RANGE) -> list[str]:
     return [head_a + greek_numeral(n) for n in range(a + 1, b)] if 0 < b - a <= limit else []
 
 
+# an aside between an article and its source: «, κατά περίπτωση,», «, αντίστοιχα,» (v21)
+_ASIDE = re.compile(r",\s*(?:κατα\s+περιπτωση|αντιστοιχα|αντιστοιχωσ)\s*,\s*")
 _ARTICLE_LIST = re.compile(rf"{_ART}\s*(?P<list>{_NUM}{_PAR}(?:{_LIST_SEP}{_NUM}{_PAR})*)")
 # «ν. 4172/2013 (Α’ 167, Κώδικας Φορολογίας Εισοδήματος)»: a Government Gazette issue (series Α, Β, Δ), not article
 # 167 of the code named after it
@@ -360,6 +362,9 @@ def find_citations(text: str, default_source: str | None = None) -> list[Citatio
         if spaced:  # «άρθρα 2Α έως και 2 ΙΣΤ»: the range's end is 2ΙΣΤ, not article 2 (v19)
             listed, list_end = listed + fold(spaced.group(1)), spaced.end()
         after = _source_at(folded, list_end)
+        aside = None if after else _ASIDE.match(folded, list_end)
+        if aside:  # «του άρθρου 157 ή 45, κατά περίπτωση, του Κώδικα Δημοσίου Ναυτικού Δικαίου» (v21)
+            after = _source_at(folded, aside.end())
         if after:
             source, end = after[0], after[2]
         else:

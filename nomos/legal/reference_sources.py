@@ -100,6 +100,10 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     text, folded, masked, own_source = article.text, article.folded, article.masked, article.own_source
     if INNER.match(folded, c.end):
         return None
+    if folded[c.end - 1:c.end].isdigit() and GLUED_NUMERAL.match(text, c.end):
+        return None  # «Μετά το άρθρο 66ΙΓΔ του ν. 4939/2022»: a number with letters the reader did not take (v21)
+    if any(a < c.start and c.end <= b for _, a, b in sources_in(masked, max(0, c.start - 80), min(len(masked), c.end + 80))):
+        return None  # «Κώδικα περί του κατά το άρθρο 100 του Συντάγματος Ανωτάτου …»: a word of a code's name (v21)
     # «Τα άρθρα 8 έως και 43 των Μερών Β΄ και Γ΄», «του άρθρου 43 του Κεφαλαίου Δ΄ του Μέρους Γ΄»: the parts named
     # after the article are read past, and what follows them says whose they are (no law: the citing law's)
     part = STRUCTURE.match(folded, c.end)
@@ -116,6 +120,9 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
         return None
     if ITS_AFTER.match(folded, end):
         return _act_just_named(masked, c.start, own_source)
+    held = _law_before_parenthesis(masked, c.start, end)
+    if held:
+        return held
     if DESCRIBED_DECISION.match(folded, end):
         return None  # «το άρθρο 18 περί γενικών ρυθμίσεων … της υπό στοιχεία Α3/οικ./50984/… απόφασης»: the decision's
     if THIS_LAW_AFTER.match(folded, end):
@@ -150,6 +157,9 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
         return ahead.source if ahead.source != SELF else _into_after(folded, ahead.end)
     if around.within and around.within.source:
         return None if around.within.source == FOREIGN_LIST else around.within.source
+    item_law = _law_closing_item(article, c, end, around)
+    if item_law:
+        return item_law
     carried = _carried(article, c, around)  # within its paragraph only: the next one may cite the own law's article 15
     if carried:
         return None if carried == FOREIGN_LIST else carried
@@ -200,7 +210,20 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
         return own_source
     if sentence and before and all(_whole_or_yardstick(folded, masked, at) for _, at, _ in _first_names(masked, others)):
         return own_source
+    # v21: the subject of a clause starts right after it, every other law after that, in a sentence that amends
+    # nothing («Σε περίπτωση που επέλθει νωρίτερα από το χρονικό διάστημα του άρθρου 14 η έναρξη λειτουργίας του
+    # Φορέα … του ν. 4738/2020 (Α’ 207), η συνεισφορά …», k-001 of recall-v20): the other laws qualify that subject
+    if sentence and others[0][1] >= c.end and around.list_kind is None and SUBJECT_AFTER.match(folded, end) \
+            and re.match(r"\s+(?:η|ο|οι)\s", text[end:end + 6]) and not re.search(r"\b(?:και|ή|η)\s*$", folded[max(0, c.start - 40):c.start]):
+        return own_source
     return None
+
+
+# capitals glued to an article's number that the citation reader did not take as its suffix, then «του»/«ως»
+# («66ΙΓΔ του ν. 4939/2022», «32ΣΤΑ ως εξής»; not «287ΚΠΔ:», a code's abbreviation; v21)
+GLUED_NUMERAL = re.compile(r"[Α-Ω]{2,4}\s+(?:του|της|ως)\s")
+# a nominative article and a noun that is no part of a citation («του άρθρου 14 η έναρξη λειτουργίας»; v21)
+SUBJECT_AFTER = re.compile(r"\s+(?:η|ο|οι)\s+(?!παρ|περ|αρθρ|εδαφ|υποπ|στοιχ|οποι|ιδι|αυτ|εν\b|ανωτερω|παρον)[α-ω]{4,}")
 
 
 def _carried(article: ArticleText, c: Citation, around: Surroundings) -> str | None:
@@ -318,6 +341,16 @@ def _named_law_after(folded: str, end: int) -> str | None:
     return named[0] if named else None
 
 
+# v21: the place of an insertion, written between the opening's law and its verb, commas around it («Στον ν.
+# 4797/2021 (Α’ 66) μετά το άρθρο 6Α, προστίθεται άρθρο 6Β», k-014 of recall-v20): read past, as the gazette issue is
+INSERTION_PLACE = re.compile(r"\s*(?:\([^()]{0,30}\)\s*)?,?\s*(?:μετα\s+(?:απο\s+)?(?:το|την|τη|τον)\s+"
+                             r"(?:αρθρ|παρ|περ|εδαφ)[^,;:«]{0,60}|περι\s[^,;:«]{0,120}),")
+# v21: a clause that opens with the place of an insertion in a law («Μετά από το άρθρο 31 του ν. 2121/1993 (Α’ 25)
+# περί …, προστίθεται άρθρο 31Α», m-016 of recall-v21): the law is the opening's, as «Στον ν. …» is
+OPENS_AFTER = re.compile(r"\s*(?:\d{1,3}\.\s+)?μετα\s+(?:απο\s+)?(?:το|την)\s+(?:αρθρο|παρ\.?)\s+[^\s,]{1,6}"
+                         r"(?:\s+(?:του|τησ)\s+(?:αρθρου\s+[^\s,]{1,6}\s+)?)?\s*(?:του|τησ)\s+")
+
+
 def _source_of_clause(text: str, masked: str, start: int, end: int | None = None) -> str | None:
     """For an article with no source of its own: the law or code its clause names before it with an amendment verb
     between («Στον ΠΚ προστίθεται άρθρο 398» is PK's article 398); or the one a clause opens with «Στον/Στο …» and
@@ -327,11 +360,19 @@ def _source_of_clause(text: str, masked: str, start: int, end: int | None = None
     named = sources_in(masked, begin, start)
     if named and VERBS.search(masked, named[-1][2], start):
         return named[-1][0]
-    wide = clause_start(text, max(0, start - 2 * WINDOW_BEFORE), start)
-    opening = OPENS_INTO.match(masked, wide)
+    # the opening's act ends close before the article; a code named in words may start far before it («Στον Κώδικα
+    # περί του κατά το άρθρο 100 του Συντάγματος Ανωτάτου Ειδικού Δικαστηρίου (ν. 345/1976, Α΄ 141), μετά από το
+    # άρθρο 5, προστίθεται άρθρο 5Α», m-013 of recall-v21; v21)
+    wide = clause_start(text, max(0, start - OPENING_REACH), start)
+    opening = OPENS_INTO.match(masked, wide) or OPENS_AFTER.match(masked, wide)
     named = sources_in(masked, wide, start)
+    if named and start - named[-1][2] > 2 * WINDOW_BEFORE:
+        named = []
+    if len(named) == 2 and re.fullmatch(r"\s*\(\s*", masked[named[0][2]:named[1][1]]):
+        named = named[:1]  # «Στον Κώδικα Πολιτικής Δικονομίας (π.δ. 503/1985, Α’ 182), μετά από …»: one act (v21)
     if opening and len(named) == 1 and named[0][1] == opening.end():
-        stop = masked.find(",", named[0][2] + 12, len(masked))  # past «(Α΄ 51),»
+        place = INSERTION_PLACE.match(masked, named[0][2])  # «Στον ν. 4797/2021 (Α’ 66) μετά το άρθρο 6Α, προστίθεται» (v21)
+        stop = masked.find(",", place.end() if place else named[0][2] + 12, len(masked))  # past «(Α΄ 51),»
         reach = min(stop if stop > 0 else len(masked), (end or start) + WINDOW_BEFORE)
         verb = VERBS.search(masked, named[0][2], reach)
         if verb and not BOUNDARY.search(text, named[0][2], verb.start()):
@@ -354,6 +395,54 @@ def _source_of_part_opening(text: str, masked: str, start: int, end: int) -> str
     stop = BOUNDARY.search(text, end)
     verb = VERBS.search(masked, law[2], stop.start() if stop else len(masked))
     return law[0] if verb else None
+
+
+# v21: «του ν. 2523/1997 (άρθρα 17 έως 21)»: articles alone in parentheses right after a law (its gazette issue
+# between allowed) are that law's, however the sentence goes on
+_OPENS_PARENTHESIS = re.compile(r"(?:\s*\([^()]{0,30}\))?\s*\(\s*$")
+_CLOSES_PARENTHESIS = re.compile(r"\s*\)")
+
+
+def _law_before_parenthesis(masked: str, start: int, end: int) -> str | None:
+    """The law named right before the parenthesis a bare article stands alone in («… παραπομπή στις ρυθμίσεις του ν.
+    2523/1997 (άρθρα 17 έως 21), εννοούνται …», k-010 of recall-v20), or None. Only a law by number and year (a code
+    named in words may be the citing law itself, «του Κώδικα (άρθρα 66 έως 69)»), and only where the parenthesis
+    holds the article and nothing else."""
+    if not _CLOSES_PARENTHESIS.match(masked, end):
+        return None
+    laws = [n for n in sources_in(masked, max(0, start - 80), start) if "/" in masked[n[1]:n[2]]]
+    if not laws or not _OPENS_PARENTHESIS.fullmatch(masked, laws[-1][2], start):
+        return None
+    return laws[-1][0]
+
+
+# v21: an item of a list of changes that names one law, at its end («β) το πρώτο εδάφιο της παρ. 2 του άρθρου 5 περί
+# …, η παρ. 2 του άρθρου 8, και οι περ. ι) … του άρθρου 43, περί … του Κεφαλαίου Β’ του ν. 4186/2013 (Α’ 193) και»)
+_ITEM_START = re.compile(r"(?:^|\n)\s*(?:[α-ω]{1,2}[΄'’]?\)|\d{1,2}[.)])\s")
+_ITEM_END = re.compile(r"\s*(?:\([^()]{0,40}\)\s*)?(?:,?\s*και\s*|[,;.:]\s*)?$")
+
+
+def _law_closing_item(article: ArticleText, c: Citation, end: int, around: Surroundings) -> str | None:
+    """The law that closes the list item a bare article stands in, where the item is one of a list of changes
+    («Από την έναρξη ισχύος του παρόντος καταργούνται:», k-002 of recall-v20), names no other act, the law stands at
+    the item's end, and only references and their «περί» descriptions stand between (no verb: «το άρθρο 5, όπως
+    τροποποιήθηκε με το άρθρο 3 του ν. X» names the amending law). Else None."""
+    if around.list_kind not in AMENDMENT_KINDS:
+        return None
+    text, masked = article.text, article.masked
+    line_start = text.rfind("\n", 0, c.start) + 1
+    line_end = text.find("\n", c.start)
+    line_end = len(text) if line_end < 0 else line_end
+    if not _ITEM_START.match(text, max(0, line_start - 1)):
+        return None
+    named = sources_in(masked, line_start, line_end)
+    if len({n[0] for n in named}) != 1 or named[0][1] < end:
+        return None
+    law, at, law_end = named[-1]
+    if not _ITEM_END.match(masked[law_end:line_end]) or verb_between(masked, end, at) \
+            or VERBS.search(masked, end, at) or not _only_references_between(masked, end, at):
+        return None
+    return law
 
 
 def _only_references_between(masked: str, a: int, b: int) -> bool:

@@ -158,7 +158,7 @@ DECIMAL_DOCUMENT = re.compile(r"\s*(?:εκαστ\w*|τησ\s+(?:συμβασ|σ�
 # contents, an embedded article), not a reference; a reference in running text is written «το άρθρο 5»
 HEADING = re.compile(r"Άρθρ[οα]\s")
 # «του άρθρου 292 Β», «άρθρο 327 Α»: a letter suffix written apart from the number
-SPACED_SUFFIX = re.compile(r"\s([Α-Ω])(?![\wΆ-ώ])")
+SPACED_SUFFIX = re.compile(r"\s(ΣΤ|[Α-Ω])(?![\wΆ-ώ])")  # «157 ΣΤ» (v21)
 # what may follow a spaced suffix for it to be read even where the corpus lacks the article («το άρθρο 82 Α,»,
 # «82 Α του»): punctuation or a lower-case word; «Η», «Ο» before a capital start a sentence
 SUFFIX_ENDS = re.compile(r"(?=[,;)]|\.\s|\s+[α-ωά-ώ])")
@@ -336,7 +336,8 @@ TRANSPOSITION_NOTE = re.compile(r"\s*\((?:[^()]|\([^()]{0,40}\)){0,200}\)")
 # αντικαθίσταται», «β) Η παρ. 7, περί …, αντικαθίσταται»): a paragraph of the article the list's opening names (v18)
 ITEM_PARAGRAPH = re.compile(
     r"(?:στ(?:ο|ην|η)\s+(?:(?:πρωτ|δευτερ|τριτ|τεταρτ|πεμπτ|εκτ|εβδομ|ογδο|ενατ|δεκατ|τελευται)\w*\s+)?"
-    r"(?:εδαφι\w*|(?:υπο)?περ\.\s*[α-ω\d]{1,3}[΄'’)]?|περιπτωση\s+[α-ω\d]{1,3}[΄'’)]?)\s+(?:τησ\s+)?|(?:η|στην|στη)\s+)"
+    r"(?:εδαφι\w*|(?:υπο)?περ\.\s*[α-ω\d]{1,3}[΄'’)]?|περιπτωση\s+[α-ω\d]{1,3}[΄'’)]?)\s+(?:τησ\s+)?|(?:η|στην|στη)\s+"
+    r"|(?:η|οι)\s+(?:υπο)?περ\.\s*[α-ω\d]{1,3}[΄'’)]?\s+τησ\s+)"  # v21: «α) η περ. γ) της παρ. 2 καταργείται»
     r"(?P<span>παρ(?:\.|αγραφοσ|αγραφο)\s*(?P<par>\d+[α-ω]?))(?![\w\d])(?!\s*(?:,|και|εωσ)\s*\d)"
     r"(?!\s+(?:του|τησ|των|στο|στον|στην)\s)")
 # where an item of a list starts, on its own line or after a comma («…, γ) το άρθρο 13 του ν. 3790/2009»; v15)

@@ -50,6 +50,14 @@ module adds is what only statute text has:
   Δικονομίας …») is the law that closes it, and amends under a «Στ…» opening; an article of π.δ. 456/1984 from 200
   on is the Civil Code's; more codes named in words, and a code cited by its law's id takes the act in parentheses
   after its name («Κώδικα Φορολογικής Διαδικασίας (ν. 4987/2022)»).
+* v21: articles alone in parentheses right after a law («του ν. 2523/1997 (άρθρα 17 έως 21)») are that law's; an
+  item of a list of changes that one law closes («β) … του άρθρου 5 περί …, η παρ. 2 του άρθρου 8, … του ν.
+  4186/2013 (Α’ 193) και») is that law's; the place of an insertion («μετά το άρθρο 6Α,», «περί …,») and «Μετά από
+  το άρθρο 31 του ν. …» opening a clause no longer hide the opening's law; «ή» joins a run of articles and «, κατά
+  περίπτωση,» may stand before their source; «η περ. γ) της παρ. 2» as an item is that paragraph of the opening's
+  article; an article right before the subject of its clause («του άρθρου 14 η έναρξη … του ν. 4738/2020») is the
+  own law's; the Special Supreme Court's code (ν. 345/1976) named in words, and an article inside a code's name is
+  no edge.
 
 Precision and recall are measured on hand-checked samples (tests/fixtures/graph/, bench/graph_quality.py,
 docs/benchmarks.md "The legal graph's extractor"): version 13 scored a held-out precision of 0.956 (153/160) and a
@@ -140,7 +148,7 @@ from nomos.legal.reference_vocabulary import (
 # Bump whenever the rules change what is extracted (this module's, and those of reference_vocabulary,
 # reference_clauses and reference_sources): indexing stores it beside the edges and makes it part of each article's
 # content hash, so a re-index recomputes every article's edges then (and only then).
-REFERENCES_VERSION = "20"
+REFERENCES_VERSION = "21"
 
 
 @dataclass(frozen=True)

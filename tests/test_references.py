@@ -557,7 +557,8 @@ def test_v18_a_paragraph_an_item_names_without_an_article_is_the_list_opening_s_
             "«Παρακαταθηκών» προστίθεται η φράση «, σύμφωνα με το άρθρο 17 του ν. 3646/1928 (Α’ 154)», γ) στο τρίτο "
             "εδάφιο της παρ. 1, γα) η φράση «" + "Στην εγγυητική επιστολή, " * 30 + "» αντικαθίσταται από τη φράση "
             "«…», δ) στην παρ. 2, το αρκτικόλεξο «Ε.Ο.Τ.» αντικαθίσταται")
-    assert _read("N_4875_2021::30", text) == [("N_393_1976::5", "amends", None), ("N_393_1976::5", "replaces", "1"),
+    # item α) replaces a phrase (αα) and adds one (αβ): several changes, amends (v22; v18 took the first verb's kind)
+    assert _read("N_4875_2021::30", text) == [("N_393_1976::5", "amends", None), ("N_393_1976::5", "amends", "1"),
                                               ("N_393_1976::5", "inserts", "1"), ("N_393_1976::5", "replaces", "1"),
                                               ("N_393_1976::5", "replaces", "2")]
     # N_4823_2021::52 (r-007 of recall.jsonl): items on lines of their own, the opening naming article έκτο
@@ -901,3 +902,24 @@ def test_v21_an_item_that_names_a_case_of_a_paragraph_is_that_paragraph_of_the_o
     other = ("Στο άρθρο 81 του ν. 4921/2022 (Α’ 75) επέρχονται οι ακόλουθες τροποποιήσεις: α) η περ. γ) της παρ. 2 του "
              "άρθρου 5 καταργείται, β) η παρ. 4 αντικαθίσταται.")
     assert ("N_4921_2022::81", "2") not in [(c, p) for c, _, _, p in edges("N_4964_2022::171", other)]
+
+
+def test_v22_an_item_that_changes_its_paragraph_in_several_ways_amends_it_and_an_edge_is_given_once() -> None:
+    # N_4855_2021::47: blind readers judged «β) στην παρ. 2: βα) … αντικαθίστανται …, ββ) προστίθεται …, βγ)
+    # τροποποιείται …» typed `replaces` (the first verb's) wrong: the paragraph is changed in several ways; and the
+    # edge came twice at one span
+    text = ("Στο άρθρο 268 ΠΚ: α) στην παρ. 1: αα) τροποποιείται η περ. α΄ ως προς το πλαίσιο ποινής και η λέξη "
+            "«προέκυψε» αντικαθίσταται από τις λέξεις «μπορεί να προκύψει», αβ) στην περ. β΄ η λέξη «προέκυψε» "
+            "αντικαθίσταται από τις λέξεις «μπορεί να προκύψει», β) στην παρ. 2: βα) οι λέξεις «προέκυψε κίνδυνος» "
+            "αντικαθίστανται από τις λέξεις «μπορεί να προκύψει κοινός κίνδυνος», ββ) προστίθεται η λέξη «κίνδυνος» "
+            "πριν από τις λέξεις «για άνθρωπο», βγ) τροποποιείται το πλαίσιο ποινής και το άρθρο 268 του ΠΚ "
+            "διαμορφώνεται ως εξής: «Άρθρο 268 Πλημμύρα …»")
+    read = _read("N_4855_2021::47", text)
+    assert ("PK::268", "amends", "2") in read and ("PK::268", "replaces", "2") not in read
+    assert read.count(("PK::268", "amends", "2")) == 1 and ("PK::268", "amends", "1") in read
+    # one kind of change under the item: that kind
+    text = ("Στο άρθρο 268 ΠΚ: α) στην παρ. 2: αα) η λέξη «Α» αντικαθίσταται από τη λέξη «Β», αβ) η λέξη «Γ» "
+            "αντικαθίσταται από τη λέξη «Δ», β) στην παρ. 3 προστίθεται εδάφιο ως εξής: «…»")
+    read = _read("N_4855_2021::47", text)
+    assert ("PK::268", "replaces", "2") in read and ("PK::268", "inserts", "3") in read
+    assert not any(kind == "amends" and par in ("2", "3") for _, kind, par in read)

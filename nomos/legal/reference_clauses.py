@@ -348,7 +348,9 @@ class ItemParagraph:
 def item_paragraphs(text: str, masked: str, lists: list[ListSpan]) -> list[ItemParagraph]:
     """«Στο άρθρο 5 του ν. 393/1976 (Α’ 199), …, επέρχονται οι εξής τροποποιήσεις: α) … γ) στο τρίτο εδάφιο της παρ.
     1, γα) η φράση «…» αντικαθίσταται …»: the paragraphs the items of a list of changes name with no article, each with
-    the kind of the first amendment verb of its item (its sub-items «γα)», «γβ)» included, up to the next item); an
+    the kind of its item's amendment verbs (its sub-items «γα)», «γβ)» included, up to the next item): their one kind,
+    or ``amends`` where they differ (v22: «β) στην παρ. 2: βα) … αντικαθίσταται …, ββ) … προστίθεται …» changes the
+    paragraph in several ways; v18 took the first verb's, and blind readers judged five such warnings' kinds wrong); an
     item with no such verb gives none (v18)."""
     out: list[ItemParagraph] = []
     for x in lists:
@@ -363,8 +365,8 @@ def item_paragraphs(text: str, masked: str, lists: list[ListSpan]) -> list[ItemP
             label = re.sub(r"[^α-ω\d]", "", masked[item.start():item.end()])
             nxt = next((n.start() for n in items[i + 1:]
                         if not re.sub(r"[^α-ω\d]", "", masked[n.start():n.end()]).startswith(label)), x.end)
-            verb = VERBS.search(masked, m.end(), nxt)
-            if verb and verb.lastgroup:
-                out.append(ItemParagraph((m.start("span"), m.end("span")), m.group("par").upper(), verb.lastgroup,
-                                         opening))
+            kinds = {v.lastgroup for v in VERBS.finditer(masked, m.end(), nxt) if v.lastgroup}
+            if kinds:  # several different changes under one item («βα) … αντικαθίσταται, ββ) … προστίθεται»): amends
+                kind = kinds.pop() if len(kinds) == 1 else "amends"
+                out.append(ItemParagraph((m.start("span"), m.end("span")), m.group("par").upper(), kind, opening))
     return out

@@ -58,6 +58,9 @@ module adds is what only statute text has:
   article; an article right before the subject of its clause («του άρθρου 14 η έναρξη … του ν. 4738/2020») is the
   own law's; the Special Supreme Court's code (ν. 345/1976) named in words, and an article inside a code's name is
   no edge.
+* v22: a paragraph an item of a list of changes names («β) στην παρ. 2: βα) … αντικαθίσταται …, ββ) … προστίθεται
+  …») takes its item's one kind of change, or ``amends`` where the item makes changes of different kinds; an edge
+  read twice at one span (the same article, kind and paragraph) is given once.
 
 Precision and recall are measured on hand-checked samples (tests/fixtures/graph/, bench/graph_quality.py,
 docs/benchmarks.md "The legal graph's extractor"): version 13 scored a held-out precision of 0.956 (153/160) and a
@@ -148,7 +151,7 @@ from nomos.legal.reference_vocabulary import (
 # Bump whenever the rules change what is extracted (this module's, and those of reference_vocabulary,
 # reference_clauses and reference_sources): indexing stores it beside the edges and makes it part of each article's
 # content hash, so a re-index recomputes every article's edges then (and only then).
-REFERENCES_VERSION = "21"
+REFERENCES_VERSION = "22"
 
 
 @dataclass(frozen=True)
@@ -354,7 +357,8 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
     if decimal_spans:  # a dotted number the title's act does not take is a clause of some document: no edge
         out = [r for r in out if (r.start, r.end) not in decimal_spans or not r.cited.startswith(own_source + "::")]
     out = _with_items(_with_follow_ups(out, text, masked, inner), item_paragraphs(text, masked, lists))
-    return _as_title_types_them(out, title, resolver)
+    # one edge per span, article, kind and paragraph: two readings of one list (or of one item) gave some twice (v22)
+    return list(dict.fromkeys(_as_title_types_them(out, title, resolver)))
 
 
 _TITLE_KINDS = ("ν.δ", "ν. δ", "π.δ", "π. δ", "α.ν", "α. ν", "προεδρικ")

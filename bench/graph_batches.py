@@ -395,7 +395,7 @@ def main() -> None:
                     help="with --recall-only: the batches (in --out) whose passages the fresh one leaves out")
     ap.add_argument("--whole-references", action="store_true",
                     help="with --recall-only: run a passage on to the end of a citation its end cuts (v17 on)")
-    ap.add_argument("--prefix", default="f", help="with --recall-only: the items' id prefix")
+    ap.add_argument("--prefix", help="with --recall-only or --new-warnings: the items' id prefix (f, n by default)")
     ap.add_argument("--dump-warnings", metavar="FILE", type=Path,
                     help="write the warning edges (amendment edges landing on a corpus article) to FILE")
     ap.add_argument("--new-warnings", metavar="OLD", type=Path,
@@ -421,7 +421,7 @@ def main() -> None:
         return
     if args.new_warnings:
         print(json.dumps(write_new_warnings(corpus, args.out, args.new_warnings, args.seed, args.out_name, args.corpus,
-                                            args.size, args.prefix if args.prefix != "f" else "n"),
+                                            args.size, args.prefix or "n"),
                          ensure_ascii=False, indent=1))
         return
     if args.changed:
@@ -432,7 +432,7 @@ def main() -> None:
         return
     if args.recall_only:
         print(json.dumps(write_fresh_recall(corpus, args.out, args.seed, args.out_name, args.corpus, args.exclude,
-                                            args.whole_references, args.prefix), ensure_ascii=False, indent=1))
+                                            args.whole_references, args.prefix or "f"), ensure_ascii=False, indent=1))
         return
     about = write_batches(corpus, args.out, args.corpus)
     print(json.dumps(about, ensure_ascii=False, indent=1))

@@ -215,7 +215,7 @@ def test_a_corpus_large_recall_batch_is_kept_as_drawn_meets_no_earlier_batch_and
     assert about["excluded_batches"] == [f"{x}.jsonl" for x in ["recall", "recall-v16", "recall-v17",
                                                                  *sorted(CORPUS_LARGE_BATCHES)] if x < name]
     fresh = _items(name)
-    earlier = {(x["source"], x["start"]) for batch in about["excluded_batches"] for x in _items(batch[:-6])}
+    earlier = {(x["source"], x["start"]) for batch in about["excluded_batches"] for x in _items(Path(batch).stem)}
     assert not {(x["source"], x["start"]) for x in fresh} & earlier
     assert about["strata"] == {"qualified": 12, "scoped": 12, "random": 36} and len(fresh) == about["size"] == 60
     assert {x["id"] for x in fresh} <= set(load_judgments(OUT / f"judgments-{name}.jsonl"))

@@ -9,8 +9,14 @@ way at a time. The script prints OpenSearch's mean ``took``, the client's median
 variant. Sequential timings show what each part costs; whether that moves p95 under load is
 bench/portal_load.py's question.
 
+``--load``: each variant under the portal bench's load instead, sent straight to the node by wrk (8 connections,
+the 24 queries' bodies in rotation, ``--duration`` seconds, the variants one after another, ``--rounds`` times):
+the node's CPU per request, its p50 / p95 and requests/s. Sequential requests pay a thread hand-off and wake-up
+per request that a loaded node shares out, so these are the figures to set against the portal's CPU per page
+(issue 38's floors: docs/benchmarks.md "Where a results page's time goes").
+
     .venv/bin/python bench/page_cost.py --dataset ../shared/data/greek-statutes [--index nomos-articles]
-        [--method bm25|hybrid] [--rounds 5] [--variants full,no_highlight,...]
+        [--method bm25|hybrid] [--rounds 5] [--variants full,no_highlight,...] [--load [--connections 8]]
 """
 
 from __future__ import annotations
@@ -19,8 +25,11 @@ import argparse
 import dataclasses
 import json
 import os
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -64,6 +73,10 @@ VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any], str], dict[str, Any] | 
                    _edit(lambda b, q: _text_hl(b)["highlight_query"]["match"]["text"].update(query=" ".join(q.split()[:10])))),
     "hl_distinct": ("snippets' query with each word once (the same terms)",
                     _edit(lambda b, q: _text_hl(b)["highlight_query"]["match"]["text"].update(query=" ".join(dict.fromkeys(q.split()))))),
+    "hl_whole": ("each text highlighted whole (number_of_fragments 0): OpenSearch's marks without its passages",
+                 _edit(lambda b, q: [f.update(number_of_fragments=0) for f in b["highlight"]["fields"].values()])),
+    "hl_sentence": ("passages of whole sentences (fragment_size 0: no bounded sentence scanner)",
+                    _edit(lambda b, q: [f.update(fragment_size=0) for f in b["highlight"]["fields"].values()])),
     "no_in_force_hl": ("snippets of the text only, not of the text in force",
                        _edit(lambda b, q: b["highlight"]["fields"].pop("in_force_text", None))),
     "docvalue_fields": ("law, source and title from doc values (title.raw) instead of the filtered _source",
@@ -128,6 +141,70 @@ def variant_body(name: str, bm25: BM25Retriever, query: str, k: int) -> dict[str
     return body if replaced is None else replaced
 
 
+WRK_LUA = r"""
+local bodies = {%(bodies)s}
+local counter = 0
+request = function()
+  counter = counter + 1
+  return wrk.format("POST", "%(path)s", {["Content-Type"] = "application/json"}, bodies[(counter %% #bodies) + 1])
+end
+done = function(summary, latency, requests)
+  io.write(string.format('RESULT {"requests": %%d, "seconds": %%.3f, "errors": %%d, "p50_ms": %%.2f, "p95_ms": %%.2f}\n',
+    summary.requests, summary.duration / 1e6, summary.errors.connect + summary.errors.read + summary.errors.write
+    + summary.errors.status + summary.errors.timeout, latency:percentile(50) / 1000, latency:percentile(95) / 1000))
+end
+"""
+
+
+def lua_string(text: str) -> str:
+    """``text`` as a Lua long string whose brackets it cannot close."""
+    level = 1
+    while f"]{'=' * level}]" in text:
+        level += 1
+    return f"[{'=' * level}[{text}]{'=' * level}]"
+
+
+def load_variants(url: str, index: str, names: list[str], bodies: dict[str, list[dict[str, Any]]],
+                  cpu_of: Callable[[], float], connections: int, duration: int, rounds: int) -> dict[str, list[dict[str, float]]]:
+    """Each variant's bodies in rotation under wrk (``connections``, ``duration`` s), the variants one after another,
+    ``rounds`` times: per run the node's CPU per request, p50 / p95 and requests/s."""
+    if not shutil.which("wrk"):
+        raise SystemExit("--load needs wrk: apt-get install -y wrk")
+    path = f"/{index}/_search?filter_path={PAGE_FILTER}"
+    runs: dict[str, list[dict[str, float]]] = {n: [] for n in names}
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(rounds):
+            for n in names:
+                script = Path(tmp) / f"{n}.lua"
+                script.write_text(WRK_LUA % {"path": path, "bodies": ", ".join(
+                    lua_string(json.dumps(b, ensure_ascii=False)) for b in bodies[n])}, encoding="utf-8")
+                c0 = cpu_of()
+                out = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{duration}s", "--timeout", "5s", "-s", str(script),
+                                      url], capture_output=True, text=True, check=True).stdout
+                used = cpu_of() - c0
+                r = json.loads(next(ln for ln in out.splitlines() if ln.startswith("RESULT "))[len("RESULT "):])
+                if r["errors"]:
+                    raise SystemExit(f"variant {n}: {r['errors']} failed requests under load")
+                runs[n].append({"cpu_ms": used / max(r["requests"], 1), "p50_ms": r["p50_ms"], "p95_ms": r["p95_ms"],
+                                "rps": r["requests"] / r["seconds"]})
+    return runs
+
+
+def print_load(index: str, method: str, names: list[str], table: dict[str, Any], runs: dict[str, list[dict[str, float]]],
+               connections: int, duration: int, queries: int) -> None:
+    base = statistics.mean(r["cpu_ms"] for r in runs[names[0]])
+    print(f"index {index}, {method}, {queries} queries' bodies in rotation, {connections} connections, {duration} s a run, "
+          f"{len(runs[names[0]])} runs per variant\n")
+    print(f"| variant | what it is | node CPU ms per request (each run) | p50 ms | p95 ms | requests/s | CPU / {names[0]} |\n"
+          "| --- | --- | --- | --- | --- | --- | --- |")
+    for n in names:
+        rs = runs[n]
+        cpu = statistics.mean(r["cpu_ms"] for r in rs)
+        each = ", ".join(f"{r['cpu_ms']:.2f}" for r in rs)
+        print(f"| {n} | {table[n][0]} | {cpu:.2f} ({each}) | {statistics.median(r['p50_ms'] for r in rs):.1f} | "
+              f"{statistics.median(r['p95_ms'] for r in rs):.1f} | {statistics.median(r['rps'] for r in rs):.0f} | {cpu / base:.2f} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dataset", default=str(ROOT.parent / "shared" / "data" / "greek-statutes"))
@@ -136,6 +213,9 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5, help="passes over the queries per variant")
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--variants", default=None, help="comma-separated (default: all of the method's)")
+    ap.add_argument("--load", action="store_true", help="each variant under wrk's load instead of one request at a time")
+    ap.add_argument("--connections", type=int, default=8, help="--load: wrk's connections (the portal bench's 8)")
+    ap.add_argument("--duration", type=int, default=15, help="--load: seconds per variant and run")
     args = ap.parse_args()
     table = VARIANTS if args.method == "bm25" else HYBRID_VARIANTS
     names = [v.strip() for v in (args.variants or ",".join(table)).split(",") if v.strip()]
@@ -160,6 +240,14 @@ def main() -> None:
     for q in queries:  # warm every variant's caches and JIT paths
         for n in names:
             client.search(index=index, body=body_of(n, q))
+    if args.load:
+        cpu_read = node_cpu(client)
+        if cpu_read is None:
+            raise SystemExit("--load measures the node's CPU from /proc: run it beside the project's local node")
+        bodies = {n: [body_of(n, q) for q in queries] for n in names}
+        runs = load_variants(settings.url, index, names, bodies, cpu_read, args.connections, args.duration, args.rounds)
+        print_load(index, args.method, names, table, runs, args.connections, args.duration, len(queries))
+        return
     took: dict[str, list[float]] = {n: [] for n in names}
     wall: dict[str, list[float]] = {n: [] for n in names}
     cpu_of = node_cpu(client)

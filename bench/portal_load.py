@@ -10,6 +10,9 @@ method. The portal is stopped at the end (by its own pid).
     .venv/bin/python bench/portal_load.py --dataset ../shared/data/greek-statutes [--duration 20] [--workers 2]
         [--method bm25,hybrid] [--connections 8,32] [--heavy]
 
+``--method home`` loads the portal's front page, which searches nothing: what every page costs the portal before
+its search (the framework, the middleware, the rate limits, a template), beside the results pages' figures.
+
 ``--heavy`` (issue 26): the stand-in plus one article of the largest size ingest allows (NOMOS_MAX_ARTICLE_BYTES)
 behind ``<alias>-heavy``; each wrk run is made twice, alone and while one more client fetches that article's page
 with the query highlighted and ``?full=1`` (the costliest page a reader can ask for) in a loop, and the wrk
@@ -72,6 +75,9 @@ def free_port() -> int:
 
 
 METHODS = ("bm25", "hybrid")
+# pages that search nothing, beside the methods' results pages: the portal's own floor per page (framework,
+# middleware, rate limits, the page's template) that every results page pays before its search (issue 38)
+FLOORS = {"home": "/"}
 
 
 def ensure_indexed(settings: Settings, dataset: str, vectors: bool = False) -> None:
@@ -169,11 +175,11 @@ def node_pid(settings: Settings) -> int | None:
 
 
 def parse_methods(raw: str) -> list[str]:
-    """``--method``: a comma-separated subset of METHODS, in the order given."""
+    """``--method``: a comma-separated subset of METHODS and FLOORS, in the order given."""
     methods = [m.strip() for m in raw.split(",") if m.strip()]
-    bad = [m for m in methods if m not in METHODS]
+    bad = [m for m in methods if m not in METHODS and m not in FLOORS]
     if bad or not methods:
-        raise SystemExit(f"--method: choose from {', '.join(METHODS)} (comma-separated), got {raw!r}")
+        raise SystemExit(f"--method: choose from {', '.join((*METHODS, *FLOORS))} (comma-separated), got {raw!r}")
     return methods
 
 
@@ -208,7 +214,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1, help="wrk threads (one keeps 32 connections busy and leaves the cores to the portal)")
     ap.add_argument("--connections", default="8,32")
     ap.add_argument("--method", default=",".join(METHODS),
-                    help="pages to load, comma-separated: bm25, hybrid (default both; hybrid needs the embedder's vectors)")
+                    help="pages to load, comma-separated: bm25, hybrid (default both; hybrid needs the embedder's vectors), "
+                         "home (the search form, no search: the portal's own floor per page)")
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--out", default=str(ROOT / "bench" / "out" / "portal_load.json"))
     ap.add_argument("--heavy", action="store_true",
@@ -224,9 +231,10 @@ def main() -> None:
     if heavy_tmp is not None:
         settings = settings.with_overrides(index_alias=settings.index_alias + "-heavy")
         dataset = heavy_dataset(args.dataset, Path(heavy_tmp.name), settings.max_article_bytes)
-    ensure_indexed(settings, dataset, vectors=any(method_spec(m).needs_vectors for m in methods))
+    ensure_indexed(settings, dataset, vectors=any(m in METHODS and method_spec(m).needs_vectors for m in methods))
     queries = [json.loads(line)["text"] for line in Path(args.dataset, "queries.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
-    paths = {m: [f"/search?q={quote(q)}&method={m}" + (f"&k={args.k}" if args.k != 10 else "") for q in queries] for m in methods}
+    paths = {m: [FLOORS[m]] if m in FLOORS else [f"/search?q={quote(q)}&method={m}" + (f"&k={args.k}" if args.k != 10 else "")
+                                               for q in queries] for m in methods}
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"

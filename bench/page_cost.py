@@ -66,6 +66,9 @@ VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any], str], dict[str, Any] | 
     "law_subagg": ("with the law name under every source bucket (the page before Portal.laws)",
                    _edit(lambda b, q: b["aggs"].update(_facet_aggs(15)))),
     "no_highlight": ("no snippets", _edit(lambda b, q: b.pop("highlight"))),
+    "no_highlight_text": ("no snippets, each hit's text and text in force in the response instead (what snippets made by "
+                          "the portal would read)", _edit(lambda b, q: (b.pop("highlight"), b.update(
+                              _source=[*b["_source"], "text", "in_force_text"])))),
     "no_aggs": ("no facets, no exact count", _edit(lambda b, q: (b.pop("aggs"), b.update(track_total_hits=False)))),
     "hl_1fragment": ("one snippet instead of two", _edit(lambda b, q: _text_hl(b).update(number_of_fragments=1))),
     "hl_word": ("boundary_scanner word (single-word snippets)", _edit(lambda b, q: _text_hl(b).update(boundary_scanner="word"))),

@@ -182,12 +182,16 @@ def load_variants(url: str, index: str, names: list[str], bodies: dict[str, list
                 script.write_text(WRK_LUA % {"path": path, "bodies": ", ".join(
                     lua_string(json.dumps(b, ensure_ascii=False)) for b in bodies[n])}, encoding="utf-8")
                 c0 = cpu_of()
-                out = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{duration}s", "--timeout", "5s", "-s", str(script),
-                                      url], capture_output=True, text=True, check=True).stdout
+                done = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{duration}s", "--timeout", "5s", "-s", str(script),
+                                       url], capture_output=True, text=True)
                 used = cpu_of() - c0
-                r = json.loads(next(ln for ln in out.splitlines() if ln.startswith("RESULT "))[len("RESULT "):])
+                result = [ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")]
+                if done.returncode or not result:
+                    raise SystemExit(f"variant {n}: wrk failed (exit {done.returncode}): {done.stderr.strip()[-300:]}")
+                r = json.loads(result[0][len("RESULT "):])
                 if r["errors"]:
-                    raise SystemExit(f"variant {n}: {r['errors']} failed requests under load")
+                    raise SystemExit(f"variant {n}: {r['errors']} of {r['requests']} requests failed under load (wrk sends "
+                                     "no credentials: --load wants the open local node)")
                 runs[n].append({"cpu_ms": used / max(r["requests"], 1), "p50_ms": r["p50_ms"], "p95_ms": r["p95_ms"],
                                 "rps": r["requests"] / r["seconds"]})
     return runs
@@ -228,6 +232,8 @@ def main() -> None:
     settings = Settings.from_env()
     index = args.index or settings.index_alias
     client = make_client(settings)
+    if not client.indices.exists(index=index):
+        raise SystemExit(f"--index {index}: no such index or alias on {settings.url} (index the stand-in first: cli.py index)")
     if args.method == "bm25":
         bm25 = BM25Retriever(Transport(client), index, highlight=True)
 

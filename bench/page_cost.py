@@ -24,10 +24,8 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,6 +34,8 @@ from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from portal_load import LUA_DONE, cpu_ms, run_wrk  # noqa: E402
 
 from nomos.opensearch.client import make_client  # noqa: E402
 from nomos.opensearch.transport import Transport  # noqa: E402
@@ -123,19 +123,20 @@ def page_body(bm25: BM25Retriever, query: str, k: int) -> dict[str, Any]:
     return score_ordered(bm25.faceted_body(query, k, _facet_aggs(15, law_names=False)), k)
 
 
+def local_node_pid(client: Any) -> int | None:  # noqa: ANN401
+    """The node's pid when it is a process on this machine (its /proc readable), else None."""
+    try:
+        pid = int(next(iter(client.nodes.info(metric="process")["nodes"].values()))["process"]["id"])
+        Path(f"/proc/{pid}/stat").read_text()
+    except (OSError, KeyError, StopIteration, ValueError):
+        return None
+    return pid
+
+
 def node_cpu(client: Any) -> Callable[[], float] | None:  # noqa: ANN401
     """The local node's CPU time in ms so far (from /proc), or None when the node is not a process here."""
-    try:
-        pid = next(iter(client.nodes.info(metric="process")["nodes"].values()))["process"]["id"]
-        Path(f"/proc/{pid}/stat").read_text()
-    except (OSError, KeyError, StopIteration):
-        return None
-
-    def read() -> float:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
-
-    return read
+    pid = local_node_pid(client)
+    return None if pid is None else (lambda: cpu_ms(pid))
 
 
 def variant_body(name: str, bm25: BM25Retriever, query: str, k: int) -> dict[str, Any]:
@@ -144,17 +145,13 @@ def variant_body(name: str, bm25: BM25Retriever, query: str, k: int) -> dict[str
     return body if replaced is None else replaced
 
 
+# the POST request of --load; wrk's report is portal_load's, which run_wrk reads
 WRK_LUA = r"""
 local bodies = {%(bodies)s}
 local counter = 0
 request = function()
   counter = counter + 1
   return wrk.format("POST", "%(path)s", {["Content-Type"] = "application/json"}, bodies[(counter %% #bodies) + 1])
-end
-done = function(summary, latency, requests)
-  io.write(string.format('RESULT {"requests": %%d, "seconds": %%.3f, "errors": %%d, "p50_ms": %%.2f, "p95_ms": %%.2f}\n',
-    summary.requests, summary.duration / 1e6, summary.errors.connect + summary.errors.read + summary.errors.write
-    + summary.errors.status + summary.errors.timeout, latency:percentile(50) / 1000, latency:percentile(95) / 1000))
 end
 """
 
@@ -168,9 +165,10 @@ def lua_string(text: str) -> str:
 
 
 def load_variants(url: str, index: str, names: list[str], bodies: dict[str, list[dict[str, Any]]],
-                  cpu_of: Callable[[], float], connections: int, duration: int, rounds: int) -> dict[str, list[dict[str, float]]]:
-    """Each variant's bodies in rotation under wrk (``connections``, ``duration`` s), the variants one after another,
-    ``rounds`` times: per run the node's CPU per request, p50 / p95 and requests/s."""
+                  node: int, connections: int, duration: int, rounds: int) -> dict[str, list[dict[str, float]]]:
+    """Each variant's bodies in rotation under wrk (``connections``, ``duration`` s; portal_load's ``run_wrk``), the
+    variants one after another, ``rounds`` times: per run the node's (pid ``node``) CPU per request, p50 / p95 and
+    requests/s."""
     if not shutil.which("wrk"):
         raise SystemExit("--load needs wrk: apt-get install -y wrk")
     path = f"/{index}/_search?filter_path={PAGE_FILTER}"
@@ -179,21 +177,14 @@ def load_variants(url: str, index: str, names: list[str], bodies: dict[str, list
         for _ in range(rounds):
             for n in names:
                 script = Path(tmp) / f"{n}.lua"
-                script.write_text(WRK_LUA % {"path": path, "bodies": ", ".join(
+                script.write_text((WRK_LUA + LUA_DONE) % {"path": path, "bodies": ", ".join(
                     lua_string(json.dumps(b, ensure_ascii=False)) for b in bodies[n])}, encoding="utf-8")
-                c0 = cpu_of()
-                done = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{duration}s", "--timeout", "5s", "-s", str(script),
-                                       url], capture_output=True, text=True)
-                used = cpu_of() - c0
-                result = [ln for ln in done.stdout.splitlines() if ln.startswith("RESULT ")]
-                if done.returncode or not result:
-                    raise SystemExit(f"variant {n}: wrk failed (exit {done.returncode}): {done.stderr.strip()[-300:]}")
-                r = json.loads(result[0][len("RESULT "):])
+                r = run_wrk(url, script, connections, duration, 1, {"opensearch": node})
                 if r["errors"]:
                     raise SystemExit(f"variant {n}: {r['errors']} of {r['requests']} requests failed under load (wrk sends "
                                      "no credentials: --load wants the open local node)")
-                runs[n].append({"cpu_ms": used / max(r["requests"], 1), "p50_ms": r["p50_ms"], "p95_ms": r["p95_ms"],
-                                "rps": r["requests"] / r["seconds"]})
+                runs[n].append({"cpu_ms": r["cpu_ms_per_request"]["opensearch"], "p50_ms": r["p50_ms"],
+                                "p95_ms": r["p95_ms"], "rps": r["rps"]})
     return runs
 
 
@@ -250,11 +241,11 @@ def main() -> None:
         for n in names:
             client.search(index=index, body=body_of(n, q))
     if args.load:
-        cpu_read = node_cpu(client)
-        if cpu_read is None:
+        node = local_node_pid(client)
+        if node is None:
             raise SystemExit("--load measures the node's CPU from /proc: run it beside the project's local node")
         bodies = {n: [body_of(n, q) for q in queries] for n in names}
-        runs = load_variants(settings.url, index, names, bodies, cpu_read, args.connections, args.duration, args.rounds)
+        runs = load_variants(settings.url, index, names, bodies, node, args.connections, args.duration, args.rounds)
         print_load(index, args.method, names, table, runs, args.connections, args.duration, len(queries))
         return
     took: dict[str, list[float]] = {n: [] for n in names}

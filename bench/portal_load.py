@@ -52,13 +52,8 @@ from nomos.retrieval.registry import method_spec  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
 from nomos.stages.indexing import index_dataset  # noqa: E402
 
-LUA = r"""
-local paths = {%(paths)s}
-local counter = 0
-request = function()
-  counter = counter + 1
-  return wrk.format("GET", paths[(counter %% #paths) + 1])
-end
+# wrk's report, one RESULT line of JSON that run_wrk reads (bench/page_cost.py --load's POST script ends with it too)
+LUA_DONE = r"""
 done = function(summary, latency, requests)
   local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
   io.write(string.format('RESULT {"requests": %%d, "seconds": %%.3f, "errors": %%d, "p50_ms": %%.2f, "p95_ms": %%.2f, "p99_ms": %%.2f, "max_ms": %%.2f, "mean_ms": %%.2f}\n',
@@ -66,6 +61,14 @@ done = function(summary, latency, requests)
     latency:percentile(99) / 1000, latency.max / 1000, latency.mean / 1000))
 end
 """
+LUA = r"""
+local paths = {%(paths)s}
+local counter = 0
+request = function()
+  counter = counter + 1
+  return wrk.format("GET", paths[(counter %% #paths) + 1])
+end
+""" + LUA_DONE
 
 
 def free_port() -> int:

@@ -18,6 +18,10 @@ def _emphasis(text: str) -> str:
 def print_index_report(report: Any) -> None:  # noqa: ANN401 - stages.indexing's report
     click.echo(f"{report.alias} -> {report.index}: {report.documents} documents "
                f"({'created' if report.created else 'resumed'}, {report.seconds:.1f}s)")
+    b = getattr(report, "bridge", None)
+    if b:
+        click.echo(f"bridge: {b['with_anchors']} articles with anchor text ({b['anchor_texts']} citing clauses and "
+                   f"titles), {b['with_headings']} under a part, chapter or section heading")
     for v in report.vectors:
         done = (f"{v.stats.encoded} encoded, {v.stats.from_cache} from cache, {v.stats.cut} cut to the model's window"
                 if v.stats else "already complete")

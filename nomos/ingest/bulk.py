@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterable, Iterator
 from opensearchpy import OpenSearch, helpers
 
 from nomos.errors import ClusterError
+from nomos.ingest.bridge import NO_BRIDGE, Bridge
 from nomos.ingest.graph import CorpusReading, own_source
 from nomos.ingest.in_force import in_force_fields, in_force_key
 from nomos.ingest.records import Article
@@ -41,7 +42,7 @@ class BulkError(ClusterError):
         self.failures = failures
 
 
-def content_sha(article: Article, reference_source: str | None = None, in_force: str = "") -> str:
+def content_sha(article: Article, reference_source: str | None = None, in_force: str = "", bridge: str = "") -> str:
     """A hash of what is indexed about an article, to verify content after a crash and re-run. The area is part of
     it: a changed area table (or corpus field) re-sends exactly the articles whose area moved. So are the reference
     extractor's version and the law the article's bare references point into (its own, or the host law of a chapter
@@ -57,12 +58,15 @@ def content_sha(article: Article, reference_source: str | None = None, in_force:
         h.update(b"\x00")
     if in_force:
         h.update(b"in_force\x00" + in_force.encode("utf-8"))
+    if bridge:  # anchors and headings (nomos.ingest.bridge.Bridge.key): "" where the article has neither
+        h.update(b"bridge\x00" + bridge.encode("utf-8"))
     return h.hexdigest()
 
 
-def article_document(article: Article, reading: CorpusReading | None = None) -> dict[str, Any]:
+def article_document(article: Article, reading: CorpusReading | None = None, bridge: Bridge = NO_BRIDGE) -> dict[str, Any]:
     """The ``_source`` of an article document (``content`` is filled by ``copy_to``), with its graph edges read
-    by ``reading`` (the whole corpus's; None: the article alone, so only unresolved edges)."""
+    by ``reading`` (the whole corpus's; None: the article alone, so only unresolved edges) and its anchors and
+    headings from ``bridge`` (the whole corpus's; none by default)."""
     reading = reading or CorpusReading.of([article])
     in_force = reading.in_force(article)
     return {
@@ -73,16 +77,18 @@ def article_document(article: Article, reading: CorpusReading | None = None) -> 
         "law": article.law,
         "area": article.area,
         "number": article.number,
-        "content_sha": content_sha(article, reading.source(article), in_force_key(in_force)),
+        "content_sha": content_sha(article, reading.source(article), in_force_key(in_force), bridge.key(article)),
         **edge_fields(reading.references(article)),
         **in_force_fields(in_force),
+        **bridge.fields(article),
     }
 
 
-def bulk_actions(articles: Iterable[Article], index: str, reading: CorpusReading) -> Iterator[dict[str, object]]:
+def bulk_actions(articles: Iterable[Article], index: str, reading: CorpusReading,
+                 bridge: Bridge = NO_BRIDGE) -> Iterator[dict[str, object]]:
     """Index actions (not ``create``): overwriting by id is what makes re-runs safe."""
     for a in articles:
-        yield {"_op_type": "index", "_index": index, "_id": a.id, "_source": article_document(a, reading)}
+        yield {"_op_type": "index", "_index": index, "_id": a.id, "_source": article_document(a, reading, bridge)}
 
 
 def item_failure(item: dict) -> BulkFailure:
@@ -109,6 +115,7 @@ def load_articles(
     chunk_size: int = 500,
     on_progress: Callable[[int], None] | None = None,
     reading: CorpusReading | None = None,
+    bridge: Bridge = NO_BRIDGE,
 ) -> int:
     """Bulk-index articles; raises :class:`BulkError` naming every refused article. Returns the count sent.
 
@@ -118,7 +125,7 @@ def load_articles(
     reading = reading or CorpusReading.of(articles)
     for ok, item in helpers.streaming_bulk(
         client,
-        bulk_actions(articles, index, reading),
+        bulk_actions(articles, index, reading, bridge),
         chunk_size=chunk_size,
         max_chunk_bytes=20 * 1024 * 1024,
         raise_on_error=False,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterator
 
@@ -18,6 +18,7 @@ from opensearchpy import OpenSearch, helpers
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import ConnectionTimeout, NotFoundError, RequestError
 
+from nomos.ingest.bridge import Bridge
 from nomos.ingest.bulk import content_sha, load_articles
 from nomos.ingest.graph import CorpusReading
 from nomos.ingest.in_force import in_force_key
@@ -47,6 +48,8 @@ class IndexReport:
     deleted: tuple[str, ...]
     sent: int = 0
     vectors: tuple[VectorReport, ...] = ()
+    # the bridge fields' counts (nomos.ingest.bridge.Bridge.counts): articles with anchors, anchor texts, headed
+    bridge: dict[str, int] = field(default_factory=dict)
 
 
 def versioned_name(alias: str, body: dict[str, Any], dataset: Dataset) -> str:
@@ -153,8 +156,9 @@ def build_index(
     created = create_index(client, name, body)
     have = {} if created else existing_shas(client, name)
     reading = CorpusReading.of(dataset.articles)  # over the whole corpus: a resumed load sends only some articles
+    bridge = Bridge.of(dataset.articles, reading)  # anchors and headings: they too depend on other articles
     todo = [a for a in dataset.articles
-            if have.get(a.id) != content_sha(a, reading.source(a), in_force_key(reading.in_force(a)))]
+            if have.get(a.id) != content_sha(a, reading.source(a), in_force_key(reading.in_force(a)), bridge.key(a))]
     if on_progress and len(todo) < len(dataset.articles):
         on_progress(len(dataset.articles) - len(todo))  # unchanged articles count as done
     plan = vectors or VectorPlan()
@@ -168,7 +172,7 @@ def build_index(
     with _interruptible(alias, name, published=False):
         client.indices.put_settings(index=name, body={"index": {"refresh_interval": "-1"}})
         try:
-            load_articles(client, todo, name, on_progress=on_progress, reading=reading)
+            load_articles(client, todo, name, on_progress=on_progress, reading=reading, bridge=bridge)
             reports = [fill(e) for e in carried] + [fill_w(e) for e in carried_windows]
         finally:
             client.indices.put_settings(index=name, body={"index": {"refresh_interval": None}})
@@ -192,7 +196,8 @@ def build_index(
             expunge_replaced(client, name, plan.expunge_wait_s)
         merge_segments(client, name)
     return IndexReport(
-        alias, name, count, created, time.perf_counter() - started, tuple(previous), tuple(deleted), len(todo), tuple(reports)
+        alias, name, count, created, time.perf_counter() - started, tuple(previous), tuple(deleted), len(todo), tuple(reports),
+        bridge.counts(dataset.articles),
     )
 
 

@@ -86,6 +86,11 @@ class BM25Retriever:
     # a case file's question (nomos.retrieval.case_reading) as a second clause, boosted by this much per 100 words
     # of the whole text (question_clause_boost), so that its terms are not drowned by the facts'; 0: the text alone
     question_boost: float = DEFAULT_QUESTION_BOOST
+    # the bridge fields (nomos.ingest.bridge) as clauses of their own beside the text, each with this boost: what
+    # citing articles say about an article (``anchors``) and its law's title and headings (``context``); 0 leaves
+    # the field out. The stemmed chain only (the fields are analysed with it); chosen by bench/bridge_study.py
+    anchor_boost: float = 0.0
+    context_boost: float = 0.0
     name: str = field(init=False, default="bm25")
     _resolved_search_type: str | None = field(init=False, default=None)
 
@@ -124,18 +129,25 @@ class BM25Retriever:
 
     def query_clause(self, text: str, note: dict[str, Any] | None = None) -> dict[str, Any]:
         """The whole text's clause (:meth:`text_clause`) and, for a case file with a question, the question's
-        own clause boosted by ``question_boost`` beside it (BM25 sums the two)."""
+        own clause boosted by ``question_boost`` beside it (BM25 sums the two), and the bridge fields' clauses
+        where their boosts are set (:meth:`bridge_clauses`)."""
         clause = self.text_clause(text, note)
-        if self.question_boost <= 0:
-            return clause
-        reading = read_case(text)
-        if not reading.has_question:
-            return clause
-        boost = question_clause_boost(self.question_boost, text)
-        if note is not None:
-            note["bm25_reading"] = bm25_note(reading, boost)
-        question = {"bool": {"should": [self.text_clause(reading.question)], "boost": boost}}
-        return {"bool": {"should": [clause, question]}}
+        bridge = self.bridge_clauses(text)
+        if self.question_boost > 0 and (reading := read_case(text)).has_question:
+            boost = question_clause_boost(self.question_boost, text)
+            if note is not None:
+                note["bm25_reading"] = bm25_note(reading, boost)
+            question = {"bool": {"should": [self.text_clause(reading.question)], "boost": boost}}
+            return {"bool": {"should": [clause, question, *bridge]}}
+        return {"bool": {"should": [clause, *bridge]}} if bridge else clause
+
+    def bridge_clauses(self, text: str) -> list[dict[str, Any]]:
+        """The ``anchors`` and ``context`` clauses, each boosted, for the boosts that are set (none for the
+        unstemmed chains: the bridge fields have only the stemmed analysis)."""
+        if self.analysis != "stemmed":
+            return []
+        return [{"bool": {"should": [self.text_clause(text, field=name)], "boost": boost}}
+                for name, boost in (("anchors", self.anchor_boost), ("context", self.context_boost)) if boost > 0]
 
     def reading(self, text: str) -> dict[str, Any]:
         """How this retriever reads ``text`` (``search --explain``): its question clause and boost, and whether a
@@ -144,16 +156,18 @@ class BM25Retriever:
         self.query_clause(text, note)
         return {"bm25": {**note.pop("bm25_reading", {"question_clause": "none"}), **note}}
 
-    def text_clause(self, text: str, note: dict[str, Any] | None = None) -> dict[str, Any]:
-        """A ``match`` for ordinary queries; a compact boosted ``term`` disjunction for long ones."""
+    def text_clause(self, text: str, note: dict[str, Any] | None = None, *, field: str | None = None) -> dict[str, Any]:
+        """A ``match`` for ordinary queries; a compact boosted ``term`` disjunction for long ones. ``field``: another
+        field analysed with this chain (the bridge fields); by default the content field."""
+        field = field or self.field
         if len(text.split()) <= self.long_query_words:
-            return {"match": {self.field: {"query": text}}}
+            return {"match": {field: {"query": text}}}
         terms, dropped = compact_terms(self.analyze(text), self.max_clauses)
         if note is not None:
             note.update({"compact": True, "distinct_terms": len(terms) + dropped, "dropped_terms": dropped})
         if not terms:
             return {"match_none": {}}
-        return {"bool": {"should": [{"term": {self.field: {"value": t, "boost": c}}} for t, c in terms]}}
+        return {"bool": {"should": [{"term": {field: {"value": t, "boost": c}}} for t, c in terms]}}
 
     def body(self, text: str, k: int, note: dict[str, Any] | None = None, *, ids_only: bool = False) -> dict[str, Any]:
         """The search body of one query; ``ids_only`` leaves out the fields and snippets ``highlight`` asks for
@@ -261,4 +275,6 @@ class BM25Retriever:
             "max_clauses": self.max_clauses,
             "long_query_words": self.long_query_words,
             "question_boost": self.question_boost,
+            "anchor_boost": self.anchor_boost,
+            "context_boost": self.context_boost,
         }

@@ -1,0 +1,87 @@
+"""The bridge's BM25 choices by grouped k-fold cross-validation over every dev set: the anchor and heading clauses.
+
+BM25 over ``content`` gains two clauses of its own (:mod:`nomos.ingest.bridge`): ``anchors`` (what citing articles
+say about an article) with boost A and ``context`` (its law's title and headings) with boost C; A = C = 0 is the
+BM25 of before. Every (A, C) of the grid is run over the three dev sets together (the extended queries, the case
+files, the everyday set), and each fold of a grouped k-fold (by case file; ``--repeats`` reshuffles, seeded)
+chooses on its training queries by Recall@100, then nDCG@10, each set weighing the same. Printed: held-out means per
+set before and after, the choices, and every configuration's means (the oracle, for reference only).
+
+Usage (an index built by this checkout, so it has the bridge fields; vectors not needed):
+    .venv/bin/python bench/bridge_study.py --index nomos-articles
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.dev_sets import SHOWN, dev_sets  # noqa: E402
+from nomos.eval.grouped_cv import cross_validate, mean  # noqa: E402
+from nomos.eval.metrics import evaluate  # noqa: E402
+from nomos.opensearch.transport import make_transport  # noqa: E402
+from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
+from nomos.settings import Settings  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dataset", default="../shared/data/greek-statutes")
+    ap.add_argument("--index", default="nomos-articles")
+    ap.add_argument("--anchors", default="0,0.1,0.25,0.5,1", help="anchor clause boosts")
+    ap.add_argument("--contexts", default="0,0.1,0.25,0.5", help="context clause boosts")
+    ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("--repeats", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--json", default="bench/out/bridge_study.json")
+    args = ap.parse_args()
+    started = time.perf_counter()
+    sets = dev_sets(Path(args.dataset))
+    transport = make_transport(Settings.from_env().with_overrides(index_alias=args.index))
+
+    per_query = {}
+    for a in (float(x) for x in args.anchors.split(",")):
+        for c in (float(x) for x in args.contexts.split(",")):
+            bm25 = BM25Retriever(transport, args.index, anchor_boost=a, context_boost=c)
+            run = bm25.search_many(sets.texts, 100).hits
+            name = f"anchors={a:g} context={c:g}"
+            per_query[name] = evaluate({q: [(h.doc_id, h.score) for h in hs] for q, hs in run.items()}, sets.qrels,
+                                       SHOWN).per_query
+            print(f"{name}: " + " | ".join(f"{s} {mean(per_query[name], ids, 'recall@100'):.4f} / "
+                                            f"{mean(per_query[name], ids, 'ndcg@10'):.4f}"
+                                            for s, ids in sets.members.items()), file=sys.stderr)
+    cv = cross_validate(per_query, sets.groups, ("recall@100", "ndcg@10"), k=args.folds, repeats=args.repeats,
+                        seed=args.seed, members=sets.members,
+                        prefer=lambda n: tuple(-float(p.split("=")[1]) for p in n.split()))
+    before = per_query["anchors=0 context=0"]
+    print(f"# The bridge in BM25: {', '.join(f'{n} ({len(q)})' for n, q in sets.members.items())}; "
+          f"{args.folds}-fold CV grouped by case file, {args.repeats} repeats, seed {args.seed}\n")
+    print(f"command: {' '.join(sys.argv)}\n")
+    print("| set | " + " | ".join(f"{m} before" for m in SHOWN) + " | " + " | ".join(f"{m} held out" for m in SHOWN) + " |")
+    print("| --- |" + " --- |" * (2 * len(SHOWN)))
+    report: dict = {"sets": {n: len(q) for n, q in sets.members.items()}, "choices": dict(cv.chosen), "before": {},
+                    "held_out": {}, "oracle": {}, "command": " ".join(sys.argv)}
+    for name, ids in sets.members.items():
+        b = [mean(before, ids, m) for m in SHOWN]
+        h = [cv.mean(ids, m) for m in SHOWN]
+        report["before"][name], report["held_out"][name] = dict(zip(SHOWN, b, strict=True)), dict(zip(SHOWN, h, strict=True))
+        print(f"| {name} | " + " | ".join(f"{v:.4f}" for v in b) + " | " + " | ".join(f"{v:.4f}" for v in h) + " |")
+    print(f"\nchoices over {cv.folds} folds: {dict(cv.chosen.most_common())}\n")
+    print("| configuration (oracle) | " + " | ".join(f"{s} R@100 / nDCG@10" for s in sets.members) + " |")
+    print("| --- |" + " --- |" * len(sets.members))
+    for name, pq in per_query.items():
+        cells = [f"{mean(pq, ids, 'recall@100'):.4f} / {mean(pq, ids, 'ndcg@10'):.4f}" for ids in sets.members.values()]
+        report["oracle"][name] = cells
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    print(f"\n{time.perf_counter() - started:.0f} s", file=sys.stderr)
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.json).write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

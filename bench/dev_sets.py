@@ -1,0 +1,46 @@
+"""The three dev sets every quality choice is cross-validated on, together (bench/bridge_study.py, bench/ltr_study.py):
+
+* ``extended``: the stand-in's 74 extended queries (``queries-extended.jsonl``, ``qrels/extended.tsv``);
+* ``case files``: 83 questions on 30 bar-exam case files (``bench/data/case-files``), grouped by case file;
+* ``everyday``: short everyday-language cases (``bench/data/everyday``), one group each.
+
+Each query keeps its set's group (``set:case``), so grouped folds never split a case file's questions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from nomos.ingest.beir import read_qrels, read_queries
+
+DATA = Path(__file__).resolve().parent / "data"
+SHOWN = ("recall@10", "recall@100", "ndcg@10")
+
+
+@dataclass(frozen=True)
+class DevSets:
+    texts: dict[str, str]  # query id -> the text every method reads
+    groups: dict[str, str]  # query id -> "set:case"
+    qrels: dict[str, dict[str, int]]
+    members: dict[str, list[str]]  # set name -> its judged query ids
+
+
+def _load(queries: Path, qrels: Path) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, int]]]:
+    located = read_queries(queries)
+    judged, _ = read_qrels(qrels)
+    texts = {q.id: q.case_text for _, q in located}
+    groups = {q.id: str(q.meta.get("case") or q.id) for _, q in located}
+    return texts, groups, {q: judged[q] for q in texts if q in judged}
+
+
+def dev_sets(dataset: Path, data: Path = DATA) -> DevSets:
+    """The dev sets that exist (the everyday set is skipped, with a line on stderr, where it is absent)."""
+    files = {"extended": (dataset / "queries-extended.jsonl", dataset / "qrels" / "extended.tsv"),
+             "case files": (data / "case-files" / "queries.jsonl", data / "case-files" / "qrels" / "test.tsv"),
+             "everyday": (data / "everyday" / "queries.jsonl", data / "everyday" / "qrels" / "test.tsv")}
+    sets = {name: _load(*paths) for name, paths in files.items() if paths[0].exists() and paths[1].exists()}
+    texts = {q: t for s in sets.values() for q, t in s[0].items()}
+    groups = {q: f"{name}:{g}" for name, s in sets.items() for q, g in s[1].items()}
+    qrels = {q: j for s in sets.values() for q, j in s[2].items()}
+    return DevSets(texts, groups, qrels, {name: sorted(s[2]) for name, s in sets.items()})

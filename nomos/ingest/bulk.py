@@ -77,6 +77,7 @@ def article_document(article: Article, reading: CorpusReading | None = None, bri
         "law": article.law,
         "area": article.area,
         "number": article.number,
+        "text_words": len(article.text.split()),  # the learned ranker's length feature (nomos.retrieval.ltr)
         "content_sha": content_sha(article, reading.source(article), in_force_key(in_force), bridge.key(article)),
         **edge_fields(reading.references(article)),
         **in_force_fields(in_force),

@@ -118,6 +118,7 @@ SCORE_KINDS: dict[str, str] = {
     "fused": "fused score: the clauses' min-max normalised scores, weighted",
     "rrf": "reciprocal rank fusion score: the sum of 1 / (60 + rank) over the clauses",
     "rank": "rank-derived (k + 1 - rank): the list's order, not a relevance score",
+    "learned": "the learned ranker's score (LambdaMART): an order, not a probability",
 }
 
 

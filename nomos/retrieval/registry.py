@@ -277,7 +277,7 @@ def _llm_endpoint(settings: Settings, who: str) -> Settings:
     return settings
 
 
-RERANKERS = ("llm", "cross-encoder:<model id or folder>")
+RERANKERS = ("llm", "cross-encoder:<model id or folder>", "ltr[:<model path>]")
 
 
 def make_reranker(settings: Settings, spec: str) -> Any:
@@ -331,6 +331,20 @@ def resolved_options(settings: Settings, options: MethodOptions, method: str | N
     return options if options.amendments == spec else replace(options, amendments=spec)
 
 
+def learned_ranker(settings: Settings, transport: Transport, first: Retriever, options: MethodOptions) -> Retriever:
+    """``--rerank ltr[:PATH]``: the learned ranker over ``first``'s pool (:mod:`nomos.retrieval.ltr`), with the
+    shipped model or the one at PATH. A missing model or one trained on other features fails here, naming the file."""
+    from nomos.retrieval.ltr.features import FeatureReader
+    from nomos.retrieval.ltr.model import DEFAULT_MODEL, load
+    from nomos.retrieval.ltr.retriever import LearnedRanker
+
+    _, _, path = (options.rerank or "").partition(":")
+    model = load(path or DEFAULT_MODEL)
+    knn = getattr(first, "knn", None)
+    bm25 = _bm25(settings, transport, replace(options, highlight=False, filters=()))
+    return LearnedRanker(first, bm25, FeatureReader(bm25, knn.field if knn is not None else None), model, knn)
+
+
 def make_retriever(settings: Settings, method: str, client: OpenSearch | Transport | None = None,
                    options: MethodOptions = MethodOptions()) -> Retriever:
     """The retriever for a method name; every entry point (CLI, portal, benchmarks) builds retrievers here.
@@ -352,6 +366,8 @@ def make_retriever(settings: Settings, method: str, client: OpenSearch | Transpo
         first = AmendmentRetriever(first, stored_targets(transport, settings.index_alias), amendments)
     if not options.rerank:
         return first
+    if options.rerank == "ltr" or options.rerank.startswith("ltr:"):
+        return learned_ranker(settings, transport, first, options)
     from nomos.retrieval.rerank import RerankRetriever
     from nomos.retrieval.texts import fetch_texts
 

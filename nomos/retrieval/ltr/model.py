@@ -1,0 +1,106 @@
+"""The learned ranker's model: LightGBM's LambdaMART, saved as its own text file beside a JSON card.
+
+The card (``<name>.json``) says what the model reads and how it was made: the feature list and its version, the
+index fields it needs, the training sets and their fingerprint, the parameters and seed, and the cross-validated
+figures it was adopted on. Loading checks the card against the code's feature list, so a model trained on other
+features is one clear error, never a silent misranking. LightGBM's text format is its own stable, portable format
+(no pickle).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from nomos.errors import ConfigError
+from nomos.retrieval.ltr.features import FEATURES, FEATURES_VERSION
+
+MODELS = Path(__file__).resolve().parent / "models"
+DEFAULT_MODEL = MODELS / "ltr-v1"  # the shipped model: <name>.txt (LightGBM) and <name>.json (its card)
+
+# LambdaMART as chosen by bench/ltr_study.py's grouped cross-validation (docs/benchmarks.md); single-threaded and
+# deterministic, so a retrain on the same features gives the same file
+PARAMS: dict[str, Any] = {
+    "objective": "lambdarank", "metric": "ndcg", "eval_at": [10], "learning_rate": 0.05, "num_leaves": 15,
+    "min_data_in_leaf": 20, "feature_fraction": 0.8, "lambdarank_truncation_level": 30, "verbose": -1,
+    "deterministic": True, "force_row_wise": True, "num_threads": 1, "seed": 13,
+}
+ROUNDS = 150
+
+
+@dataclass
+class RankerModel:
+    """A trained LambdaMART booster and its card."""
+
+    booster: Any  # lightgbm.Booster (imported when a model is trained or loaded)
+    card: dict[str, Any] = field(default_factory=dict)
+
+    def score(self, matrix: np.ndarray) -> np.ndarray:
+        """One score per row (higher ranks first)."""
+        if matrix.shape[0] == 0:
+            return np.zeros(0)
+        return np.asarray(self.booster.predict(matrix, num_threads=1), dtype=np.float64)
+
+    def save(self, path: Path) -> None:
+        """``path``.txt and ``path``.json (the folder is made)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.booster.save_model(str(path.with_suffix(".txt")))
+        path.with_suffix(".json").write_text(json.dumps(self.card, ensure_ascii=False, indent=1) + "\n",
+                                             encoding="utf-8")
+
+
+def train(matrices: Sequence[np.ndarray], labels: Sequence[np.ndarray], *, params: Mapping[str, Any] | None = None,
+          rounds: int = ROUNDS, card: Mapping[str, Any] | None = None,
+          feature_names: Sequence[str] = FEATURES) -> RankerModel:
+    """LambdaMART over one pool per query (``matrices[i]`` rows, ``labels[i]`` their relevance). ``feature_names``:
+    the matrices' columns (a subset of :data:`FEATURES` in an ablation; a model to ship reads them all)."""
+    import lightgbm
+
+    sizes = [m.shape[0] for m in matrices if m.shape[0]]
+    x = np.concatenate([m for m in matrices if m.shape[0]])
+    y = np.concatenate([lab for m, lab in zip(matrices, labels, strict=True) if m.shape[0]])
+    data = lightgbm.Dataset(x, y, group=sizes, feature_name=list(feature_names), free_raw_data=True)
+    chosen = {**PARAMS, **(params or {})}
+    booster = lightgbm.train(chosen, data, num_boost_round=rounds)
+    full_card = {"kind": "lambdamart", "library": f"lightgbm {lightgbm.__version__}", "features": list(feature_names),
+                 "features_version": FEATURES_VERSION, "params": chosen, "rounds": rounds,
+                 "training_queries": len(sizes), "training_rows": int(x.shape[0]), **(card or {})}
+    return RankerModel(booster, full_card)
+
+
+def load(path: Path | str = DEFAULT_MODEL) -> RankerModel:
+    """The model at ``path`` (``.txt`` and ``.json``); a missing file or a card whose features differ from the code's
+    is a :class:`ConfigError` that names the file."""
+    import lightgbm
+
+    base = Path(path)
+    base = base.with_suffix("") if base.suffix in (".txt", ".json") else base
+    txt, card_file = base.with_suffix(".txt"), base.with_suffix(".json")
+    for f in (txt, card_file):
+        if not f.is_file():
+            raise ConfigError(f"learned ranker: no model file at {f}",
+                              hint="train one with `bench/ltr_study.py --save PATH` and pass --rerank ltr:PATH, or use --rerank none")
+    try:
+        card = json.loads(card_file.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"learned ranker: {card_file}:{exc.lineno}: not JSON ({exc.msg})") from None
+    check_features(card, card_file)
+    return RankerModel(lightgbm.Booster(model_file=str(txt)), card)
+
+
+def check_features(card: Mapping[str, Any], where: Path | str) -> None:
+    """The card's feature list must be the code's, in order, at the same version."""
+    got, version = list(card.get("features", [])), str(card.get("features_version", ""))
+    if got != list(FEATURES) or version != FEATURES_VERSION:
+        missing = [f for f in FEATURES if f not in got]
+        extra = [f for f in got if f not in FEATURES]
+        raise ConfigError(
+            f"learned ranker: {where} was trained on features v{version or '?'} ({len(got)} features), this code "
+            f"computes v{FEATURES_VERSION} ({len(FEATURES)})"
+            + (f"; missing {', '.join(missing)}" if missing else "") + (f"; unknown {', '.join(extra)}" if extra else ""),
+            hint="retrain it with `bench/ltr_study.py --save PATH` on this version")

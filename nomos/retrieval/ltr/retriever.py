@@ -1,0 +1,70 @@
+"""``--rerank ltr``: a learned ranker (LambdaMART) over the first stage's pool, with features it does not carry.
+
+The first stage (hybrid where the index holds vectors, else BM25) gives its top 100 and, when fused, BM25's and kNN's
+own lists; the anchor clause adds its top 20 (:mod:`nomos.retrieval.ltr.pools`). Every pool article is scored by
+the model over :data:`~nomos.retrieval.ltr.features.FEATURES` and the pool is ranked by that score (ties by id), so
+unlike a window re-ranker this one can bring an article from BM25's or the anchors' list into the top ``k``.
+Each hit keeps its first-stage ranks in ``details`` and the model's score as its score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from nomos.retrieval.base import Hit, Progress, Retriever, SearchResult, check_k, tick
+from nomos.retrieval.bm25 import BM25Retriever
+from nomos.retrieval.ltr.features import FeatureReader
+from nomos.retrieval.ltr.model import RankerModel
+from nomos.retrieval.ltr.pools import anchor_lists, lists_of, order
+
+POOL_DEPTH = 100  # the first stage's depth, whatever k is: the pool the model was trained on
+
+
+@dataclass
+class LearnedRanker:
+    """The first stage, re-ranked by ``model`` over the pool ``reader`` reads features for."""
+
+    first: Retriever
+    bm25: BM25Retriever  # the anchors' list and the per-field features
+    reader: FeatureReader
+    model: RankerModel
+    knn: Any = None  # the first stage's KnnRetriever, for the query vectors (None: BM25 first stage)
+    name: str = field(init=False, default="ltr")
+
+    def __post_init__(self) -> None:
+        self.name = f"{self.first.name}+ltr"
+
+    @property
+    def score_kind(self) -> str:
+        return "learned"
+
+    def search(self, query: str, k: int) -> list[Hit]:
+        return self.search_many({"q": query}, k).hits["q"]
+
+    def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
+                    on_progress: Progress | None = None) -> SearchResult:
+        """The first stage at :data:`POOL_DEPTH`, the anchors' lists, the features, the model's order."""
+        check_k(k)
+        first = self.first.search_many(queries, max(k, POOL_DEPTH))
+        lists = lists_of(first, anchor_lists(self.bm25, queries))
+        vectors = None
+        if self.knn is not None and any("knn" in v for v in lists.values()):
+            vectors = dict(zip(queries, self.knn.query_vectors(list(queries.values())), strict=True))
+        pools = self.reader.read(queries, lists, vectors)
+        out: dict[str, list[Hit]] = {}
+        for q in queries:
+            ranks = {name: {h.doc_id: r for r, h in enumerate(hits, start=1)} for name, hits in lists[q].items()}
+            ranking = order(pools[q].ids, self.model.score(pools[q].matrix))[:k]
+            out[q] = [Hit(d, s, details={f"{name}_rank": r[d] for name, r in ranks.items() if d in r})
+                      for d, s in ranking]
+            tick(on_progress)
+        return replace(first, hits=out)
+
+    def describe(self) -> dict[str, Any]:
+        card = self.model.card
+        return {"method": self.name, "first_stage": self.first.describe(), "pool_depth": POOL_DEPTH,
+                "ranker": {k: card.get(k) for k in ("kind", "library", "features_version", "features", "rounds",
+                                                    "trained_on", "trained_at", "cross_validated") if k in card}}

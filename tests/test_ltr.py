@@ -1,0 +1,90 @@
+"""The learned ranker (nomos.retrieval.ltr): its model file and card, its pool, and the ranking on a real node."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nomos.errors import ConfigError
+from nomos.retrieval.base import Hit
+from nomos.retrieval.ltr.features import FEATURES, MISSING_RANK, pool_of
+from nomos.retrieval.ltr.model import load, train
+from nomos.retrieval.ltr.pools import order
+
+
+def _synthetic(seed: int = 3, queries: int = 40, rows: int = 12) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Pools whose relevant rows have a high ``field_anchors``: a model must learn to put them first."""
+    rng = np.random.default_rng(seed)
+    column = FEATURES.index("field_anchors")
+    matrices, labels = [], []
+    for _ in range(queries):
+        x = rng.random((rows, len(FEATURES))).astype(np.float32)
+        y = np.zeros(rows)
+        y[:2] = 1.0
+        x[:2, column] += 2.0
+        matrices.append(x)
+        labels.append(y)
+    return matrices, labels
+
+
+def test_a_trained_model_ranks_by_what_it_learned_and_loads_back_the_same(tmp_path: Path) -> None:
+    matrices, labels = _synthetic()
+    model = train(matrices, labels, rounds=30, card={"trained_on": {"synthetic": 40}})
+    held_x, held_y = _synthetic(seed=9, queries=5)
+    for x, y in zip(held_x, held_y, strict=True):
+        top = np.argsort(-model.score(x))[:2]
+        assert set(top) == set(np.flatnonzero(y))
+    model.save(tmp_path / "m")
+    again = load(tmp_path / "m")
+    assert np.allclose(again.score(held_x[0]), model.score(held_x[0]))
+    card = json.loads((tmp_path / "m.json").read_text(encoding="utf-8"))
+    assert card["features"] == list(FEATURES) and card["trained_on"] == {"synthetic": 40}
+    assert load(tmp_path / "m.txt").card == card  # named by its file too
+
+
+def test_a_missing_model_is_one_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"no model file at .*nothing\.txt") as err:
+        load(tmp_path / "nothing")
+    assert "--rerank none" in (err.value.hint or "")
+
+
+def test_a_model_of_other_features_is_refused_naming_them(tmp_path: Path) -> None:
+    matrices, labels = _synthetic(queries=10)
+    train(matrices, labels, rounds=5).save(tmp_path / "m")
+    card = json.loads((tmp_path / "m.json").read_text(encoding="utf-8"))
+    card["features"] = [*card["features"][:-1], "bm42_score"]
+    (tmp_path / "m.json").write_text(json.dumps(card), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"m\.json was trained on .*missing in_lists; unknown bm42_score"):
+        load(tmp_path / "m")
+    (tmp_path / "m.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"m\.json:1: not JSON"):
+        load(tmp_path / "m")
+
+
+def test_the_pool_is_every_list_by_best_rank_then_id_and_ties_sort_by_id() -> None:
+    lists = {"bm25": [Hit("b", 3.0), Hit("a", 2.0)], "knn": [Hit("c", 0.9), Hit("b", 0.8)], "anchors": [Hit("d", 1.0)]}
+    assert pool_of(lists) == ["b", "c", "d", "a"]  # b, c, d first in some list (by id), then a (second)
+    assert order(["x", "a", "m"], np.array([1.0, 1.0, 2.0])) == [("m", 2.0), ("a", 1.0), ("x", 1.0)]
+
+
+@pytest.mark.integration
+def test_ltr_over_bm25_on_a_real_node_ranks_the_pool_by_the_model(shared_bm25_index, tmp_path: Path) -> None:
+    from nomos.retrieval.registry import MethodOptions, make_retriever
+
+    matrices, labels = _synthetic(queries=20)
+    train(matrices, labels, rounds=10).save(tmp_path / "m")
+    settings = shared_bm25_index
+    first = make_retriever(settings, "bm25").search_many({"q1": "ξένο κινητό πράγμα ρολόι"}, 100).hits["q1"]
+    ranker = make_retriever(settings, "bm25", options=MethodOptions(rerank=f"ltr:{tmp_path / 'm'}"))
+    assert ranker.score_kind == "learned" and ranker.describe()["ranker"]["features"] == list(FEATURES)
+    result = ranker.search_many({"q1": "ξένο κινητό πράγμα ρολόι"}, 5)
+    hits = result.hits["q1"]
+    assert {h.doc_id for h in hits} <= {h.doc_id for h in first} and hits  # BM25's pool, nothing invented
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert all(h.details.get("bm25_rank", MISSING_RANK) <= len(first) for h in hits)
+    assert ranker.search_many({"q1": "ξένο κινητό πράγμα ρολόι"}, 5).hits == result.hits  # deterministic
+    with pytest.raises(ConfigError, match="no model file"):
+        make_retriever(settings, "bm25", options=MethodOptions(rerank=f"ltr:{tmp_path / 'absent'}"))

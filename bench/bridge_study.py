@@ -1,7 +1,8 @@
-"""The bridge's BM25 choices by grouped k-fold cross-validation over every dev set: the anchor and heading clauses.
+"""The bridge's BM25 choices by grouped k-fold cross-validation over every dev set: anchors, headings, lemmas.
 
 BM25 over ``content`` gains two clauses of its own (:mod:`nomos.ingest.bridge`): ``anchors`` (what citing articles
-say about an article) with boost A and ``context`` (its law's title and headings) with boost C; A = C = 0 is the
+say about an article) with boost A and ``context`` (its law's title and headings) with boost C, and the ``lemmas``
+field (:mod:`nomos.legal.lemmas`) beside the stems with boost L or instead of them (L = only); A = C = L = 0 is the
 BM25 of before. Every (A, C) of the grid is run over the three dev sets together (the extended queries, the case
 files, the everyday set), and each fold of a grouped k-fold (by case file; ``--repeats`` reshuffles, seeded)
 chooses on its training queries by Recall@100, then nDCG@10, each set weighing the same. Printed: held-out means per
@@ -33,8 +34,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dataset", default="../shared/data/greek-statutes")
     ap.add_argument("--index", default="nomos-articles")
-    ap.add_argument("--anchors", default="0,0.1,0.25,0.5,1", help="anchor clause boosts")
-    ap.add_argument("--contexts", default="0,0.1,0.25,0.5", help="context clause boosts")
+    ap.add_argument("--anchors", default="0,0.25,0.5", help="anchor clause boosts")
+    ap.add_argument("--contexts", default="0,0.25", help="context clause boosts")
+    ap.add_argument("--lemmas", default="0,0.5,1,2,only",
+                    help="lemma clause boosts beside the stems; 'only': the lemmas instead of the stems")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=10)
     ap.add_argument("--seed", type=int, default=13)
@@ -45,20 +48,24 @@ def main() -> None:
     transport = make_transport(Settings.from_env().with_overrides(index_alias=args.index))
 
     per_query = {}
-    for a in (float(x) for x in args.anchors.split(",")):
-        for c in (float(x) for x in args.contexts.split(",")):
-            bm25 = BM25Retriever(transport, args.index, anchor_boost=a, context_boost=c)
-            run = bm25.search_many(sets.texts, 100).hits
-            name = f"anchors={a:g} context={c:g}"
-            per_query[name] = evaluate({q: [(h.doc_id, h.score) for h in hs] for q, hs in run.items()}, sets.qrels,
-                                       SHOWN).per_query
-            print(f"{name}: " + " | ".join(f"{s} {mean(per_query[name], ids, 'recall@100'):.4f} / "
-                                            f"{mean(per_query[name], ids, 'ndcg@10'):.4f}"
-                                            for s, ids in sets.members.items()), file=sys.stderr)
+    grid = [(float(a), float(c), lem) for a in args.anchors.split(",") for c in args.contexts.split(",")
+            for lem in args.lemmas.split(",")]
+    for a, c, lem in grid:
+        if lem == "only":
+            bm25 = BM25Retriever(transport, args.index, analysis="lemma", anchor_boost=a, context_boost=c)
+        else:
+            bm25 = BM25Retriever(transport, args.index, anchor_boost=a, context_boost=c, lemma_boost=float(lem))
+        run = bm25.search_many(sets.texts, 100).hits
+        name = f"anchors={a:g} context={c:g} lemmas={lem}"
+        per_query[name] = evaluate({q: [(h.doc_id, h.score) for h in hs] for q, hs in run.items()}, sets.qrels,
+                                   SHOWN).per_query
+        print(f"{name}: " + " | ".join(f"{s} {mean(per_query[name], ids, 'recall@100'):.4f} / "
+                                        f"{mean(per_query[name], ids, 'ndcg@10'):.4f}"
+                                        for s, ids in sets.members.items()), file=sys.stderr)
     cv = cross_validate(per_query, sets.groups, ("recall@100", "ndcg@10"), k=args.folds, repeats=args.repeats,
                         seed=args.seed, members=sets.members,
-                        prefer=lambda n: tuple(-float(p.split("=")[1]) for p in n.split()))
-    before = per_query["anchors=0 context=0"]
+                        prefer=lambda n: tuple(-float(p.split("=")[1].replace("only", "9")) for p in n.split()))
+    before = per_query["anchors=0 context=0 lemmas=0"]
     print(f"# The bridge in BM25: {', '.join(f'{n} ({len(q)})' for n, q in sets.members.items())}; "
           f"{args.folds}-fold CV grouped by case file, {args.repeats} repeats, seed {args.seed}\n")
     print(f"command: {' '.join(sys.argv)}\n")

@@ -32,7 +32,7 @@ from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
 from nomos.retrieval.knn import index_has_vectors  # noqa: E402
 from nomos.retrieval.ltr.features import FEATURES, FeatureReader  # noqa: E402
 from nomos.retrieval.ltr.model import train  # noqa: E402
-from nomos.retrieval.ltr.pools import anchor_lists, lists_of, order  # noqa: E402
+from nomos.retrieval.ltr.pools import anchor_lists, lemma_lists, lists_of, order  # noqa: E402
 from nomos.retrieval.registry import make_retriever  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
 
@@ -77,7 +77,7 @@ def main() -> None:
         vectors, reader = {}, FeatureReader(bm25)
     print(f"first stage: {'hybrid' if dense else 'bm25 (no vectors in the index)'}, "
           f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
-    lists = lists_of(first, anchor_lists(bm25, texts))
+    lists = lists_of(first, anchor_lists(bm25, texts), lemma_lists(bm25, texts))
     t0 = time.perf_counter()
     pools = reader.read(texts, lists, vectors)
     feature_s = time.perf_counter() - t0
@@ -116,7 +116,7 @@ def main() -> None:
     print(f"# The learned ranker: {', '.join(f'{n} ({len(q)})' for n, q in sets.members.items())}; "
           f"{args.folds}-fold CV grouped by case file, {args.repeats} repeats, seed {args.seed}\n")
     print(f"command: {' '.join(sys.argv)}\n")
-    print(f"first stage: {'hybrid (fused top 100; pool: + BM25 top 100, anchors top 20)' if dense else 'bm25 (pool: + anchors top 20)'}; "
+    print(f"first stage: {'hybrid (fused top 100; pool: + BM25 top 100, anchors top 20, lemmas top 50)' if dense else 'bm25 (pool: + anchors top 20, lemmas top 50)'}; "
           f"features: {len(keep)}; training {np.mean(train_s):.1f} s a fold\n")
     print("| set | first stage " + " / ".join(SHOWN) + " | pool recall | ranker held out " + " / ".join(SHOWN) + " |")
     print("| --- | --- | --- | --- |")

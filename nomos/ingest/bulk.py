@@ -20,6 +20,8 @@ from nomos.ingest.bridge import NO_BRIDGE, Bridge
 from nomos.ingest.graph import CorpusReading, own_source
 from nomos.ingest.in_force import in_force_fields, in_force_key
 from nomos.ingest.records import Article
+from nomos.legal.lemmas import VERSION as LEMMAS_VERSION
+from nomos.legal.lemmas import lemma_text
 from nomos.legal.references import REFERENCES_VERSION, edge_fields
 
 
@@ -53,7 +55,7 @@ def content_sha(article: Article, reference_source: str | None = None, in_force:
     always was); an amending article's changed text re-sends the article it amends."""
     h = hashlib.sha256()
     for part in (article.id, article.title, article.text, article.source, article.law, article.area,
-                 REFERENCES_VERSION, reference_source or own_source(article)):
+                 REFERENCES_VERSION, reference_source or own_source(article), LEMMAS_VERSION):
         h.update(part.encode("utf-8"))
         h.update(b"\x00")
     if in_force:
@@ -69,6 +71,7 @@ def article_document(article: Article, reading: CorpusReading | None = None, bri
     headings from ``bridge`` (the whole corpus's; none by default)."""
     reading = reading or CorpusReading.of([article])
     in_force = reading.in_force(article)
+    in_force_part = in_force_fields(in_force)
     return {
         "article_id": article.id,
         "title": article.title,
@@ -80,8 +83,11 @@ def article_document(article: Article, reading: CorpusReading | None = None, bri
         "text_words": len(article.text.split()),  # the learned ranker's length feature (nomos.retrieval.ltr)
         "content_sha": content_sha(article, reading.source(article), in_force_key(in_force), bridge.key(article)),
         **edge_fields(reading.references(article)),
-        **in_force_fields(in_force),
+        **in_force_part,
         **bridge.fields(article),
+        # the words' dictionary forms, as BM25's lemma clause reads them (nomos.legal.lemmas), over what `content`
+        # holds: the title, the text and the text in force
+        "lemmas": lemma_text(" ".join((article.title, article.text, str(in_force_part.get("in_force_text", ""))))),
     }
 
 

@@ -17,7 +17,8 @@ from typing import Any, Iterator, Mapping, Sequence
 from opensearchpy import OpenSearch
 
 from nomos.errors import ConfigError, SearchError
-from nomos.mappings import ANALYZERS, FIELDS
+from nomos.legal.lemmas import lemma_text, lemma_tokens
+from nomos.mappings import ANALYZERS, FIELDS, LEMMA_FIELD
 from nomos.opensearch.transport import Transport, require_transport
 from nomos.retrieval.base import Hit, Progress, SearchResult, check_k, rank, tick
 from nomos.retrieval.case_reading import DEFAULT_QUESTION_BOOST, bm25_note, question_clause_boost, read_case
@@ -91,6 +92,9 @@ class BM25Retriever:
     # the field out. The stemmed chain only (the fields are analysed with it); chosen by bench/bridge_study.py
     anchor_boost: float = 0.0
     context_boost: float = 0.0
+    # the ``lemmas`` field (nomos.legal.lemmas: dictionary forms, the query lemmatized the same way) as a clause
+    # beside the stems, with this boost; 0 leaves it out (``analysis="lemma"`` searches the lemmas alone)
+    lemma_boost: float = 0.0
     name: str = field(init=False, default="bm25")
     _resolved_search_type: str | None = field(init=False, default=None)
 
@@ -118,8 +122,11 @@ class BM25Retriever:
     def field(self) -> str:
         return FIELDS[self.analysis]
 
-    def analyze(self, text: str) -> list[str]:
-        """Tokens of ``text`` under the index's analyzer for this field (the same chain used at index time)."""
+    def analyze(self, text: str, field: str | None = None) -> list[str]:
+        """Tokens of ``text`` under the index's analyzer for this field (the same chain used at index time); the
+        lemma field's are made here, in Python, as ingest made them (no request)."""
+        if (field or self.field) == LEMMA_FIELD:
+            return list(lemma_tokens(text))
         tokens: list[str] = []
         for piece in chunks(text):
             resp = self.transport.analyze(self.index, {"analyzer": ANALYZERS[self.analysis], "text": piece},
@@ -144,10 +151,12 @@ class BM25Retriever:
     def bridge_clauses(self, text: str) -> list[dict[str, Any]]:
         """The ``anchors`` and ``context`` clauses, each boosted, for the boosts that are set (none for the
         unstemmed chains: the bridge fields have only the stemmed analysis)."""
+        lemmas = [{"bool": {"should": [self.text_clause(text, field=LEMMA_FIELD)], "boost": self.lemma_boost}}
+                  ] if self.lemma_boost > 0 and self.field != LEMMA_FIELD else []
         if self.analysis != "stemmed":
-            return []
-        return [{"bool": {"should": [self.text_clause(text, field=name)], "boost": boost}}
-                for name, boost in (("anchors", self.anchor_boost), ("context", self.context_boost)) if boost > 0]
+            return lemmas
+        return lemmas + [{"bool": {"should": [self.text_clause(text, field=name)], "boost": boost}}
+                         for name, boost in (("anchors", self.anchor_boost), ("context", self.context_boost)) if boost > 0]
 
     def reading(self, text: str) -> dict[str, Any]:
         """How this retriever reads ``text`` (``search --explain``): its question clause and boost, and whether a
@@ -161,8 +170,11 @@ class BM25Retriever:
         field analysed with this chain (the bridge fields); by default the content field."""
         field = field or self.field
         if len(text.split()) <= self.long_query_words:
+            if field == LEMMA_FIELD:  # the query's lemmas, made as ingest made the field's
+                lemmas = lemma_text(text)
+                return {"match": {field: {"query": lemmas}}} if lemmas else {"match_none": {}}
             return {"match": {field: {"query": text}}}
-        terms, dropped = compact_terms(self.analyze(text), self.max_clauses)
+        terms, dropped = compact_terms(self.analyze(text, field), self.max_clauses)
         if note is not None:
             note.update({"compact": True, "distinct_terms": len(terms) + dropped, "dropped_terms": dropped})
         if not terms:
@@ -277,4 +289,5 @@ class BM25Retriever:
             "question_boost": self.question_boost,
             "anchor_boost": self.anchor_boost,
             "context_boost": self.context_boost,
+            "lemma_boost": self.lemma_boost,
         }

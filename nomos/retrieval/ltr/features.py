@@ -1,8 +1,8 @@
 """The learned ranker's features: what the system already knows about a (query, article) pair, as numbers.
 
-A candidate pool (hybrid's fused top 100, BM25's top 100 and the anchor clause's top :data:`ANCHOR_DEPTH`) is scored
-here with evidence the two first-stage lists do not carry on their own: BM25 per field (title, text, text in force,
-anchors, headings, the case file's question), the exact cosine of every pool article (not only kNN's top 100), the
+A candidate pool (hybrid's fused top 100, BM25's top 100, the anchor clause's top :data:`ANCHOR_DEPTH` and the
+lemma BM25's top :data:`LEMMA_DEPTH`) is scored here with evidence the two first-stage lists do not carry on their own: BM25 per field (title, text, text in force,
+anchors, headings, lemmas, the case file's question), the exact cosine of every pool article (not only kNN's top 100), the
 article's length and place in the legal graph, and how well its legal area agrees with the query's best hits. A
 quick trial showed why (issue 46): LambdaMART over the lists' own ranks and scores lost nDCG@10 held out.
 
@@ -27,10 +27,11 @@ from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.case_reading import read_case
 
 # the bump of every feature-list change: a model trained on another version is refused (model.check_features)
-FEATURES_VERSION = "1"
-FIELDS = ("title", "text", "in_force_text", "anchors", "context")
-LISTS = ("bm25", "knn", "fused", "anchors")  # the first-stage lists a pool is made of, and their rank features
+FEATURES_VERSION = "2"
+FIELDS = ("title", "text", "in_force_text", "anchors", "context", "lemmas")
+LISTS = ("bm25", "knn", "fused", "anchors", "lemmas")  # the first-stage lists a pool is made of, and their rank features
 ANCHOR_DEPTH = 20
+LEMMA_DEPTH = 50  # BM25 over the lemmas alone (nomos.legal.lemmas): the irregular forms the stems miss
 MISSING_RANK = 101  # the rank feature of an article a list does not hold (lists are at most 100 deep)
 DOC_VALUES = ("anchor_count", "cited_by_count", "text_words", "area", "cites")
 

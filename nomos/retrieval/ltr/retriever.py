@@ -1,7 +1,7 @@
 """``--rerank ltr``: a learned ranker (LambdaMART) over the first stage's pool, with features it does not carry.
 
 The first stage (hybrid where the index holds vectors, else BM25) gives its top 100 and, when fused, BM25's and kNN's
-own lists; the anchor clause adds its top 20 (:mod:`nomos.retrieval.ltr.pools`). Every pool article is scored by
+own lists; the anchor clause adds its top 20 and BM25 over the lemmas its top 50 (:mod:`nomos.retrieval.ltr.pools`). Every pool article is scored by
 the model over :data:`~nomos.retrieval.ltr.features.FEATURES` and the pool is ranked by that score (ties by id), so
 unlike a window re-ranker this one can bring an article from BM25's or the anchors' list into the top ``k``.
 Each hit keeps its first-stage ranks in ``details`` and the model's score as its score.
@@ -18,7 +18,7 @@ from nomos.retrieval.base import Hit, Progress, Retriever, SearchResult, check_k
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.ltr.features import FeatureReader
 from nomos.retrieval.ltr.model import RankerModel
-from nomos.retrieval.ltr.pools import anchor_lists, lists_of, order
+from nomos.retrieval.ltr.pools import anchor_lists, lemma_lists, lists_of, order
 
 POOL_DEPTH = 100  # the first stage's depth, whatever k is: the pool the model was trained on
 
@@ -49,7 +49,7 @@ class LearnedRanker:
         """The first stage at :data:`POOL_DEPTH`, the anchors' lists, the features, the model's order."""
         check_k(k)
         first = self.first.search_many(queries, max(k, POOL_DEPTH))
-        lists = lists_of(first, anchor_lists(self.bm25, queries))
+        lists = lists_of(first, anchor_lists(self.bm25, queries), lemma_lists(self.bm25, queries))
         vectors = None
         if self.knn is not None and any("knn" in v for v in lists.values()):
             vectors = dict(zip(queries, self.knn.query_vectors(list(queries.values())), strict=True))

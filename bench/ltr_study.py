@@ -33,7 +33,7 @@ from nomos.retrieval.knn import index_has_vectors  # noqa: E402
 from nomos.retrieval.ltr.features import FEATURES, FeatureReader  # noqa: E402
 from nomos.retrieval.ltr.model import train  # noqa: E402
 from nomos.retrieval.ltr.pools import anchor_lists, lemma_lists, lists_of, order  # noqa: E402
-from nomos.retrieval.registry import make_retriever  # noqa: E402
+from nomos.retrieval.registry import MethodOptions, make_retriever  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
 
 
@@ -54,6 +54,7 @@ def main() -> None:
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=13)
+    ap.add_argument("--analysis", default="stemmed", help="the first stage's BM25 chain (stemmed, lemma, …)")
     ap.add_argument("--drop", default="", help="comma-separated features to leave out (an ablation)")
     ap.add_argument("--json", default="bench/out/ltr_study.json")
     ap.add_argument("--save", default="", help="then train on every judged query and write the model there "
@@ -67,13 +68,13 @@ def main() -> None:
     dense = index_has_vectors(transport, args.index, settings.embedder)
     texts = sets.texts
     if dense:
-        hybrid = make_retriever(settings, "hybrid", transport)
+        hybrid = make_retriever(settings, "hybrid", transport, MethodOptions(analysis=args.analysis, rerank="none"))
         first = hybrid.search_many(texts, 100)
         knn = hybrid.knn  # type: ignore[attr-defined]
         vectors = dict(zip(texts, knn.query_vectors(list(texts.values())), strict=True))
         reader = FeatureReader(bm25, knn.field)
     else:
-        first = bm25.search_many(texts, 100)
+        first = BM25Retriever(transport, args.index, analysis=args.analysis).search_many(texts, 100)
         vectors, reader = {}, FeatureReader(bm25)
     print(f"first stage: {'hybrid' if dense else 'bm25 (no vectors in the index)'}, "
           f"{time.perf_counter() - started:.0f} s", file=sys.stderr)

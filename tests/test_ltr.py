@@ -88,3 +88,26 @@ def test_ltr_over_bm25_on_a_real_node_ranks_the_pool_by_the_model(shared_bm25_in
     assert ranker.search_many({"q1": "ξένο κινητό πράγμα ρολόι"}, 5).hits == result.hits  # deterministic
     with pytest.raises(ConfigError, match="no model file"):
         make_retriever(settings, "bm25", options=MethodOptions(rerank=f"ltr:{tmp_path / 'absent'}"))
+
+
+def test_a_learned_run_is_named_after_its_ranker() -> None:
+    from nomos.retrieval.registry import MethodOptions
+    from nomos.stages.evaluation import default_run_name
+
+    assert default_run_name("hybrid", MethodOptions(rerank="ltr")) == "hybrid-rerank-ltr"
+    assert default_run_name("bm25", MethodOptions(rerank="ltr:/tmp/models/mine")) == "bm25-rerank-ltr_mine"
+
+
+@pytest.mark.integration
+def test_an_index_built_before_the_features_is_refused_naming_what_it_lacks(os_settings, client) -> None:
+    from nomos.opensearch.transport import make_transport
+    from nomos.retrieval.ltr.features import check_index
+
+    name = f"{os_settings.index_alias}-old"
+    client.indices.create(index=name, body={"mappings": {"properties": {"title": {"type": "text"},
+                                                                          "anchors": {"type": "text"}}}})
+    try:
+        with pytest.raises(ConfigError, match=r"has no context, lemmas, anchor_count, cited_by_count, text_words"):
+            check_index(make_transport(os_settings, client), name)
+    finally:
+        client.indices.delete(index=name)

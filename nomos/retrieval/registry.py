@@ -334,12 +334,13 @@ def resolved_options(settings: Settings, options: MethodOptions, method: str | N
 def learned_ranker(settings: Settings, transport: Transport, first: Retriever, options: MethodOptions) -> Retriever:
     """``--rerank ltr[:PATH]``: the learned ranker over ``first``'s pool (:mod:`nomos.retrieval.ltr`), with the
     shipped model or the one at PATH. A missing model or one trained on other features fails here, naming the file."""
-    from nomos.retrieval.ltr.features import FeatureReader
+    from nomos.retrieval.ltr.features import FeatureReader, check_index
     from nomos.retrieval.ltr.model import DEFAULT_MODEL, load
     from nomos.retrieval.ltr.retriever import LearnedRanker
 
     _, _, path = (options.rerank or "").partition(":")
     model = load(path or DEFAULT_MODEL)
+    check_index(transport, settings.index_alias)
     knn = getattr(first, "knn", None)
     bm25 = _bm25(settings, transport, replace(options, highlight=False, filters=()))
     return LearnedRanker(first, bm25, FeatureReader(bm25, knn.field if knn is not None else None), model, knn)

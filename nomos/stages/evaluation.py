@@ -105,8 +105,9 @@ def default_run_name(method: str, options: MethodOptions) -> str:
         parts.append(f"qw{options.question_weight:g}")  # knn-qw0.3
     if "question_boost" in takes and options.question_boost is not None and options.question_boost != DEFAULT_QUESTION_BOOST:
         parts.append(f"qb{options.question_boost:g}")  # bm25-qb2
-    if options.rerank:  # any method: "-rerank-llm", "-rerank-cross-encoder_<model>"
-        judge = options.rerank if options.rerank == "llm" else options.rerank.split(":", 1)[0] + "_" + Path(options.rerank.split(":", 1)[1]).name
+    if options.rerank:  # any method: "-rerank-llm", "-rerank-ltr", "-rerank-cross-encoder_<model>", "-rerank-ltr_<model>"
+        kind, _, model = options.rerank.partition(":")
+        judge = f"{kind}_{Path(model).name}" if model else kind
         parts.append(f"rerank-{judge}{'' if options.rerank_depth == 20 else options.rerank_depth}")
     if options.amendments and options.amendments != AMENDMENT_DEFAULTS.get(method, "off"):  # "-amend-follow"
         parts.append("amend-" + options.amendments.replace(":", "_"))

@@ -21,7 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from nomos.errors import ConfigError
 from nomos.opensearch.stored_scripts import KNN_SCORE
+from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.case_reading import read_case
@@ -34,6 +36,8 @@ ANCHOR_DEPTH = 20
 LEMMA_DEPTH = 50  # BM25 over the lemmas alone (nomos.legal.lemmas): the irregular forms the stems miss
 MISSING_RANK = 101  # the rank feature of an article a list does not hold (lists are at most 100 deep)
 DOC_VALUES = ("anchor_count", "cited_by_count", "text_words", "area", "cites")
+# the index fields the features read that older indices lack (checked before a ranker is built: check_index)
+INDEX_FIELDS = ("anchors", "context", "lemmas", "anchor_count", "cited_by_count", "text_words")
 
 FEATURES: tuple[str, ...] = (
     *(f"{name}_rank" for name in LISTS),
@@ -50,6 +54,18 @@ class PoolFeatures:
 
     ids: list[str]
     matrix: np.ndarray  # len(ids) x len(FEATURES), float32
+
+
+def check_index(transport: Transport, index: str) -> None:
+    """The index must hold every field the features read: an index built before them would give zeros where the
+    model expects evidence, a silent misranking. One clear error instead."""
+    mapping = transport.get_mapping(index, what="the index's mapping")
+    for name, m in mapping.items():
+        have = set(m.get("mappings", {}).get("properties", {}))
+        missing = [f for f in INDEX_FIELDS if f not in have]
+        if missing:
+            raise ConfigError(f"learned ranker: index {name} has no {', '.join(missing)} (built before the ranker's "
+                              f"features v{FEATURES_VERSION})", hint="re-index it with this version: `cli.py index`")
 
 
 def pool_of(lists: Mapping[str, Sequence[Hit]]) -> list[str]:

@@ -284,9 +284,10 @@ class Settings(BaseSettings):
     @field_validator("rerank", mode="before")
     @classmethod
     def _rerank(cls, v: object) -> object:
-        """"none" or blank -> unset: everything that reads ``rerank`` (the portal, resolved_options) sees one value."""
+        """Blank -> unset; "none" is kept (lower-cased): no second stage, not even a method's default
+        (``registry.RERANK_DEFAULTS``), which resolved_options settles for every reader."""
         if isinstance(v, str) and v.strip().lower() in ("", "none"):
-            return None
+            return v.strip().lower() or None
         return v
 
     @field_validator("opensearch_auth", "prompts", "search_type", "llm_token_param")

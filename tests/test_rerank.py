@@ -139,8 +139,22 @@ def test_a_configured_reranker_applies_where_no_flag_names_one():
     assert resolved_options(configured, MethodOptions(rerank="cross-encoder:m")).rerank == "cross-encoder:m"
     assert resolved_options(Settings(), MethodOptions()).rerank is None
     assert Settings.from_env({"NOMOS_RERANK": "llm"}).rerank == "llm"
-    assert Settings.from_env({"NOMOS_RERANK": "none"}).rerank is None  # so the portal does not re-rank with "none"
+    off = Settings.from_env({"NOMOS_RERANK": "none"})
+    assert off.rerank == "none" and resolved_options(off, MethodOptions()).rerank is None  # read as no re-ranker
     assert default_run_name("bm25", resolved_options(configured, MethodOptions())) == "bm25-rerank-llm"
+
+
+def test_a_method_default_second_stage_yields_to_every_explicit_choice(monkeypatch):
+    from nomos.retrieval import registry
+    from nomos.retrieval.registry import MethodOptions, resolved_options
+    from nomos.settings import Settings
+
+    monkeypatch.setattr(registry, "RERANK_DEFAULTS", {"hybrid": "ltr"})
+    assert resolved_options(Settings(), MethodOptions(), "hybrid").rerank == "ltr"
+    assert resolved_options(Settings(), MethodOptions(), "bm25").rerank is None  # other methods: none
+    assert resolved_options(Settings(), MethodOptions(rerank="none"), "hybrid").rerank is None
+    assert resolved_options(Settings(rerank="none"), MethodOptions(), "hybrid").rerank is None  # NOMOS_RERANK=none
+    assert resolved_options(Settings(rerank="llm"), MethodOptions(), "hybrid").rerank == "llm"
 
 
 @pytest.mark.integration

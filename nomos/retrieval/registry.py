@@ -315,17 +315,21 @@ def check_model(model: str) -> None:
 AMENDMENT_DEFAULTS: dict[str, str] = {}
 
 
+# A method's default second stage (methods not listed: none), taken where neither --rerank nor NOMOS_RERANK names
+# one: a choice made by bench/ltr_study.py's grouped cross-validation over the three dev sets (docs/benchmarks.md).
+RERANK_DEFAULTS: dict[str, str] = {}
+
+
 def resolved_options(settings: Settings, options: MethodOptions, method: str | None = None) -> MethodOptions:
     """``options`` with the re-ranker and the amendment stage settled: a ``--rerank`` given wins ("none" turns it
-    off), else the settings' (NOMOS_RERANK); an ``--amendments`` given wins, else NOMOS_AMENDMENTS, else the
+    off), else the settings' (NOMOS_RERANK), else the method's default (RERANK_DEFAULTS); an ``--amendments`` given wins, else NOMOS_AMENDMENTS, else the
     method's default (canonical text, "off" when none). Entry points that name results by their options (eval's
     run folder) call this first, so the name and the ranking agree."""
     from nomos.retrieval.amendments import parse_amendments
 
-    if options.rerank == "none":
-        options = replace(options, rerank=None)
-    elif options.rerank is None and settings.rerank:  # Settings turns NOMOS_RERANK=none into None
-        options = replace(options, rerank=settings.rerank)
+    rerank = options.rerank or settings.rerank or RERANK_DEFAULTS.get(method or "")  # "none" at any level: off
+    if (rerank if rerank != "none" else None) != options.rerank:
+        options = replace(options, rerank=rerank if rerank != "none" else None)
     chosen = options.amendments or settings.amendments or AMENDMENT_DEFAULTS.get(method or "", "off")
     spec = parse_amendments(chosen).spec
     return options if options.amendments == spec else replace(options, amendments=spec)

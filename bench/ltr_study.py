@@ -18,6 +18,7 @@ import json
 import random
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -25,13 +26,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.dev_sets import SHOWN, dev_sets  # noqa: E402
-from nomos.eval.grouped_cv import grouped_folds, mean  # noqa: E402
+from nomos.eval.grouped_cv import grouped_folds, mean, objective  # noqa: E402
 from nomos.eval.metrics import evaluate  # noqa: E402
 from nomos.opensearch.transport import make_transport  # noqa: E402
 from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
 from nomos.retrieval.knn import index_has_vectors  # noqa: E402
 from nomos.retrieval.ltr.features import FEATURES, FeatureReader  # noqa: E402
-from nomos.retrieval.ltr.model import train  # noqa: E402
+from nomos.retrieval.ltr.model import GRID, ROUNDS, train  # noqa: E402
 from nomos.retrieval.ltr.pools import anchor_lists, lemma_lists, lists_of, order  # noqa: E402
 from nomos.retrieval.registry import MethodOptions, make_retriever  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
@@ -57,6 +58,11 @@ def main() -> None:
     ap.add_argument("--analysis", default="stemmed", help="the first stage's BM25 chain (stemmed, lemma, …)")
     ap.add_argument("--drop", default="", help="comma-separated features to leave out (an ablation)")
     ap.add_argument("--json", default="bench/out/ltr_study.json")
+    ap.add_argument("--grid", default="leaves15,leaves7,leaves7-bagged,leaves3",
+                    help="model.GRID settings each outer fold chooses among by an inner grouped CV ('' : --params)")
+    ap.add_argument("--params", default="{}", help="LightGBM parameters over model.PARAMS, as JSON (a sensitivity run)")
+    ap.add_argument("--rounds", type=int, default=0, help="boosting rounds (default: model.ROUNDS)")
+    ap.add_argument("--dump", default="", help="also pickle the pools, labels and sets there (for exploration)")
     ap.add_argument("--save", default="", help="then train on every judged query and write the model there "
                                                 "(PATH.txt and its card PATH.json), for --rerank ltr:PATH")
     args = ap.parse_args()
@@ -86,6 +92,12 @@ def main() -> None:
           f"({1000 * feature_s / len(texts):.0f} ms a query)", file=sys.stderr)
     keep = [i for i, f in enumerate(FEATURES) if f not in set(args.drop.split(","))]
     labels = {q: np.asarray([1.0 if sets.qrels.get(q, {}).get(d, 0) > 0 else 0.0 for d in pools[q].ids]) for q in texts}
+    params, rounds = json.loads(args.params), args.rounds or ROUNDS
+    if args.dump:
+        import pickle
+
+        Path(args.dump).write_bytes(pickle.dumps({"pools": pools, "labels": labels, "sets": sets, "first": {
+            q: [(h.doc_id, h.score) for h in first.hits[q]] for q in texts}}))
 
     def scored(run: dict[str, list[tuple[str, float]]]) -> dict:
         judged = {q: sets.qrels[q] for q in run if q in sets.qrels}  # the run's queries only (a fold)
@@ -95,20 +107,42 @@ def main() -> None:
     ceiling = scored({q: [(d, float(len(p.ids) - i)) for i, d in enumerate(p.ids)] for q, p in pools.items()})
     ceiling_recall = {q: evaluate({q: [(d, 1.0) for d in pools[q].ids]}, {q: sets.qrels[q]}, ["recall@1000"])
                       .per_query[q]["recall@1000"] for q in texts if q in sets.qrels}
+    judged = {q: g for q, g in sets.groups.items() if q in sets.qrels}
+    grid = {name: GRID[name] for name in args.grid.split(",")} if args.grid else {"given": (params, rounds)}
+
+    def fit(queries: list[str], setting: tuple[dict, int]):  # noqa: ANN202
+        return train([pools[q].matrix[:, keep] for q in queries], [labels[q] for q in queries],
+                     feature_names=[FEATURES[i] for i in keep], params=setting[0], rounds=setting[1])
+
+    def ranked(model, queries) -> dict:  # noqa: ANN001
+        return scored({q: order(pools[q].ids, model.score(pools[q].matrix[:, keep])) for q in sorted(queries)})
+
+    def choose(train_q: list[str], rng: random.Random) -> str:
+        """The grid's setting with the best inner grouped CV over ``train_q`` (one repeat, 4 folds)."""
+        if len(grid) == 1:
+            return next(iter(grid))
+        inner: dict[str, dict[str, dict[str, float]]] = {name: {} for name in grid}
+        for fold in grouped_folds({q: judged[q] for q in train_q}, 4, rng):
+            rest = [q for q in train_q if q not in fold]
+            for name, setting in grid.items():
+                inner[name].update(ranked(fit(rest, setting), fold))
+        members = {n: [q for q in ids if q in set(train_q)] for n, ids in sets.members.items()}
+        return max(sorted(grid), key=lambda n: objective(inner[n], train_q, ("recall@100", "ndcg@10"), members))
+
     held: dict[str, dict[str, float]] = {}
     counts: dict[str, int] = {}
+    chosen: Counter[str] = Counter()
     rng = random.Random(args.seed)
-    judged = {q: g for q, g in sets.groups.items() if q in sets.qrels}
     train_s = []
     for _ in range(args.repeats):
         for fold in grouped_folds(judged, args.folds, rng):
             train_q = sorted(q for q in judged if q not in fold)
+            pick = choose(train_q, random.Random(rng.random()))
+            chosen[pick] += 1
             t1 = time.perf_counter()
-            model = train([pools[q].matrix[:, keep] for q in train_q], [labels[q] for q in train_q],
-                          feature_names=[FEATURES[i] for i in keep])
+            model = fit(train_q, grid[pick])
             train_s.append(time.perf_counter() - t1)
-            run = {q: order(pools[q].ids, model.score(pools[q].matrix[:, keep])) for q in sorted(fold)}
-            for q, row in scored(run).items():
+            for q, row in ranked(model, fold).items():
                 acc = held.setdefault(q, {m: 0.0 for m in row})
                 for m, v in row.items():
                     acc[m] += v
@@ -118,7 +152,8 @@ def main() -> None:
           f"{args.folds}-fold CV grouped by case file, {args.repeats} repeats, seed {args.seed}\n")
     print(f"command: {' '.join(sys.argv)}\n")
     print(f"first stage: {'hybrid (fused top 100; pool: + BM25 top 100, anchors top 20, lemmas top 50)' if dense else 'bm25 (pool: + anchors top 20, lemmas top 50)'}; "
-          f"features: {len(keep)}; training {np.mean(train_s):.1f} s a fold\n")
+          f"features: {len(keep)}; training {np.mean(train_s):.1f} s a fold; settings chosen (nested CV): "
+          f"{dict(chosen.most_common())}\n")
     print("| set | first stage " + " / ".join(SHOWN) + " | pool recall | ranker held out " + " / ".join(SHOWN) + " |")
     print("| --- | --- | --- | --- |")
     report: dict = {"sets": {n: len(q) for n, q in sets.members.items()}, "dense": dense, "features": [FEATURES[i] for i in keep],
@@ -131,9 +166,10 @@ def main() -> None:
         print(f"| {name} | " + " / ".join(f"{v:.4f}" for v in b) + f" | {c:.4f} | " + " / ".join(f"{v:.4f}" for v in h) + " |")
     del ceiling
     if args.save:
+        setting = chosen.most_common(1)[0][0]  # the setting the outer folds chose most often
         model = train([pools[q].matrix[:, keep] for q in sorted(judged)], [labels[q] for q in sorted(judged)],
-                      feature_names=[FEATURES[i] for i in keep],
-                      card={"trained_on": {n: len(q) for n, q in sets.members.items()}, "index": args.index,
+                      feature_names=[FEATURES[i] for i in keep], params=grid[setting][0], rounds=grid[setting][1],
+                      card={"setting": setting, "trained_on": {n: len(q) for n, q in sets.members.items()}, "index": args.index,
                             "dense": dense, "trained_at": time.strftime("%Y-%m-%d"), "commit": commit(),
                             "cross_validated": {"first": report["first"], "held_out": report["held_out"],
                                                 "metrics": list(SHOWN), "command": report["command"]}})

@@ -28,7 +28,9 @@ SIMILARITY = "nomos_bm25"
 # All three drop the words of stopwords/el.txt after folding; the two stemmed chains also drop the empty tokens a
 # stemmer can leave (Snowball strips ίδιο/ίδια to nothing), which would otherwise match every article holding one.
 # - lemma:   dictionary forms (nomos.legal.lemmas, simplemma), written at ingest into ``lemmas`` and read by a
-#            whitespace tokenizer; the query is lemmatized in Python the same way (issue 46).
+#            whitespace tokenizer (its lowercase and stop filters are a no-op on lemmas, which come folded and without
+#            stop words, and keep the chain's contract for text sent as is); the query is lemmatized in Python the
+#            same way (issue 46).
 FIELDS = {"stemmed": "content", "ntais": "content.ntais", "folded": "content.folded", "lemma": "lemmas"}
 ANALYZERS = {"stemmed": "greek_stemmed", "ntais": "greek_ntais", "folded": "greek_folded", "lemma": "greek_lemma"}
 LEMMA_FIELD = FIELDS["lemma"]

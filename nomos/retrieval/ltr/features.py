@@ -29,7 +29,7 @@ from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.case_reading import read_case
 
 # the bump of every feature-list change: a model trained on another version is refused (model.check_features)
-FEATURES_VERSION = "2"
+FEATURES_VERSION = "3"
 FIELDS = ("title", "text", "in_force_text", "anchors", "context", "lemmas")
 LISTS = ("bm25", "knn", "fused", "anchors", "lemmas")  # the first-stage lists a pool is made of, and their rank features
 ANCHOR_DEPTH = 20
@@ -46,6 +46,11 @@ FEATURES: tuple[str, ...] = (
     "anchor_count", "cited_by_count", "cites_count", "log_text_words",
     "area_share_top10", "query_words", "has_question", "in_lists",
 )
+# Scores relative to the pool's best, per query: a long case file's BM25 scores are ten times a short query's, so a
+# model that reads only raw scores learns thresholds that fit one kind of query (the case files lost nDCG@10 held
+# out with raw scores alone, features v2). BM25s as a share of the pool's highest, the cosine as its distance below.
+RELATIVE = ("bm25_score", "question_score", *(f"field_{f}" for f in FIELDS))
+FEATURES = (*FEATURES, *(f"rel_{f}" for f in RELATIVE), "rel_knn_cosine")
 
 
 @dataclass(frozen=True)
@@ -172,7 +177,20 @@ class FeatureReader:
                 float(words), float(reading.has_question),
                 float(sum(d in ranks[name] for name in LISTS)),
             ])
-        return np.asarray(rows, dtype=np.float32).reshape(len(ids), len(FEATURES))
+        raw = np.asarray(rows, dtype=np.float64).reshape(len(ids), len(FEATURES) - len(RELATIVE) - 1)
+        return np.concatenate([raw, _relative(raw)], axis=1).astype(np.float32)
+
+
+def _relative(raw: np.ndarray) -> np.ndarray:
+    """The :data:`RELATIVE` columns over their pool's maximum (0 where the pool has no positive score) and the
+    cosine minus the pool's highest."""
+    if raw.shape[0] == 0:
+        return np.zeros((0, len(RELATIVE) + 1))
+    cols = [FEATURES.index(f) for f in RELATIVE]
+    top = raw[:, cols].max(axis=0)
+    shares = np.where(top > 0, raw[:, cols] / np.where(top > 0, top, 1.0), 0.0)
+    cosine = raw[:, FEATURES.index("knn_cosine")]
+    return np.concatenate([shares, (cosine - cosine.max())[:, None]], axis=1)
 
 
 def _first(value: Any) -> Any:

@@ -21,7 +21,9 @@ from nomos.errors import ConfigError
 from nomos.retrieval.ltr.features import FEATURES, FEATURES_VERSION
 
 MODELS = Path(__file__).resolve().parent / "models"
-DEFAULT_MODEL = MODELS / "ltr-v1"  # the shipped model: <name>.txt (LightGBM) and <name>.json (its card)
+# the shipped model: <name>.txt (LightGBM) and <name>.json (its card: features, the sets it was trained on, the
+# nested cross-validation it was adopted on, the commit); trained by `bench/ltr_study.py --save` (docs/benchmarks.md)
+DEFAULT_MODEL = MODELS / "ltr-v3"
 
 # LambdaMART as chosen by bench/ltr_study.py's grouped cross-validation (docs/benchmarks.md); single-threaded and
 # deterministic, so a retrain on the same features gives the same file
@@ -31,6 +33,15 @@ PARAMS: dict[str, Any] = {
     "deterministic": True, "force_row_wise": True, "num_threads": 1, "seed": 13,
 }
 ROUNDS = 150
+# Named settings over PARAMS that bench/ltr_study.py chooses among by nested cross-validation (each outer fold
+# chooses by an inner grouped CV on its training queries only): with about 230 training queries, fewer leaves and
+# bagging generalise better than LightGBM's usual defaults.
+GRID: dict[str, tuple[dict[str, Any], int]] = {
+    "leaves15": ({}, 150),
+    "leaves7": ({"num_leaves": 7, "min_data_in_leaf": 50}, 100),
+    "leaves7-bagged": ({"num_leaves": 7, "min_data_in_leaf": 50, "bagging_fraction": 0.8, "bagging_freq": 1}, 100),
+    "leaves3": ({"num_leaves": 3, "min_data_in_leaf": 50}, 200),
+}
 
 
 @dataclass

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from nomos.errors import DataError
+from nomos.json_input import parse_json
 from nomos.ordering import score_order
 
 Ranking = list[tuple[str, float]]
@@ -152,8 +153,9 @@ def write_json_run(path: Path, run: Mapping[str, Ranking]) -> None:
 
 
 def read_json_run(path: Path) -> Run:
-    try:
-        obj = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise RunFormatError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg})") from None
+    """A ranx JSON run (:func:`write_json_run`); whatever the parser or the layout refuses names the file."""
+    text = Path(path).read_text(encoding="utf-8")
+    obj = parse_json(text, str(path), lambda where, why: RunFormatError(f"{where}: {why}"))
+    if not isinstance(obj, dict) or not all(isinstance(docs, dict) for docs in obj.values()):
+        raise RunFormatError(f"{path}: expected an object of queries, each an object of document scores")
     return {q: sort_ranking((d, float(s)) for d, s in docs.items()) for q, docs in obj.items()}

@@ -4,6 +4,7 @@ client's TLS and credential options (CA, user, password or its file, SigV4), and
 from __future__ import annotations
 
 import ipaddress
+import os
 import stat
 import sys
 from pathlib import Path
@@ -194,7 +195,10 @@ def test_a_secured_nodes_files_are_its_owners_and_the_ca_key_is_elsewhere(tmp_pa
     assert mode(security_dir(cfg)) == 0o700 and mode(files.folder) == 0o700
     assert files.ca_key == tmp_path / "ca-keys" / "n" / "ca-key.pem" and mode(files.ca_key.parent) == 0o700
     assert not [p for p in cfg.node_dir.rglob("*") if p.name == "ca-key.pem"]
-    assert (cfg.conf_dir / "certs" / "node-key.pem").is_file() and mode(cfg.conf_dir / "certs") == 0o700
+    # the node's copy: root's (the caller's) and readable by the node account's group only, never writable by it
+    assert (cfg.conf_dir / "certs" / "node-key.pem").is_file() and mode(cfg.conf_dir / "certs") == 0o750
+    written = [p for p in cfg.conf_dir.rglob("*") if p.is_file()]
+    assert written and {mode(p) for p in written} == {0o640} and {p.stat().st_uid for p in written} == {os.geteuid()}
 
 
 @needs_crypto

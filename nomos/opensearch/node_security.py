@@ -26,7 +26,6 @@ import grp
 import os
 import pwd
 import secrets
-import shutil
 import ssl
 import subprocess
 from pathlib import Path
@@ -35,8 +34,10 @@ from typing import Any
 import yaml
 
 from nomos.errors import ConfigError
+from nomos.opensearch.host_files import make_folder, read_bytes, read_text, set_mode, write_file
 from nomos.opensearch.node_certs import CertFiles, ensure_certs, tight_folder
 from nomos.opensearch.node_config import CERTS_SUBDIR, Log, NodeConfig
+from nomos.opensearch.node_host import claim_node_dir
 
 ADMIN_USER = "admin"
 INDEXER_USER = "nomos_indexer"
@@ -49,7 +50,7 @@ BCRYPT_ROUNDS = 12  # what the plugin's own hash tool uses
 
 def security_dir(cfg: NodeConfig) -> Path:
     """The node's secrets (CA and keys, passwords): root's (or the caller's) own, 0700, outside the config dir the
-    service user owns."""
+    node's account reads."""
     return cfg.node_dir / "security"
 
 
@@ -68,19 +69,17 @@ def ensure_passwords(cfg: NodeConfig, log: Log = print) -> dict[str, str]:
     files' paths are printed (never the passwords: a terminal's scrollback, a CI log or a screen share keeps them,
     admin's included)."""
     folder = security_dir(cfg)
+    claim_node_dir(cfg)  # root's (as root) before its secrets folder is made or read
     tight_folder(folder)
     passwords: dict[str, str] = {}
     made: list[str] = []
     for user in USERS:
         path = password_file(cfg, user)
-        if path.is_file() and path.read_text(encoding="utf-8").strip():
-            passwords[user] = path.read_text(encoding="utf-8").strip()
+        if path.is_file() and (known := read_text(path).strip()):
+            passwords[user] = known
             continue
         passwords[user] = secrets.token_urlsafe(24)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(passwords[user])
-        path.chmod(0o600)
+        write_file(path, passwords[user], 0o600)
         made.append(user)
     if made:
         log(f"generated passwords, each in a file readable by its owner only (0600, in {folder}):")
@@ -168,9 +167,11 @@ def roles_mapping() -> dict[str, Any]:
     }
 
 
-def write_security_config(cfg: NodeConfig, log: Log = print) -> None:
+def write_security_config(cfg: NodeConfig, log: Log = print, group: int = -1) -> None:
     """Into the node's config dir: the plugin's default yml files from the home, ours over them, and the node's
-    certificate, key and CA (made and kept under :func:`security_dir`)."""
+    certificate, key and CA (made and kept under :func:`security_dir`). Each written beside and renamed, 0640
+    and given to ``group`` (the node account's: ``node_host``), in folders of the caller's that the node's account
+    may read but not write."""
     wanted = cert_files(cfg)
     if wanted.key_folder.is_relative_to(cfg.node_dir):
         raise ConfigError(f"the CA key's folder {wanted.key_folder} is inside the node's folder {cfg.node_dir}",
@@ -178,25 +179,18 @@ def write_security_config(cfg: NodeConfig, log: Log = print) -> None:
     passwords = ensure_passwords(cfg, log=log)  # first: it makes security/ 0700, which certs/ is made inside
     files = ensure_certs(wanted.folder, wanted.key_folder, log=log)
     target = cfg.conf_dir / CONF_SUBDIR
-    target.mkdir(parents=True, exist_ok=True)
+    make_folder(cfg.conf_dir, 0o750, gid=group)
+    make_folder(target, 0o750, gid=group)
     defaults = cfg.home / "config" / CONF_SUBDIR
     for path in sorted(defaults.glob("*.yml")):
-        shutil.copyfile(path, target / path.name)
+        write_file(target / path.name, read_bytes(path), 0o640, gid=group)
     ours = {"internal_users.yml": internal_users(passwords), "roles.yml": roles(cfg), "roles_mapping.yml": roles_mapping()}
     for name, body in ours.items():
-        _write_private(target / name, yaml.safe_dump(body, sort_keys=False, allow_unicode=True))
+        write_file(target / name, yaml.safe_dump(body, sort_keys=False, allow_unicode=True), 0o640, gid=group)
     certs = cfg.conf_dir / CERTS_SUBDIR
-    certs.mkdir(exist_ok=True)
-    certs.chmod(0o700)
+    make_folder(certs, 0o750, gid=group)
     for source, name in ((files.node, "node.pem"), (files.node_key, "node-key.pem"), (files.ca, "ca.pem")):
-        _write_private(certs / name, source.read_text(encoding="ascii"))
-
-
-def _write_private(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    path.chmod(0o600)
+        write_file(certs / name, read_bytes(source), 0o640, gid=group)
 
 
 def grant_portal_user(cfg: NodeConfig, user: str, log: Log = print) -> tuple[Path, Path]:
@@ -208,6 +202,7 @@ def grant_portal_user(cfg: NodeConfig, user: str, log: Log = print) -> tuple[Pat
     if os.geteuid() != 0:
         raise ConfigError("only root can give another OS user read access to the node's files",
                           hint=f"run it as root (sudo python cli.py server portal-user {user})")
+    claim_node_dir(cfg)
     files = cert_files(cfg)
     secret = password_file(cfg, PORTAL_USER)
     missing = [str(p) for p in (secret, files.ca) if not p.is_file()]
@@ -220,12 +215,11 @@ def grant_portal_user(cfg: NodeConfig, user: str, log: Log = print) -> tuple[Pat
     if shared:
         raise ConfigError(f"{user}'s group {group.gr_name} is shared with {', '.join(sorted(shared))}: they would "
                           "read the portal's password too", hint=f"give {user} a group of its own (useradd -U)")
+    # each changed through a descriptor opened without following links, and only if root's own (issue 47)
     for folder in (security_dir(cfg), files.folder):
-        os.chown(folder, -1, entry.pw_gid)
-        folder.chmod(0o710)
-    os.chown(secret, -1, entry.pw_gid)
-    secret.chmod(0o640)
-    files.ca.chmod(0o644)
+        set_mode(folder, 0o710, gid=entry.pw_gid, owner=0, directory=True)
+    set_mode(secret, 0o640, gid=entry.pw_gid, owner=0)
+    set_mode(files.ca, 0o644, owner=0)
     log(f"{user} may read {secret} and {files.ca}, nothing else under {security_dir(cfg)}")
     return secret, files.ca
 
@@ -254,5 +248,5 @@ def admin_access(cfg: NodeConfig) -> tuple[ssl.SSLContext | None, dict[str, str]
     path = password_file(cfg, ADMIN_USER)
     if not path.is_file():
         return context, {}
-    token = base64.b64encode(f"{ADMIN_USER}:{path.read_text(encoding='utf-8').strip()}".encode()).decode("ascii")
+    token = base64.b64encode(f"{ADMIN_USER}:{read_text(path).strip()}".encode()).decode("ascii")
     return context, {"Authorization": f"Basic {token}"}

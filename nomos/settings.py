@@ -339,6 +339,14 @@ class Settings(BaseSettings):
                                        "opensearch_password": self.portal_opensearch_password,
                                        "opensearch_password_file": self.portal_opensearch_password_file})
 
+    def opensearch_identity(self) -> tuple[str, str]:
+        """Who requests go out as, and the variable that names that account, for messages: the portal's own
+        (``NOMOS_PORTAL_OPENSEARCH_USER``) in settings :meth:`for_portal` made, else ``NOMOS_OPENSEARCH_USER``'s;
+        the user is "" when none is set."""
+        if self.portal_opensearch_user and self.opensearch_user == self.portal_opensearch_user:
+            return self.portal_opensearch_user, "NOMOS_PORTAL_OPENSEARCH_USER"
+        return self.opensearch_user or "", "NOMOS_OPENSEARCH_USER"
+
     @property
     def llm_cache(self) -> Path:
         """Disk cache of LLM replies, keyed by (model, messages, parameters): a re-run costs nothing."""

@@ -82,6 +82,34 @@ def test_wrong_password_is_a_clear_error(secure_node, tmp_path: Path):
     assert res.exit_code == 1 and "401" in res.output and "Traceback" not in res.output, res.output
 
 
+@pytest.mark.parametrize("indexer_too", [False, True], ids=["portal-user-only", "indexer-user-too"])
+def test_the_portals_401_names_the_portals_account(secure_node, indexed, tmp_path: Path, caplog, indexer_too: bool):
+    """Issue 47: with the portal's account set (its password wrong), the portal's 401 named no user ("no
+    NOMOS_OPENSEARCH_USER"), or, with the indexer's set too as the README shows, the indexer: the wrong account."""
+    import logging
+
+    from fastapi.testclient import TestClient
+
+    from nomos.portal import create_app
+
+    wrong = tmp_path / "pw"
+    wrong.write_text("not-the-password\n", encoding="utf-8")
+    env = {"OPENSEARCH_URL": secure_node.url, "NOMOS_INDEX": SECURE_ALIAS, "NOMOS_RETRY_SECONDS": "0",
+           "NOMOS_OPENSEARCH_CA": str(cert_files(secure_node).ca), "NOMOS_PORTAL_OPENSEARCH_USER": PORTAL_USER,
+           "NOMOS_PORTAL_OPENSEARCH_PASSWORD_FILE": str(wrong), "NOMOS_ALLOWED_HOSTS": "testserver"}
+    if indexer_too:
+        env.update(NOMOS_OPENSEARCH_USER=INDEXER_USER,
+                   NOMOS_OPENSEARCH_PASSWORD_FILE=str(password_file(secure_node, INDEXER_USER)))
+    with TestClient(create_app(Settings.from_env(env)), raise_server_exceptions=False) as web, \
+            caplog.at_level(logging.INFO, logger="nomos.portal"):
+        answer = web.get("/api/search", params={"q": "κλοπή"})
+    assert answer.status_code == 503, answer.text
+    logged = " ".join(r.getMessage() for r in caplog.records if "AccessDenied" in r.getMessage())
+    assert f"credentials of user '{PORTAL_USER}' (401)" in logged, caplog.text
+    assert INDEXER_USER not in logged and "no NOMOS_OPENSEARCH_USER" not in logged
+    assert "NOMOS_PORTAL_OPENSEARCH_PASSWORD(_FILE)" in logged
+
+
 def test_the_indexer_indexes_and_the_portal_reads_and_writes_judgments(secure_node, indexed):
     indexer = make_client(settings_for(secure_node, INDEXER_USER))
     assert indexer.count(index=SECURE_ALIAS)["count"] == 6

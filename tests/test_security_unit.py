@@ -321,6 +321,34 @@ def test_the_portal_gets_its_own_identity():
     assert alone.for_portal() is alone
 
 
+def test_refusals_of_the_portals_account_name_it_and_its_variables(tmp_path: Path):
+    """Issue 47: the portal's client and every message about its account use the portal's identity; a 401 and a
+    missing password name NOMOS_PORTAL_OPENSEARCH_* (the indexer's account and variables were named)."""
+    from opensearchpy.exceptions import AuthenticationException
+
+    from nomos.opensearch.client import access_error, password_of
+    from nomos.portal import create_app
+    from nomos.settings import Settings
+
+    both = Settings.from_env({"NOMOS_OPENSEARCH_USER": "nomos_indexer", "NOMOS_OPENSEARCH_PASSWORD": "a",
+                              "NOMOS_PORTAL_OPENSEARCH_USER": "nomos_portal",
+                              "NOMOS_PORTAL_OPENSEARCH_PASSWORD_FILE": str(tmp_path / "missing")})
+    assert both.opensearch_identity() == ("nomos_indexer", "NOMOS_OPENSEARCH_USER")
+    assert both.for_portal().opensearch_identity() == ("nomos_portal", "NOMOS_PORTAL_OPENSEARCH_USER")
+    refused = AuthenticationException(401, "security_exception", {"error": {"reason": "Authentication failed"}})
+    denied = access_error(refused, "search", both.for_portal())
+    assert "user 'nomos_portal' (401)" in str(denied) and "NOMOS_PORTAL_OPENSEARCH_PASSWORD(_FILE)" in str(denied)
+    with pytest.raises(ConfigError, match=r"^NOMOS_PORTAL_OPENSEARCH_PASSWORD_FILE=.*missing: cannot read it"):
+        password_of(both.for_portal())
+    alone = Settings.from_env({"NOMOS_PORTAL_OPENSEARCH_USER": "nomos_portal"}).for_portal()
+    with pytest.raises(ConfigError, match="NOMOS_PORTAL_OPENSEARCH_USER=nomos_portal has no password"):
+        password_of(alone)
+    (tmp_path / "missing").write_text("b\n")
+    app = create_app(both.with_overrides(opensearch_url="http://127.0.0.1:9", allowed_hosts=("testserver",)))
+    transport = app.state.portal.searcher.transport
+    assert (transport.user, transport.user_variable) == ("nomos_portal", "NOMOS_PORTAL_OPENSEARCH_USER")
+
+
 def test_the_compose_profile_secure_runs_the_security_plugin_with_our_certificates():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
     secured = {name: svc for name, svc in compose["services"].items() if "secure" in svc.get("profiles", [])}

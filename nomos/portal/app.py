@@ -149,7 +149,10 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
         openapi_url="/api/openapi.json",
     )
     quiet_client_log()
-    app.state.portal = Portal(settings, make_client(settings.for_portal(), pool_maxsize=32, retries=0), llm_deadline=llm_deadline,
+    # the portal's own cluster account (NOMOS_PORTAL_OPENSEARCH_*) for its client and for every message that names
+    # the account, a 401 included (it named the indexer's, or none, while the portal's was refused)
+    settings = settings.for_portal()
+    app.state.portal = Portal(settings, make_client(settings, pool_maxsize=32, retries=0), llm_deadline=llm_deadline,
                               llm_slots=llm_slots)
     app.state.templates = make_templates()
     app.state.proxies = Proxies(settings.trusted_proxies, settings.user_header)

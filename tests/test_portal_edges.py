@@ -76,3 +76,7 @@ def test_pages_that_show_a_case_are_not_cached() -> None:
         assert web.get("/articles/PK::372", params={"q": "κλοπή"}).headers["cache-control"] == "no-store"
         assert web.get("/judgments").headers["cache-control"] == "no-store"
         assert "no-store" not in web.get("/static/portal.css").headers.get("cache-control", "")
+        # decided on the parsed query, as the routes read it (issue 47: a percent-encoded q was cacheable)
+        for url in ("/?%71=κλοπή", "/articles/PK::372?%71=%CE%BA", "/laws/PK?x=1&%71=a", "/?q"):
+            assert web.get(url).headers.get("cache-control") == "no-store", url
+        assert "no-store" not in web.get("/laws/PK?x=1").headers.get("cache-control", "")

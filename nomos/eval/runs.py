@@ -44,8 +44,9 @@ def sort_ranking(pairs: Iterable[tuple[str, float]], k: int | None = None) -> Ra
     return ordered if k is None else ordered[:k]
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and ``os.replace``.
+def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
+    """Write ``text`` to ``path`` via a temporary file and ``os.replace``; ``mode``: the file's (else as readable
+    as any file the process makes, its umask applied).
 
     The temporary file is named after the writer's pid (``.<name>.<pid>.<random>.tmp``): a writer killed before its
     rename leaves one behind, and the next write of the same file removes those whose writer is gone (never one that
@@ -54,7 +55,8 @@ def atomic_write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
-        os.fchmod(fd, 0o666 & ~process_umask())  # mkstemp makes 0600; a results file is as readable as any other
+        # mkstemp makes 0600; a results file is as readable as any other, unless the caller says otherwise
+        os.fchmod(fd, 0o666 & ~process_umask() if mode is None else mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()

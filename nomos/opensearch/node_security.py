@@ -4,12 +4,16 @@ What a security officer reads here: TLS on HTTP and transport with the node's ow
 internal user database with three users whose passwords nomos generates, stores 0600 under the node folder and
 prints once; and two least-privilege roles:
 
-* ``nomos_indexer`` may create, write and delete the article indices (``<alias>``, ``<alias>-*``), their alias,
-  the judgments index (exports) and the results indices (``<results prefix>-*``), and store the search pipelines
-  and the project's scripts (``stored_scripts``), and nothing else;
-* ``nomos_portal`` may read the articles (search, get, mappings, settings, analyze) and write the judgments index
-  (``<alias>_judgments``) only: it cannot create, write or delete an article index, nor store a script (and the
-  node runs no inline script: ``script.allowed_types: stored``).
+* ``nomos_indexer`` may create, write and delete the article indices (``<alias>``, ``<alias>-*``), their alias
+  and the results indices (``<results prefix>-*``), read the judgments index (exports), store the search
+  pipelines and read the project's scripts (``stored_scripts``), and nothing else: it cannot write, close or
+  delete the judgments, nor store a script (only the admin does, at ``server start``);
+* ``nomos_portal`` may read the articles (search, get, mappings, settings, analyze) and index, update and read the
+  judgments index (``<alias>_judgments``) only: it cannot create, write or delete an article index, delete a
+  judgment, nor store a script (and the node runs no inline script: ``script.allowed_types: stored``).
+
+Every user is ``reserved``: only the admin may change it, so neither service account can change its own password
+through the security plugin's account API.
 
 ``admin`` has ``all_access`` (and the admin certificate is the ``admin_dn`` that ``securityadmin.sh`` needs).
 The opensearch.yml keys that turn TLS and the plugin on are ``node_config.security_settings`` (beside the rest of
@@ -105,7 +109,9 @@ def internal_users(passwords: dict[str, str]) -> dict[str, Any]:
                  PORTAL_USER: "nomos: the portal; reads the articles, writes judgments"}
     users: dict[str, Any] = {"_meta": {"type": "internalusers", "config_version": 2}}
     for user in USERS:
-        users[user] = {"hash": hash_password(passwords[user]), "reserved": user == ADMIN_USER,
+        # reserved: only the node's admin may change them; the service accounts could change their own password
+        # through the account API (issue 47: the portal then answered 503 until it was put back)
+        users[user] = {"hash": hash_password(passwords[user]), "reserved": True,
                        "backend_roles": ["admin"] if user == ADMIN_USER else [], "description": described[user]}
     return users
 
@@ -131,15 +137,18 @@ def roles(cfg: NodeConfig) -> dict[str, Any]:
         INDEXER_USER: {
             "description": "nomos index / eval --to-opensearch: the article, judgments and results indices only",
             # scroll and its clear are cluster-level actions to the plugin: a re-index reads what the index holds
-            # with a scroll (helpers.scan), and so does a judgments export; like the search pipelines, the
-            # project's stored scripts are prepared with the index (stored_scripts; the cluster runs no inline one)
+            # with a scroll (helpers.scan), and so does a judgments export. Scripts: it may read the project's
+            # (an index checks they are there) but not store one: only the admin does, at `server start` (issue
+            # 47: it could store any Painless and overwrite the script the portal runs for fused pages)
             "cluster_permissions": ["cluster_monitor", "cluster_composite_ops", "cluster:admin/search/pipeline/*",
                                     "indices:admin/aliases", "indices:admin/aliases/get",
                                     "indices:data/read/scroll", "indices:data/read/scroll/clear",
-                                    "cluster:admin/script/put"],
+                                    "cluster:admin/script/get"],
             "index_permissions": [
-                {"index_patterns": pat["articles"] + pat["judgments"] + pat["results"],
-                 "allowed_actions": ["indices_all"]},
+                {"index_patterns": pat["articles"] + pat["results"], "allowed_actions": ["indices_all"]},
+                # the judgments: read for the export, never written, closed or deleted (the portal's to write)
+                {"index_patterns": pat["judgments"],
+                 "allowed_actions": ["read", "indices:admin/get", "indices:admin/mappings/get"]},
             ],
         },
         PORTAL_USER: {
@@ -149,8 +158,13 @@ def roles(cfg: NodeConfig) -> dict[str, Any]:
                                     "cluster:admin/search/pipeline/get", "indices:data/write/bulk"],
             "index_permissions": [
                 {"index_patterns": pat["articles"], "allowed_actions": read_articles},
+                # a judgment is written (one update with an upsert) and read, never deleted (issue 47: `crud`
+                # let the portal's account delete any judgment or delete them by query); the update runs as a
+                # shard-level bulk (bulk[s]), whose items the plugin still checks one by one
                 {"index_patterns": pat["judgments"],
-                 "allowed_actions": ["crud", "create_index", "indices:admin/mapping/put", "indices:admin/get",
+                 "allowed_actions": ["read", "indices:data/write/index", "indices:data/write/update",
+                                     "indices:data/write/bulk[s]",
+                                     "create_index", "indices:admin/mapping/put", "indices:admin/get",
                                      "indices:admin/refresh*", "indices:admin/mappings/get"]},
             ],
         },
@@ -186,7 +200,7 @@ def write_security_config(cfg: NodeConfig, log: Log = print, group: int = -1) ->
         write_file(target / path.name, read_bytes(path), 0o640, gid=group)
     ours = {"internal_users.yml": internal_users(passwords), "roles.yml": roles(cfg), "roles_mapping.yml": roles_mapping()}
     for name, body in ours.items():
-        write_file(target / name, yaml.safe_dump(body, sort_keys=False, allow_unicode=True), 0o640, gid=group)
+        write_file(target / name, security_yaml(body), 0o640, gid=group)
     certs = cfg.conf_dir / CERTS_SUBDIR
     make_folder(certs, 0o750, gid=group)
     for source, name in ((files.node, "node.pem"), (files.node_key, "node-key.pem"), (files.ca, "ca.pem")):
@@ -222,6 +236,19 @@ def grant_portal_user(cfg: NodeConfig, user: str, log: Log = print) -> tuple[Pat
     set_mode(files.ca, 0o644, owner=0)
     log(f"{user} may read {secret} and {files.ca}, nothing else under {security_dir(cfg)}")
     return secret, files.ca
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """YAML without anchors and aliases: the plugin's parser reads ``&id001``/``*id001`` (what PyYAML writes for a
+    list two roles share) as a string, and the security index is then never initialised."""
+
+    def ignore_aliases(self, data: Any) -> bool:  # noqa: ANN401 - any YAML node's value
+        return True
+
+
+def security_yaml(body: dict[str, Any]) -> str:
+    """One of the plugin's yml files, as it reads them (:class:`_PlainDumper`)."""
+    return yaml.dump(body, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True)
 
 
 def _system_user(user: str, log: Log) -> pwd.struct_passwd:

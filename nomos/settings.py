@@ -151,6 +151,10 @@ class Settings(BaseSettings):
     # the one header a trusted proxy names the signed-in user in (oauth2-proxy's, as docker-compose's `sso` sets it);
     # any other identity header on a request from a trusted proxy is a 400 (a client could add one the proxy passes on)
     user_header: str = Field("X-Forwarded-User", pattern=r"^[A-Za-z][A-Za-z0-9-]{0,63}$")
+    # a secret the trusted proxy adds as the password of HTTP basic auth (oauth2-proxy's basic_auth_password, as
+    # docker-compose's `sso` profile sets it): a request from a proxy's address counts as the proxy's only with it,
+    # so a local process is not "the proxy" (issue 47). None: the address alone, as before
+    proxy_secret: str | None = Field(None, repr=False, min_length=16)
     # judgments (posting and reading) only from a user a trusted proxy signed in (401 otherwise); the `user` field
     # is then ignored. None: on wherever a proxy is trusted (NOMOS_TRUSTED_PROXIES), off otherwise
     require_sign_in: bool | None = None

@@ -385,6 +385,15 @@ def test_the_compose_profile_secure_runs_the_security_plugin_with_our_certificat
     assert node["image"] == "opensearchproject/opensearch:2.19.1"
 
 
+def test_the_sso_profile_sends_the_proxy_secret_the_portal_checks():
+    """Issue 47: the proxy's address alone made any local process "the proxy"; the compose profile's oauth2-proxy
+    sends NOMOS_PROXY_SECRET as its basic-auth password, and the user headers the portal accepts with it."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
+    env = dict(item.split("=", 1) for item in compose["services"]["oauth2-proxy"]["environment"])
+    assert env["OAUTH2_PROXY_PASS_BASIC_AUTH"] == "true" and env["OAUTH2_PROXY_PASS_USER_HEADERS"] == "true"
+    assert env["OAUTH2_PROXY_BASIC_AUTH_PASSWORD"].startswith("${NOMOS_PROXY_SECRET:?")
+
+
 def test_refusals_name_the_user_status_and_reason():
     from opensearchpy.exceptions import AuthenticationException, AuthorizationException, NotFoundError
 

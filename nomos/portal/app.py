@@ -160,7 +160,7 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
     app.state.portal = Portal(settings, make_client(settings, pool_maxsize=32, retries=0), llm_deadline=llm_deadline,
                               llm_slots=llm_slots)
     app.state.templates = make_templates()
-    app.state.proxies = Proxies(settings.trusted_proxies, settings.user_header)
+    app.state.proxies = Proxies(settings.trusted_proxies, settings.user_header, settings.proxy_secret)
     app.state.rates = RateLimits.from_specs(settings.search_rate, settings.judgment_rate, settings.page_rate)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     # a Host not on the list is a 400 before any route (or the trailing-slash redirect) can echo it

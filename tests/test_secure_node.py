@@ -250,3 +250,35 @@ def test_the_portal_cannot_delete_judgments_nor_the_indexer_write_or_close_them(
     again, created = put_judgment(portal, SECURE_ALIAS, query="κλοπή ποδηλάτου", article_id="PK::372", grade=2,
                                   user="roles")
     assert not created and again.grade == 2  # and the portal still updates them
+
+
+def test_failed_logins_are_throttled_per_user(secure_node):
+    """A wrong password cost the node its bcrypt (about 260 ms of CPU), unthrottled. The plugin's
+    auth_failure_listeners (config.yml, node_security.AUTH_FAILURE_LISTENERS) block a user name after its allowed
+    failures: then even its right password is refused until the block expires; other users are not affected. On a
+    user of the test's own (made and removed by the admin), so the suite's users are never blocked."""
+    import base64
+
+    import urllib3
+
+    from nomos.opensearch.node_security import AUTH_FAILURE_LISTENERS
+
+    admin = make_client(settings_for(secure_node, ADMIN_USER))
+    probe, good = "pytest_throttle_probe", "Probe-passw0rd-for-this-test!"
+    admin.transport.perform_request("PUT", f"/_plugins/_security/api/internalusers/{probe}", body={"password": good})
+    http = urllib3.PoolManager(ca_certs=str(cert_files(secure_node).ca), retries=False)
+
+    def status(password: str) -> int:
+        token = base64.b64encode(f"{probe}:{password}".encode()).decode()
+        return http.request("GET", f"{secure_node.url}/_plugins/_security/authinfo",
+                            headers={"Authorization": f"Basic {token}"}).status
+
+    try:
+        assert status(good) == 200
+        allowed = AUTH_FAILURE_LISTENERS["internal_users_by_name"]["allowed_tries"]
+        assert [status(f"wrong-{i}") for i in range(allowed)] == [401] * allowed
+        assert status(good) == 401  # blocked: the right password too
+        indexer = settings_for(secure_node, INDEXER_USER)
+        assert cluster_version(make_client(indexer), indexer) == "2.19.1"  # another user: not blocked
+    finally:
+        admin.transport.perform_request("DELETE", f"/_plugins/_security/api/internalusers/{probe}")

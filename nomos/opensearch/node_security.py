@@ -171,6 +171,25 @@ def roles(cfg: NodeConfig) -> dict[str, Any]:
     }
 
 
+# The security plugin's rate limiting of failed logins (its auth_failure_listeners, config.yml): per user name of
+# the internal database, so a wrong password costs the node its bcrypt (about 260 ms of CPU) at most this often.
+# Per user name, not per address: every client of a node on loopback is 127.0.0.1, the portal included, so an
+# address block would shut the portal out with the attacker. The price (docs/security.md): a local account that
+# can reach the port can lock a user out for BLOCK_SECONDS by failing ALLOWED_TRIES times.
+AUTH_FAILURE_LISTENERS = {
+    "internal_users_by_name": {"type": "username", "authentication_backend": "intern", "allowed_tries": 10,
+                               "time_window_seconds": 60, "block_expiry_seconds": 60,
+                               "max_blocked_clients": 100000, "max_tracked_clients": 100000},
+}
+
+
+def throttled_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The plugin's default config.yml with :data:`AUTH_FAILURE_LISTENERS` in ``config.dynamic`` (issue 47: failed
+    logins were not throttled; about 8 a second filled both cores)."""
+    config.setdefault("config", {}).setdefault("dynamic", {})["auth_failure_listeners"] = AUTH_FAILURE_LISTENERS
+    return config
+
+
 def roles_mapping() -> dict[str, Any]:
     """roles_mapping.yml: admin → all_access, each nomos user → its own role."""
     return {
@@ -199,6 +218,8 @@ def write_security_config(cfg: NodeConfig, log: Log = print, group: int = -1) ->
     for path in sorted(defaults.glob("*.yml")):
         write_file(target / path.name, read_bytes(path), 0o640, gid=group)
     ours = {"internal_users.yml": internal_users(passwords), "roles.yml": roles(cfg), "roles_mapping.yml": roles_mapping()}
+    if (defaults / "config.yml").is_file():  # the plugin's, with the failed-login throttle (a home without it: none)
+        ours["config.yml"] = throttled_config(yaml.safe_load(read_text(defaults / "config.yml")))
     for name, body in ours.items():
         write_file(target / name, security_yaml(body), 0o640, gid=group)
     certs = cfg.conf_dir / CERTS_SUBDIR

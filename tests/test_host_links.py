@@ -25,7 +25,7 @@ from click.testing import CliRunner
 
 from nomos.cli import cli
 from nomos.errors import NomosError
-from nomos.opensearch.node import NodeConfig, install, is_installed, running_pid, start, stop
+from nomos.opensearch.node import NodeConfig, install, running_pid, start, stop
 from nomos.opensearch.node_host import OPEN_ACCOUNT, Account, account_name, service_account
 from nomos.opensearch.node_security import CONF_SUBDIR, security_dir
 from nomos.settings import Settings
@@ -67,12 +67,13 @@ class Host:
 
 
 def _copy_or_install_homes(root: Path, cfg: NodeConfig) -> None:
-    """The open and secured homes: copied from the suite's own root where they are installed (seconds), else
-    installed from Maven Central."""
+    """The open and secured homes, copied from the suite's own root (seconds), where they are installed first if
+    need be (from Maven Central, once: the suite's secured node uses the same), then checked complete here."""
+    suite = NodeConfig(root=Settings.from_env().node_root, secure=True)
+    install(suite, log=lambda m: None)
     for secure in (False, True):
-        suite = NodeConfig(root=Settings.from_env().node_root, secure=secure)
-        if is_installed(suite):
-            shutil.copytree(suite.home, NodeConfig(root=root, secure=secure).home, symlinks=True)
+        home = NodeConfig(root=suite.root, secure=secure).home
+        shutil.copytree(home, NodeConfig(root=root, secure=secure).home, symlinks=True)
     install(cfg, log=lambda m: None)
 
 

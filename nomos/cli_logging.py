@@ -27,6 +27,8 @@ import logging
 import sys
 from typing import Callable
 
+from nomos.safe_text import escape_controls
+
 PROJECT_LOGGER = "nomos"
 CONNECTION_LOGGERS = ("opensearch", "urllib3")  # opensearch-py's connection log and urllib3's retries
 _SILENT = logging.CRITICAL + 1
@@ -44,7 +46,7 @@ class _Formatter(logging.Formatter):
     """Progress (INFO) as the bare message; warnings and errors with their level; DEBUG with the logger's name."""
 
     def format(self, record: logging.LogRecord) -> str:
-        msg = record.getMessage()
+        msg = escape_controls(record.getMessage(), keep="\n\t")  # a message may quote a path, a query, a reason
         if record.exc_info:
             msg += "\n" + self.formatException(record.exc_info)
         if record.levelno >= logging.WARNING:

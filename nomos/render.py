@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from nomos.retrieval.base import Hit
+from nomos.safe_text import escape_controls
 
 _MARK = re.compile(r"(<mark>.*?</mark>)", re.DOTALL)
 
@@ -31,8 +32,10 @@ def snippet_segments(fragment: str) -> list[tuple[str, bool]]:
 
 def terminal_snippet(fragment: str, emphasize: Callable[[str], str] = lambda text: text) -> str:
     """The fragment on one line: marked terms through ``emphasize`` (the CLI's bold yellow), runs of whitespace
-    (the article's line breaks) collapsed to one space."""
-    joined = "".join(emphasize(text) if marked else text for text, marked in snippet_segments(fragment))
+    (the article's line breaks) collapsed to one space, and any other control or bidi character of the article
+    shown as its escape (an article's escape sequence set the terminal's title: ``nomos.safe_text``)."""
+    pieces = ((escape_controls(text, keep=" \n\t\r\x0b\x0c"), marked) for text, marked in snippet_segments(fragment))
+    joined = "".join(emphasize(text) if marked else text for text, marked in pieces)
     return " ".join(joined.split())
 
 

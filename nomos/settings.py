@@ -151,6 +151,10 @@ class Settings(BaseSettings):
     # the one header a trusted proxy names the signed-in user in (oauth2-proxy's, as docker-compose's `sso` sets it);
     # any other identity header on a request from a trusted proxy is a 400 (a client could add one the proxy passes on)
     user_header: str = Field("X-Forwarded-User", pattern=r"^[A-Za-z][A-Za-z0-9-]{0,63}$")
+    # a secret the trusted proxy adds as the password of HTTP basic auth (oauth2-proxy's basic_auth_password, as
+    # docker-compose's `sso` profile sets it): a request from a proxy's address counts as the proxy's only with it,
+    # so a local process is not "the proxy" (issue 47). None: the address alone, as before
+    proxy_secret: str | None = Field(None, repr=False, min_length=16)
     # judgments (posting and reading) only from a user a trusted proxy signed in (401 otherwise); the `user` field
     # is then ignored. None: on wherever a proxy is trusted (NOMOS_TRUSTED_PROXIES), off otherwise
     require_sign_in: bool | None = None
@@ -339,6 +343,14 @@ class Settings(BaseSettings):
         return self.model_copy(update={"opensearch_user": self.portal_opensearch_user,
                                        "opensearch_password": self.portal_opensearch_password,
                                        "opensearch_password_file": self.portal_opensearch_password_file})
+
+    def opensearch_identity(self) -> tuple[str, str]:
+        """Who requests go out as, and the variable that names that account, for messages: the portal's own
+        (``NOMOS_PORTAL_OPENSEARCH_USER``) in settings :meth:`for_portal` made, else ``NOMOS_OPENSEARCH_USER``'s;
+        the user is "" when none is set."""
+        if self.portal_opensearch_user and self.opensearch_user == self.portal_opensearch_user:
+            return self.portal_opensearch_user, "NOMOS_PORTAL_OPENSEARCH_USER"
+        return self.opensearch_user or "", "NOMOS_OPENSEARCH_USER"
 
     @property
     def llm_cache(self) -> Path:

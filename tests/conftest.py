@@ -100,9 +100,11 @@ def _install_guards(config: pytest.Config) -> None:
     def popen(original):
         def guarded(self, args, *rest, **kwargs):
             argv = [args] if isinstance(args, (str, bytes, os.PathLike)) else list(args)
-            first = Path(os.fsdecode(argv[0])) if argv else Path()
-            if first.name == "opensearch" and first.resolve().is_relative_to(node_home):
-                _refuse("node", f"an OpenSearch node was launched ({first})")
+            # bin/opensearch, run directly or by the launching shell (node_lifecycle.launch: sh -c 'exec "$@"' …)
+            for arg in argv[:8]:
+                path = Path(os.fsdecode(arg)) if isinstance(arg, (str, bytes, os.PathLike)) else Path()
+                if path.name == "opensearch" and path.resolve().is_relative_to(node_home):
+                    _refuse("node", f"an OpenSearch node was launched ({path})")
             if "nomos.localllm.serve" in map(str, argv):
                 _refuse("model", "the local LLM server (SmolLM2) was launched")
             return original(self, args, *rest, **kwargs)

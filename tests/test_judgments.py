@@ -316,6 +316,8 @@ def test_export_writes_exact_sorted_qrels_and_queries_and_eval_scores_them(web, 
     texts = {qt: THEFT, qh: HARM}
     assert (tmp_path / "lib.queries.jsonl").read_text(encoding="utf-8") == "".join(
         json.dumps({"_id": q, "text": texts[q]}, ensure_ascii=False) + "\n" for q in sorted(texts))
+    # readers' cases: the exporting user's alone (issue 47: 0644), whatever the umask
+    assert {oct(p.stat().st_mode & 0o777) for p in (out, tmp_path / "lib.queries.jsonl")} == {oct(0o600)}
     first = out.read_bytes()
     assert runner.invoke(cli, [*args, "judgments", "export", "--out", str(out)]).exit_code == 0
     assert out.read_bytes() == first  # deterministic

@@ -76,3 +76,28 @@ def test_pages_that_show_a_case_are_not_cached() -> None:
         assert web.get("/articles/PK::372", params={"q": "κλοπή"}).headers["cache-control"] == "no-store"
         assert web.get("/judgments").headers["cache-control"] == "no-store"
         assert "no-store" not in web.get("/static/portal.css").headers.get("cache-control", "")
+        # decided on the parsed query, as the routes read it (issue 47: a percent-encoded q was cacheable)
+        for url in ("/?%71=κλοπή", "/articles/PK::372?%71=%CE%BA", "/laws/PK?x=1&%71=a", "/?q"):
+            assert web.get(url).headers.get("cache-control") == "no-store", url
+        assert "no-store" not in web.get("/laws/PK?x=1").headers.get("cache-control", "")
+
+
+def test_ipv6_clients_are_counted_by_their_64() -> None:
+    """Issue 47: rates counted per full IPv6 address, so one host's /64 was 2^64 clients. Two addresses of one /64
+    share a count; the next /64 has its own; an IPv4-mapped address counts as its IPv4 one."""
+    from nomos.portal.identity import client_network
+
+    settings = Settings(opensearch_url="http://127.0.0.1:9", retry_seconds=0, allowed_hosts=("testserver",),
+                        search_rate="2/minute", judgment_rate="1000/minute", page_rate="1000/minute")
+    app = create_app(settings)
+
+    def status(address: str) -> int:
+        with TestClient(app, client=(address, 50000), raise_server_exceptions=False) as web:
+            return web.get("/api/search", params={"q": "κλοπή"}).status_code
+
+    # counted, then answered 503 (no cluster here): the count is all this test is about
+    assert [status("2001:db8:1:2::1"), status("2001:db8:1:2:ffff::9")] == [503, 503]
+    assert status("2001:db8:1:2:abcd::7") == 429  # a third address of the same /64: over its rate
+    assert status("2001:db8:1:3::1") == 503  # the next /64: a client of its own
+    assert client_network("::ffff:192.0.2.7") == client_network("192.0.2.7") == "192.0.2.7"
+    assert client_network("2001:db8:1:2:abcd::7") == "2001:db8:1:2::/64" and client_network("testclient") == "testclient"

@@ -191,3 +191,56 @@ def test_forwarded_host_only_from_a_proxy_and_an_opaque_origin_refused(mini_sett
         ok = web.post("/api/judgments", json=body, headers={"Origin": "https://nomos.example.gr",
                                                              "X-Forwarded-Host": "nomos.example.gr"})
         assert ok.status_code in (200, 201)  # the proxy's is
+
+
+# ------------------------------------------------------------------------------------------------ identity (issue 47)
+SECRET = "a-secret-the-proxy-and-portal-share"
+
+
+def basic(user: str, password: str) -> str:
+    import base64
+
+    return "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
+
+
+def test_a_repeated_identity_header_is_refused(mini_settings):
+    """Two X-Forwarded-User headers (a proxy that appends to the client's own): the first, the client's, was
+    stored. Any identity header sent twice is a 400 now."""
+    with portal(mini_settings, PROXY) as web:
+        body = {"query": "κλοπή ρολογιού", "article_id": "PK::372", "grade": 2}
+        for name in ("X-Forwarded-User", "X-Forwarded-Email"):
+            twice = web.post("/api/judgments", json=body, headers=[(name, "mallory"), (name, "eleni")])
+            assert twice.status_code == 400 and f"{name} header: sent 2 times" in twice.json()["detail"], twice.text
+
+
+def test_oauth2_proxys_user_headers_are_accepted_and_the_user_is_the_configured_ones(mini_settings):
+    """oauth2-proxy's pass_user_headers sends four headers (with some identity providers the preferred user name
+    too): every judgment was a 400. They are accepted together from the proxy; the user is the configured header's;
+    another kind of identity header beside them is still refused."""
+    sent = {"X-Forwarded-User": "3f1c9a", "X-Forwarded-Email": "eleni@uni.gr",
+            "X-Forwarded-Preferred-Username": "eleni", "X-Forwarded-Groups": "staff,lawyers"}
+    with portal(mini_settings, PROXY) as web:
+        assert judge(web, headers=sent).json()["user"] == "3f1c9a"
+        refused = judge(web, headers={**sent, "X-Remote-User": "bob"})
+        assert refused.status_code == 400 and "X-Remote-User header" in refused.json()["detail"]
+    with portal(mini_settings, PROXY, user_header="X-Forwarded-Preferred-Username") as web:
+        assert judge(web, headers=sent).json()["user"] == "eleni"
+    with portal(mini_settings, PROXY, user_header="X-Remote-User") as web:  # another proxy: its header alone
+        refused = judge(web, headers={"X-Remote-User": "bob", "X-Forwarded-Email": "eleni@uni.gr"})
+        assert refused.status_code == 400 and "X-Forwarded-Email header" in refused.json()["detail"]
+
+
+def test_with_a_proxy_secret_the_proxys_address_alone_is_not_the_proxy(mini_settings):
+    """With NOMOS_TRUSTED_PROXIES=127.0.0.1 any local account was "the proxy" (one graded as another user and read
+    every judged case). With NOMOS_PROXY_SECRET a request's identity headers count only where it also carries the
+    secret as its basic-auth password, as oauth2-proxy sends it (docker-compose.yml's sso profile)."""
+    settings = mini_settings.with_overrides(proxy_secret=SECRET)
+    with portal(settings, PROXY) as web:
+        assert judge(web, headers={"X-Forwarded-User": "eleni", "Authorization": basic("eleni", SECRET)}).json()["user"] == "eleni"
+        for auth in (None, basic("eleni", "guessed-wrong-secret-value"), "Bearer " + SECRET, basic("eleni", "")):
+            forged = judge(web, user="reader", headers={"X-Forwarded-User": "eleni", **({"Authorization": auth} if auth else {})})
+            assert forged.status_code in (200, 201) and forged.json()["user"] == "reader", (auth, forged.text)
+    with portal(settings.with_overrides(require_sign_in=True), PROXY) as web:
+        assert web.get("/judgments", headers={"X-Forwarded-User": "eleni"}).status_code == 401  # no secret: no user
+        assert web.get("/judgments", headers={"X-Forwarded-User": "eleni",
+                                              "Authorization": basic("eleni", SECRET)}).status_code == 200

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from opensearchpy.exceptions import AuthorizationException
+from opensearchpy.exceptions import AuthorizationException, TransportError
 
 from nomos.cli import cli
 from nomos.errors import AccessDenied, ClusterUnavailable
 from nomos.opensearch.client import cluster_version, make_client
 from nomos.opensearch.judgments_store import list_judgments, put_judgment
-from nomos.opensearch.node_security import INDEXER_USER, PORTAL_USER, cert_files, password_file
+from nomos.opensearch.node_security import ADMIN_USER, INDEXER_USER, PORTAL_USER, cert_files, password_file
 from nomos.opensearch.transport import make_transport
 from nomos.settings import Settings
 from tests.beir_files import ARTICLES, write_beir
@@ -82,6 +82,34 @@ def test_wrong_password_is_a_clear_error(secure_node, tmp_path: Path):
     assert res.exit_code == 1 and "401" in res.output and "Traceback" not in res.output, res.output
 
 
+@pytest.mark.parametrize("indexer_too", [False, True], ids=["portal-user-only", "indexer-user-too"])
+def test_the_portals_401_names_the_portals_account(secure_node, indexed, tmp_path: Path, caplog, indexer_too: bool):
+    """Issue 47: with the portal's account set (its password wrong), the portal's 401 named no user ("no
+    NOMOS_OPENSEARCH_USER"), or, with the indexer's set too as the README shows, the indexer: the wrong account."""
+    import logging
+
+    from fastapi.testclient import TestClient
+
+    from nomos.portal import create_app
+
+    wrong = tmp_path / "pw"
+    wrong.write_text("not-the-password\n", encoding="utf-8")
+    env = {"OPENSEARCH_URL": secure_node.url, "NOMOS_INDEX": SECURE_ALIAS, "NOMOS_RETRY_SECONDS": "0",
+           "NOMOS_OPENSEARCH_CA": str(cert_files(secure_node).ca), "NOMOS_PORTAL_OPENSEARCH_USER": PORTAL_USER,
+           "NOMOS_PORTAL_OPENSEARCH_PASSWORD_FILE": str(wrong), "NOMOS_ALLOWED_HOSTS": "testserver"}
+    if indexer_too:
+        env.update(NOMOS_OPENSEARCH_USER=INDEXER_USER,
+                   NOMOS_OPENSEARCH_PASSWORD_FILE=str(password_file(secure_node, INDEXER_USER)))
+    with TestClient(create_app(Settings.from_env(env)), raise_server_exceptions=False) as web, \
+            caplog.at_level(logging.INFO, logger="nomos.portal"):
+        answer = web.get("/api/search", params={"q": "κλοπή"})
+    assert answer.status_code == 503, answer.text
+    logged = " ".join(r.getMessage() for r in caplog.records if "AccessDenied" in r.getMessage())
+    assert f"credentials of user '{PORTAL_USER}' (401)" in logged, caplog.text
+    assert INDEXER_USER not in logged and "no NOMOS_OPENSEARCH_USER" not in logged
+    assert "NOMOS_PORTAL_OPENSEARCH_PASSWORD(_FILE)" in logged
+
+
 def test_the_indexer_indexes_and_the_portal_reads_and_writes_judgments(secure_node, indexed):
     indexer = make_client(settings_for(secure_node, INDEXER_USER))
     assert indexer.count(index=SECURE_ALIAS)["count"] == 6
@@ -142,3 +170,115 @@ def test_the_portal_runs_on_its_own_identity(secure_node, indexed):
         assert web.get("/api/search?q=κλοπή+κινητού").json()["hits"][0]["id"] == "PK::372"
         res = web.post("/api/judgments", json={"query": "κλοπή", "article_id": "PK::375", "grade": 1, "user": "maria"})
         assert res.status_code in (200, 201), res.text
+
+
+# ------------------------------------------------------------------ issue 47: each account does its job and no more
+def _refused(call) -> int:  # noqa: ANN001 - a callable that sends one request
+    """The status of the refusal ``call`` must meet (it failing to be refused fails the test)."""
+    with pytest.raises(TransportError) as err:
+        call()
+    return err.value.status_code
+
+
+@pytest.mark.parametrize("user", [PORTAL_USER, INDEXER_USER])
+def test_a_service_account_cannot_change_its_own_password(secure_node, user: str):
+    """Both could, through the security plugin's account API (the portal then answered 503 until it was put back):
+    every user is reserved, so only the admin changes one; the old password still works, the new one does not."""
+    settings = settings_for(secure_node, user)
+    current = password_file(secure_node, user).read_text(encoding="utf-8").strip()
+    body = {"current_password": current, "password": "An0ther-passw0rd-of-its-own!"}
+    with pytest.raises(TransportError) as err:
+        make_client(settings).transport.perform_request("PUT", "/_plugins/_security/api/account", body=body)
+    assert err.value.status_code == 403 and f"'{user}' is reserved" in str(err.value.info), err.value.info
+    assert cluster_version(make_client(settings), settings) == "2.19.1"
+    other = settings.model_copy(update={"opensearch_password": body["password"], "opensearch_password_file": None})
+    with pytest.raises(AccessDenied, match="401"):
+        cluster_version(make_client(other), other)
+
+
+def test_only_the_admin_stores_scripts_the_indexer_reads_them(secure_node, indexed):
+    """The indexer could store any Painless and run it by id, and overwrite the script the portal runs for fused
+    pages. Now: it may not put one, new or over the project's (which stays as it is), and `index` as the indexer
+    only checks the project's are there (the `indexed` fixture); one missing is an error that says what to run."""
+    from nomos.opensearch.node_lifecycle import store_node_scripts
+    from nomos.opensearch.stored_scripts import RANK_BY_POSITION, store_scripts
+
+    indexer = make_client(settings_for(secure_node, INDEXER_USER))
+    admin = make_client(settings_for(secure_node, ADMIN_USER))
+    planted = {"script": {"lang": "painless", "source": "0"}}
+    assert _refused(lambda: indexer.put_script(id="planted", body=planted)) == 403
+    assert _refused(lambda: indexer.put_script(id=RANK_BY_POSITION.id, body=planted, context="score")) == 403
+    assert admin.get_script(id=RANK_BY_POSITION.id)["script"]["source"] == RANK_BY_POSITION.source
+    assert store_scripts(indexer)  # all there: nothing to store, no refusal
+    admin.delete_script(id=RANK_BY_POSITION.id)
+    try:
+        with pytest.raises(AccessDenied, match=f"lacks the project's script {RANK_BY_POSITION.id}") as err:
+            store_scripts(indexer)
+        assert "server start" in (err.value.hint or "")
+    finally:
+        store_node_scripts(secure_node)
+    assert admin.get_script(id=RANK_BY_POSITION.id)["found"]
+
+
+def test_the_portal_cannot_delete_judgments_nor_the_indexer_write_or_close_them(secure_node, indexed):
+    """The portal's role granted `crud` (it could delete any judgment, or all by query; it never deletes); the
+    indexer's `indices_all` let it close the judgments index. Now the portal indexes, updates and reads them, the
+    indexer reads them (its export), and nothing else. (Delete by query is the reindex module's, which this node
+    does not load: the role's lack of it is tests/test_security_unit.py's.)"""
+    from nomos.opensearch.judgments_store import index_name
+
+    portal = make_client(settings_for(secure_node, PORTAL_USER))
+    indexer = make_client(settings_for(secure_node, INDEXER_USER))
+    judgment, _ = put_judgment(portal, SECURE_ALIAS, query="κλοπή ποδηλάτου", article_id="PK::372", grade=1,
+                               user="roles")
+    name = index_name(SECURE_ALIAS)
+    refusals = {
+        "portal deletes one": lambda: portal.delete(index=name, id=judgment.id),
+        "portal deletes the index": lambda: portal.indices.delete(index=name),
+        "portal closes the index": lambda: portal.indices.close(index=name),
+        "indexer closes the index": lambda: indexer.indices.close(index=name),
+        "indexer deletes the index": lambda: indexer.indices.delete(index=name),
+        "indexer deletes one": lambda: indexer.delete(index=name, id=judgment.id),
+        "indexer writes one": lambda: indexer.index(index=name, id="forged", body={"user": "someone", "grade": 2}),
+    }
+    statuses = {what: _refused(call) for what, call in refusals.items()}
+    assert set(statuses.values()) == {403}, statuses
+    # a delete in a bulk, which the portal may send (its updates travel as bulks): refused item by item
+    answer = portal.bulk(body=[{"delete": {"_index": name, "_id": judgment.id}}])
+    assert answer["errors"] and answer["items"][0]["delete"]["status"] == 403, answer
+    assert indexer.get(index=name, id=judgment.id)["_source"]["user"] == "roles"  # it reads them (the export)
+    again, created = put_judgment(portal, SECURE_ALIAS, query="κλοπή ποδηλάτου", article_id="PK::372", grade=2,
+                                  user="roles")
+    assert not created and again.grade == 2  # and the portal still updates them
+
+
+def test_failed_logins_are_throttled_per_user(secure_node):
+    """A wrong password cost the node its bcrypt (about 260 ms of CPU), unthrottled. The plugin's
+    auth_failure_listeners (config.yml, node_security.AUTH_FAILURE_LISTENERS) block a user name after its allowed
+    failures: then even its right password is refused until the block expires; other users are not affected. On a
+    user of the test's own (made and removed by the admin), so the suite's users are never blocked."""
+    import base64
+
+    import urllib3
+
+    from nomos.opensearch.node_security import AUTH_FAILURE_LISTENERS
+
+    admin = make_client(settings_for(secure_node, ADMIN_USER))
+    probe, good = "pytest_throttle_probe", "Probe-passw0rd-for-this-test!"
+    admin.transport.perform_request("PUT", f"/_plugins/_security/api/internalusers/{probe}", body={"password": good})
+    http = urllib3.PoolManager(ca_certs=str(cert_files(secure_node).ca), retries=False)
+
+    def status(password: str) -> int:
+        token = base64.b64encode(f"{probe}:{password}".encode()).decode()
+        return http.request("GET", f"{secure_node.url}/_plugins/_security/authinfo",
+                            headers={"Authorization": f"Basic {token}"}).status
+
+    try:
+        assert status(good) == 200
+        allowed = AUTH_FAILURE_LISTENERS["internal_users_by_name"]["allowed_tries"]
+        assert [status(f"wrong-{i}") for i in range(allowed)] == [401] * allowed
+        assert status(good) == 401  # blocked: the right password too
+        indexer = settings_for(secure_node, INDEXER_USER)
+        assert cluster_version(make_client(indexer), indexer) == "2.19.1"  # another user: not blocked
+    finally:
+        admin.transport.perform_request("DELETE", f"/_plugins/_security/api/internalusers/{probe}")

@@ -4,6 +4,7 @@ client's TLS and credential options (CA, user, password or its file, SigV4), and
 from __future__ import annotations
 
 import ipaddress
+import os
 import stat
 import sys
 from pathlib import Path
@@ -147,24 +148,36 @@ def test_the_portal_role_reads_articles_and_writes_only_judgments():
     writes = {"indices_all", "crud", "write", "create_index", "delete", "manage", "indices:admin/create",
               "indices:admin/delete", "indices:data/write/index", "indices:admin/aliases"}
     assert not writes & set(portal[("arts", "arts-*")])
-    assert {"crud", "create_index"} <= set(portal[("arts_judgments",)])
-    indexer = body[INDEXER_USER]["index_permissions"][0]
-    assert set(indexer["index_patterns"]) == {"arts", "arts-*", "arts_judgments", "res", "res-*"}
-    assert "*" not in indexer["index_patterns"]
+    judgments = set(portal[("arts_judgments",)])
+    assert {"indices:data/write/update", "create_index"} <= judgments  # issue 47: indexes and updates, never deletes
+    assert not judgments & {"crud", "write", "delete", "indices_all", "indices:data/write/delete",
+                            "indices:data/write/delete/byquery", "indices:data/write/*", "manage"}
+    indexer = {tuple(p["index_patterns"]): p["allowed_actions"] for p in body[INDEXER_USER]["index_permissions"]}
+    assert set(indexer) == {("arts", "arts-*", "res", "res-*"), ("arts_judgments",)}
+    assert set(indexer[("arts_judgments",)]) == {"read", "indices:admin/get", "indices:admin/mappings/get"}
+    assert not any("*" == p for patterns in indexer for p in patterns)
     mapping = roles_mapping()
     assert mapping[PORTAL_USER]["users"] == [PORTAL_USER] and mapping["all_access"]["users"] == ["admin"]
+    # two roles share the judgments' pattern list: written without a YAML alias, which the plugin cannot read
+    from nomos.opensearch.node_security import security_yaml
+
+    text = security_yaml(body)
+    assert "&id" not in text and "*id" not in text and yaml.safe_load(text) == body
 
 
-def test_no_node_runs_inline_scripts_and_only_the_indexer_stores_the_projects_own(tmp_path: Path):
+def test_no_node_runs_inline_scripts_and_only_the_admin_stores_the_projects_own(tmp_path: Path):
     """Issue 39: the portal's user ran inline Painless. Every node nomos starts allows stored scripts only (the
-    security plugin cannot refuse inline scripts to one role), the indexer stores the project's, the portal may not."""
+    security plugin cannot refuse inline scripts to one role). Issue 47: the indexer stored any Painless (and
+    could overwrite the portal's): it may read the project's scripts, not store one; the portal neither."""
     from nomos.opensearch.node_security import INDEXER_USER, PORTAL_USER, roles
 
     for cfg in (NodeConfig(root=tmp_path), NodeConfig(root=tmp_path, secure=True)):
         assert node_settings(cfg)["script.allowed_types"] == "stored"
         assert 'script.allowed_types: "stored"' in render_opensearch_yml(cfg)
     body = roles(NodeConfig(secure=True))
-    assert "cluster:admin/script/put" in body[INDEXER_USER]["cluster_permissions"]
+    indexer = body[INDEXER_USER]["cluster_permissions"]
+    assert "cluster:admin/script/get" in indexer and not [p for p in indexer if "script/put" in p or p.endswith("*")
+                                                          and "script" in p], indexer
     portal = body[PORTAL_USER]["cluster_permissions"]
     assert not [p for p in portal if "script" in p or p in ("cluster_all", "cluster_manage")], portal
 
@@ -194,7 +207,10 @@ def test_a_secured_nodes_files_are_its_owners_and_the_ca_key_is_elsewhere(tmp_pa
     assert mode(security_dir(cfg)) == 0o700 and mode(files.folder) == 0o700
     assert files.ca_key == tmp_path / "ca-keys" / "n" / "ca-key.pem" and mode(files.ca_key.parent) == 0o700
     assert not [p for p in cfg.node_dir.rglob("*") if p.name == "ca-key.pem"]
-    assert (cfg.conf_dir / "certs" / "node-key.pem").is_file() and mode(cfg.conf_dir / "certs") == 0o700
+    # the node's copy: root's (the caller's) and readable by the node account's group only, never writable by it
+    assert (cfg.conf_dir / "certs" / "node-key.pem").is_file() and mode(cfg.conf_dir / "certs") == 0o750
+    written = [p for p in cfg.conf_dir.rglob("*") if p.is_file()]
+    assert written and {mode(p) for p in written} == {0o640} and {p.stat().st_uid for p in written} == {os.geteuid()}
 
 
 @needs_crypto
@@ -317,6 +333,34 @@ def test_the_portal_gets_its_own_identity():
     assert alone.for_portal() is alone
 
 
+def test_refusals_of_the_portals_account_name_it_and_its_variables(tmp_path: Path):
+    """Issue 47: the portal's client and every message about its account use the portal's identity; a 401 and a
+    missing password name NOMOS_PORTAL_OPENSEARCH_* (the indexer's account and variables were named)."""
+    from opensearchpy.exceptions import AuthenticationException
+
+    from nomos.opensearch.client import access_error, password_of
+    from nomos.portal import create_app
+    from nomos.settings import Settings
+
+    both = Settings.from_env({"NOMOS_OPENSEARCH_USER": "nomos_indexer", "NOMOS_OPENSEARCH_PASSWORD": "a",
+                              "NOMOS_PORTAL_OPENSEARCH_USER": "nomos_portal",
+                              "NOMOS_PORTAL_OPENSEARCH_PASSWORD_FILE": str(tmp_path / "missing")})
+    assert both.opensearch_identity() == ("nomos_indexer", "NOMOS_OPENSEARCH_USER")
+    assert both.for_portal().opensearch_identity() == ("nomos_portal", "NOMOS_PORTAL_OPENSEARCH_USER")
+    refused = AuthenticationException(401, "security_exception", {"error": {"reason": "Authentication failed"}})
+    denied = access_error(refused, "search", both.for_portal())
+    assert "user 'nomos_portal' (401)" in str(denied) and "NOMOS_PORTAL_OPENSEARCH_PASSWORD(_FILE)" in str(denied)
+    with pytest.raises(ConfigError, match=r"^NOMOS_PORTAL_OPENSEARCH_PASSWORD_FILE=.*missing: cannot read it"):
+        password_of(both.for_portal())
+    alone = Settings.from_env({"NOMOS_PORTAL_OPENSEARCH_USER": "nomos_portal"}).for_portal()
+    with pytest.raises(ConfigError, match="NOMOS_PORTAL_OPENSEARCH_USER=nomos_portal has no password"):
+        password_of(alone)
+    (tmp_path / "missing").write_text("b\n")
+    app = create_app(both.with_overrides(opensearch_url="http://127.0.0.1:9", allowed_hosts=("testserver",)))
+    transport = app.state.portal.searcher.transport
+    assert (transport.user, transport.user_variable) == ("nomos_portal", "NOMOS_PORTAL_OPENSEARCH_USER")
+
+
 def test_the_compose_profile_secure_runs_the_security_plugin_with_our_certificates():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
     secured = {name: svc for name, svc in compose["services"].items() if "secure" in svc.get("profiles", [])}
@@ -339,6 +383,15 @@ def test_the_compose_profile_secure_runs_the_security_plugin_with_our_certificat
     assert security.endswith("internal_users.yml")
     assert node["ports"] == ["127.0.0.1:9210:9200"]  # loopback only, beside the open node's 9200
     assert node["image"] == "opensearchproject/opensearch:2.19.1"
+
+
+def test_the_sso_profile_sends_the_proxy_secret_the_portal_checks():
+    """Issue 47: the proxy's address alone made any local process "the proxy"; the compose profile's oauth2-proxy
+    sends NOMOS_PROXY_SECRET as its basic-auth password, and the user headers the portal accepts with it."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))
+    env = dict(item.split("=", 1) for item in compose["services"]["oauth2-proxy"]["environment"])
+    assert env["OAUTH2_PROXY_PASS_BASIC_AUTH"] == "true" and env["OAUTH2_PROXY_PASS_USER_HEADERS"] == "true"
+    assert env["OAUTH2_PROXY_BASIC_AUTH_PASSWORD"].startswith("${NOMOS_PROXY_SECRET:?")
 
 
 def test_refusals_name_the_user_status_and_reason():

@@ -27,13 +27,14 @@ from nomos.cli.options import (
     global_options,
 )
 from nomos.errors import ConfigError, NomosError
+from nomos.safe_text import escape_controls
 
 
 def report_error(exc: NomosError, verbose: int) -> None:
     """The one way a NomosError reaches the user: its message, and the stack only when asked for (-v)."""
     if verbose:
         click.echo("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)).rstrip(), err=True)
-    click.echo(f"error: {exc}", err=True)
+    click.echo(f"error: {escape_controls(str(exc), keep=chr(10) + chr(9))}", err=True)  # a reason may quote input
 
 
 class NomosGroup(click.Group):

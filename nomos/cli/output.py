@@ -8,6 +8,7 @@ from typing import Any, Mapping, Sequence
 import click
 
 from nomos.render import terminal_snippet
+from nomos.safe_text import escape_controls
 
 
 def _emphasis(text: str) -> str:
@@ -49,7 +50,8 @@ def print_hits(hits: Sequence[Any], *, explain: bool = False, score_kind: str = 
                err=True)
     for i, h in enumerate(hits, start=1):
         score = "" if score_kind == "rank" else f"  {h.score:.3f}"
-        click.echo(f"{i:>3}. {click.style(h.doc_id, bold=True)}{score}  {h.title}  [{h.law}]")
+        title, law = escape_controls(h.title), escape_controls(h.law)  # the corpus's text, never raw to a terminal
+        click.echo(f"{i:>3}. {click.style(escape_controls(h.doc_id), bold=True)}{score}  {title}  [{law}]")
         if explain:
             why = ", ".join(f"{k.replace('_', ' ')} {h.details[k]}" for k in _WHY if h.details.get(k) is not None)
             click.echo(f"       why: {why or 'its own score'}")

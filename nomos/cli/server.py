@@ -96,9 +96,10 @@ def server_install(settings: Settings, secure: bool, ca_key_dir: Path | None) ->
     cfg = _node_or_exit(settings, secure or None)
     click.echo(f"installed: {install(cfg, log=node_log)}")
     if cfg.secure:
-        from nomos.opensearch.node_security import cert_files, write_security_config
+        from nomos.opensearch.node_lifecycle import write_node_config
+        from nomos.opensearch.node_security import cert_files
 
-        write_security_config(cfg, log=click.echo)  # certificates and passwords now, for compose's profile too
+        write_node_config(cfg, log=click.echo)  # certificates and passwords now, for compose's profile too
         click.echo(f"NOMOS_SECURE_DIR={cfg.conf_dir} (certs/ and opensearch-security/ for docker compose --profile secure)")
         key = cert_files(cfg).ca_key
         click.echo(f"the CA key: {key if key.is_file() else f'not at {key} (offline)'}; the node does not need it: "

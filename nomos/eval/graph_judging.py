@@ -17,7 +17,6 @@ Files and numbers only, like the rest of ``nomos.eval``: the extractor's edges c
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -25,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from nomos.json_input import parse_json
 from nomos.legal.citations import IdResolver, fold, parse_citation
 from nomos.legal.reference_vocabulary import ORDINAL, ordinal_value
 
@@ -52,10 +52,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise JudgmentError(f"{path}:{n}: not JSON ({e.msg})") from e
+        item = parse_json(line, f"{path}:{n}", lambda where, why: JudgmentError(f"{where}: not JSON ({why})"))
         if not isinstance(item, dict) or "id" not in item:
             raise JudgmentError(f"{path}:{n}: an object with an 'id' is expected")
         out.append(item)

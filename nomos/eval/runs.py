@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from nomos.errors import DataError
+from nomos.json_input import parse_json
 from nomos.ordering import score_order
 
 Ranking = list[tuple[str, float]]
@@ -43,8 +44,9 @@ def sort_ranking(pairs: Iterable[tuple[str, float]], k: int | None = None) -> Ra
     return ordered if k is None else ordered[:k]
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and ``os.replace``.
+def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
+    """Write ``text`` to ``path`` via a temporary file and ``os.replace``; ``mode``: the file's (else as readable
+    as any file the process makes, its umask applied).
 
     The temporary file is named after the writer's pid (``.<name>.<pid>.<random>.tmp``): a writer killed before its
     rename leaves one behind, and the next write of the same file removes those whose writer is gone (never one that
@@ -53,7 +55,8 @@ def atomic_write_text(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp", dir=path.parent)
     try:
-        os.fchmod(fd, 0o666 & ~process_umask())  # mkstemp makes 0600; a results file is as readable as any other
+        # mkstemp makes 0600; a results file is as readable as any other, unless the caller says otherwise
+        os.fchmod(fd, 0o666 & ~process_umask() if mode is None else mode)
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
             fh.flush()
@@ -152,8 +155,9 @@ def write_json_run(path: Path, run: Mapping[str, Ranking]) -> None:
 
 
 def read_json_run(path: Path) -> Run:
-    try:
-        obj = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise RunFormatError(f"{path}:{exc.lineno}: malformed JSON ({exc.msg})") from None
+    """A ranx JSON run (:func:`write_json_run`); whatever the parser or the layout refuses names the file."""
+    text = Path(path).read_text(encoding="utf-8")
+    obj = parse_json(text, str(path), lambda where, why: RunFormatError(f"{where}: {why}"))
+    if not isinstance(obj, dict) or not all(isinstance(docs, dict) for docs in obj.values()):
+        raise RunFormatError(f"{path}: expected an object of queries, each an object of document scores")
     return {q: sort_ranking((d, float(s)) for d, s in docs.items()) for q, docs in obj.items()}

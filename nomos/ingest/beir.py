@@ -7,12 +7,12 @@ preparing their own corpus needs to know exactly which article to fix.
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Iterator
 
 from nomos.ingest.records import Article, Dataset, DatasetError, Qrels, Query
 from nomos.ingest.validate import check_id, check_references, check_text, check_unique, json_type
+from nomos.json_input import parse_json
 from nomos.legal.areas import areas, resolve_area
 
 CORPUS = "corpus.jsonl"
@@ -23,7 +23,9 @@ BOM = "\ufeff"
 
 
 def _json_lines(path: Path) -> Iterator[tuple[str, dict]]:
-    """Yield (``file:line``, object) for each non-blank line, decoding each line strictly as UTF-8.
+    """Yield (``file:line``, object) for each non-blank line, decoding each line strictly as UTF-8. Whatever the
+    JSON parser refuses (malformed, nested thousands deep, a number of thousands of digits) is a DatasetError
+    naming the line (:func:`~nomos.json_input.parse_json`), never the parser's traceback.
 
     A byte order mark at the very start of the file (what some Windows editors write) is dropped; one at the start
     of a later line means files were joined, and is refused with that said."""
@@ -41,10 +43,7 @@ def _json_lines(path: Path) -> Iterator[tuple[str, dict]]:
                 line = line[1:]
             if not line.strip():
                 continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(where, f"malformed JSON ({exc.msg} at column {exc.colno})") from None
+            obj = parse_json(line.rstrip("\r\n"), where, DatasetError)
             if not isinstance(obj, dict):
                 raise DatasetError(where, f"expected a JSON object, got {type(obj).__name__}")
             yield where, obj
@@ -138,7 +137,8 @@ def read_qrels(path: Path) -> tuple[Qrels, dict[tuple[str, str], str]]:
             try:
                 score = int(score_s)
             except ValueError:
-                raise DatasetError(where, f"score {score_s!r} is not an integer") from None
+                shown = score_s if len(score_s) <= 40 else f"{score_s[:40]}… ({len(score_s):,} characters)"
+                raise DatasetError(where, f"score {shown!r} is not an integer") from None
             if (qid, doc_id) in where_of:
                 raise DatasetError(where, f"duplicate judgment ({qid}, {doc_id}) (first at {where_of[(qid, doc_id)]})")
             qrels.setdefault(qid, {})[doc_id] = score

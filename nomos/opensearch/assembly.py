@@ -219,7 +219,9 @@ def plugin_cli(home: Path, java_home: Path, *args: str) -> str:
 
 
 def make_world_readable(home: Path) -> None:
-    """``a+rX`` over the home: the service user runs it, and a root umask of 077 would lock it out."""
+    """``a+rX,go-w`` over the home: the service user runs it, and a root umask of 077 would lock it out; nobody
+    but its owner may change it (the security plugin's zip holds 0666 files that root copies into every secured
+    node's config)."""
     for path in [home, *home.rglob("*")]:
         if path.is_symlink():
             continue
@@ -227,4 +229,4 @@ def make_world_readable(home: Path) -> None:
         extra = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
         if path.is_dir() or mode & stat.S_IXUSR:
             extra |= stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH
-        path.chmod(mode | extra)
+        path.chmod((mode | extra) & ~0o022)

@@ -95,19 +95,22 @@ def connection_options(settings: Settings) -> dict[str, Any]:
 
 def password_of(settings: Settings) -> str:
     """The password of ``opensearch_user``: NOMOS_OPENSEARCH_PASSWORD, else the first line of
-    NOMOS_OPENSEARCH_PASSWORD_FILE (what a secured local node writes, 0600)."""
+    NOMOS_OPENSEARCH_PASSWORD_FILE (what a secured local node writes, 0600); messages name the portal's variables
+    (NOMOS_PORTAL_OPENSEARCH_*) for the portal's account."""
     if settings.opensearch_password:
         return settings.opensearch_password
+    user, variable = settings.opensearch_identity()
+    prefix = variable.removesuffix("_USER")
     path = settings.opensearch_password_file
     if path is None:
-        raise ConfigError(f"NOMOS_OPENSEARCH_USER={settings.opensearch_user} has no password",
-                          hint="set NOMOS_OPENSEARCH_PASSWORD or NOMOS_OPENSEARCH_PASSWORD_FILE")
+        raise ConfigError(f"{variable}={user} has no password",
+                          hint=f"set {prefix}_PASSWORD or {prefix}_PASSWORD_FILE")
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
-        raise ConfigError(f"NOMOS_OPENSEARCH_PASSWORD_FILE={path}: cannot read it ({exc.strerror})") from None
+        raise ConfigError(f"{prefix}_PASSWORD_FILE={path}: cannot read it ({exc.strerror})") from None
     if not lines or not lines[0].strip():
-        raise ConfigError(f"NOMOS_OPENSEARCH_PASSWORD_FILE={path}: the file is empty")
+        raise ConfigError(f"{prefix}_PASSWORD_FILE={path}: the file is empty")
     return lines[0].strip()
 
 
@@ -150,12 +153,16 @@ def reason_of(error: Any) -> str:  # noqa: ANN401 - OpenSearch's error bodies ar
     return str(error) if error else ""
 
 
-def access_error(exc: BaseException, what: str, settings: Settings | None = None, user: str = "") -> ClusterError | None:
+def access_error(exc: BaseException, what: str, settings: Settings | None = None, user: str = "",
+                 variable: str = "NOMOS_OPENSEARCH_USER") -> ClusterError | None:
     """The clear error for a request the cluster refused for who sent it (401, 403) or whose TLS certificate
-    could not be verified; None for every other failure. ``settings`` or ``user`` names the user (a 401 said "no
-    NOMOS_OPENSEARCH_USER" while the portal's user was set: the transport did not pass it on)."""
-    user = user or ((settings.opensearch_user or "") if settings else "")
-    who = f"user {user!r}" if user else "the client (no NOMOS_OPENSEARCH_USER)"
+    could not be verified; None for every other failure. ``settings`` (:meth:`Settings.opensearch_identity`) or
+    ``user`` and the ``variable`` that names it say whose credentials failed (a 401 said "no NOMOS_OPENSEARCH_USER"
+    while the portal's user was set, or named the indexer's: the portal's identity was not passed on)."""
+    if settings is not None and not user:
+        user, variable = settings.opensearch_identity()
+    who = f"user {user!r}" if user else f"the client (no {variable})"
+    password = variable.removesuffix("_USER") + "_PASSWORD(_FILE)"
     if isinstance(exc, SSLError):
         return AccessDenied(f"{what}: the cluster's TLS certificate could not be verified ({exc.info or exc.error})",
                             reason=str(exc.info), hint="set NOMOS_OPENSEARCH_CA to the CA that signed it")
@@ -164,7 +171,7 @@ def access_error(exc: BaseException, what: str, settings: Settings | None = None
     reason = reason_of(exc.info) or str(exc.error)
     if exc.status_code == 401:
         return AccessDenied(f"{what}: the cluster did not accept the credentials of {who} (401)", status=401,
-                            reason=reason, hint="check NOMOS_OPENSEARCH_USER and NOMOS_OPENSEARCH_PASSWORD(_FILE)")
+                            reason=reason, hint=f"check {variable} and {password}")
     detail = f": {reason}" if reason and reason != "None" else ""  # a HEAD request's refusal has no body
     return AccessDenied(f"{what}: {who} may not do this (403){detail}", status=403, reason=reason,
                         hint="the user's role lacks the permission: use the user meant for this work")

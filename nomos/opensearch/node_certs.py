@@ -7,7 +7,7 @@ the form the security plugin reads; they are written 0600, certificates 0644. Ma
 a restart reuses them, so clients keep trusting the same CA.
 
 The CA's key is written to a folder of its own (``CertFiles.key_folder``, 0700: ``NOMOS_CA_KEY_DIR``, by default
-``<root>/ca-keys/<node>``), never into the node's folder, which the service user owns and backups copy: the node
+``<root>/ca-keys/<node>``), never into the node's folder, whose config the node's account reads and backups copy: the node
 needs only the certificates and its own key, so it starts without the CA key, and the operator may move that key
 offline. It is needed again only to issue new node and admin certificates under the same CA (rotation: delete
 them, put the key back, ``server install --secure``). A key that an earlier version left beside the certificates
@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nomos.errors import ConfigError
+from nomos.opensearch.host_files import UnsafePath, make_folder, open_nofollow, read_bytes, write_file
 
 CA_SUBJECT = "CN=nomos-local-ca,O=nomos"
 NODE_SUBJECT = "CN=nomos-node,O=nomos"
@@ -121,8 +122,7 @@ def ensure_certs(folder: Path, key_folder: Path, log=print) -> CertFiles:  # noq
         return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
     def write_cert(path: Path, cert) -> None:  # noqa: ANN001
-        path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-        path.chmod(0o644)
+        write_file(path, cert.public_bytes(serialization.Encoding.PEM), 0o644)
 
     if files.ca.is_file():
         ca_cert, ca_key = _load_ca(files)
@@ -180,18 +180,24 @@ def tight_folder(folder: Path) -> None:
     search bit: others never get in, and a portal user's group that ``node_security.grant_portal_user`` let pass
     through to its one file keeps that on the next start."""
     if not folder.exists():
-        folder.mkdir(parents=True)
-        folder.chmod(0o700)
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        make_folder(folder, 0o700)
         return
-    folder.chmod((stat.S_IMODE(folder.stat().st_mode) & 0o710) | 0o700)
+    fd = open_nofollow(folder, directory=True)  # root's own, not a folder swapped in by another account
+    try:
+        st = os.fstat(fd)
+        if st.st_uid != os.geteuid():
+            raise UnsafePath(f"{folder}: owned by uid {st.st_uid}, not by this user; refusing to keep secrets in it",
+                             hint="someone replaced it: inspect it, move it away, and run again")
+        os.fchmod(fd, (stat.S_IMODE(st.st_mode) & 0o710) | 0o700)
+    finally:
+        os.close(fd)
 
 
 def private_folder(folder: Path) -> None:
     """``folder`` (and any parent made for it) 0700: the CA key's folder is its owner's alone."""
-    missing = [p for p in (folder, *folder.parents) if not p.exists()]
-    folder.mkdir(parents=True, exist_ok=True)
-    for path in (*missing, folder):
-        path.chmod(0o700)
+    for path in [*reversed([p for p in folder.parents if not p.exists()]), folder]:
+        make_folder(path, 0o700)
 
 
 def write_key(path: Path, private) -> None:  # noqa: ANN001 - a cryptography private key
@@ -199,10 +205,7 @@ def write_key(path: Path, private) -> None:  # noqa: ANN001 - a cryptography pri
     _, _, serialization, _, _, _ = _crypto()
     data = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                  serialization.NoEncryption())
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    path.chmod(0o600)
+    write_file(path, data, 0o600)
 
 
 def _load_ca(files: CertFiles):  # noqa: ANN202 - (x509.Certificate, private key)
@@ -215,8 +218,8 @@ def _load_ca(files: CertFiles):  # noqa: ANN202 - (x509.Certificate, private key
                           f"not at {files.ca_key}",
                           hint="put the CA key back there (or set NOMOS_CA_KEY_DIR / --ca-key-dir to its folder); "
                                f"or, for a new CA that every client must then trust anew, remove {files.ca}")
-    cert = x509.load_pem_x509_certificate(files.ca.read_bytes())
-    key = serialization.load_pem_private_key(files.ca_key.read_bytes(), password=None)
+    cert = x509.load_pem_x509_certificate(read_bytes(files.ca))
+    key = serialization.load_pem_private_key(read_bytes(files.ca_key), password=None)
     public = serialization.PublicFormat.SubjectPublicKeyInfo
     if key.public_key().public_bytes(serialization.Encoding.PEM, public) != \
             cert.public_key().public_bytes(serialization.Encoding.PEM, public):
@@ -232,16 +235,13 @@ def _move_old_ca_key(files: CertFiles, log=print) -> None:  # noqa: ANN001 - Log
     if not old.is_file() or old == files.ca_key:
         return
     if files.ca_key.is_file():
-        if files.ca_key.read_bytes() != old.read_bytes():
+        if read_bytes(files.ca_key) != read_bytes(old):
             raise ConfigError(f"two different CA keys: {old} (in the node's folder) and {files.ca_key}",
                               hint=f"keep the one that signed {files.ca}, delete the other")
         old.unlink()
         log(f"removed {old}: the CA key is kept at {files.ca_key}, outside the node's folder")
         return
     private_folder(files.key_folder)
-    data = old.read_bytes()
-    fd = os.open(files.ca_key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
+    write_file(files.ca_key, read_bytes(old), 0o600)
     old.unlink()
     log(f"moved the CA key out of the node's folder: {old} -> {files.ca_key} (move it offline; docs/security.md)")

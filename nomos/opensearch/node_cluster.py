@@ -10,9 +10,18 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from nomos.opensearch.host_files import unlink_in, write_file
 from nomos.opensearch.node_config import Log, NodeConfig, NodeError, node_lock, running_layout_mismatch
+from nomos.opensearch.node_host import claim_node_dir, claim_nodes_folder
 from nomos.opensearch.node_install import check_java, is_installed
-from nomos.opensearch.node_lifecycle import launch, prepare_launch, start, store_node_scripts, wait_until_up
+from nomos.opensearch.node_lifecycle import (
+    console_size,
+    launch,
+    prepare_launch,
+    start,
+    store_node_scripts,
+    wait_until_up,
+)
 from nomos.opensearch.node_process import cluster_health, running_pid
 
 
@@ -48,8 +57,9 @@ def start_cluster(cfgs: list[NodeConfig], timeout: float = 240, log: Log = print
         check_java(cfg)
         if not is_installed(cfg):
             raise NodeError(f"OpenSearch {cfg.version} is not installed under {cfg.root}: run install first")
+        claim_node_dir(cfg)
         with node_lock(cfg.node_dir / ".lock"):
-            offset = cfg.console_log.stat().st_size if cfg.console_log.exists() else 0
+            offset = console_size(cfg)
             if running_pid(cfg) is not None:
                 if (why := running_layout_mismatch(cfg)) is not None:
                     raise NodeError(why)
@@ -88,7 +98,7 @@ def remember_cluster_size(base: NodeConfig, nodes: int) -> None:
     """Note that ``nodes`` were started from ``base``; a single node (the default) leaves no note."""
     path = cluster_size_file(base)
     if nodes > 1:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"{nodes}\n", encoding="ascii")
+        claim_nodes_folder(base)
+        write_file(path, f"{nodes}\n", 0o644)
     else:
-        path.unlink(missing_ok=True)
+        unlink_in(path.parent, path.name)

@@ -7,14 +7,18 @@ Layout under the root folder:
     <root>/opensearch-<version>/        the shared, read-only install ("home"), marked complete by a marker file
     <root>/nodes/<name>/config/         per-node OPENSEARCH_PATH_CONF, rendered on every start
     <root>/nodes/<name>/data|logs|run/  per-node data, logs and pidfile, so several nodes can share one home
+
+Who owns which of these when root runs the node (root's, the node account's): ``node_host``.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -23,6 +27,7 @@ from types import MappingProxyType
 
 from nomos.errors import NomosError
 from nomos.opensearch.assembly import template_env
+from nomos.opensearch.host_files import read_text
 from nomos.opensearch.node_certs import ADMIN_SUBJECT, NODE_SUBJECT
 
 _NODE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
@@ -68,7 +73,9 @@ class NodeConfig:
     gc: str = "parallel"
     cluster_name: str = "nomos"
     java_home: Path = Path("/usr/lib/jvm/java-17-openjdk-amd64")  # 2.19 needs the Security Manager: Java 17, not 25
-    service_user: str = "opensearch"  # used only when running as root
+    # The OS account the node runs as when root starts it; None: node_host.account_name (``opensearch`` for an open
+    # node, ``opensearch-<name>`` for a secured one: one account per secured node).
+    service_user: str | None = None
     # Members of a loopback cluster as (node name, transport port), this node included; empty = a single-node cluster.
     cluster_nodes: tuple[tuple[str, int], ...] = ()
     # The security plugin on (server start --secure): TLS on HTTP and transport, users and roles (node_security.py).
@@ -108,7 +115,7 @@ class NodeConfig:
     @property
     def ca_key_folder(self) -> Path:
         """Where the secured node's CA key is: ``ca_key_dir``, else ``<root>/ca-keys/<name>`` (root's, 0700), out
-        of the node's folder, which the service user owns and a backup of the node copies."""
+        of the node's folder, whose config the node's account reads and a backup of the node copies."""
         return self.ca_key_dir or self.root / "ca-keys" / self.name
 
     @property
@@ -258,8 +265,8 @@ def running_layout_mismatch(cfg: NodeConfig) -> str | None:
     join a cluster (nor a cluster member become single) without a restart. Compared: the cluster-forming lines of
     the opensearch.yml it was started with against the ones ``cfg`` would write."""
     try:
-        running = cfg.conf_dir.joinpath("opensearch.yml").read_text(encoding="utf-8").splitlines()
-    except OSError:
+        running = read_text(cfg.conf_dir / "opensearch.yml").splitlines()
+    except (OSError, NomosError, UnicodeDecodeError):
         return None
 
     def layout(lines: list[str]) -> list[str]:
@@ -282,8 +289,8 @@ def started_secure(cfg: NodeConfig) -> bool:
     """Whether the node's last rendered opensearch.yml (its last start) had TLS on HTTP: ``status`` and ``stop``
     then reach it over https without being told ``--secure`` again."""
     try:
-        text = cfg.conf_dir.joinpath("opensearch.yml").read_text(encoding="utf-8")
-    except OSError:
+        text = read_text(cfg.conf_dir / "opensearch.yml")
+    except (OSError, NomosError, UnicodeDecodeError):
         return False
     return any(ln.startswith("plugins.security.ssl.http.enabled: true") for ln in text.splitlines())
 
@@ -292,9 +299,28 @@ def started_secure(cfg: NodeConfig) -> bool:
 def node_lock(lock_path: Path) -> Iterator[None]:
     """An exclusive advisory lock, so two processes never install or start the same thing at once."""
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "a") as handle:
+    with os.fdopen(_open_lock(lock_path), "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _open_lock(path: Path) -> int:
+    """The lock file opened without following a link (root takes it in the node's folder, which an earlier version
+    gave the node's account, issue 47); a link or anything but a plain file there is removed and the file made anew
+    (its folder is root's by then: ``node_host.claim_node_dir``)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.ENXIO):  # a link; a FIFO nobody reads
+            raise
+        path.unlink()
+        return os.open(path, flags | os.O_EXCL, 0o644)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        path.unlink()
+        return os.open(path, flags | os.O_EXCL, 0o644)
+    return fd

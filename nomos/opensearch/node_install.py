@@ -25,8 +25,10 @@ from nomos.opensearch.assembly import (
     assemble_home,
     assemble_secure_home,
 )
+from nomos.opensearch.host_files import write_file
 from nomos.opensearch.maven import MavenError
 from nomos.opensearch.node_config import Log, NodeConfig, NodeError, node_lock
+from nomos.opensearch.node_host import account_name, check_root_folder, harden_home
 
 MARKER_NAME = ".nomos-installed.json"
 REQUIRED_MODULES: tuple[str, ...] = (*BUNDLED_MODULES, *(m.name for m in MODULES))
@@ -53,6 +55,7 @@ def install(cfg: NodeConfig, log: Log = print) -> Path:
     with node_lock(cfg.root / ".install.lock"):
         problems = install_problems(cfg)
         if not problems:
+            harden_home(cfg.home)  # a home an earlier version left with files others may write
             log(f"OpenSearch {cfg.version} is already installed at {cfg.home}: nothing to do")
             return cfg.home
         if cfg.home.exists():
@@ -75,6 +78,7 @@ def install(cfg: NodeConfig, log: Log = print) -> Path:
         if problems:
             raise NodeError(f"assembled home at {cfg.home} is incomplete: {'; '.join(problems)}")
         elapsed = time.monotonic() - started
+        harden_home(cfg.home)
         _write_marker(cfg, elapsed)
         log(f"installed OpenSearch {cfg.version} at {cfg.home} in {elapsed:.0f}s")
         return cfg.home
@@ -147,9 +151,7 @@ def _write_marker(cfg: NodeConfig, seconds: float) -> None:
         "installed_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "install_seconds": round(seconds, 1),
     }
-    path = cfg.home / MARKER_NAME
-    path.write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
-    path.chmod(0o644)
+    write_file(cfg.home / MARKER_NAME, json.dumps(marker, indent=2) + "\n", 0o644)
 
 
 def check_java(cfg: NodeConfig) -> None:
@@ -161,12 +163,14 @@ def check_java(cfg: NodeConfig) -> None:
 
 
 def _ensure_root(cfg: NodeConfig) -> None:
-    """Create the root (0755) and, as root, make sure the service user can reach it."""
+    """Create the root (0755) and, as root, make sure it and every folder above it are root's alone
+    (``node_host.check_root_folder``) and that the service account can reach it."""
+    check_root_folder(cfg)
     if not cfg.root.exists():
         cfg.root.mkdir(parents=True)
         cfg.root.chmod(0o755)
     if os.geteuid() == 0:
-        check_traversable(cfg.root, cfg.service_user)
+        check_traversable(cfg.root, account_name(cfg))
 
 
 def check_traversable(path: Path, user: str) -> None:

@@ -6,13 +6,11 @@ with its last log lines, store the project's scripts (the node runs no inline sc
 
 from __future__ import annotations
 
-import os
-import pwd
 import subprocess
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
+from nomos.opensearch.host_files import UnsafePath, make_folder, read_bytes, unlink_in, write_file
 from nomos.opensearch.node_config import (
     Log,
     NodeConfig,
@@ -22,6 +20,16 @@ from nomos.opensearch.node_config import (
     render_jvm_options,
     render_opensearch_yml,
     running_layout_mismatch,
+)
+from nomos.opensearch.node_host import (
+    NODE_UMASK,
+    Account,
+    claim_node_dir,
+    config_group,
+    ensure_keystore,
+    harden_home,
+    prepare_node_dirs,
+    service_account,
 )
 from nomos.opensearch.node_install import check_java, check_traversable, is_installed
 from nomos.opensearch.node_process import (
@@ -42,15 +50,6 @@ LOG_TAIL_LINES = 40
 PIDFILE_GRACE_S = 60.0  # after bin/opensearch returns, the JVM must write its pidfile within this
 
 
-@dataclass(frozen=True)
-class _Account:
-    """The user the node runs as when we are root."""
-
-    name: str
-    uid: int
-    gid: int
-
-
 def start(cfg: NodeConfig, timeout: float = 180, log: Log = print) -> int:
     """Start the node detached and wait until the cluster is yellow; return its pid.
 
@@ -62,6 +61,7 @@ def start(cfg: NodeConfig, timeout: float = 180, log: Log = print) -> int:
     check_java(cfg)
     if not is_installed(cfg):
         raise NodeError(f"OpenSearch {cfg.version} is not installed under {cfg.root}: run install first")
+    claim_node_dir(cfg)  # root's before its lock file is opened in it
     with node_lock(cfg.node_dir / ".lock"):
         pid = running_pid(cfg)
         if pid is not None:
@@ -72,12 +72,12 @@ def start(cfg: NodeConfig, timeout: float = 180, log: Log = print) -> int:
                 store_node_scripts(cfg)
                 return pid
             log(f"node {cfg.name} (pid {pid}) is running but not ready yet: waiting")
-            offset = cfg.console_log.stat().st_size if cfg.console_log.exists() else 0
+            offset = console_size(cfg)
             pid = wait_until_up(cfg, None, deadline, timeout, console_offset=offset, stop_on_timeout=False)
             store_node_scripts(cfg)
             return pid
         account = prepare_launch(cfg, log)
-        offset = cfg.console_log.stat().st_size if cfg.console_log.exists() else 0
+        offset = console_size(cfg)
         started = time.monotonic()
         log(f"starting node {cfg.name} ({cfg.url}, heap {cfg.heap}" + (f", user {account.name})" if account else ")"))
         launcher = launch(cfg, account)
@@ -102,6 +102,10 @@ def stop(cfg: NodeConfig, timeout: float = 60, log: Log = print) -> bool:
 
     A pidfile whose pid is dead or is not this node's OpenSearch is stale: it is removed and nothing is signalled.
     """
+    if not cfg.node_dir.is_dir():
+        log(f"node {cfg.name} is not running")
+        return False
+    claim_node_dir(cfg)
     with node_lock(cfg.node_dir / ".lock"):
         pid = running_pid(cfg)
         if pid is None:
@@ -111,117 +115,85 @@ def stop(cfg: NodeConfig, timeout: float = 60, log: Log = print) -> bool:
         log(f"stopping node {cfg.name} (pid {pid})")
         started = time.monotonic()
         terminate(pid, timeout, log)
-        cfg.pid_file.unlink(missing_ok=True)
+        unlink_in(cfg.pid_file.parent, cfg.pid_file.name)
         log(f"node {cfg.name} stopped after {time.monotonic() - started:.1f}s")
         return True
 
 
-def prepare_launch(cfg: NodeConfig, log: Log) -> _Account | None:
-    """Everything before launching a node that is not running: drop a stale pid file, refuse taken ports, make the
-    folders for the service account and write the config. Runs under the node's lock."""
+def prepare_launch(cfg: NodeConfig, log: Log) -> Account | None:
+    """Everything before launching a node that is not running: drop a stale pid file, refuse taken ports, lay out
+    the folders (``node_host``: the config root's, data and logs the account's) and write the config. Runs under
+    the node's lock."""
     _clean_stale_pidfile(cfg, log)
     for port in (cfg.http_port, cfg.transport_port):
         if port_in_use(port):
             raise NodeError(f"port {port} is taken by another process (not node {cfg.name}, per {cfg.pid_file})")
-    account = _service_account(cfg, log)
-    _prepare_node_dirs(cfg, account)
-    _write_config(cfg, account, log)
+    account = service_account(cfg, log)
+    if account is not None:
+        check_traversable(cfg.root, account.name)
+        harden_home(cfg.home)
+    prepare_node_dirs(cfg, account, log)
+    write_config(cfg, account, log)
     return account
 
 
-def _clean_stale_pidfile(cfg: NodeConfig, log: Log) -> None:
-    if cfg.pid_file.exists() and running_pid(cfg) is None:
-        log(f"removing stale pidfile {cfg.pid_file} (pid {read_pid(cfg.pid_file)} is not this node running)")
-        cfg.pid_file.unlink(missing_ok=True)
-
-
-def _service_account(cfg: NodeConfig, log: Log) -> _Account | None:
-    """As root: the service user, created as a system user without home or shell when missing. Else None."""
-    if os.geteuid() != 0:
-        return None
-    check_traversable(cfg.root, cfg.service_user)
+def console_size(cfg: NodeConfig) -> int:
+    """Where this start's console output begins (the size of the console log, a link not followed)."""
     try:
-        entry = pwd.getpwnam(cfg.service_user)
-    except KeyError:
-        log(f"creating system user {cfg.service_user}")
-        proc = subprocess.run(
-            ["useradd", "-r", "-M", "-s", "/usr/sbin/nologin", cfg.service_user],
-            capture_output=True, text=True, check=False,
-        )
-        if proc.returncode != 0:
-            raise NodeError(f"useradd {cfg.service_user} failed: {proc.stderr.strip()}") from None
-        entry = pwd.getpwnam(cfg.service_user)
-    return _Account(cfg.service_user, entry.pw_uid, entry.pw_gid)
+        return cfg.console_log.lstat().st_size
+    except FileNotFoundError:
+        return 0
 
 
-def _prepare_node_dirs(cfg: NodeConfig, account: _Account | None) -> None:
-    """Create the node's folders; as root hand them to the service user (data only when not already theirs)."""
-    (cfg.root / "nodes").mkdir(parents=True, exist_ok=True)
-    (cfg.root / "nodes").chmod(0o755)
-    for folder in (cfg.node_dir, cfg.conf_dir, cfg.data_dir, cfg.logs_dir, cfg.pid_file.parent):
-        folder.mkdir(parents=True, exist_ok=True)
-    for folder in (cfg.data_dir, cfg.logs_dir):  # what an earlier start left readable to everyone
-        _tighten(folder)
-    if account is None:
-        return
-    for folder in (cfg.conf_dir, cfg.logs_dir, cfg.pid_file.parent):
-        _chown_tree(folder, account)
-    if cfg.data_dir.stat().st_uid != account.uid:
-        _chown_tree(cfg.data_dir, account)
-    os.chown(cfg.node_dir, account.uid, account.gid)
+def _clean_stale_pidfile(cfg: NodeConfig, log: Log) -> None:
+    if cfg.pid_file.is_symlink() or (cfg.pid_file.exists() and running_pid(cfg) is None):
+        log(f"removing stale pidfile {cfg.pid_file} (pid {read_pid(cfg.pid_file)} is not this node running)")
+        unlink_in(cfg.pid_file.parent, cfg.pid_file.name)
 
 
-NODE_UMASK = 0o027  # the node's files: 0640, folders 0750 (the translog holds judgments' notes, the security index hashes)
-
-
-def _tighten(top: Path) -> None:
-    """Take every permission for others off ``top``'s tree (and write for the group)."""
-    for path in [top, *top.rglob("*")]:
-        if not path.is_symlink():
-            path.chmod(path.stat().st_mode & 0o7777 & ~NODE_UMASK)
-
-
-def _chown_tree(top: Path, account: _Account) -> None:
-    for path in [top, *top.rglob("*")]:
-        os.chown(path, account.uid, account.gid, follow_symlinks=False)
-
-
-def _write_config(cfg: NodeConfig, account: _Account | None, log: Log = print) -> None:
-    """Render opensearch.yml and jvm.options into the node's config dir; log4j2.properties comes from the home; a
-    secured node's security files, certificate and key too (node_security.write_security_config)."""
+def write_config(cfg: NodeConfig, account: Account | None, log: Log = print) -> None:
+    """Render opensearch.yml and jvm.options into the node's config folder (root's, readable by the account's
+    group: ``node_host``), log4j2.properties from the home, the keystore, and a secured node's security files,
+    certificate and key (node_security.write_security_config). Every file is written beside and renamed."""
+    group = config_group(account)
     files = {
-        cfg.conf_dir / "opensearch.yml": render_opensearch_yml(cfg),
-        cfg.conf_dir / "jvm.options": render_jvm_options(cfg),
-        cfg.conf_dir / "log4j2.properties": (cfg.home / "config" / "log4j2.properties").read_text(encoding="utf-8"),
+        "opensearch.yml": render_opensearch_yml(cfg),
+        "jvm.options": render_jvm_options(cfg),
+        "log4j2.properties": (cfg.home / "config" / "log4j2.properties").read_text(encoding="utf-8"),
     }
-    (cfg.conf_dir / "jvm.options.d").mkdir(exist_ok=True)
-    for path, text in files.items():
-        path.write_text(text, encoding="utf-8")
+    make_folder(cfg.conf_dir / "jvm.options.d", 0o750, gid=group)
+    for name, text in files.items():
+        write_file(cfg.conf_dir / name, text, 0o640, gid=group)
+    ensure_keystore(cfg, account, log)
     if cfg.secure:
-        write_security_config(cfg, log)
-    if account is not None:
-        _chown_tree(cfg.conf_dir, account)
+        write_security_config(cfg, log, group=group)
 
 
-def launch(cfg: NodeConfig, account: _Account | None) -> subprocess.Popen[bytes]:
-    """``bin/opensearch -d -p pidfile`` in its own session, as the service user when root; console to a file."""
-    fd = os.open(cfg.console_log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o640)  # as the node's files (umask 027)
-    with os.fdopen(fd, "ab") as console:
-        if account is not None:
-            os.chown(cfg.console_log, account.uid, account.gid)
-        return subprocess.Popen(
-            [str(cfg.home / "bin" / "opensearch"), "-d", "-p", str(cfg.pid_file)],
-            cwd=cfg.node_dir,
-            env=node_env(cfg),
-            stdin=subprocess.DEVNULL,
-            stdout=console,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            umask=NODE_UMASK,
-            user=account.uid if account else None,
-            group=account.gid if account else None,
-            extra_groups=[] if account else None,
-        )
+def write_node_config(cfg: NodeConfig, log: Log = print) -> None:
+    """The node's folders and config as a start lays them out, without starting it (``server install --secure``
+    makes the certificates and the security files here for docker compose's profile)."""
+    account = service_account(cfg, log)
+    prepare_node_dirs(cfg, account, log)
+    write_config(cfg, account, log)
+
+
+def launch(cfg: NodeConfig, account: Account | None) -> subprocess.Popen[bytes]:
+    """``bin/opensearch -d -p pidfile`` in its own session, as the service account when root. Its console goes to
+    ``logs/console.log``, opened by the launched shell as that account (never by root: the account owns logs/)."""
+    return subprocess.Popen(
+        ["/bin/sh", "-c", 'log="$1"; shift; exec "$@" >>"$log" 2>&1', "nomos-launch", str(cfg.console_log),
+         str(cfg.home / "bin" / "opensearch"), "-d", "-p", str(cfg.pid_file)],
+        cwd=cfg.node_dir,
+        env=node_env(cfg),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        umask=NODE_UMASK,
+        user=account.uid if account else None,
+        group=account.gid if account else None,
+        extra_groups=[] if account else None,
+    )
 
 
 def wait_until_up(
@@ -273,10 +245,9 @@ def _startup_error(cfg: NodeConfig, reason: str, console_offset: int) -> NodeErr
 
 
 def _tail(path: Path, lines: int, offset: int = 0) -> str:
+    """The last ``lines`` of ``path`` from ``offset``; read without following a link (the account owns logs/)."""
     try:
-        with open(path, "rb") as handle:
-            handle.seek(offset)
-            text = handle.read().decode("utf-8", "replace")
-    except OSError:
+        text = read_bytes(path)[offset:].decode("utf-8", "replace")
+    except (OSError, UnsafePath):
         return ""
     return "\n".join(text.rstrip().splitlines()[-lines:])

@@ -16,6 +16,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from nomos.opensearch.host_files import UnsafePath, read_bytes
 from nomos.opensearch.node_config import Log, NodeConfig, NodeError
 from nomos.opensearch.node_install import is_installed
 from nomos.opensearch.node_security import admin_access
@@ -26,8 +27,8 @@ OPENSEARCH_MAIN_CLASS = "org.opensearch.bootstrap.OpenSearch"
 def read_pid(pid_file: Path) -> int | None:
     """The pid in ``pid_file``; None when the file is missing, empty or garbage."""
     try:
-        text = pid_file.read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
+        text = read_bytes(pid_file, limit=64).decode("ascii").strip()  # not through a link: run/ is the account's
+    except (OSError, UnicodeDecodeError, UnsafePath):
         return None
     return int(text) if text.isdigit() and int(text) > 0 else None
 

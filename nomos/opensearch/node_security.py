@@ -4,12 +4,16 @@ What a security officer reads here: TLS on HTTP and transport with the node's ow
 internal user database with three users whose passwords nomos generates, stores 0600 under the node folder and
 prints once; and two least-privilege roles:
 
-* ``nomos_indexer`` may create, write and delete the article indices (``<alias>``, ``<alias>-*``), their alias,
-  the judgments index (exports) and the results indices (``<results prefix>-*``), and store the search pipelines
-  and the project's scripts (``stored_scripts``), and nothing else;
-* ``nomos_portal`` may read the articles (search, get, mappings, settings, analyze) and write the judgments index
-  (``<alias>_judgments``) only: it cannot create, write or delete an article index, nor store a script (and the
-  node runs no inline script: ``script.allowed_types: stored``).
+* ``nomos_indexer`` may create, write and delete the article indices (``<alias>``, ``<alias>-*``), their alias
+  and the results indices (``<results prefix>-*``), read the judgments index (exports), store the search
+  pipelines and read the project's scripts (``stored_scripts``), and nothing else: it cannot write, close or
+  delete the judgments, nor store a script (only the admin does, at ``server start``);
+* ``nomos_portal`` may read the articles (search, get, mappings, settings, analyze) and index, update and read the
+  judgments index (``<alias>_judgments``) only: it cannot create, write or delete an article index, delete a
+  judgment, nor store a script (and the node runs no inline script: ``script.allowed_types: stored``).
+
+Every user is ``reserved``: only the admin may change it, so neither service account can change its own password
+through the security plugin's account API.
 
 ``admin`` has ``all_access`` (and the admin certificate is the ``admin_dn`` that ``securityadmin.sh`` needs).
 The opensearch.yml keys that turn TLS and the plugin on are ``node_config.security_settings`` (beside the rest of
@@ -26,7 +30,6 @@ import grp
 import os
 import pwd
 import secrets
-import shutil
 import ssl
 import subprocess
 from pathlib import Path
@@ -35,8 +38,10 @@ from typing import Any
 import yaml
 
 from nomos.errors import ConfigError
+from nomos.opensearch.host_files import make_folder, read_bytes, read_text, set_mode, write_file
 from nomos.opensearch.node_certs import CertFiles, ensure_certs, tight_folder
 from nomos.opensearch.node_config import CERTS_SUBDIR, Log, NodeConfig
+from nomos.opensearch.node_host import claim_node_dir
 
 ADMIN_USER = "admin"
 INDEXER_USER = "nomos_indexer"
@@ -49,7 +54,7 @@ BCRYPT_ROUNDS = 12  # what the plugin's own hash tool uses
 
 def security_dir(cfg: NodeConfig) -> Path:
     """The node's secrets (CA and keys, passwords): root's (or the caller's) own, 0700, outside the config dir the
-    service user owns."""
+    node's account reads."""
     return cfg.node_dir / "security"
 
 
@@ -68,19 +73,17 @@ def ensure_passwords(cfg: NodeConfig, log: Log = print) -> dict[str, str]:
     files' paths are printed (never the passwords: a terminal's scrollback, a CI log or a screen share keeps them,
     admin's included)."""
     folder = security_dir(cfg)
+    claim_node_dir(cfg)  # root's (as root) before its secrets folder is made or read
     tight_folder(folder)
     passwords: dict[str, str] = {}
     made: list[str] = []
     for user in USERS:
         path = password_file(cfg, user)
-        if path.is_file() and path.read_text(encoding="utf-8").strip():
-            passwords[user] = path.read_text(encoding="utf-8").strip()
+        if path.is_file() and (known := read_text(path).strip()):
+            passwords[user] = known
             continue
         passwords[user] = secrets.token_urlsafe(24)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(passwords[user])
-        path.chmod(0o600)
+        write_file(path, passwords[user], 0o600)
         made.append(user)
     if made:
         log(f"generated passwords, each in a file readable by its owner only (0600, in {folder}):")
@@ -106,7 +109,9 @@ def internal_users(passwords: dict[str, str]) -> dict[str, Any]:
                  PORTAL_USER: "nomos: the portal; reads the articles, writes judgments"}
     users: dict[str, Any] = {"_meta": {"type": "internalusers", "config_version": 2}}
     for user in USERS:
-        users[user] = {"hash": hash_password(passwords[user]), "reserved": user == ADMIN_USER,
+        # reserved: only the node's admin may change them; the service accounts could change their own password
+        # through the account API (issue 47: the portal then answered 503 until it was put back)
+        users[user] = {"hash": hash_password(passwords[user]), "reserved": True,
                        "backend_roles": ["admin"] if user == ADMIN_USER else [], "description": described[user]}
     return users
 
@@ -132,15 +137,18 @@ def roles(cfg: NodeConfig) -> dict[str, Any]:
         INDEXER_USER: {
             "description": "nomos index / eval --to-opensearch: the article, judgments and results indices only",
             # scroll and its clear are cluster-level actions to the plugin: a re-index reads what the index holds
-            # with a scroll (helpers.scan), and so does a judgments export; like the search pipelines, the
-            # project's stored scripts are prepared with the index (stored_scripts; the cluster runs no inline one)
+            # with a scroll (helpers.scan), and so does a judgments export. Scripts: it may read the project's
+            # (an index checks they are there) but not store one: only the admin does, at `server start` (issue
+            # 47: it could store any Painless and overwrite the script the portal runs for fused pages)
             "cluster_permissions": ["cluster_monitor", "cluster_composite_ops", "cluster:admin/search/pipeline/*",
                                     "indices:admin/aliases", "indices:admin/aliases/get",
                                     "indices:data/read/scroll", "indices:data/read/scroll/clear",
-                                    "cluster:admin/script/put"],
+                                    "cluster:admin/script/get"],
             "index_permissions": [
-                {"index_patterns": pat["articles"] + pat["judgments"] + pat["results"],
-                 "allowed_actions": ["indices_all"]},
+                {"index_patterns": pat["articles"] + pat["results"], "allowed_actions": ["indices_all"]},
+                # the judgments: read for the export, never written, closed or deleted (the portal's to write)
+                {"index_patterns": pat["judgments"],
+                 "allowed_actions": ["read", "indices:admin/get", "indices:admin/mappings/get"]},
             ],
         },
         PORTAL_USER: {
@@ -150,12 +158,36 @@ def roles(cfg: NodeConfig) -> dict[str, Any]:
                                     "cluster:admin/search/pipeline/get", "indices:data/write/bulk"],
             "index_permissions": [
                 {"index_patterns": pat["articles"], "allowed_actions": read_articles},
+                # a judgment is written (one update with an upsert) and read, never deleted (issue 47: `crud`
+                # let the portal's account delete any judgment or delete them by query); the update runs as a
+                # shard-level bulk (bulk[s]), whose items the plugin still checks one by one
                 {"index_patterns": pat["judgments"],
-                 "allowed_actions": ["crud", "create_index", "indices:admin/mapping/put", "indices:admin/get",
+                 "allowed_actions": ["read", "indices:data/write/index", "indices:data/write/update",
+                                     "indices:data/write/bulk[s]",
+                                     "create_index", "indices:admin/mapping/put", "indices:admin/get",
                                      "indices:admin/refresh*", "indices:admin/mappings/get"]},
             ],
         },
     }
+
+
+# The security plugin's rate limiting of failed logins (its auth_failure_listeners, config.yml): per user name of
+# the internal database, so a wrong password costs the node its bcrypt (about 260 ms of CPU) at most this often.
+# Per user name, not per address: every client of a node on loopback is 127.0.0.1, the portal included, so an
+# address block would shut the portal out with the attacker. The price (docs/security.md): a local account that
+# can reach the port can lock a user out for BLOCK_SECONDS by failing ALLOWED_TRIES times.
+AUTH_FAILURE_LISTENERS = {
+    "internal_users_by_name": {"type": "username", "authentication_backend": "intern", "allowed_tries": 10,
+                               "time_window_seconds": 60, "block_expiry_seconds": 60,
+                               "max_blocked_clients": 100000, "max_tracked_clients": 100000},
+}
+
+
+def throttled_config(config: dict[str, Any]) -> dict[str, Any]:
+    """The plugin's default config.yml with :data:`AUTH_FAILURE_LISTENERS` in ``config.dynamic`` (issue 47: failed
+    logins were not throttled; about 8 a second filled both cores)."""
+    config.setdefault("config", {}).setdefault("dynamic", {})["auth_failure_listeners"] = AUTH_FAILURE_LISTENERS
+    return config
 
 
 def roles_mapping() -> dict[str, Any]:
@@ -168,9 +200,11 @@ def roles_mapping() -> dict[str, Any]:
     }
 
 
-def write_security_config(cfg: NodeConfig, log: Log = print) -> None:
+def write_security_config(cfg: NodeConfig, log: Log = print, group: int = -1) -> None:
     """Into the node's config dir: the plugin's default yml files from the home, ours over them, and the node's
-    certificate, key and CA (made and kept under :func:`security_dir`)."""
+    certificate, key and CA (made and kept under :func:`security_dir`). Each written beside and renamed, 0640
+    and given to ``group`` (the node account's: ``node_host``), in folders of the caller's that the node's account
+    may read but not write."""
     wanted = cert_files(cfg)
     if wanted.key_folder.is_relative_to(cfg.node_dir):
         raise ConfigError(f"the CA key's folder {wanted.key_folder} is inside the node's folder {cfg.node_dir}",
@@ -178,25 +212,20 @@ def write_security_config(cfg: NodeConfig, log: Log = print) -> None:
     passwords = ensure_passwords(cfg, log=log)  # first: it makes security/ 0700, which certs/ is made inside
     files = ensure_certs(wanted.folder, wanted.key_folder, log=log)
     target = cfg.conf_dir / CONF_SUBDIR
-    target.mkdir(parents=True, exist_ok=True)
+    make_folder(cfg.conf_dir, 0o750, gid=group)
+    make_folder(target, 0o750, gid=group)
     defaults = cfg.home / "config" / CONF_SUBDIR
     for path in sorted(defaults.glob("*.yml")):
-        shutil.copyfile(path, target / path.name)
+        write_file(target / path.name, read_bytes(path), 0o640, gid=group)
     ours = {"internal_users.yml": internal_users(passwords), "roles.yml": roles(cfg), "roles_mapping.yml": roles_mapping()}
+    if (defaults / "config.yml").is_file():  # the plugin's, with the failed-login throttle (a home without it: none)
+        ours["config.yml"] = throttled_config(yaml.safe_load(read_text(defaults / "config.yml")))
     for name, body in ours.items():
-        _write_private(target / name, yaml.safe_dump(body, sort_keys=False, allow_unicode=True))
+        write_file(target / name, security_yaml(body), 0o640, gid=group)
     certs = cfg.conf_dir / CERTS_SUBDIR
-    certs.mkdir(exist_ok=True)
-    certs.chmod(0o700)
+    make_folder(certs, 0o750, gid=group)
     for source, name in ((files.node, "node.pem"), (files.node_key, "node-key.pem"), (files.ca, "ca.pem")):
-        _write_private(certs / name, source.read_text(encoding="ascii"))
-
-
-def _write_private(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    path.chmod(0o600)
+        write_file(certs / name, read_bytes(source), 0o640, gid=group)
 
 
 def grant_portal_user(cfg: NodeConfig, user: str, log: Log = print) -> tuple[Path, Path]:
@@ -208,6 +237,7 @@ def grant_portal_user(cfg: NodeConfig, user: str, log: Log = print) -> tuple[Pat
     if os.geteuid() != 0:
         raise ConfigError("only root can give another OS user read access to the node's files",
                           hint=f"run it as root (sudo python cli.py server portal-user {user})")
+    claim_node_dir(cfg)
     files = cert_files(cfg)
     secret = password_file(cfg, PORTAL_USER)
     missing = [str(p) for p in (secret, files.ca) if not p.is_file()]
@@ -220,14 +250,26 @@ def grant_portal_user(cfg: NodeConfig, user: str, log: Log = print) -> tuple[Pat
     if shared:
         raise ConfigError(f"{user}'s group {group.gr_name} is shared with {', '.join(sorted(shared))}: they would "
                           "read the portal's password too", hint=f"give {user} a group of its own (useradd -U)")
+    # each changed through a descriptor opened without following links, and only if root's own (issue 47)
     for folder in (security_dir(cfg), files.folder):
-        os.chown(folder, -1, entry.pw_gid)
-        folder.chmod(0o710)
-    os.chown(secret, -1, entry.pw_gid)
-    secret.chmod(0o640)
-    files.ca.chmod(0o644)
+        set_mode(folder, 0o710, gid=entry.pw_gid, owner=0, directory=True)
+    set_mode(secret, 0o640, gid=entry.pw_gid, owner=0)
+    set_mode(files.ca, 0o644, owner=0)
     log(f"{user} may read {secret} and {files.ca}, nothing else under {security_dir(cfg)}")
     return secret, files.ca
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """YAML without anchors and aliases: the plugin's parser reads ``&id001``/``*id001`` (what PyYAML writes for a
+    list two roles share) as a string, and the security index is then never initialised."""
+
+    def ignore_aliases(self, data: Any) -> bool:  # noqa: ANN401 - any YAML node's value
+        return True
+
+
+def security_yaml(body: dict[str, Any]) -> str:
+    """One of the plugin's yml files, as it reads them (:class:`_PlainDumper`)."""
+    return yaml.dump(body, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True)
 
 
 def _system_user(user: str, log: Log) -> pwd.struct_passwd:
@@ -254,5 +296,5 @@ def admin_access(cfg: NodeConfig) -> tuple[ssl.SSLContext | None, dict[str, str]
     path = password_file(cfg, ADMIN_USER)
     if not path.is_file():
         return context, {}
-    token = base64.b64encode(f"{ADMIN_USER}:{path.read_text(encoding='utf-8').strip()}".encode()).decode("ascii")
+    token = base64.b64encode(f"{ADMIN_USER}:{read_text(path).strip()}".encode()).decode("ascii")
     return context, {"Authorization": f"Basic {token}"}

@@ -15,10 +15,11 @@ are stored beforehand (``PUT _scripts/<id>``):
   engine compiles any script whose source is ``knn_score``, stored or inline, so it is stored like the others.
 
 An id carries a hash of its script (``nomos-copy-vector-1a2b3c4d``): a changed script is a new id, so a portal of
-the previous version keeps finding the one it knows, and storing is idempotent. Who stores them: ``index`` (the
-indexer's role may ``cluster:admin/script/put``, as it stores the search pipelines) and ``server start`` (as the
-node's admin), so a node that was indexed by an earlier version gets them on its next start. The portal's role may
-not store or delete a script.
+the previous version keeps finding the one it knows, and storing is idempotent. Who stores them: ``server start``
+(as the node's admin), so a node that was indexed by an earlier version gets them on its next start, and ``index``
+where its user may (an open cluster, Amazon OpenSearch Service); on a secured node the indexer's role may only
+read them (issue 47: it could store any Painless and overwrite the script the portal runs), so ``index`` checks
+they are there and says what to run when one is not. The portal's role may neither store nor delete a script.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from opensearchpy import OpenSearch
+from opensearchpy.exceptions import AuthorizationException, NotFoundError
+
+from nomos.errors import AccessDenied
 
 # The k-NN plugin's doc value is the vector reader's own buffer, reused from one document to the next: returned as
 # it is, every hit's field serialises as the last document's vector (all 3 of a 3-document index read [0.6, 0.8]).
@@ -71,8 +75,34 @@ MISSING_SCRIPT_HINT = ("the project's scripts are stored by `python cli.py index
 
 
 def store_scripts(client: OpenSearch) -> list[str]:
-    """``PUT _scripts/<id>?context=…`` for each of :data:`SCRIPTS` (idempotent: same id, same script); the ids.
-    Errors are opensearch-py's (the caller names who was refused)."""
+    """``PUT _scripts/<id>?context=…`` for each of :data:`SCRIPTS` the cluster lacks or holds with another text
+    (idempotent); the ids. A secured node's indexer may read the scripts but not store one (only the admin does,
+    at ``server start``): where one is missing and the PUT is refused, an AccessDenied says what to run. Other
+    errors are opensearch-py's (the caller names who was refused)."""
     for script in SCRIPTS:
-        client.put_script(id=script.id, body=script.body(), context=script.context)
+        held = _stored_as_ours(client, script)
+        if held:
+            continue
+        try:
+            client.put_script(id=script.id, body=script.body(), context=script.context)
+        except AuthorizationException as exc:
+            if held is None:  # may neither read nor store scripts: opensearch-py's refusal, named by the caller
+                raise
+            raise AccessDenied(f"the cluster lacks the project's script {script.id} and this user may not store it "
+                               "(403)", status=403, reason=str(exc.error),
+                               hint="run `python cli.py server start` (it stores them as the node's admin), or "
+                                    "store them as a user who may cluster:admin/script/put") from None
     return [s.id for s in SCRIPTS]
+
+
+def _stored_as_ours(client: OpenSearch, script: StoredScript) -> bool | None:
+    """Whether the cluster holds ``script`` under its id with its language and text (a script another account
+    put under that id is not ours); None when this user may not read scripts."""
+    try:
+        found = client.get_script(id=script.id)
+    except NotFoundError:
+        return False
+    except AuthorizationException:
+        return None
+    stored = found.get("script") or {}
+    return bool(found.get("found")) and stored.get("lang") == script.lang and stored.get("source") == script.source

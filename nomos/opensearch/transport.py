@@ -43,10 +43,11 @@ def _is_missing_index(error: Any) -> bool:  # noqa: ANN401
 
 
 def typed_error(exc: TransportError | OSConnectionError, what: str, *, url: str = "",
-                unavailable_hint: str = UNAVAILABLE_HINT, user: str = "") -> ClusterError:
+                unavailable_hint: str = UNAVAILABLE_HINT, user: str = "",
+                variable: str = "NOMOS_OPENSEARCH_USER") -> ClusterError:
     """The :mod:`nomos.errors` type for an opensearch-py error that ended a request named ``what`` (``user``: who
-    the request was sent as, named in a 401 or 403)."""
-    if (denied := access_error(exc, what, user=user)) is not None:
+    the request was sent as, named in a 401 or 403, with the ``variable`` that names that account)."""
+    if (denied := access_error(exc, what, user=user, variable=variable)) is not None:
         return denied
     if isinstance(exc, (OSConnectionError, ConnectionTimeout)):
         where = f" at {url}" if url else ""
@@ -78,7 +79,8 @@ class Transport:
     retry_seconds: float = 120.0
     url: str = ""
     unavailable_hint: str = UNAVAILABLE_HINT
-    user: str = ""  # who the client sends as (NOMOS_OPENSEARCH_USER): a 401 or 403 names it
+    user: str = ""  # who the client sends as: a 401 or 403 names it (Settings.opensearch_identity)
+    user_variable: str = "NOMOS_OPENSEARCH_USER"  # the variable that names that user (the portal's has its own)
     first_wait: float = 0.5
     max_wait: float = 8.0
     retries: int = field(init=False, default=0)
@@ -96,7 +98,8 @@ class Transport:
             return retrying(request, seconds=self.retry_seconds, first_wait=self.first_wait, max_wait=self.max_wait,
                             on_retry=count)
         except (TransportError, OSConnectionError) as exc:
-            raise typed_error(exc, what, url=self.url, unavailable_hint=self.unavailable_hint, user=self.user) from exc
+            raise typed_error(exc, what, url=self.url, unavailable_hint=self.unavailable_hint, user=self.user,
+                              variable=self.user_variable) from exc
 
     # ------------------------------------------------------------------------------------------ requests
     def search(self, index: str, body: Mapping[str, Any], *, what: str = "search",
@@ -184,5 +187,6 @@ def make_transport(settings: Settings, client: OpenSearch | Transport | None = N
     if isinstance(client, Transport):
         return client
     hint = "start the local node with `python cli.py server start`" if settings.uses_local_node else "check OPENSEARCH_URL"
+    user, variable = settings.opensearch_identity()
     return Transport(client or make_client(settings, pool_maxsize=pool_maxsize), retry_seconds=settings.retry_seconds,
-                     url=settings.url, unavailable_hint=hint, user=settings.opensearch_user or "")
+                     url=settings.url, unavailable_hint=hint, user=user, user_variable=variable)

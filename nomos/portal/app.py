@@ -13,6 +13,7 @@ import logging
 import os
 from pathlib import Path
 from typing import Any, Callable
+from urllib.parse import parse_qsl
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -31,6 +32,7 @@ from nomos.portal.params import Method
 from nomos.portal.ratelimit import RateLimited, RateLimits
 from nomos.portal.service import Portal
 from nomos.portal.web import error_response
+from nomos.safe_text import escape_controls
 from nomos.settings import Settings
 
 __all__ = ["Method", "SECURITY_HEADERS", "article_url", "create_app", "search_url", "serve"]
@@ -51,9 +53,12 @@ SECURITY_HEADERS = {
 
 def shows_a_case(path: str, query_string: bytes) -> bool:
     """Whether an answer may hold a visitor's case or a judgment's notes (a search, an article highlighted for a
-    case, the judgments): no browser or proxy cache keeps those (``Cache-Control: no-store``)."""
-    return path in ("/search", "/api/search") or path.startswith(("/judgments", "/api/judgments")) or \
-        b"q=" in query_string
+    case, the judgments): no browser or proxy cache keeps those (``Cache-Control: no-store``). The query string is
+    parsed as the routes parse it (``/?%71=κλοπή`` is ``q``, and was served cacheable), any parameter named ``q``
+    counting, however written."""
+    if path in ("/search", "/api/search") or path.startswith(("/judgments", "/api/judgments")) or b"q=" in query_string:
+        return True
+    return any(key == "q" for key, _ in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True))
 
 
 class SecurityHeaders:
@@ -149,10 +154,13 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
         openapi_url="/api/openapi.json",
     )
     quiet_client_log()
-    app.state.portal = Portal(settings, make_client(settings.for_portal(), pool_maxsize=32, retries=0), llm_deadline=llm_deadline,
+    # the portal's own cluster account (NOMOS_PORTAL_OPENSEARCH_*) for its client and for every message that names
+    # the account, a 401 included (it named the indexer's, or none, while the portal's was refused)
+    settings = settings.for_portal()
+    app.state.portal = Portal(settings, make_client(settings, pool_maxsize=32, retries=0), llm_deadline=llm_deadline,
                               llm_slots=llm_slots)
     app.state.templates = make_templates()
-    app.state.proxies = Proxies(settings.trusted_proxies, settings.user_header)
+    app.state.proxies = Proxies(settings.trusted_proxies, settings.user_header, settings.proxy_secret)
     app.state.rates = RateLimits.from_specs(settings.search_rate, settings.judgment_rate, settings.page_rate)
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     # a Host not on the list is a 400 before any route (or the trailing-slash redirect) can echo it
@@ -196,15 +204,33 @@ class WithoutQueryString(logging.Filter):
         return True
 
 
+class EscapedControls(logging.Filter):
+    """Every log line on one line and as written: control and bidi characters in the message and its string
+    arguments (a percent-decoded path, a header) shown as escapes (``nomos.safe_text``; issue 47: terminal escape
+    codes and right-to-left overrides reached the portal's log lines)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.msg, str):
+            record.msg = escape_controls(record.msg)
+        if isinstance(record.args, tuple):
+            record.args = tuple(escape_controls(a) if isinstance(a, str) else a for a in record.args)
+        return True
+
+
 def log_config(settings: Settings) -> dict[str, Any]:
-    """uvicorn's logging configuration, its access handler filtered by :class:`WithoutQueryString` unless
-    ``NOMOS_LOG_QUERIES`` is on (the filter travels in the configuration, so every worker process applies it)."""
+    """uvicorn's logging configuration: both its handlers filtered by :class:`EscapedControls`, and its access
+    handler by :class:`WithoutQueryString` too unless ``NOMOS_LOG_QUERIES`` is on (the filters travel in the
+    configuration, so every worker process applies them)."""
     from uvicorn.config import LOGGING_CONFIG
 
     config = copy.deepcopy(LOGGING_CONFIG)
+    filters = config.setdefault("filters", {})
+    filters["escaped"] = {"()": f"{__name__}.EscapedControls"}
+    for handler in config["handlers"].values():
+        handler["filters"] = ["escaped"]
     if not settings.log_queries:
-        config.setdefault("filters", {})["without_query"] = {"()": f"{__name__}.WithoutQueryString"}
-        config["handlers"]["access"]["filters"] = ["without_query"]
+        filters["without_query"] = {"()": f"{__name__}.WithoutQueryString"}
+        config["handlers"]["access"]["filters"] = ["without_query", "escaped"]
     return config
 
 

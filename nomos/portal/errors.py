@@ -35,6 +35,7 @@ from nomos.errors import (
     SearchError,
     VectorsMissing,
 )
+from nomos.safe_text import escape_controls
 from nomos.stages.searching import MethodUnavailable
 
 log = logging.getLogger("nomos.portal")
@@ -120,4 +121,5 @@ def log_failure(method: str, path: str, exc: NomosError, status: int) -> None:
     """One line per expected failure, no traceback: a warning for the service's failures (5xx), info for refused
     requests (4xx)."""
     level = logging.WARNING if status >= 500 else logging.INFO
-    log.log(level, "%s %s: %d %s: %s", method, path, status, type(exc).__name__, exc)
+    log.log(level, "%s %s: %d %s: %s", method, escape_controls(path), status, type(exc).__name__,
+            escape_controls(str(exc)))  # one line: the path is the visitor's, the message may quote it

@@ -8,20 +8,49 @@ auth modules). Any client can send such headers, so the header is believed only 
 ``X-Forwarded-Host``. And a proxy passes on the headers it does not set itself: a request from a proxy that carries
 any other identity header is refused (400), so a client's ``X-Forwarded-User: alice`` behind a proxy that signs in
 with ``X-Remote-User: bob`` can never be the one stored.
+
+Issue 47: a header sent twice (a proxy that appends to what the client sent: the client's came first and was
+stored) is a 400; oauth2-proxy's ``pass_user_headers`` sends ``X-Forwarded-Email``, ``-Preferred-Username`` and
+``-Groups`` beside ``X-Forwarded-User`` (every judgment was a 400), so where the portal reads one of those four the
+others are accepted from the proxy, and the user is still taken from the configured one only. And a proxy's address
+alone is "any local process" where the proxy is on this machine: with ``NOMOS_PROXY_SECRET`` set, a request counts
+as the proxy's only if it also carries that secret as the password of HTTP basic auth (oauth2-proxy's
+``pass_basic_auth`` with ``basic_auth_password``, as docker-compose's ``sso`` profile sets it).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hmac
 import ipaddress
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from starlette.requests import Request
 
 # identity headers some proxy or auth module sets: one is the portal's (NOMOS_USER_HEADER); the others are refused
-USER_HEADERS = ("X-Forwarded-User", "X-Remote-User", "Remote-User", "X-Auth-Request-User", "X-Forwarded-Preferred-Username")
+USER_HEADERS = ("X-Forwarded-User", "X-Remote-User", "Remote-User", "X-Auth-Request-User", "X-Forwarded-Preferred-Username",
+                "X-Forwarded-Email", "X-Auth-Request-Email", "X-Auth-Request-Preferred-Username")
+# what oauth2-proxy's pass_user_headers sends together: reading one of them, the portal accepts the others
+OAUTH2_PROXY_HEADERS = ("X-Forwarded-User", "X-Forwarded-Email", "X-Forwarded-Preferred-Username", "X-Forwarded-Groups")
 USER_PATTERN = r"^[\w][\w.@+\-]{0,63}$"  # letters (Greek too), digits, _ . @ + -: user names and e-mail addresses
+
+
+def client_network(address: str) -> str:
+    """What one client is, for counting its rate: an IPv4 address as it is, an IPv6 one by its /64 (the prefix one
+    subscriber or host is given: counting full addresses let one client be 2^64 of them, issue 47), an
+    IPv4-mapped IPv6 address as its IPv4 one; anything else (a test client's name, a socket) as written."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 class BadUserHeader(ValueError):
@@ -34,6 +63,7 @@ class Proxies:
 
     spec: tuple[str, ...] = ()
     header: str = "X-Forwarded-User"  # the one the proxies name the signed-in user in
+    secret: str | None = field(default=None, repr=False)  # NOMOS_PROXY_SECRET: the basic-auth password the proxy sends
 
     @cached_property
     def networks(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
@@ -65,9 +95,14 @@ class Proxies:
         :class:`BadUserHeader` when a trusted proxy sent something that is not a user name."""
         if not self.trusted(request):
             return None
-        for other in USER_HEADERS:
-            if other.lower() != self.header.lower() and other in request.headers:
-                raise BadUserHeader(f"{other} header: this portal reads the signed-in user from {self.header} only")
+        accepted = {h.lower() for h in self.companions}
+        for name in dict.fromkeys((*USER_HEADERS, *OAUTH2_PROXY_HEADERS, self.header)):
+            values = request.headers.getlist(name)
+            if len(values) > 1:
+                raise BadUserHeader(f"{name} header: sent {len(values)} times, one is expected (a proxy that appends "
+                                    "to a client's own must replace it)")
+            if values and name.lower() not in accepted:
+                raise BadUserHeader(f"{name} header: this portal reads the signed-in user from {self.header} only")
         value = request.headers.get(self.header)
         if value is None:
             return None
@@ -79,6 +114,29 @@ class Proxies:
             raise BadUserHeader(f"{self.header} header: not a user name (letters, digits, _ . @ + -, at most 64)")
         return value
 
+    @property
+    def companions(self) -> tuple[str, ...]:
+        """The identity headers a trusted proxy may send: oauth2-proxy's four together where the portal reads one
+        of them, else the configured one alone."""
+        if self.header.lower() in {h.lower() for h in OAUTH2_PROXY_HEADERS}:
+            return OAUTH2_PROXY_HEADERS
+        return (self.header,)
+
     def trusted(self, request: Request) -> bool:
-        """Whether the request came straight from a trusted proxy (its forwarded headers count)."""
-        return self.trusts(request.client.host if request.client else None)
+        """Whether the request came straight from a trusted proxy (its forwarded headers count): from a trusted
+        address, and with the proxy's secret where one is set (:meth:`carries_secret`)."""
+        return self.trusts(request.client.host if request.client else None) and self.carries_secret(request)
+
+    def carries_secret(self, request: Request) -> bool:
+        """Whether the request carries the proxy's secret as the password of one HTTP basic ``Authorization``
+        header (always, where no secret is set)."""
+        if not self.secret:
+            return True
+        sent = request.headers.getlist("authorization")
+        if len(sent) != 1 or not sent[0][:6].lower() == "basic ":
+            return False
+        try:
+            _, _, password = base64.b64decode(sent[0][6:].strip(), validate=True).decode("utf-8").partition(":")
+        except (binascii.Error, UnicodeDecodeError):
+            return False
+        return hmac.compare_digest(password.encode("utf-8"), self.secret.encode("utf-8"))

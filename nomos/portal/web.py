@@ -11,7 +11,7 @@ from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from nomos.portal.errors import DeadlineExceeded, PortalError
-from nomos.portal.identity import BadUserHeader
+from nomos.portal.identity import BadUserHeader, client_network
 from nomos.portal.params import Method, check_area
 from nomos.portal.service import Portal
 from nomos.retrieval.registry import DEFAULT_METHOD, method_spec
@@ -34,13 +34,14 @@ PortalDep = Annotated[Portal, Depends(_portal_dependency)]
 
 
 def client_of(request: Request) -> str:
-    """Who a rate limit counts: the user a trusted proxy signed in, else the client's address."""
+    """Who a rate limit counts: the user a trusted proxy signed in, else the client's address (an IPv6 one by its
+    /64: :func:`~nomos.portal.identity.client_network`)."""
     proxies = request.app.state.proxies
     try:
         user = proxies.user(request)
     except BadUserHeader:
         user = None
-    return f"user:{user}" if user else f"addr:{proxies.peer(request)}"
+    return f"user:{user}" if user else f"addr:{client_network(proxies.peer(request))}"
 
 
 def limit(request: Request, kind: str) -> None:

@@ -86,6 +86,9 @@ def default_queries_path(qrels: Path) -> Path:
     return qrels.with_name(qrels.stem + ".queries.jsonl")
 
 
+EXPORT_MODE = 0o600  # issue 47: the export was written 0644, readable by every local account
+
+
 def export_judgments(settings: Settings, out: Path, queries_out: Path | None = None, min_grade: int = 0,
                      user: str | None = None) -> ExportOutcome:
     """Read every judgment of the articles alias (or of one ``user``), aggregate, write qrels and queries."""
@@ -99,6 +102,7 @@ def export_judgments(settings: Settings, out: Path, queries_out: Path | None = N
     relevant = {q: docs for q, docs in kept.items() if any(g > 0 for g in docs.values())}
     skipped = tuple(sorted(set(qrels) - set(relevant)))
     queries_out = queries_out or default_queries_path(out)
-    atomic_write_text(out, qrels_text(relevant))
-    atomic_write_text(queries_out, queries_text(texts, relevant))
+    # readers' cases (the queries) and who judged what: the exporting user's alone, like the node's own files
+    atomic_write_text(out, qrels_text(relevant), mode=EXPORT_MODE)
+    atomic_write_text(queries_out, queries_text(texts, relevant), mode=EXPORT_MODE)
     return ExportOutcome(out, queries_out, len(relevant), sum(len(d) for d in relevant.values()), len(stored), skipped)

@@ -78,8 +78,9 @@ def cluster_errors(settings: Settings, what: str) -> Iterator[None]:
     try:
         yield
     except (TransportError, OSConnectionError) as exc:
-        raise typed_error(exc, what, url=settings.url, unavailable_hint=unavailable_hint(settings),
-                          user=settings.opensearch_user or "") from exc
+        user, variable = settings.opensearch_identity()
+        raise typed_error(exc, what, url=settings.url, unavailable_hint=unavailable_hint(settings), user=user,
+                          variable=variable) from exc
 
 
 def _key(method: str, options: MethodOptions) -> tuple[str, str]:
@@ -105,8 +106,9 @@ class Searcher:
         self.client = client if client is not None else make_client(settings)
         # the page helpers' requests (facets, filters, snippets, the index's state): no retries, so a page while the
         # node is down answers at once (503) instead of waiting NOMOS_RETRY_SECONDS; errors name the cluster
+        user, variable = settings.opensearch_identity()  # the portal's own account where it has one (for_portal)
         self.transport = Transport(self.client, retry_seconds=0.0, url=settings.url,
-                                   unavailable_hint=unavailable_hint(settings), user=settings.opensearch_user or "")
+                                   unavailable_hint=unavailable_hint(settings), user=user, user_variable=variable)
         self.offered = None if offered is None else tuple(offered)
         self._keep_s = keep_s
         self._llm: Kept[Settings] = Kept(keep_s)

@@ -39,7 +39,8 @@ __all__ = ["HIGHLIGHT_TAGS", "PAGE_FILTER", "BM25Retriever", "FacetedHits", "Sea
            "snippet_highlight"]
 
 MSEARCH_FILTER = ",".join(["responses.error", "responses.status"] + [f"responses.hits.hits.{f}" for f in HIT_FIELDS])
-ANALYZE_CHUNK_CHARS = 20_000  # stays well under index.analyze.max_token_count (10,000 tokens) per request
+ANALYZE_CHUNK_CHARS = 20_000
+ANALYSED_KEPT = 64  # long texts whose tokens a retriever keeps (cleared when full: a bound, not an LRU)  # stays well under index.analyze.max_token_count (10,000 tokens) per request
 
 
 def compact_terms(tokens: Sequence[str], max_clauses: int) -> tuple[list[tuple[str, int]], int]:
@@ -97,6 +98,9 @@ class BM25Retriever:
     lemma_boost: float = 0.0
     name: str = field(init=False, default="bm25")
     _resolved_search_type: str | None = field(init=False, default=None)
+    # the last texts analysed (text -> tokens, this chain): a long query is analysed once, not once per field it is
+    # matched against (the learned ranker reads six fields with the same tokens)
+    _analysed: dict[str, list[str]] = field(init=False, default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.analysis not in FIELDS:
@@ -127,12 +131,17 @@ class BM25Retriever:
         lemma field's are made here, in Python, as ingest made them (no request)."""
         if (field or self.field) == LEMMA_FIELD:
             return list(lemma_tokens(text))
+        if text in self._analysed:
+            return list(self._analysed[text])
         tokens: list[str] = []
         for piece in chunks(text):
             resp = self.transport.analyze(self.index, {"analyzer": ANALYZERS[self.analysis], "text": piece},
                                           what="analysing a long query")
             tokens.extend(t["token"] for t in resp.get("tokens", []))
-        return tokens
+        if len(self._analysed) >= ANALYSED_KEPT:
+            self._analysed.clear()
+        self._analysed[text] = tokens
+        return list(tokens)
 
     def query_clause(self, text: str, note: dict[str, Any] | None = None) -> dict[str, Any]:
         """The whole text's clause (:meth:`text_clause`) and, for a case file with a question, the question's

@@ -316,10 +316,11 @@ AMENDMENT_DEFAULTS: dict[str, str] = {}
 
 
 # A method's default second stage (methods not listed: none), taken where neither --rerank nor NOMOS_RERANK names
-# one: a choice made by bench/ltr_study.py's grouped cross-validation over the three dev sets (docs/benchmarks.md).
-# hybrid + ltr held out, R@100 / nDCG@10: extended 0.580 / 0.179 -> 0.651 / 0.201, case files 0.528 / 0.168 -> 0.560 /
-# 0.170, everyday 0.581 / 0.201 -> 0.622 / 0.220 (bench/ltr_study.py, nested 5-fold CV x 3)
-RERANK_DEFAULTS: dict[str, str] = {"hybrid": "ltr"}
+# one. Empty for now, though bench/ltr_study.py's nested grouped CV says hybrid + ltr beats hybrid on every dev set
+# (R@100 / nDCG@10 held out: extended 0.580 / 0.179 -> 0.651 / 0.201, case files 0.528 / 0.168 -> 0.560 / 0.170,
+# everyday 0.581 / 0.201 -> 0.622 / 0.220): {"hybrid": "ltr"} takes hybrid's page off its one-request path (two
+# requests become six), so it waits for the portal's p95 and the secured portal role's check (docs/benchmarks.md).
+RERANK_DEFAULTS: dict[str, str] = {}
 
 
 def resolved_options(settings: Settings, options: MethodOptions, method: str | None = None) -> MethodOptions:

@@ -36,6 +36,9 @@ ANCHOR_DEPTH = 20
 LEMMA_DEPTH = 50  # BM25 over the lemmas alone (nomos.legal.lemmas): the irregular forms the stems miss
 MISSING_RANK = 101  # the rank feature of an article a list does not hold (lists are at most 100 deep)
 DOC_VALUES = ("anchor_count", "cited_by_count", "text_words", "area", "cites")
+# what the features read of each response (ids, sort values, doc values, errors): a fraction of the whole answer
+FEATURE_FILTER = ",".join(["responses.error", "responses.status"]
+                          + [f"responses.hits.hits.{f}" for f in ("_id", "sort", "fields")])
 # the index fields the features read that older indices lack (checked before a ranker is built: check_index)
 INDEX_FIELDS = ("anchors", "context", "lemmas", "anchor_count", "cited_by_count", "text_words")
 
@@ -139,8 +142,8 @@ class FeatureReader:
                 lines += req
                 counts.append(len(req) // 2)
             labels = [q for (q, _), n in zip(batch, counts, strict=True) for _ in range(n)]
-            responses = self.bm25.transport.msearch(lines, labels=labels, what="the learned ranker's features") \
-                if lines else []
+            responses = self.bm25.transport.msearch(lines, labels=labels, what="the learned ranker's features",
+                                                    filter_path=FEATURE_FILTER) if lines else []
             at = 0
             for (q, ids), n in zip(batch, counts, strict=True):
                 out[q] = PoolFeatures(ids, self._matrix(queries[q], ids, lists[q], responses[at : at + n]))

@@ -32,8 +32,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.dev_sets import load_one  # noqa: E402
+from nomos.eval.grouped_cv import grouped_folds  # noqa: E402
 from nomos.eval.metrics import evaluate  # noqa: E402
-from nomos.ingest.beir import read_qrels, read_queries  # noqa: E402
 from nomos.opensearch.transport import make_transport  # noqa: E402
 from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
 from nomos.retrieval.case_reading import combine, fits_encoder, query_pieces  # noqa: E402
@@ -48,12 +49,8 @@ SHOWN = ("recall@10", "recall@100", "ndcg@10")
 
 
 def load_set(queries: Path, qrels: Path) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, int]]]:
-    """(query id -> text as every method reads it, query id -> case group, qrels)."""
-    located = read_queries(queries)
-    judged, _ = read_qrels(qrels)
-    texts = {q.id: q.case_text for _, q in located}
-    groups = {q.id: str(q.meta.get("case") or q.id) for _, q in located}
-    return texts, groups, {q: judged[q] for q in texts if q in judged}
+    """(query id -> text as every method reads it, query id -> case group, qrels): bench/dev_sets.py's reader."""
+    return load_one(queries, qrels)
 
 
 def dev_sets(dataset: Path, cases: Path) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, int]],
@@ -73,14 +70,8 @@ def as_run(hits):  # noqa: ANN001, ANN201
 
 
 def folds_of(groups: dict[str, str], k: int, rng: random.Random) -> list[set[str]]:
-    """``k`` folds of query ids, whole groups (case files) in one fold."""
-    names = sorted(set(groups.values()))
-    rng.shuffle(names)
-    fold_of = {g: i % k for i, g in enumerate(names)}
-    out: list[set[str]] = [set() for _ in range(k)]
-    for qid, g in groups.items():
-        out[fold_of[g]].add(qid)
-    return out
+    """``k`` folds of query ids, whole groups (case files) in one fold (nomos.eval.grouped_cv.grouped_folds)."""
+    return grouped_folds(groups, k, rng)
 
 
 def objective(per_query, qids) -> tuple[float, float]:  # noqa: ANN001

@@ -26,7 +26,8 @@ class DevSets:
     members: dict[str, list[str]]  # set name -> its judged query ids
 
 
-def _load(queries: Path, qrels: Path) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, int]]]:
+def load_one(queries: Path, qrels: Path) -> tuple[dict[str, str], dict[str, str], dict[str, dict[str, int]]]:
+    """(query id -> text as every method reads it, query id -> case group, judged queries' qrels) of one set."""
     located = read_queries(queries)
     judged, _ = read_qrels(qrels)
     texts = {q.id: q.case_text for _, q in located}
@@ -39,7 +40,7 @@ def dev_sets(dataset: Path, data: Path = DATA) -> DevSets:
     files = {"extended": (dataset / "queries-extended.jsonl", dataset / "qrels" / "extended.tsv"),
              "case files": (data / "case-files" / "queries.jsonl", data / "case-files" / "qrels" / "test.tsv"),
              "everyday": (data / "everyday" / "queries.jsonl", data / "everyday" / "qrels" / "test.tsv")}
-    sets = {name: _load(*paths) for name, paths in files.items() if paths[0].exists() and paths[1].exists()}
+    sets = {name: load_one(*paths) for name, paths in files.items() if paths[0].exists() and paths[1].exists()}
     texts = {q: t for s in sets.values() for q, t in s[0].items()}
     groups = {q: f"{name}:{g}" for name, s in sets.items() for q, g in s[1].items()}
     qrels = {q: j for s in sets.values() for q, j in s[2].items()}

@@ -1,21 +1,18 @@
 """One settings object for the whole project.
 
-Every command, test and the portal build a :class:`Settings` once (from the environment, then from command-line
-flags) and pass it down. Nothing reads the environment anywhere else, so a test can run two configurations side
-by side without touching globals.
+Every command, test and the portal build a :class:`Settings` once (from the environment, then from flags) and pass it
+down. Nothing reads the environment anywhere else, so two configurations run side by side without globals.
 
 Where values come from (pydantic-settings, the field list below is the one table of names and defaults):
 
-* ``Settings(**fields)``: the defaults plus what is passed; never the environment (a test's ``Settings()`` is
-  the same on every machine).
+* ``Settings(**fields)``: the defaults plus what is passed; never the environment (the same on every machine).
 * ``Settings.from_env()``: ``OPENSEARCH_URL`` and the ``NOMOS_*`` variables (a field ``x`` is ``NOMOS_X`` unless
   its ``validation_alias`` names others: ``NOMOS_INDEX``, ``OPENAI_API_KEY``, ``OPENAI_BASE_URL``), over an
   optional ``.env`` file in the current directory (or the file ``NOMOS_ENV_FILE`` names), so a developer can keep
   the cluster URL and the LLM endpoint in one untracked file. The process environment wins over the file; empty
   values count as unset. ``Settings.from_env(mapping)`` reads only that mapping (no file).
-* ``settings.with_overrides(...)``: command-line flags; ``None`` keeps the current value.
-
-Settings are frozen: a changed copy comes from ``with_overrides`` or ``model_copy(update=...)``.
+* ``settings.with_overrides(...)``: command-line flags; ``None`` keeps the current value. Settings are frozen: a
+  changed copy comes from ``with_overrides`` or ``model_copy(update=...)``.
 """
 
 from __future__ import annotations
@@ -71,11 +68,8 @@ def _env(*names: str) -> Any:  # noqa: ANN401 - pydantic's AliasChoices
 
 
 class Settings(BaseSettings):
-    """Configuration shared by the CLI, the tests and the portal.
-
-    ``opensearch_url`` set means "use that cluster and install nothing"; unset means the project's own local node
-    on ``http_port``.
-    """
+    """Configuration shared by the CLI, the tests and the portal. ``opensearch_url`` set means "use that cluster
+    and install nothing"; unset means the project's own local node on ``http_port``."""
 
     model_config = SettingsConfigDict(
         frozen=True,
@@ -151,9 +145,8 @@ class Settings(BaseSettings):
     # the one header a trusted proxy names the signed-in user in (oauth2-proxy's, as docker-compose's `sso` sets it);
     # any other identity header on a request from a trusted proxy is a 400 (a client could add one the proxy passes on)
     user_header: str = Field("X-Forwarded-User", pattern=r"^[A-Za-z][A-Za-z0-9-]{0,63}$")
-    # a secret the trusted proxy adds as the password of HTTP basic auth (oauth2-proxy's basic_auth_password, as
-    # docker-compose's `sso` profile sets it): a request from a proxy's address counts as the proxy's only with it,
-    # so a local process is not "the proxy" (issue 47). None: the address alone, as before
+    # the trusted proxy's basic-auth password (oauth2-proxy's basic_auth_password, compose `sso`): a request from a
+    # proxy's address is the proxy's only with it (a local process is not "the proxy"); None: the address alone
     proxy_secret: str | None = Field(None, repr=False, min_length=16)
     # judgments (posting and reading) only from a user a trusted proxy signed in (401 otherwise); the `user` field
     # is then ignored. None: on wherever a proxy is trusted (NOMOS_TRUSTED_PROXIES), off otherwise
@@ -288,8 +281,7 @@ class Settings(BaseSettings):
     @field_validator("rerank", mode="before")
     @classmethod
     def _rerank(cls, v: object) -> object:
-        """Blank -> unset; "none" is kept (lower-cased): no second stage, not even a method's default
-        (``registry.RERANK_DEFAULTS``), which resolved_options settles for every reader."""
+        """Blank -> unset; "none" kept: no second stage, not even a method's default (registry.resolved_options)."""
         if isinstance(v, str) and v.strip().lower() in ("", "none"):
             return v.strip().lower() or None
         return v
@@ -345,9 +337,7 @@ class Settings(BaseSettings):
                                        "opensearch_password_file": self.portal_opensearch_password_file})
 
     def opensearch_identity(self) -> tuple[str, str]:
-        """Who requests go out as, and the variable that names that account, for messages: the portal's own
-        (``NOMOS_PORTAL_OPENSEARCH_USER``) in settings :meth:`for_portal` made, else ``NOMOS_OPENSEARCH_USER``'s;
-        the user is "" when none is set."""
+        """(user, the variable naming it) requests go out as, for messages: the portal's in :meth:`for_portal`."""
         if self.portal_opensearch_user and self.opensearch_user == self.portal_opensearch_user:
             return self.portal_opensearch_user, "NOMOS_PORTAL_OPENSEARCH_USER"
         return self.opensearch_user or "", "NOMOS_OPENSEARCH_USER"

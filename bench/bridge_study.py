@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.dev_sets import SHOWN, dev_sets  # noqa: E402
+from bench.dev_sets import SHOWN, cv_report, dev_sets  # noqa: E402
 from nomos.eval.grouped_cv import cross_validate, mean  # noqa: E402
 from nomos.eval.metrics import evaluate  # noqa: E402
 from nomos.opensearch.transport import make_transport  # noqa: E402
@@ -65,26 +65,8 @@ def main() -> None:
     cv = cross_validate(per_query, sets.groups, ("recall@100", "ndcg@10"), k=args.folds, repeats=args.repeats,
                         seed=args.seed, members=sets.members,
                         prefer=lambda n: tuple(-float(p.split("=")[1].replace("only", "9")) for p in n.split()))
-    before = per_query["anchors=0 context=0 lemmas=0"]
-    print(f"# The bridge in BM25: {', '.join(f'{n} ({len(q)})' for n, q in sets.members.items())}; "
-          f"{args.folds}-fold CV grouped by case file, {args.repeats} repeats, seed {args.seed}\n")
-    print(f"command: {' '.join(sys.argv)}\n")
-    print("| set | " + " | ".join(f"{m} before" for m in SHOWN) + " | " + " | ".join(f"{m} held out" for m in SHOWN) + " |")
-    print("| --- |" + " --- |" * (2 * len(SHOWN)))
-    report: dict = {"sets": {n: len(q) for n, q in sets.members.items()}, "choices": dict(cv.chosen), "before": {},
-                    "held_out": {}, "oracle": {}, "command": " ".join(sys.argv)}
-    for name, ids in sets.members.items():
-        b = [mean(before, ids, m) for m in SHOWN]
-        h = [cv.mean(ids, m) for m in SHOWN]
-        report["before"][name], report["held_out"][name] = dict(zip(SHOWN, b, strict=True)), dict(zip(SHOWN, h, strict=True))
-        print(f"| {name} | " + " | ".join(f"{v:.4f}" for v in b) + " | " + " | ".join(f"{v:.4f}" for v in h) + " |")
-    print(f"\nchoices over {cv.folds} folds: {dict(cv.chosen.most_common())}\n")
-    print("| configuration (oracle) | " + " | ".join(f"{s} R@100 / nDCG@10" for s in sets.members) + " |")
-    print("| --- |" + " --- |" * len(sets.members))
-    for name, pq in per_query.items():
-        cells = [f"{mean(pq, ids, 'recall@100'):.4f} / {mean(pq, ids, 'ndcg@10'):.4f}" for ids in sets.members.values()]
-        report["oracle"][name] = cells
-        print(f"| {name} | " + " | ".join(cells) + " |")
+    report = cv_report("The bridge in BM25", per_query, "anchors=0 context=0 lemmas=0", cv, sets, args.folds,
+                       args.repeats, args.seed)
     print(f"\n{time.perf_counter() - started:.0f} s", file=sys.stderr)
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json).write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")

@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.dev_sets import SHOWN, dev_sets  # noqa: E402
+from bench.dev_sets import SHOWN, cv_report, dev_sets  # noqa: E402
 from nomos.eval.grouped_cv import cross_validate, mean  # noqa: E402
 from nomos.eval.metrics import evaluate  # noqa: E402
 from nomos.ingest.anchors import corpus_anchors  # noqa: E402
@@ -122,21 +122,8 @@ def main() -> None:
     cv = cross_validate(per_query, sets.groups, ("recall@100", "ndcg@10"), k=args.folds, repeats=args.repeats,
                         seed=args.seed, members=sets.members,
                         prefer=lambda n: tuple(-float(p.split("=")[1]) for p in n.split()))
-    before = per_query["lambda=0 alpha=0"]
-    print(f"# The bridge in kNN (exact cosine): {', '.join(f'{n} ({len(m)})' for n, m in sets.members.items())}; "
-          f"{args.folds}-fold CV grouped by case file, {args.repeats} repeats, seed {args.seed}\n")
-    print(f"command: {' '.join(sys.argv)}\n")
-    print("| set | " + " | ".join(f"{m} before" for m in SHOWN) + " | " + " | ".join(f"{m} held out" for m in SHOWN) + " |")
-    print("| --- |" + " --- |" * (2 * len(SHOWN)))
-    for name, members in sets.members.items():
-        print(f"| {name} | " + " | ".join(f"{mean(before, members, m):.4f}" for m in SHOWN) + " | "
-              + " | ".join(f"{cv.mean(members, m):.4f}" for m in SHOWN) + " |")
-    print(f"\nchoices over {cv.folds} folds: {dict(cv.chosen.most_common())}\n")
-    print("| configuration (oracle) | " + " | ".join(f"{s} R@100 / nDCG@10" for s in sets.members) + " |")
-    print("| --- |" + " --- |" * len(sets.members))
-    for name, pq in per_query.items():
-        print(f"| {name} | " + " | ".join(f"{mean(pq, m, 'recall@100'):.4f} / {mean(pq, m, 'ndcg@10'):.4f}"
-                                          for m in sets.members.values()) + " |")
+    cv_report("The bridge in kNN (exact cosine)", per_query, "lambda=0 alpha=0", cv, sets, args.folds, args.repeats,
+              args.seed)
     print(f"\n{time.perf_counter() - started:.0f} s", file=sys.stderr)
 
 

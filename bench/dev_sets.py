@@ -9,9 +9,11 @@ Each query keeps its set's group (``set:case``), so grouped folds never split a 
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from nomos.eval.grouped_cv import CVResult, mean
 from nomos.ingest.beir import read_qrels, read_queries
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -45,3 +47,29 @@ def dev_sets(dataset: Path, data: Path = DATA) -> DevSets:
     groups = {q: f"{name}:{g}" for name, s in sets.items() for q, g in s[1].items()}
     qrels = {q: j for s in sets.values() for q, j in s[2].items()}
     return DevSets(texts, groups, qrels, {name: sorted(s[2]) for name, s in sets.items()})
+
+
+def cv_report(title: str, per_query: dict, before: str, cv: CVResult, sets: DevSets, folds: int, repeats: int,
+              seed: int) -> dict:
+    """Print a grouped-CV study's tables (held out per set against ``before``, the choices, every configuration's
+    means: the oracle) and return them for a JSON report."""
+    print(f"# {title}: {', '.join(f'{n} ({len(q)})' for n, q in sets.members.items())}; "
+          f"{folds}-fold CV grouped by case file, {repeats} repeats, seed {seed}\n")
+    print(f"command: {' '.join(sys.argv)}\n")
+    print("| set | " + " | ".join(f"{m} before" for m in SHOWN) + " | " + " | ".join(f"{m} held out" for m in SHOWN) + " |")
+    print("| --- |" + " --- |" * (2 * len(SHOWN)))
+    report: dict = {"sets": {n: len(q) for n, q in sets.members.items()}, "choices": dict(cv.chosen), "before": {},
+                    "held_out": {}, "oracle": {}, "command": " ".join(sys.argv)}
+    for name, ids in sets.members.items():
+        b = [mean(per_query[before], ids, m) for m in SHOWN]
+        h = [cv.mean(ids, m) for m in SHOWN]
+        report["before"][name], report["held_out"][name] = dict(zip(SHOWN, b, strict=True)), dict(zip(SHOWN, h, strict=True))
+        print(f"| {name} | " + " | ".join(f"{v:.4f}" for v in b) + " | " + " | ".join(f"{v:.4f}" for v in h) + " |")
+    print(f"\nchoices over {cv.folds} folds: {dict(cv.chosen.most_common())}\n")
+    print("| configuration (oracle) | " + " | ".join(f"{s} R@100 / nDCG@10" for s in sets.members) + " |")
+    print("| --- |" + " --- |" * len(sets.members))
+    for name, pq in per_query.items():
+        cells = [f"{mean(pq, ids, 'recall@100'):.4f} / {mean(pq, ids, 'ndcg@10'):.4f}" for ids in sets.members.values()]
+        report["oracle"][name] = cells
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    return report

@@ -10,6 +10,7 @@ from anyio.to_thread import run_sync
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
+from nomos.errors import AccessDenied, NomosError
 from nomos.portal.errors import DeadlineExceeded, PortalError
 from nomos.portal.identity import BadUserHeader, client_network
 from nomos.portal.params import Method, check_area
@@ -98,6 +99,14 @@ async def render(request: Request, name: str, status: int = 200, **ctx: Any) -> 
     base = {"methods": methods if methods is not None else await run_sync(portal.methods),
             "form": {"q": "", "method": DEFAULT_METHOD, "k": 10, "source": None, "area": None}}
     return request.app.state.templates.TemplateResponse(request, name, {**base, **ctx}, status_code=status)
+
+
+def retry_after(request: Request, exc: NomosError) -> dict[str, str]:
+    """``Retry-After`` for a failure that knows when to come back: the node refused the portal's own account, and
+    the portal sends nothing as it until its next try (:mod:`nomos.portal.credentials`); else none."""
+    if isinstance(exc, AccessDenied) and exc.status == 401:
+        return {"Retry-After": str(max(1, request.app.state.credentials.seconds_left()))}
+    return {}
 
 
 def wants_json(request: Request) -> bool:

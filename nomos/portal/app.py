@@ -237,13 +237,31 @@ def log_config(settings: Settings) -> dict[str, Any]:
     return config
 
 
+def server_options(settings: Settings, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info"
+                   ) -> dict[str, Any]:
+    """uvicorn's options for the portal: its logging, no proxy headers of uvicorn's own (the portal decides whom it
+    believes: :mod:`nomos.portal.identity`), no Server header, and the bounded httptools protocol (request heads,
+    read time, connections: :mod:`nomos.portal.http_limits`)."""
+    from nomos.portal.http_limits import BoundedHttpToolsProtocol
+
+    return {"host": host, "port": port, "log_level": log_level, "log_config": log_config(settings),
+            "proxy_headers": False, "server_header": False, "http": BoundedHttpToolsProtocol,
+            "timeout_keep_alive": KEEP_ALIVE_SECONDS}
+
+
+KEEP_ALIVE_SECONDS = 5  # uvicorn's default, said here: an idle kept-alive connection is closed after it
+
+
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, llm_deadline: float = 90.0,
           log_level: str = "info") -> None:
     """Run the portal with uvicorn (``workers`` processes; one process when 1)."""
     import uvicorn
 
-    common = {"host": host, "port": port, "log_level": log_level, "log_config": log_config(settings),
-              "proxy_headers": False, "server_header": False}
+    from nomos.portal.http_limits import HEAD_BYTES, READ_SECONDS, connection_limit
+
+    common = server_options(settings, host, port, log_level)
+    log.info("at most %d connections per process, request heads of %d KiB, %g s to send one (docs/security.md)",
+             connection_limit(), HEAD_BYTES // 1024, READ_SECONDS)
     if workers <= 1:
         uvicorn.run(create_app(settings, llm_deadline=llm_deadline), **common)
         return

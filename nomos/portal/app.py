@@ -257,11 +257,7 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000, workers
     """Run the portal with uvicorn (``workers`` processes; one process when 1)."""
     import uvicorn
 
-    from nomos.portal.http_limits import HEAD_BYTES, READ_SECONDS, connection_limit
-
     common = server_options(settings, host, port, log_level)
-    log.info("at most %d connections per process, request heads of %d KiB, %g s to send one (docs/security.md)",
-             connection_limit(), HEAD_BYTES // 1024, READ_SECONDS)
     if workers <= 1:
         uvicorn.run(create_app(settings, llm_deadline=llm_deadline), **common)
         return

@@ -100,7 +100,8 @@ class CredentialBackoff:
             was = self.wait
             self.wait, self.until, self._probing = 0.0, 0.0, False
         if was:
-            log.warning("the cluster accepts the credentials of %s again", repr(self.user) or "the portal's client")
+            log.warning("the cluster accepts the credentials of %s again",
+                        f"user {self.user!r}" if self.user else "the portal's client")
 
     def failed_otherwise(self, probe: bool) -> None:
         """No answer (the node down): the try is over, the wait stays as it was."""

@@ -55,6 +55,12 @@ def connection_limit() -> int:
     return max(16, soft - RESERVED_FDS)
 
 
+def describe_limits() -> str:
+    """One line for ``cli.py serve`` to print: the bounds this process serves with."""
+    return (f"at most {connection_limit()} connections per process (descriptors less {RESERVED_FDS}), request heads "
+            f"of {HEAD_BYTES // 1024} KiB, {READ_SECONDS:g} s to send a request (docs/security.md, Limits)")
+
+
 def _answer(status: int, reason: str, text: str, extra: str = "") -> bytes:
     body = text.encode("utf-8")
     return (f"HTTP/1.1 {status} {reason}\r\ncontent-type: text/plain; charset=utf-8\r\ncontent-length: {len(body)}\r\n"

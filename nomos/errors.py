@@ -62,8 +62,8 @@ class SearchCancelled(SearchError):
 
 
 class QueryTooLong(DataError):
-    """A query with more words than ``NOMOS_MAX_QUERY_WORDS`` once the stop words are left out; the message is
-    Greek (the person who typed it reads it, in the portal or at the command line)."""
+    """A portal query with more words than ``NOMOS_MAX_QUERY_WORDS`` once the stop words are left out; the message
+    is Greek (the reader who typed it reads it)."""
 
 
 class IndexNotFound(ClusterError, NotFound):

@@ -16,6 +16,7 @@ from nomos.portal.identity import BadUserHeader, client_network
 from nomos.portal.params import Method, check_area
 from nomos.portal.service import Portal
 from nomos.retrieval.registry import DEFAULT_METHOD, method_spec
+from nomos.stages.query_cost import check_query_words
 from nomos.stages.searching import SearchPage, cluster_errors
 
 
@@ -83,8 +84,10 @@ async def run(portal: Portal, fn: Callable[..., Any], *args: Any, llm: bool = Fa
 
 async def run_search(portal: Portal, q: str, method: Method | None, k: int, source: str | None,
                      area: str | None) -> SearchPage:
-    """A search from the page or the API; an LLM method (or an LLM judge) takes one of the LLM slots."""
+    """A search from the page or the API; an LLM method (or an LLM judge) takes one of the LLM slots. A query past
+    ``NOMOS_MAX_QUERY_WORDS`` after the stop list is refused first, in Greek (:mod:`nomos.stages.query_cost`)."""
     check_area(area)
+    check_query_words(q, portal.settings.max_query_words)
     name = method.value if method is not None else None
     llm = (name is not None and method_spec(name).needs_llm) or portal.settings.rerank == "llm"
     if llm:

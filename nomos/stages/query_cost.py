@@ -1,13 +1,16 @@
 """A bound on one query's cost: its words counted after the stop list, and a cap (``NOMOS_MAX_QUERY_WORDS``).
 
 Issue 47: a query of 2,000 characters of frequent words cost the node several times a case description's CPU.
-The portal already bounds a query to 2,000 characters; the command line and the Python API took any length. What
-the node works on is the words its analyzers keep: the stop words (articles, particles, pronouns: the node's own
-list, ``nomos/mappings/stopwords/el.txt``) cost nothing, so they are not counted, and a long but ordinary case
+What the node works on is the words its analyzers keep: the stop words (articles, particles, pronouns: the node's
+own list, ``nomos/mappings/stopwords/el.txt``) cost nothing, so they are not counted, and a long but ordinary case
 description is not refused for them. Every other word is, numbers included (junk of hundreds of short numbers or
-word fragments is what a cap catches). The cap's default, 200, takes a case description as long as the portal
-allows (the case files of bench/data cut at 2,000 characters: 163 to 197 words) and every dev-set query (at most
-49). The node's own time bound (``NOMOS_SEARCH_TIMEOUT_SECONDS``) cuts whatever costs too much inside the cap.
+word fragments is what a cap catches). The cap's default, 200, takes a case description as long as the portal's box
+allows (the case files of bench/data cut at 2,000 characters: 163 to 197 words) and every dev-set query (at most 49).
+
+The portal applies it to every search its readers send (pages and API: :func:`nomos.portal.web.run_search`). The
+command line and the Python API do not: they run as the operator, on the operator's resources, and search whole case
+files on purpose (tests pin a 50,000-character query answered there, compacted by BM25). The node's own time bound
+(``NOMOS_SEARCH_TIMEOUT_SECONDS``) is on every path and cuts whatever costs too much.
 """
 
 from __future__ import annotations

@@ -58,7 +58,6 @@ from nomos.retrieval.registry import (
     resolved_options,
 )
 from nomos.settings import Settings
-from nomos.stages.query_cost import check_query_words
 from nomos.stages.search_types import KEEP_S, Kept, MethodUnavailable, SearchPage, SearchRequest, readiness_note
 
 __all__ = ["FILTER_DEPTH", "KEEP_S", "Kept", "MethodUnavailable", "SearchPage", "SearchRequest", "Searcher",
@@ -206,9 +205,6 @@ class Searcher:
 
     # ---------------------------------------------------------------------------------------- search
     def search(self, request: SearchRequest) -> SearchPage:
-        """One results page; a query past ``NOMOS_MAX_QUERY_WORDS`` (after the stop list) is refused before any
-        request (:class:`~nomos.errors.QueryTooLong`)."""
-        check_query_words(request.query, self.settings.max_query_words)
         started = time.perf_counter()
         method = request.method or self.default_method()
         spec = self.check(method, request.options)

@@ -68,6 +68,34 @@ def make_client(settings: Settings, pool_maxsize: int | None = None, retries: in
     )
 
 
+SEARCH_PATHS = ("/_search", "/_msearch")
+
+
+def bound_searches(client: OpenSearch, seconds: float) -> OpenSearch:
+    """``client`` with every ``_search`` and ``_msearch`` it sends cut by the node after ``seconds``
+    (OpenSearch's ``cancel_after_time_interval``: the search task is cancelled, query and fetch phases alike, and
+    the answer is an error, never partial hits as the ``timeout`` parameter gives; issue 47). A request that
+    names its own keeps it. 0 leaves the client as it is. The client is changed in place (once) and returned."""
+    if seconds <= 0:
+        return client
+    transport = client.transport
+    value = f"{max(1, round(seconds * 1000))}ms"
+    if getattr(transport, "nomos_search_bound", None) is not None:
+        transport.nomos_search_bound = value
+        return client
+    send = transport.perform_request
+
+    def perform_request(method: str, url: str, params: Mapping[str, Any] | None = None, body: Any = None,  # noqa: ANN401
+                        **kwargs: Any) -> Any:  # noqa: ANN401 - opensearch-py's signature
+        if url.endswith(SEARCH_PATHS):
+            params = {"cancel_after_time_interval": transport.nomos_search_bound, **(params or {})}
+        return send(method, url, params=params, body=body, **kwargs)
+
+    transport.nomos_search_bound = value
+    transport.perform_request = perform_request
+    return client
+
+
 def connection_options(settings: Settings) -> dict[str, Any]:
     """opensearch-py's TLS and authentication arguments for ``settings``.
 

@@ -62,8 +62,9 @@ class SearchCancelled(SearchError):
 
 
 class QueryTooLong(DataError):
-    """A portal query with more words than ``NOMOS_MAX_QUERY_WORDS`` once the stop words are left out; the message
-    is Greek (the reader who typed it reads it)."""
+    """A query longer than ``nomos.query_text.MAX_QUERY_CHARS`` characters (every path), or a portal query with
+    more words than ``NOMOS_MAX_QUERY_WORDS`` once the stop words are left out; the message is Greek (the reader
+    who typed it reads it), the hint names the bound."""
 
 
 class IndexNotFound(ClusterError, NotFound):

@@ -138,7 +138,7 @@ class Settings(BaseSettings):
     # an article page shows this many characters of a longer text, with a link to the whole (?full=1)
     portal_article_chars: int = Field(20_000, gt=0)
     # one query's cost (docs/security.md): words after the stop list in the portal (0: no cap); the node cuts searches
-    max_query_words: int = Field(200, ge=0)
+    max_query_words: int = Field(3000, ge=0)
     search_timeout_seconds: float = Field(5.0, ge=0)
     # the reverse proxies (IPs or networks, comma-separated) whose identity header and X-Forwarded-For the portal
     # believes (docs/security.md "The proxy contract"); from anyone else those headers are ignored. Default: none.

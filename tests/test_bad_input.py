@@ -10,11 +10,13 @@ import pytest
 from click.testing import CliRunner
 
 from nomos.cli import cli
+from nomos.errors import QueryTooLong
 from nomos.ingest.beir import load_beir
 from nomos.ingest.indexer import create_index
 from nomos.mappings import ARTICLES as ARTICLES_MAPPING
 from nomos.mappings import MappingError, articles_index_body
 from nomos.opensearch.transport import Transport
+from nomos.query_text import MAX_QUERY_CHARS
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.stages.indexing import index_dataset
 from nomos.stages.searching import search
@@ -61,7 +63,7 @@ def test_duplicate_query_ids(tmp_path):
 
 # ------------------------------------------------------------------------------------------- queries (real node)
 @pytest.mark.integration
-def test_a_50000_character_query_is_answered(os_settings, client, mini):
+def test_a_50000_character_query_is_answered_by_bm25_and_refused_by_the_search_stage(os_settings, client, mini):
     index_dataset(os_settings, mini)
     base = ("Ο κατηγορούμενος αφαίρεσε κινητό πράγμα από την κατοχή άλλου, τον τραυμάτισε και του προκάλεσε "
             "βλάβη της υγείας του· ο παθών ζητά αποζημίωση για την ηθική βλάβη. ").split()
@@ -76,8 +78,10 @@ def test_a_50000_character_query_is_answered(os_settings, client, mini):
     hits, note = result.hits["long"], result.query_notes["long"]
     assert note["compact"] and note["distinct_terms"] > retriever.max_clauses >= note["distinct_terms"] - note["dropped_terms"]
     assert hits and hits[0].doc_id in {"PK::372", "PK::308", "AK::932", "AK::914"}
-    shown = search(os_settings, query, k=3)  # the CLI's path, with highlighting
+    shown = search(os_settings, query[:MAX_QUERY_CHARS], k=3)  # the CLI's path, with highlighting: a whole case
     assert shown and all(h.title for h in shown)
+    with pytest.raises(QueryTooLong, match="το κείμενο έχει 50.000 χαρακτήρες"):  # refused whole, never cut
+        search(os_settings, query, k=3)
 
 
 @pytest.mark.integration

@@ -119,7 +119,6 @@ def test_api_bounds_give_clear_422(web):
         ({"q": THEFT, "k": 0}, "k"),
         ({"q": THEFT, "k": 51}, "k"),
         ({"q": THEFT, "method": "query_string"}, "method"),
-        ({"q": "α" * 2001}, "q"),
         ({"q": ""}, "q"),
         ({"q": THEFT, "source": "PK OR *"}, "source"),
         ({}, "q"),
@@ -376,7 +375,7 @@ def test_errors_never_leak_stack_traces(mini_settings, monkeypatch):
 def test_openapi_description_and_no_external_assets(web):
     spec = web.get("/api/openapi.json").json()
     params = {p["name"]: p for p in spec["paths"]["/api/search"]["get"]["parameters"]}
-    assert params["q"]["schema"]["maxLength"] == 2000 and params["k"]["schema"]["maximum"] == 50
+    assert params["q"]["schema"]["maxLength"] == 20_000 and params["k"]["schema"]["maximum"] == 50
     assert "/api/articles/{article_id}" in spec["paths"]
     assert web.get("/docs").status_code == 404  # Swagger UI would load a CDN
     css = web.get("/static/portal.css")

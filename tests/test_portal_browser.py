@@ -218,3 +218,37 @@ def test_an_amended_article_shows_its_text_in_force_and_the_original_one_click_a
         client.indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
     for name in ("in-force.png", "original.png"):
         assert (tmp_path / name).stat().st_size > 10_000
+
+
+def test_a_pasted_case_file_is_searched_whole_and_one_too_long_is_given_back(cluster, tmp_path, browser):
+    """Issue 50: the box stopped at 2,000 characters (maxlength), so a pasted case lost its blank line and its
+    question; sent whole, it came back as an English 422 with the box empty. A paste is what a script setting the
+    value gives (the box has no maxlength to cut it)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    from nomos.query_text import MAX_QUERY_CHARS
+
+    facts = ("Ο Νίκος αφαίρεσε από ένα κατάστημα ξένο κινητό πράγμα, ένα ρολόι, για να το ιδιοποιηθεί. Ο υπάλληλος "
+             "τον είδε και ειδοποίησε την αστυνομία.\n")
+    question = "\nΠοια πράξη τέλεσε ο Νίκος;"
+    whole = (facts * 200)[: MAX_QUERY_CHARS - len(question)] + question
+    too_long = facts * 160 + question
+    assert len(whole) == MAX_QUERY_CHARS and len(too_long) > MAX_QUERY_CHARS
+    wait = WebDriverWait(browser, 60)
+    with indexed_mini(cluster, tmp_path) as settings, live_portal(create_app(settings)) as base:
+        for case, refused in ((whole, False), (too_long, True)):
+            browser.get(base + "/")
+            box = browser.find_element(By.ID, "q")
+            browser.execute_script("arguments[0].value = arguments[1];", box, case)
+            Select(browser.find_element(By.ID, "method")).select_by_value("bm25")
+            browser.find_element(By.ID, "submit").click()
+            wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#error" if refused else "#results .hit")))
+            kept = browser.find_element(By.ID, "q").get_attribute("value")
+            assert kept == case, (len(kept), len(case))  # the whole text in the box, blank line and question
+            if refused:
+                error = browser.find_element(By.ID, "error").text
+                assert f"{len(too_long):,}".replace(",", ".") in error and "20.000" in error, error
+            else:
+                assert browser.find_elements(By.CSS_SELECTOR, ".hit-title")[0].text == "Κλοπή"

@@ -38,15 +38,23 @@ def test_the_cap_refuses_past_it_in_greek_and_zero_is_no_cap():
     assert err.value.hint and "NOMOS_MAX_QUERY_WORDS" in err.value.hint
 
 
-def test_a_case_description_as_long_as_the_portal_allows_passes_the_default_cap():
-    """The case files of bench/data, cut at the portal's 2,000 characters, have 163 to 197 counted words."""
-    from nomos.portal.params import MAX_QUERY_CHARS
+def test_a_whole_case_file_as_long_as_the_box_allows_passes_the_default_cap():
+    """Issue 50: the cap of 200 refused every whole case file of bench/data (206 to 287 counted words) and a case
+    file as long as the box now takes (20,000 characters: about 1,800); 20,000 characters of numbers it refuses."""
+    from nomos.query_text import MAX_QUERY_CHARS
     from nomos.settings import Settings
 
     cap = Settings().max_query_words
-    lines = (ROOT / "bench" / "data" / "case-files" / "queries.jsonl").read_text(encoding="utf-8").splitlines()
-    for line in lines:
-        check_query_words(json.loads(line)["text"][:MAX_QUERY_CHARS], cap)
+    cases = [json.loads(line)["text"] for line in
+             (ROOT / "bench" / "data" / "case-files" / "queries.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert max(query_words(c) for c in cases) > 200  # what the old cap refused
+    for case in cases:
+        check_query_words(case, cap)
+    whole = "\n\n".join(cases)[:MAX_QUERY_CHARS]
+    assert len(whole) == MAX_QUERY_CHARS and query_words(whole) > 1500
+    check_query_words(whole, cap)
+    with pytest.raises(QueryTooLong):
+        check_query_words(" ".join(str(i) for i in range(4000))[:MAX_QUERY_CHARS], cap)
 
 
 @pytest.mark.integration

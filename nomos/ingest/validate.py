@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Iterable
 
 from nomos.ingest.records import Article, DatasetError, Qrels, Query
@@ -100,7 +101,7 @@ def check_text(value: str, where: str, field: str, *, body: bool = False) -> str
     if found:
         raise DatasetError(where, f"field {field!r} contains the control character {_shown(found.group())} at "
                                   f"character {found.start() + 1}")
-    return value
+    return unicodedata.normalize("NFC", value)  # as queries are read (nomos.query_text): NFD text indexes alike
 
 
 def json_type(value: object) -> str:

@@ -23,10 +23,14 @@ from typing import Any
 from opensearchpy import OpenSearch, helpers
 from opensearchpy.exceptions import NotFoundError
 
+from nomos.query_text import MAX_QUERY_CHARS  # noqa: F401 - judged queries: the search box's bound
+
 # Not "<alias>-judgments": the indexer prunes old article versions with the pattern "<alias>-*", which would
 # delete the library's judgments on the next re-index.
 SUFFIX = "_judgments"
-MAX_QUERY_CHARS = 2000  # as the portal's search box (nomos.portal.app.MAX_QUERY_CHARS)
+# a judged query is a case as the search box takes it; its keyword (exact lookups) is kept up to 8,191 characters,
+# since Lucene refuses a term over 32,766 bytes (a UTF-8 character takes up to 4)
+KEYWORD_CHARS = 8191
 MAX_NOTE_CHARS = 1000
 MAX_LIST = 10_000  # OpenSearch's default index.max_result_window: one page of judgments for one query
 MAX_QUERIES = 1000  # judged queries the summary lists (the most recently updated first)
@@ -38,7 +42,7 @@ MAPPING: dict[str, Any] = {
     "mappings": {
         "dynamic": "strict",
         "properties": {
-            "query": {"type": "text", "fields": {"keyword": {"type": "keyword", "ignore_above": MAX_QUERY_CHARS}}},
+            "query": {"type": "text", "fields": {"keyword": {"type": "keyword", "ignore_above": KEYWORD_CHARS}}},
             "query_id": {"type": "keyword"},
             "article_id": {"type": "keyword"},
             "grade": {"type": "byte"},

@@ -9,8 +9,20 @@ from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
 from nomos.portal.errors import PortalError
-from nomos.portal.links import article_url, law_url, safe_snippet, search_url
-from nomos.portal.params import AreaParam, ArticleId, KParam, LawSource, MethodParam, RequiredQuery, SourceParam
+from nomos.portal.links import article_url, law_url, linkable, safe_snippet, search_url
+from nomos.portal.params import (
+    AREA_PATTERN,
+    MAX_K,
+    SOURCE_PATTERN,
+    AreaParam,
+    ArticleId,
+    KParam,
+    LawSource,
+    Method,
+    MethodParam,
+    RequiredQuery,
+    SourceParam,
+)
 from nomos.portal.web import PAGE_LIMIT, PortalDep, limit, run, run_search
 from nomos.retrieval.articles import citation
 
@@ -74,7 +86,7 @@ class SearchOut(BaseModel):
                             "fused (weighted min-max), rrf, or rank (k + 1 - rank: the list's order, not relevance)")
     hybrid_eta_s: float | None = Field(None, description="and the seconds left at the indexer's last noted rate "
                                        "(null: unknown)")
-    url: str = Field(description="the shareable page of this search")
+    url: str | None = Field(description="the shareable page of this search (None: a case longer than an address carries)")
 
 
 class ArticleRefOut(BaseModel):
@@ -214,7 +226,28 @@ ERRORS: dict[int | str, dict[str, Any]] = {400: {"model": ErrorOut}, 503: {"mode
 async def api_search(request: Request, portal: PortalDep, q: RequiredQuery, method: MethodParam = None, k: KParam = 10,
                      source: SourceParam = None, area: AreaParam = None) -> SearchOut:
     limit(request, "search")
-    r = await run_search(portal, q, method, k, source, area)
+    return _search_out(await run_search(portal, q, method, k, source, area))
+
+
+class SearchIn(BaseModel):
+    """A search posted as JSON: a whole case file (up to 20,000 characters) is more than an address carries."""
+
+    q: str = Field(min_length=1, description="the case, in everyday Greek (at most 20,000 characters)")
+    method: Method | None = None
+    k: int = Field(10, ge=1, le=MAX_K)
+    source: str | None = Field(None, pattern=SOURCE_PATTERN)
+    area: str | None = Field(None, pattern=AREA_PATTERN)
+
+
+@router.post("/search", response_model=SearchOut, responses={**ERRORS, 429: {"model": ErrorOut}, 502: {"model": ErrorOut},
+                                                                  504: {"model": ErrorOut}},
+             summary="Top articles for a case description, posted as JSON (a whole case file)")
+async def api_search_posted(request: Request, portal: PortalDep, body: SearchIn) -> SearchOut:
+    limit(request, "search")
+    return _search_out(await run_search(portal, body.q, body.method, body.k, body.source, body.area))
+
+
+def _search_out(r: Any) -> SearchOut:  # noqa: ANN401 - a SearchPage
     return SearchOut(
         query=r.query, method=r.method, k=r.k, source=r.source, area=r.area, total=r.total, took_ms=round(r.took_ms, 2),
         hits=[HitOut(id=h.doc_id, title=h.title, law=h.law, source=h.source, score=h.score,
@@ -229,7 +262,8 @@ async def api_search(request: Request, portal: PortalDep, q: RequiredQuery, meth
                           thought=t.get("thought"), candidates=len(t.get("candidates", ())), kept=list(t.get("kept", ())))
                for i, t in enumerate(r.trace)] if r.trace is not None else None,
         reranked=r.reranked,
-        url=search_url(r.query, r.method, r.k, r.source, area=r.area),
+        url=search_url(r.query, r.method, r.k, r.source, area=r.area)
+        if linkable(r.query, method=r.method, k=r.k, source=r.source, area=r.area) else None,
     )
 
 

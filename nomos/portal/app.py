@@ -26,7 +26,7 @@ from nomos.errors import NomosError
 from nomos.opensearch.client import make_client
 from nomos.portal import api, judgments, pages
 from nomos.portal.credentials import CredentialBackoff
-from nomos.portal.errors import INTERNAL, classify, log, log_failure
+from nomos.portal.errors import INTERNAL, classify, greek_problem, log, log_failure
 from nomos.portal.identity import Proxies
 from nomos.portal.links import article_url, make_templates, search_url
 from nomos.portal.params import Method
@@ -99,8 +99,7 @@ async def _expected(request: Request, exc: NomosError) -> Response:
 
 async def _invalid(request: Request, exc: RequestValidationError) -> Response:
     """Parameters FastAPI refused: 422 naming each field (a list under /api)."""
-    problems = [f"{'.'.join(str(x) for x in e.get('loc', ())[1:]) or 'request'}: {e.get('msg', 'invalid')}"
-                for e in exc.errors()]
+    problems = [greek_problem(e) for e in exc.errors()]
     return await error_response(request, 422, "Μη έγκυρη αναζήτηση: " + "; ".join(problems), detail=problems)
 
 

@@ -25,6 +25,7 @@ DeadlineExceeded                            504
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from nomos.errors import (
     AccessDenied,
@@ -139,3 +140,25 @@ def log_failure(method: str, path: str, exc: NomosError, status: int) -> None:
     level = logging.WARNING if status >= 500 else logging.INFO
     log.log(level, "%s %s: %d %s: %s", method, escape_controls(path), status, type(exc).__name__,
             escape_controls(str(exc)))  # one line: the path is the visitor's, the message may quote it
+
+
+def greek_problem(error: dict[str, Any]) -> str:
+    """One parameter FastAPI refused (an item of ``RequestValidationError.errors()``), in Greek: ``name: what is
+    wrong`` (issue 50: a 422 page showed pydantic's English)."""
+    field = ".".join(str(x) for x in error.get("loc", ())[1:]) or "αίτημα"
+    ctx = error.get("ctx") or {}
+    kind = error.get("type", "")
+    what = {
+        "missing": "λείπει",
+        "string_too_short": "δεν μπορεί να είναι κενό",
+        "string_too_long": f"έως {ctx.get('max_length')} χαρακτήρες",
+        "int_parsing": "πρέπει να είναι ακέραιος αριθμός",
+        "int_from_float": "πρέπει να είναι ακέραιος αριθμός",
+        "greater_than_equal": f"πρέπει να είναι τουλάχιστον {ctx.get('ge')}",
+        "less_than_equal": f"πρέπει να είναι το πολύ {ctx.get('le')}",
+        "enum": f"επιτρέπονται: {ctx.get('expected')}",
+        "literal_error": f"επιτρέπονται: {ctx.get('expected')}",
+        "bool_parsing": "πρέπει να είναι true ή false",
+        "string_pattern_mismatch": "μη έγκυρη τιμή (γράμματα, αριθμοί και . : _ -)",
+    }.get(kind, "μη έγκυρη τιμή")
+    return f"{field}: {what}"

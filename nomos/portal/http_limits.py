@@ -10,7 +10,7 @@ with a 400; ``limit_concurrency`` answers 503 only once a request's head has com
 :class:`BoundedHttpToolsProtocol` adds, per connection:
 
 * **the head**: more than ``HEAD_BYTES`` before a request's headers end is a 431 and the connection closed (the
-  portal's longest honest URL is a 2,000-character Greek query percent-encoded, 12 KB, twice with ``?h=``);
+  portal's longest honest URL is a whole case file, 20,000 Greek characters percent-encoded, 120 KB: issue 50);
 * **the read time**: a request's head and body must have come ``READ_SECONDS`` after the connection opened or the
   last response ended; else a 408 (a body too slow: the connection is closed);
 * **the connections**: past ``connection_limit()`` open connections, a new one gets a 503 at once and is closed,
@@ -33,7 +33,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 log = logging.getLogger("nomos.portal")
 
-HEAD_BYTES = 64 * 1024
+HEAD_BYTES = 256 * 1024  # a 20,000-character case percent-encoded (6 bytes a Greek letter) and headers
 READ_SECONDS = 10.0
 RESERVED_FDS = 128
 MOST_FDS = 65_536  # the soft limit is raised to the hard one, but no further than this

@@ -10,14 +10,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
-from urllib.parse import quote, quote_plus
+from urllib.parse import parse_qsl, quote, quote_plus
 
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from nomos.legal.areas import areas as legal_areas
-from nomos.portal.errors import greek_readiness
+from nomos.portal.errors import PortalError, greek_readiness
 from nomos.portal.params import K_CHOICES, MAX_QUERY_CHARS
 from nomos.portal.service import METHOD_LABELS
 from nomos.retrieval.articles import citation
@@ -131,12 +131,54 @@ def search_url(q: str, method: str = DEFAULT_METHOD, k: int = 10, source: str | 
                 source=source, area=area)
 
 
+# uvicorn's httptools reads a URL of at most 65,535 bytes (httptools.parse_url): a search fits in an address up to
+# this many, about 10,000 Greek characters percent-encoded; a longer case (up to MAX_QUERY_CHARS) is posted
+URL_BYTES = 60_000
+HIGHLIGHT_CHARS = 2_000  # an article link carries at most this much of a long case: its distinct words
+
+
+def linkable(q: str, **params: Any) -> bool:  # noqa: ANN401
+    """Whether the search of ``q`` has an address (:data:`URL_BYTES`): else its page comes from a posted form and
+    links that would repeat the case (the facets) are left out."""
+    return len(search_url(q, **params)) <= URL_BYTES
+
+
+def highlight_of(q: str) -> str:
+    """The words an article page highlights for a case: the case itself, or for a case longer than
+    :data:`HIGHLIGHT_CHARS` its distinct words in order of appearance up to that length (the highlight marks
+    words, so a link to an article need not carry a whole case file)."""
+    if len(q) <= HIGHLIGHT_CHARS:
+        return q
+    seen: dict[str, None] = {}
+    size = 0
+    for word in re.findall(r"\w+", q):
+        key = word.lower()
+        if key in seen:
+            continue
+        if size + len(word) + 1 > HIGHLIGHT_CHARS:
+            break
+        seen[key] = None
+        size += len(word) + 1
+    return " ".join(seen)
+
+
+def posted_form(raw: bytes) -> dict[str, str]:
+    """A posted search form's fields (application/x-www-form-urlencoded; the last of a field given twice); a body
+    that is not one is a 400 in Greek."""
+    try:
+        pairs = parse_qsl(raw.decode("utf-8"), keep_blank_values=True, errors="strict", max_num_fields=10)
+    except (UnicodeDecodeError, ValueError):
+        raise PortalError(400, "Το αίτημα δεν είναι φόρμα αναζήτησης (UTF-8, application/x-www-form-urlencoded).") from None
+    return dict(pairs)
+
+
 def article_url(article_id: str, q: str | None = None, iri: bool = False, full: bool = False,
                 text: str | None = None) -> str:
     """An article's page, with the case's words to highlight in its text; with a case, the link lands on the first
     highlighted passage (``#match``; a page without one simply opens at the top). ``full``: the whole text of an
     article longer than a page shows. ``text``: which text an amended article's page shows, ``original`` or
     ``in-force`` (None: the page's default, the text in force where there is one)."""
+    q = highlight_of(q) if q else q
     return (_url("/articles/" + quote(article_id, safe=""), iri, q=q, full=1 if full else None, text=text)
             + (f"#{MATCH_ANCHOR}" if q else ""))
 
@@ -196,7 +238,7 @@ def make_templates() -> Jinja2Templates:
                       auto_reload=False)
     env.globals.update(search_url=lambda *a, **kw: _href(search_url(*a, **kw, iri=True)),
                        article_url=lambda *a, **kw: _href(article_url(*a, **kw, iri=True)),
-                       law_url=lambda source: _href(law_url(source)), linked_text=linked_text,
+                       law_url=lambda source: _href(law_url(source)), linked_text=linked_text, linkable=linkable,
                        METHOD_LABELS=METHOD_LABELS, K_CHOICES=K_CHOICES, MAX_QUERY_CHARS=MAX_QUERY_CHARS,
                        AREA_LABELS={a.key: a.label for a in legal_areas().values()}, citation=citation,
                        greek_readiness=greek_readiness, SCORE_LABELS=SCORE_LABELS,

@@ -3,22 +3,27 @@ references, citing and amending articles) and a law's table of contents."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from anyio.to_thread import run_sync
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from nomos.errors import NomosError
 from nomos.portal.errors import PortalError, classify, log_failure
 from nomos.portal.in_force_view import in_force_view
+from nomos.portal.links import linkable, posted_form, search_url
 from nomos.portal.params import (
+    MAX_K,
+    SOURCE_PATTERN,
     AreaParam,
     ArticleId,
     FullText,
     Highlight,
     KParam,
     LawSource,
+    Method,
     MethodParam,
     QueryText,
     SourceParam,
@@ -50,6 +55,30 @@ async def search_page(request: Request, portal: PortalDep, q: QueryText = "", me
         return page
     form["method"] = result.method
     return await render(request, "search.html", form=form, result=result, defaulted=result.defaulted)
+
+
+@router.post("/search", response_class=HTMLResponse)
+async def posted_search(request: Request, portal: PortalDep) -> Response:
+    """The search form, posted (issue 50): a whole case file is more than an address carries (links.URL_BYTES).
+    A search that fits in one is sent on to it (303: the page keeps its shareable address, as before); a longer
+    one is answered here, its page without the links that would repeat the case."""
+    fields = posted_form(await request.body())
+    q = fields.get("q", "")
+    k_text = fields.get("k") or "10"
+    try:
+        method = Method(fields["method"]) if fields.get("method") else None
+        k = int(k_text)
+    except (KeyError, ValueError):
+        raise PortalError(422, "method, k: μη έγκυρη τιμή") from None
+    if not 1 <= k <= MAX_K:
+        raise PortalError(422, f"k: πρέπει να είναι από 1 έως {MAX_K}")
+    source, area = fields.get("source") or None, fields.get("area") or None
+    if source is not None and not re.fullmatch(SOURCE_PATTERN, source):
+        raise PortalError(422, "source: μη έγκυρη τιμή (γράμματα, αριθμοί και . : _ -)")
+    name = method.value if method is not None else DEFAULT_METHOD
+    if q.strip() and linkable(q, method=name, k=k, source=source, area=area):
+        return RedirectResponse(search_url(q, name, k, source, area=area), status_code=303)
+    return await search_page(request, portal, q, method, k, source, area)
 
 
 @router.get("/articles/{article_id}", response_class=HTMLResponse, dependencies=[PAGE_LIMIT])

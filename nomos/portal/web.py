@@ -15,6 +15,7 @@ from nomos.portal.errors import DeadlineExceeded, PortalError
 from nomos.portal.identity import BadUserHeader, client_network
 from nomos.portal.params import Method, check_area
 from nomos.portal.service import Portal
+from nomos.query_text import read_query
 from nomos.retrieval.registry import DEFAULT_METHOD, method_spec
 from nomos.stages.query_cost import check_query_words
 from nomos.stages.searching import SearchPage, cluster_errors
@@ -87,12 +88,13 @@ async def run_search(portal: Portal, q: str, method: Method | None, k: int, sour
     """A search from the page or the API; an LLM method (or an LLM judge) takes one of the LLM slots. A query past
     ``NOMOS_MAX_QUERY_WORDS`` after the stop list is refused first, in Greek (:mod:`nomos.stages.query_cost`)."""
     check_area(area)
+    q = read_query(q)  # as the command line reads it: NFC, LF line ends, refused whole past the bound
     check_query_words(q, portal.settings.max_query_words)
     name = method.value if method is not None else None
     llm = (name is not None and method_spec(name).needs_llm) or portal.settings.rerank == "llm"
     if llm:
         await run(portal, portal.check_method, name or DEFAULT_METHOD)  # refuse before taking an LLM slot
-    return await run(portal, portal.search, q.strip(), name, k, source, area, llm=llm)
+    return await run(portal, portal.search, q, name, k, source, area, llm=llm)
 
 
 async def render(request: Request, name: str, status: int = 200, **ctx: Any) -> HTMLResponse:
@@ -112,6 +114,15 @@ def retry_after(request: Request, exc: NomosError) -> dict[str, str]:
     return {}
 
 
+def form_of(request: Request) -> dict[str, Any]:
+    """The search form as the request filled it, for an error page (4xx, 5xx): the case stays in the box, so a
+    refused or failed search is retried, not typed again (issue 50)."""
+    params = request.query_params
+    k = params.get("k", "")
+    return {"q": params.get("q", ""), "method": params.get("method", DEFAULT_METHOD),
+            "k": int(k) if k.isdigit() and len(k) < 4 else 10, "source": params.get("source"), "area": params.get("area")}
+
+
 def wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api")
 
@@ -122,6 +133,6 @@ async def error_response(request: Request, status: int, message: str, detail: An
     error page elsewhere."""
     if wants_json(request):
         return JSONResponse({"detail": message if detail is None else detail}, status_code=status, headers=headers)
-    page = await render(request, "error.html", status=status, error=PortalError(status, message))
+    page = await render(request, "error.html", status=status, error=PortalError(status, message), form=form_of(request))
     page.headers.update(headers or {})  # a 429's Retry-After on the page too, not only in the JSON answer
     return page

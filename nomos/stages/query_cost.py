@@ -4,8 +4,13 @@ Issue 47: a query of 2,000 characters of frequent words cost the node several ti
 What the node works on is the words its analyzers keep: the stop words (articles, particles, pronouns: the node's
 own list, ``nomos/mappings/stopwords/el.txt``) cost nothing, so they are not counted, and a long but ordinary case
 description is not refused for them. Every other word is, numbers included (junk of hundreds of short numbers or
-word fragments is what a cap catches). The cap's default, 200, takes a case description as long as the portal's box
-allows (the case files of bench/data cut at 2,000 characters: 163 to 197 words) and every dev-set query (at most 49).
+word fragments is what a cap catches). The cap's default, 3,000 (issue 50), takes a whole case file as long as every
+path allows (``nomos.query_text.MAX_QUERY_CHARS``, 20,000 characters: about 1,800 counted words of a case's Greek,
+11 characters a word; the whole case files of bench/data have 206 to 287, the dev-set queries at most 49) and
+refuses 20,000 characters of numbers or word pieces (3,400 and more). It was 200 while the box took 2,000
+characters, and refused every whole case file of bench/data. BM25's cost does not call for a lower one: it folds a
+long query into its distinct terms (a 20,000-character case, 502 of them), and a results page for it cost the node
+118 ms of CPU against 81 ms for a 3,000-character case file (docs/security.md, "Limits").
 
 The portal applies it to every search its readers send (pages and API: :func:`nomos.portal.web.run_search`). The
 command line and the Python API do not: they run as the operator, on the operator's resources, and search whole case

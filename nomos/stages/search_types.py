@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, TypeVar, cast
 
 from nomos.errors import ConfigError
+from nomos.query_text import read_query
 from nomos.retrieval.articles import AreaFacet, Facet
 from nomos.retrieval.base import Hit
 from nomos.retrieval.direct import DirectHit
@@ -91,6 +92,7 @@ class SearchRequest:
     facets: bool = True
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "query", read_query(self.query))  # NFC, LF, bounded: every path reads it alike
         if self.k < 1:
             raise ConfigError(f"k: the number of articles must be at least 1, got {self.k}")
 

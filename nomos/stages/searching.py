@@ -58,6 +58,7 @@ from nomos.retrieval.registry import (
     resolved_options,
 )
 from nomos.settings import Settings
+from nomos.stages.query_cost import query_words
 from nomos.stages.search_types import KEEP_S, Kept, MethodUnavailable, SearchPage, SearchRequest, readiness_note
 
 __all__ = ["FILTER_DEPTH", "KEEP_S", "Kept", "MethodUnavailable", "SearchPage", "SearchRequest", "Searcher",
@@ -209,6 +210,9 @@ class Searcher:
         method = request.method or self.default_method()
         spec = self.check(method, request.options)
         options = resolved_options(self.settings, request.options, method)
+        if not query_words(request.query):  # nothing a method could match (empty, emoji, stop words): no articles,
+            return SearchPage(request.query, method, request.k, request.source, [], [], 0, 0.0,  # in every method
+                              area=request.area, defaulted=request.method is None)
         try:
             with cluster_errors(self.settings, f"the {method} search"):
                 reading = NameReading.of(request.query)  # read once; the page and the lookup share it

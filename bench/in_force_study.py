@@ -4,7 +4,7 @@ cross-validation over the case-file dev set (``bench/data/case-files``) and the 
 
 The text in force is computed by the consolidation engine over ``--dataset``'s corpus, from the legal graph's
 amendment edges as ingest reads them, or read from an index ingest built (``--in-force-index``: each amended
-article's stored ``in_force`` and ``in_force_text``, nomos/legal/in_force.py). Then:
+article's stored ``in_force`` and ``in_force_text``, nomos/legal/inforce/result.py). Then:
 
 * BM25: a study index (``--study-index``, rebuilt each run, deleted at the end unless ``--keep``) holds the corpus
   with the article mapping's analysis and four readings of each article: ``content`` (title + text: today),

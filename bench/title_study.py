@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from nomos.eval.metrics import evaluate  # noqa: E402
 from nomos.eval.tuning import folds  # noqa: E402
 from nomos.ingest.loader import load_dataset, replace_judgments  # noqa: E402
-from nomos.legal.citations import fold  # noqa: E402
+from nomos.legal.text.folding import fold  # noqa: E402
 from nomos.opensearch.transport import make_transport  # noqa: E402
 from nomos.retrieval.base import Hit  # noqa: E402
 from nomos.retrieval.direct import by_title, pin  # noqa: E402

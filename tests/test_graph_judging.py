@@ -21,7 +21,7 @@ from bench.graph_batches import (
     write_new_warnings,
 )
 from nomos.eval.graph_judging import JudgmentError, article_id, load_judgments, score_edges, score_passages, wilson
-from nomos.legal.references import REFERENCES_VERSION
+from nomos.legal.graph.edges import REFERENCES_VERSION
 
 EDGES = [{"id": "w-001", "source": "N_4782_2021::38", "target": "N_4412_2016::96", "kind": "amends"},
          {"id": "w-002", "source": "N_4772_2021::31", "target": "PD_54_2018::13", "kind": "replaces"},

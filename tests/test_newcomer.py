@@ -275,7 +275,7 @@ def test_positions_are_not_shown_as_scores(os_settings: Settings, tmp_path: Path
 
 @pytest.mark.parametrize("typed", ["άρθρο 386 Α ΠΚ", "άρθρο 386α ΠΚ", "άρθρο 386-Α ΠΚ", "ΠΚ 386 Α", "άρθρο 386 α΄ ΠΚ"])
 def test_article_letters_typed_apart_are_read_as_one_number(typed: str) -> None:
-    from nomos.legal.citations import joined_suffixes
+    from nomos.legal.text.folding import joined_suffixes
     from nomos.retrieval.direct import NameReading
 
     assert [c.id for c in NameReading.of(typed).citations] == ["PK::386Α"]

@@ -14,8 +14,9 @@ import pytest
 from bench.amendment_warnings import picture
 from nomos.ingest.graph import CorpusReading
 from nomos.ingest.records import Article
-from nomos.legal.citations import IdResolver, find_citations
-from nomos.legal.references import extract_references
+from nomos.legal.graph.references import extract_references
+from nomos.legal.text.citations import find_citations
+from nomos.legal.text.ids import IdResolver
 
 OWN_ARTICLES = [f"{law}::{n}" for law in ("N_4772_2021", "N_4823_2021", "N_4782_2021", "N_4850_2021", "N_4765_2021",
                                           "N_4781_2021", "N_4811_2021", "N_4770_2021", "N_4070_2012", "N_4873_2021")

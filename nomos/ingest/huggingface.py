@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from nomos.ingest.beir import parse_article, parse_query
 from nomos.ingest.records import Dataset, DatasetError, Qrels
 from nomos.ingest.validate import check_references, check_unique
-from nomos.legal.areas import resolve_area
+from nomos.legal.text.areas import resolve_area
 
 log = logging.getLogger(__name__)
 

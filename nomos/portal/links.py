@@ -16,7 +16,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from nomos.legal.areas import areas as legal_areas
+from nomos.legal.text.areas import areas as legal_areas
 from nomos.portal.errors import greek_readiness
 from nomos.portal.params import K_CHOICES, MAX_QUERY_CHARS
 from nomos.portal.service import METHOD_LABELS

@@ -2,7 +2,7 @@
 the references in its text (spans to link), the articles it cites, the articles that cite it, and the articles
 that amend it, with the amended paragraph.
 
-The graph lives on the article documents (nomos/legal/references.py fills them at ingest): ``references``
+The graph lives on the article documents (nomos/legal/graph/references.py fills them at ingest): ``references``
 (the extractor's list, stored not indexed: spans, kinds, paragraphs), ``cites`` and ``amends`` (keyword fields of
 resolved target ids). "Cited by X" and "amended by X" are each one ``term`` query on those fields; nothing here
 re-reads or re-parses texts. Ids reach OpenSearch only as ``ids``/``term`` values.

@@ -4,8 +4,8 @@ one kind, and the lists a colon opens («καταργούνται οι ακόλ�
 verb and their law to every item below them.
 
 Text comes in two forms of the same length: ``text`` as written (case and line breaks tell where a clause ends) and
-``masked``, folded with quoted new wording blanked (``nomos.legal.references``). The words are those of
-``nomos.legal.reference_vocabulary``.
+``masked``, folded with quoted new wording blanked (``nomos.legal.graph.references``). The words are those of
+``nomos.legal.graph.vocabulary``.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from nomos.legal.citations import Citation, sources_in
-from nomos.legal.reference_vocabulary import (
+from nomos.legal.graph.vocabulary import (
     AMENDMENT_KINDS,
     BOUNDARY,
     BY_PROVISION,
@@ -58,6 +57,7 @@ from nomos.legal.reference_vocabulary import (
     WINDOW_BEFORE,
     WORDS_OBJECT,
 )
+from nomos.legal.text.citations import Citation, sources_in
 
 
 def clause_start(text: str, begin: int, start: int) -> int:

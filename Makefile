@@ -68,9 +68,12 @@ endif
 	@$(PYTHON) cli.py server status | grep -E '^(index|vectors|search uses):' || true
 	@echo "search: $(PYTHON) cli.py search <words of a case>   portal: make serve, then open http://127.0.0.1:8000/"
 
+# ruff (style, and a noqa that silences nothing), the layer contracts, and mypy (pyproject.toml [tool.mypy]: strict
+# for nomos/legal, nomos/retrieval and nomos/api.py, defaults elsewhere; zero errors).
 lint: $(VENV)/.installed-dev
 	$(PYTHON) -m ruff check .
 	$(VENV)/bin/lint-imports --no-cache
+	$(PYTHON) -m mypy
 
 # Tests start a real node of their own (port 9250) once per session and stop it at the end (docs/testing.md).
 test: system-deps lint browser

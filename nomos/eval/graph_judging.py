@@ -79,7 +79,7 @@ def _numbered(written: str) -> str:
     folded = fold(written)
     m = ORDINAL.search(folded)
     number = ordinal_value(m["ord"]) if m else None
-    return written if number is None else f"άρθρο {number} {folded[m.end():].strip()}"
+    return written if m is None or number is None else f"άρθρο {number} {folded[m.end():].strip()}"
 
 
 @dataclass

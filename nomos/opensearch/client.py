@@ -30,7 +30,7 @@ class FastJSON(JSONSerializer):
 
     _OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
 
-    def dumps(self, data: Any) -> Any:  # noqa: ANN401 - opensearch-py's signature
+    def dumps(self, data: Any) -> Any:  # opensearch-py's signature
         if isinstance(data, str):
             return data
         try:
@@ -38,7 +38,7 @@ class FastJSON(JSONSerializer):
         except (orjson.JSONEncodeError, TypeError, ValueError) as exc:
             raise SerializationError(data, exc) from exc
 
-    def loads(self, s: str) -> Any:  # noqa: ANN401 - opensearch-py's signature
+    def loads(self, s: str) -> Any:  # opensearch-py's signature
         try:
             return orjson.loads(s)
         except (orjson.JSONDecodeError, TypeError) as exc:
@@ -114,7 +114,7 @@ def password_of(settings: Settings) -> str:
     return lines[0].strip()
 
 
-def sigv4_auth(settings: Settings) -> Any:  # noqa: ANN401 - opensearchpy.AWSV4SignerAuth
+def sigv4_auth(settings: Settings) -> Any:  # opensearchpy.AWSV4SignerAuth
     """opensearch-py's SigV4 signer over boto3's credential chain (environment, profile, instance role), for
     Amazon OpenSearch Service (``aws_service`` "es") or Serverless ("aoss"). boto3 is imported only here."""
     if not settings.aws_region:
@@ -136,7 +136,7 @@ def sigv4_auth(settings: Settings) -> Any:  # noqa: ANN401 - opensearchpy.AWSV4S
     return AWSV4SignerAuth(credentials, settings.aws_region, settings.aws_service)
 
 
-def reason_of(error: Any) -> str:  # noqa: ANN401 - OpenSearch's error bodies are free-form JSON
+def reason_of(error: Any) -> str:  # OpenSearch's error bodies are free-form JSON
     """OpenSearch's most specific reason in an error body (``root_cause[0].reason``, else ``reason``)."""
     if isinstance(error, Mapping):
         inner = error.get("error", error)

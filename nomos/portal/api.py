@@ -233,8 +233,12 @@ async def api_search(request: Request, portal: PortalDep, q: RequiredQuery, meth
     )
 
 
-def _ref(r: Any) -> ArticleRefOut | None:  # noqa: ANN401 - an ArticleRef or None
-    return None if r is None else ArticleRefOut(**{f.name: getattr(r, f.name) for f in fields(r)})
+def _ref(r: Any) -> ArticleRefOut | None:  # an ArticleRef or None
+    return None if r is None else _ref_out(r)
+
+
+def _ref_out(r: Any) -> ArticleRefOut:  # an ArticleRef
+    return ArticleRefOut(**{f.name: getattr(r, f.name) for f in fields(r)})
 
 
 @router.get("/articles/{article_id}", dependencies=[PAGE_LIMIT], response_model=ArticleOut, responses={404: {"model": ErrorOut}, 503: {"model": ErrorOut}},
@@ -246,8 +250,8 @@ async def api_article(portal: PortalDep, article_id: ArticleId) -> ArticleOut:
     return ArticleOut(
         id=art.id, title=art.title, law=art.law, source=art.source, number=art.number, area=art.area,
         citation=citation(art.id, art.source, art.law), text=art.text,
-        previous=_ref(art.previous), next=_ref(art.next), neighbours=[_ref(n) for n in art.neighbours],
-        law_size=art.law_size, similar=[_ref(s) for s in art.similar],
+        previous=_ref(art.previous), next=_ref(art.next), neighbours=[_ref_out(n) for n in art.neighbours],
+        law_size=art.law_size, similar=[_ref_out(s) for s in art.similar],
     )
 
 
@@ -256,7 +260,7 @@ async def api_health(portal: PortalDep) -> dict[str, Any]:
     return await run(portal, portal.health)
 
 
-def _graph_ref(r: Any) -> GraphRefOut:  # noqa: ANN401 - a retrieval.graph.GraphRef
+def _graph_ref(r: Any) -> GraphRefOut:  # a retrieval.graph.GraphRef
     return GraphRefOut(**{f.name: getattr(r, f.name) for f in fields(r)}, url=article_url(r.id))
 
 
@@ -313,4 +317,4 @@ async def api_law(portal: PortalDep, source: LawSource) -> LawOut:
     name, articles = await run(portal, portal.law, source)
     if not articles:
         raise PortalError(404, "no legal source with this code")
-    return LawOut(source=source, name=name, articles=[_ref(a) for a in articles])
+    return LawOut(source=source, name=name, articles=[_ref_out(a) for a in articles])

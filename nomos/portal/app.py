@@ -64,7 +64,7 @@ def shows_a_case(path: str, query_string: bytes) -> bool:
 class SecurityHeaders:
     """Pure ASGI middleware: the security headers on every response (pages, API, static files, errors)."""
 
-    def __init__(self, app: Any) -> None:  # noqa: ANN401 - an ASGI app
+    def __init__(self, app: Any) -> None:  # an ASGI app
         self.app = app
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
@@ -239,8 +239,8 @@ def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000, workers
     """Run the portal with uvicorn (``workers`` processes; one process when 1)."""
     import uvicorn
 
-    common = {"host": host, "port": port, "log_level": log_level, "log_config": log_config(settings),
-              "proxy_headers": False, "server_header": False}
+    common: dict[str, Any] = {"host": host, "port": port, "log_level": log_level, "log_config": log_config(settings),
+                              "proxy_headers": False, "server_header": False}
     if workers <= 1:
         uvicorn.run(create_app(settings, llm_deadline=llm_deadline), **common)
         return

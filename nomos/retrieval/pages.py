@@ -235,7 +235,8 @@ def read_facets(aggs: Mapping[str, Any], laws: Mapping[str, str] | None = None) 
 
     def buckets(name: str) -> list[dict[str, Any]]:
         agg = aggs.get(name, {})
-        return agg.get("inner", agg).get("buckets", [])
+        found: list[dict[str, Any]] = agg.get("inner", agg).get("buckets", [])
+        return found
 
     sources = []
     for b in buckets("sources"):

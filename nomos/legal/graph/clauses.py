@@ -196,7 +196,9 @@ def subject_of(text: str, masked: str, start: int, end: int) -> str | None:
     verbs = list(VERBS.finditer(masked, clause_start(text, max(0, start - SUBJECT_REACH), start), start))
     if not verbs or verb_between(masked, verbs[-1].end(), start):
         return None
-    after = re.search(r",|$", masked[end:end + 200]).start()
+    comma = re.search(r",|$", masked[end:end + 200])
+    assert comma is not None  # «$» always matches
+    after = comma.start()
     return None if verb_between(masked, end, end + after) else verbs[-1].lastgroup
 
 

@@ -174,9 +174,9 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
             in_words.append(Citation(before[-1].source, str(number), "", m.start(), m.end()))
     found += in_words
     for m in NEIGHBOUR.finditer(masked):
-        number = _number_offset(own_number, -1 if m.group("which") == "προηγουμεν" else 1)
-        if number and not inside(m.start(), tables):
-            found.append(Citation(own_source, number, "", m.start(), m.end()))
+        neighbour = _number_offset(own_number, -1 if m.group("which") == "προηγουμεν" else 1)
+        if neighbour and not inside(m.start(), tables):
+            found.append(Citation(own_source, neighbour, "", m.start(), m.end()))
     found.sort(key=lambda c: (c.start, c.end))
     raw: list[Citation] = []
     explicit: dict[str, tuple[str, int]] = {}  # article number -> the external source it was last cited with, where
@@ -212,12 +212,13 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
         list_kind = next((x.kind for x in reversed(lists) if x.start <= c.start < x.end and x.kind), None)
         if source == SELF:
             run = [f.article for f in found if (f.start, f.end) == (c.start, c.end) and f.source == SELF]
-            source = source_of_bare(article_text, c, Surroundings(found[i + 1:], within, in_list, explicit, last_external,
-                                                                  list_kind, run))
-            if not source:
+            bare = source_of_bare(article_text, c, Surroundings(found[i + 1:], within, in_list, explicit, last_external,
+                                                                list_kind, run))
+            if not bare:
                 if names_foreign_act(folded, c.end):  # «… του β.δ. 631/1972 … και το άρθρο 3 διαμορφώνεται»: that act's too
                     explicit[c.article] = (FOREIGN_LIST, c.end)
                 continue
+            source = bare
             if source != own_source:  # «Το άρθρο 112 και το άρθρο 113 του ν. 4389/2016 … και το άρθρο 112» (v15)
                 explicit[c.article] = (source, c.end)
         elif source != own_source:
@@ -230,9 +231,9 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
                        or (suffix.group(1) not in "ΗΟ" and SUFFIX_ENDS.match(text, suffix.end()))):
             article, end = article + suffix.group(1), suffix.end()
         paragraph, start = c.paragraph, c.start
-        before = paragraph_before(folded, c.start)
-        if before:
-            paragraph, start = paragraph or before[0], before[1]
+        written_before = paragraph_before(folded, c.start)
+        if written_before:
+            paragraph, start = paragraph or written_before[0], written_before[1]
         raw.append(Citation(code_of(source, article), article, paragraph, start, end))  # PD_456_1984::1959 → AK (v20)
         if c.source == SELF and source == own_source and not said_own(folded, c.end):
             own_by_default.add((start, end, article))

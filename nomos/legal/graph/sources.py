@@ -105,9 +105,9 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     if part and not source_at(folded, end) and not PARTS_END.match(folded, end):
         return None
     titled = QUOTED_TITLE.match(text, end)
-    named = source_at(folded, titled.end()) if titled else None
-    if named:
-        return named[0]
+    titled_law = source_at(folded, titled.end()) if titled else None
+    if titled_law:
+        return titled_law[0]
     if OWN_AFTER.match(folded, end):
         return own_source
     if HERS_AFTER.match(folded, end):
@@ -136,9 +136,9 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
         # «του Κώδικα Δήμων και Κοινοτήτων (ν. 3463/2006, Α΄ 114)»: a source named in words, then by its law
         return _named_law_after(folded, end)
     into = INTO.match(folded, end)
-    named = source_at(folded, into.end()) if into else None
-    if named:
-        return named[0]
+    into_law = source_at(folded, into.end()) if into else None
+    if into_law:
+        return into_law[0]
     ahead = next((f for f in around.later if f.start >= c.end and (f.source != SELF or _into_after(folded, f.end))),
                  None)
     reach = 200 if around.in_list else 60  # a list item names its law once, at its end
@@ -302,7 +302,7 @@ def names_foreign_act(folded: str, end: int) -> bool:
     """Whether the words after an article name an act the resolver does not know by its abbreviation or kind («του
     β.δ. 631/1972», «της Οδηγίας …», «της υπ’ αριθμ. … απόφασης»), not merely a noun in the genitive."""
     m = FOREIGN.match(folded, end)
-    return bool(m) and not source_at(folded, m.start("word")) and bool(FOREIGN_NAMED.match(folded, m.start("word")))
+    return m is not None and not source_at(folded, m.start("word")) and bool(FOREIGN_NAMED.match(folded, m.start("word")))
 
 
 def is_foreign(folded: str, end: int) -> bool:

@@ -45,7 +45,7 @@ from nomos.legal.inforce.edit import Edit, Par, Refused, State, Step, norm
 from nomos.legal.inforce.instructions import Instruction, bind
 from nomos.legal.inforce.paragraph import insert_paragraph, repeal_paragraph, replace_paragraph
 from nomos.legal.inforce.reading import read_instructions
-from nomos.legal.inforce.result import Applied, InForce, Passage, Unapplied
+from nomos.legal.inforce.result import Applied, InForce, Passage, Status, Unapplied
 from nomos.legal.inforce.sentence import insert_sentence, repeal_sentence, replace_sentence
 from nomos.legal.inforce.words import delete_words, insert_words, replace_words
 from nomos.legal.text.article_parts import paragraphs, structural_tail
@@ -184,7 +184,7 @@ def _clause_near(text: str, references: Sequence[Mapping[str, Any]], target: str
     return " ".join(text[start:end].split())
 
 
-def _ref_dict(r: Any) -> Mapping[str, Any]:  # noqa: ANN401 - a Reference or its dict
+def _ref_dict(r: Any) -> Mapping[str, Any]:  # a Reference or its dict
     return r if isinstance(r, Mapping) else r.as_dict()
 
 
@@ -264,14 +264,14 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
                 paragraph_after.append((k, amending.id, ins.place.paragraphs))
     listed = []
     open_ = 0
-    for u, ins, k in unapplied:
-        by = _superseded_by(u, ins, k, whole_after, paragraph_after)
+    for u, maybe, k in unapplied:
+        by = _superseded_by(u, maybe, k, whole_after, paragraph_after)
         if by:
             u = Unapplied(u.source, u.instruction, u.reason, superseded_by=by)
         else:
             open_ += 1
         listed.append(u)
-    status = "none" if not applied else ("partial" if open_ else "full")
+    status: Status = "none" if not applied else ("partial" if open_ else "full")
     passages = tuple(Passage(p.text, p.source, _changed(p, i, original)) for i, p in enumerate(state.pars))
     if tail:
         passages += (Passage(tail),)

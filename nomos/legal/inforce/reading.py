@@ -98,7 +98,9 @@ def _payload(text: str, masked: str, at: int, quotes: list[tuple[int, int]]) -> 
     gap = re.compile(r"[\s.,;·]*(?:και\s+)?")
     unit = re.compile(r"«\s*(?:\d{1,3}[Α-Ωα-ω]?\s*\.|\(?[α-ω]{1,3}[΄'’]?\))")
     while True:
-        nxt = gap.match(masked, pos).end()
+        joint = gap.match(masked, pos)
+        assert joint is not None  # the gap may be empty
+        nxt = joint.end()
         q = next((s for s in quotes if s[0] == nxt), None)
         if q is None or not unit.match(text, nxt):
             break

@@ -255,8 +255,8 @@ def _between(first: str, last: str, limit: int = MAX_RANGE) -> list[str]:
     if head_a != head_b or not head_a.isdigit() or (suffix_a and suffix_a not in _NUMERAL_VALUES):
         return []
     if suffix_b in LETTER_SUFFIXES:
-        a = LETTER_SUFFIXES.index(suffix_a) if suffix_a in LETTER_SUFFIXES else -1 if not suffix_a else None
-        return [] if a is None else [head_a + x for x in LETTER_SUFFIXES[a + 1:LETTER_SUFFIXES.index(suffix_b)]]
+        after = LETTER_SUFFIXES.index(suffix_a) if suffix_a in LETTER_SUFFIXES else -1 if not suffix_a else None
+        return [] if after is None else [head_a + x for x in LETTER_SUFFIXES[after + 1:LETTER_SUFFIXES.index(suffix_b)]]
     if len(suffix_b) < 2 or suffix_b not in _NUMERAL_VALUES:
         return []
     a, b = _NUMERAL_VALUES.get(suffix_a, 0), _NUMERAL_VALUES[suffix_b]

@@ -16,7 +16,7 @@ LOOKALIKES = str.maketrans("ABEZHIKMNOPTXY", "ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ")
 GREEK_TO_LATIN = str.maketrans("ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ", "ABEZHIKMNOPTXY")
 
 
-class _FoldTable(dict):
+class _FoldTable(dict[int, str]):
     """ord(ch) -> ch lowercased without accents (one character for one), filled on first sight of each character:
     ``str.translate`` with it folds a statute ~10x faster than normalising every character again."""
 

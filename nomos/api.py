@@ -29,6 +29,7 @@ from nomos.eval.metrics import evaluate as _evaluate
 from nomos.ingest.indexer import IndexReport
 from nomos.ingest.loader import load_dataset as _load_dataset
 from nomos.ingest.records import Dataset
+from nomos.ordering import score_order
 from nomos.retrieval.base import Hit
 from nomos.retrieval.registry import MethodOptions
 from nomos.settings import Settings
@@ -148,15 +149,55 @@ def index_dataset(dataset: Dataset | str | Path, *, url: str | None = None, inde
         return _index(settings, data, on_progress=on_progress, embedders=embedders)
 
 
-def evaluate(run: Mapping[str, Sequence[Hit] | Sequence[tuple[str, float]]],
-             qrels: Dataset | Mapping[str, Mapping[str, int]], metrics: Sequence[str] = METRICS) -> Evaluation:
+def evaluate(run: Mapping[str, Any] | Dataset, qrels: Dataset | Mapping[str, Any],
+             metrics: str | Sequence[str] = METRICS) -> Evaluation:
     """Score a run with ranx (the paper's MAP normalisation): ``run`` maps query ids to hits (``batch_search``'s
-    result) or (doc id, score) pairs, best first; ``qrels`` a dataset or query id -> doc id -> grade.
-    ``.mean`` holds the means, ``.per_query`` each query's scores (for significance tests)."""
+    result), (doc id, score) pairs best first, or doc id -> score as ranx's runs do; ``qrels`` a dataset or query
+    id -> doc id -> grade; ``metrics`` one name («recall@10») or several. ``.mean`` holds the means,
+    ``.per_query`` each query's scores (for significance tests).
+
+    ranx's own order, ``evaluate(qrels, run)``, is read as meant where the arguments say so (a dataset first, or
+    judgments first and ranked lists second); a run that is neither is a ConfigError saying what it got."""
+    if _looks_like_qrels(run) and not _looks_like_qrels(qrels):
+        run, qrels = qrels, run  # ranx's order: evaluate(qrels, run)
     judged = qrels.qrels if isinstance(qrels, Dataset) else qrels
-    ranked = {qid: [(h.doc_id, h.score) if isinstance(h, Hit) else (str(h[0]), float(h[1])) for h in hits]
-              for qid, hits in run.items()}
+    if isinstance(run, Dataset) or not isinstance(run, Mapping):
+        raise ConfigError(f"evaluate: run must map query ids to ranked hits, got {_shape(run)}",
+                          hint="evaluate(run, qrels): batch_search's result, or query id -> [(doc id, score), …]")
+    names = (metrics,) if isinstance(metrics, str) else tuple(metrics)
     try:
-        return _evaluate(ranked, judged, tuple(metrics))
-    except ValueError as exc:
-        raise ConfigError(f"evaluate: {exc}") from None
+        ranked = {str(qid): _ranked(hits) for qid, hits in run.items()}
+        return _evaluate(ranked, judged, names)
+    except (TypeError, ValueError, IndexError) as exc:
+        raise ConfigError(f"evaluate: {exc}", hint=f"run: {_shape(run)}; qrels: {_shape(judged)}") from None
+
+
+def _ranked(hits: Any) -> list[tuple[str, float]]:  # hits, (doc id, score) pairs, or doc id -> score
+    """One query's ranking as (doc id, score) pairs: hits and pairs as given (best first), a ranx-style mapping
+    ordered by score, then doc id (the one tie rule)."""
+    if isinstance(hits, Mapping):
+        return sorted(((str(d), float(s)) for d, s in hits.items()), key=lambda p: score_order(p[0], p[1]))
+    if isinstance(hits, (str, bytes)):
+        raise TypeError(f"a query's ranking is {type(hits).__name__} {hits!r}, not a list of hits")
+    return [(h.doc_id, h.score) if isinstance(h, Hit) else (str(h[0]), float(h[1])) for h in hits]
+
+
+def _looks_like_qrels(value: Any) -> bool:  # what a caller passed
+    """A dataset, or query id -> doc id -> an int grade (every value an int): judgments, not a run."""
+    if isinstance(value, Dataset):
+        return True
+    if not isinstance(value, Mapping) or not value:
+        return False
+    inner = list(value.values())
+    return all(isinstance(v, Mapping) for v in inner) and all(
+        isinstance(g, int) and not isinstance(g, bool) for v in inner for g in v.values())
+
+
+def _shape(value: Any) -> str:  # what a caller passed
+    """What a value is, in a few words: «a Dataset», «query id -> list», «str»."""
+    if isinstance(value, Dataset):
+        return "a Dataset"
+    if isinstance(value, Mapping):
+        first = next(iter(value.values()), None)
+        return f"query id -> {type(first).__name__}" if value else "an empty mapping"
+    return type(value).__name__

@@ -64,8 +64,8 @@ def parse_amendments(spec: str | None) -> AmendmentConfig:
     :class:`ConfigError` naming the option."""
     text = (spec or "off").strip().lower()
     mode, *rest = text.split(":")
-    bad = ConfigError(f"--amendments {spec!r}: expected off, follow[:DEPTH] or credit[:WEIGHT[:DEPTH]]",
-                      hint="e.g. --amendments follow, --amendments credit:0.5 (NOMOS_AMENDMENTS)")
+    bad = ConfigError(f"amendments {spec!r}: expected off, follow[:DEPTH] or credit[:WEIGHT[:DEPTH]]",
+                      hint="e.g. follow or credit:0.5 (the amendments option, --amendments, NOMOS_AMENDMENTS)")
     if mode not in MODES or (mode == "off" and rest) or (mode == "follow" and len(rest) > 1) or len(rest) > 2:
         raise bad
     try:

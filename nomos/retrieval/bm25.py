@@ -104,7 +104,7 @@ class BM25Retriever:
 
     def __post_init__(self) -> None:
         if self.analysis not in FIELDS:
-            raise ConfigError(f"--analysis {self.analysis!r} is not an analysis chain",
+            raise ConfigError(f"analysis {self.analysis!r} is not an analysis chain",
                               hint=f"choose one of {', '.join(sorted(FIELDS))}")
         require_transport(self.transport, "BM25Retriever")
 

@@ -15,8 +15,13 @@ $(VENV)/.installed-run: requirements.txt pyproject.toml
 	$(PIP) --no-deps -e .
 	touch $@
 
-# Tests, lint, benchmarks, boto3 (the SigV4 test signs a request) and the browser the portal's browser test drives.
-$(VENV)/.installed-dev: $(VENV)/.installed-run requirements-dev.txt requirements-st.txt requirements-llm.txt requirements-aws.txt
+# What the fast tests need (requirements-test.txt: pytest, the paper BM25, httpx, schemathesis, boto3): no model, no LLM.
+$(VENV)/.installed-test: $(VENV)/.installed-run requirements-test.txt requirements-aws.txt
+	$(PIP) -r requirements-test.txt
+	touch $@
+
+# Everything: the fast tests' needs, lint, the st extra (torch), the local LLM and the portal's browser test.
+$(VENV)/.installed-dev: $(VENV)/.installed-test requirements-dev.txt requirements-st.txt requirements-llm.txt requirements-aws.txt
 	$(PIP) -r requirements-dev.txt
 	$(PIP) -r requirements-llm.txt
 	$(PIP) -r requirements-aws.txt
@@ -80,8 +85,9 @@ test: system-deps lint browser
 	$(PYTHON) -m pytest -q -ra
 
 # The edit-test loop: every test that needs no OpenSearch node and no model (about a minute on 2 cores). The
-# suite's guards fail a test of this selection that would start a node or load a model (docs/testing.md).
-test-fast: $(VENV)/.installed-dev
+# suite's guards fail a test of this selection that would start a node or load a model (docs/testing.md), so it
+# installs only requirements-test.txt: no torch, no sentence-transformers, no local LLM.
+test-fast: $(VENV)/.installed-test
 	$(PYTHON) -m pytest -q -ra -m "not integration and not slow"
 
 bench: install

@@ -208,6 +208,25 @@ def test_make_serve_installs_only_what_the_portal_needs() -> None:
         assert heavy not in plan, heavy
 
 
+def test_make_test_fast_installs_only_what_its_selection_needs() -> None:
+    """`make test-fast` installed the whole dev set: torch, sentence-transformers and the local LLM, which its
+    selection (no node, no model) never loads."""
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed here")
+    root = Path(__file__).resolve().parent.parent
+    plan = subprocess.run(["make", "-n", "test-fast"], cwd=root, capture_output=True, text=True, check=True).stdout
+    assert "not integration and not slow" in plan
+    for heavy in ("requirements-dev", "requirements-st", "requirements-llm", "smollm2", "chromium"):
+        assert heavy not in plan, heavy
+    needs = "\n".join(line for line in (root / "requirements-test.txt").read_text(encoding="utf-8").splitlines()
+                      if not line.startswith("#"))
+    for heavy in ("torch", "sentence-transformers", "xllamacpp", "requirements-st", "requirements-llm"):
+        assert heavy not in needs, heavy
+
+
 @pytest.mark.integration
 def test_index_progress_and_server_status_say_where_things_stand(os_settings: Settings, tmp_path: Path) -> None:
     from nomos.stages.indexing import index_status

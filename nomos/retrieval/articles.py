@@ -2,9 +2,10 @@
 sources and legal areas a query's matches fall into, and how to cite an article.
 
 Every function reads only the index (alias) it is given, through a :class:`~nomos.opensearch.transport.Transport`
-(or a bare client, wrapped in one that does not retry). User text reaches OpenSearch only inside ``match``
-clauses (through :meth:`BM25Retriever.query_clause` or a ``highlight_query``); ids go into ``ids`` and ``term``
-clauses as values, never into query syntax.
+built by ``make_transport`` with the settings' retries (the functions are typed for a transport; a client would
+lose the retries without saying so). User text reaches OpenSearch only inside ``match`` clauses (through
+:meth:`BM25Retriever.query_clause` or a ``highlight_query``); ids go into ``ids`` and ``term`` clauses as values,
+never into query syntax.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.knn import index_has_vectors
 from nomos.retrieval.ltr.features import FEATURES, FeatureReader
 from nomos.retrieval.ltr.model import GRID, ROUNDS, train
-from nomos.retrieval.ltr.pools import anchor_lists, lemma_lists, lists_of, order
+from nomos.retrieval.ltr.pools import bridge_lists, lists_of, order
 from nomos.retrieval.registry import MethodOptions, make_retriever
 from nomos.settings import Settings
 
@@ -84,7 +84,7 @@ def main() -> None:
         vectors, reader = {}, FeatureReader(bm25)
     print(f"first stage: {'hybrid' if dense else 'bm25 (no vectors in the index)'}, "
           f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
-    lists = lists_of(first, anchor_lists(bm25, texts), lemma_lists(bm25, texts))
+    lists = lists_of(first, *bridge_lists(bm25, texts))
     t0 = time.perf_counter()
     pools = reader.read(texts, lists, vectors)
     feature_s = time.perf_counter() - t0

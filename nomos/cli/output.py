@@ -33,23 +33,23 @@ def print_index_report(report: Any) -> None:  # stages.indexing's report
         click.echo(f"deleted old versions: {', '.join(report.deleted)}")
 
 
-_WHY = ("bm25_rank", "knn_rank", "part", "direct")
+_WHY = ("bm25_rank", "knn_rank", "fused_rank", "anchors_rank", "lemmas_rank", "part", "direct")
 
 
 def print_hits(hits: Sequence[Any], *, explain: bool = False, score_kind: str = "bm25") -> None:
     """Ranked hits: id, score, title, law, then each highlighted snippet on its own line; with ``explain``, why each
     ranked (each clause's rank, the part of a fused list it came from, a named article). A fused list whose scores
-    are positions (``score_kind`` "rank") shows none: 100.000, 99.000… read as relevance scores; stderr says what
+    are an order only (``score_kind`` "rank" or "learned", :data:`~nomos.retrieval.base.ORDER_ONLY`) shows none: 100.000, 99.000… read as relevance scores; stderr says what
     the scores are."""
-    from nomos.retrieval.base import SCORE_KINDS
+    from nomos.retrieval.base import ORDER_ONLY, SCORE_KINDS
 
     if not hits:
         click.echo("no articles matched (the query may hold only stop words or punctuation)")
         return
-    click.echo(f"scores: {SCORE_KINDS.get(score_kind, score_kind)}" + (" (not shown)" if score_kind == "rank" else ""),
+    click.echo(f"scores: {SCORE_KINDS.get(score_kind, score_kind)}" + (" (not shown)" if score_kind in ORDER_ONLY else ""),
                err=True)
     for i, h in enumerate(hits, start=1):
-        score = "" if score_kind == "rank" else f"  {h.score:.3f}"
+        score = "" if score_kind in ORDER_ONLY else f"  {h.score:.3f}"
         title, law = escape_controls(h.title), escape_controls(h.law)  # the corpus's text, never raw to a terminal
         click.echo(f"{i:>3}. {click.style(escape_controls(h.doc_id), bold=True)}{score}  {title}  [{law}]")
         if explain:

@@ -146,8 +146,9 @@ def law_url(source: str) -> str:
     return "/laws/" + quote(source, safe="")
 
 
-# What a hit's score is (nomos.retrieval.base.SCORE_KINDS), as the score's tooltip says it; a position ("rank", the
-# default hybrid's) is not shown at all: 100.000, 99.000… read as relevance scores
+# What a hit's score is (nomos.retrieval.base.SCORE_KINDS), as the score's tooltip says it; an order only (a
+# position, "rank", or the learned ranker's raw output, "learned": ORDER_ONLY) is not shown at all: 100.000, 99.000…
+# or -1.234 read as relevance scores
 SCORE_LABELS = {"bm25": "βαθμολογία BM25", "similarity": "ομοιότητα συνημιτόνου (διανύσματα)",
                 "fused": "συνδυασμένη βαθμολογία (κανονικοποιημένες βαθμολογίες BM25 και διανυσμάτων)",
                 "rrf": "βαθμολογία RRF (άθροισμα 1 / (60 + θέση))"}

@@ -38,7 +38,7 @@ from nomos.retrieval.pages import (
 _facet_aggs = facet_aggs
 _facets = read_facets
 __all__ = ["AreaFacet", "Article", "ArticleRef", "Facet", "Facets", "article_page", "citation", "faceted_search",
-           "get_article", "ids_facets", "law_articles", "law_names", "matching_ids", "page_filter", "similar_articles",
+           "get_article", "ids_facets", "ids_facets_and_matching", "law_articles", "law_names", "matching_ids", "page_filter", "similar_articles",
            "sources_of"]
 
 MAX_LAW_ARTICLES = 2000  # neighbours: every article of one law is listed (the largest stand-in law has 492)
@@ -276,12 +276,24 @@ def ids_facets(transport: Transport, index: str, ids: Sequence[str], size: int =
                area: str | None = None, laws: Mapping[str, str] | None = None) -> Facets:
     """Legal sources and areas of a ranked list (LLM methods and re-ranked pages), with counts; ``laws`` as in
     :func:`faceted_search`."""
+    return ids_facets_and_matching(transport, index, ids, size, source, area, laws)[0]
+
+
+def ids_facets_and_matching(transport: Transport, index: str, ids: Sequence[str], size: int = 15,
+                            source: str | None = None, area: str | None = None,
+                            laws: Mapping[str, str] | None = None) -> tuple[Facets, set[str]]:
+    """:func:`ids_facets` and :func:`matching_ids` in one request: the aggregations over every id, the filter as a
+    ``post_filter`` (it narrows the hits, not the facets) over the hits, ids from doc values (no stored fields)."""
     if not ids:
-        return Facets()
-    body = {"size": 0, "query": {"ids": {"values": list(ids)}},
-            "aggs": facet_aggs(size, source, area, law_names=laws is None)}
+        return Facets(), set()
+    filt = page_filter(source, area)
+    body: dict[str, Any] = {"size": len(ids) if filt else 0, "query": {"ids": {"values": list(ids)}},
+                            "aggs": facet_aggs(size, source, area, law_names=laws is None)}
+    if filt:
+        body |= {"post_filter": filt, "stored_fields": "_none_", "docvalue_fields": ["article_id"]}
     resp = transport.search(index, body, what="the facets of the results")
-    return read_facets(resp["aggregations"], laws)
+    kept = {str(h["fields"]["article_id"][0]) for h in resp["hits"]["hits"]} if filt else set(ids)
+    return read_facets(resp["aggregations"], laws), kept
 
 
 def sources_of(transport: Transport, index: str, ids: Sequence[str]) -> dict[str, str]:

@@ -121,6 +121,9 @@ SCORE_KINDS: dict[str, str] = {
     "rank": "rank-derived (k + 1 - rank): the list's order, not a relevance score",
     "learned": "the learned ranker's score (LambdaMART): an order, not a probability",
 }
+# The kinds whose numbers are an order only (a position, a ranker's raw output, negative as often as not): shown
+# to no reader, who would take 100.000 or -1.234 for a relevance; kept in JSON and run files.
+ORDER_ONLY = frozenset({"rank", "learned"})
 
 
 class Retriever(Protocol):

@@ -51,6 +51,12 @@ class MethodOptions:
     question_weight: float | None = None
     question_boost: float | None = None
 
+    @property
+    def second_stage(self) -> str | None:
+        """The re-ranker in effect: ``rerank``, unless unset or "none" (a method's default second stage switched off,
+        kept as "none" so a run of hybrid without its ranker is named apart from hybrid's own)."""
+        return self.rerank if self.rerank not in (None, "none") else None
+
 
 # The options a method may honour: MethodOptions' fields, with the fusion's server/client choice ("fusion_where")
 # apart from the rest of the fusion (weights, normalisation, rank constant: "fusion").
@@ -316,11 +322,10 @@ AMENDMENT_DEFAULTS: dict[str, str] = {}
 
 
 # A method's default second stage (methods not listed: none), taken where neither --rerank nor NOMOS_RERANK names
-# one. Empty for now, though bench/ltr_study.py's nested grouped CV says hybrid + ltr beats hybrid on every dev set
-# (R@100 / nDCG@10 held out: extended 0.580 / 0.179 -> 0.651 / 0.201, case files 0.528 / 0.168 -> 0.560 / 0.170,
-# everyday 0.581 / 0.201 -> 0.622 / 0.220): {"hybrid": "ltr"} takes hybrid's page off its one-request path (two
-# requests become six), so it waits for the portal's p95 and the secured portal role's check (docs/benchmarks.md).
-RERANK_DEFAULTS: dict[str, str] = {}
+# one. hybrid + ltr beats hybrid on every dev set held out by bench/ltr_study.py's nested grouped CV (R@100 /
+# nDCG@10: extended 0.580 / 0.179 -> 0.651 / 0.201, case files 0.528 / 0.168 -> 0.560 / 0.170, everyday 0.581 /
+# 0.201 -> 0.622 / 0.220) and BM25 alone on nDCG@10 on each (docs/benchmarks.md, "The bridge from everyday words").
+RERANK_DEFAULTS: dict[str, str] = {"hybrid": "ltr"}
 
 
 def resolved_options(settings: Settings, options: MethodOptions, method: str | None = None) -> MethodOptions:
@@ -331,8 +336,10 @@ def resolved_options(settings: Settings, options: MethodOptions, method: str | N
     from nomos.retrieval.amendments import parse_amendments
 
     rerank = options.rerank or settings.rerank or RERANK_DEFAULTS.get(method or "")  # "none" at any level: off
-    if (rerank if rerank != "none" else None) != options.rerank:
-        options = replace(options, rerank=rerank if rerank != "none" else None)
+    if rerank == "none" and not RERANK_DEFAULTS.get(method or ""):
+        rerank = None  # nothing to switch off: the same ranking and run name as no choice at all
+    if rerank != options.rerank:
+        options = replace(options, rerank=rerank)
     chosen = options.amendments or settings.amendments or AMENDMENT_DEFAULTS.get(method or "", "off")
     spec = parse_amendments(chosen).spec
     return options if options.amendments == spec else replace(options, amendments=spec)
@@ -340,17 +347,20 @@ def resolved_options(settings: Settings, options: MethodOptions, method: str | N
 
 def learned_ranker(settings: Settings, transport: Transport, first: Retriever, options: MethodOptions) -> Retriever:
     """``--rerank ltr[:PATH]``: the learned ranker over ``first``'s pool (:mod:`nomos.retrieval.ltr`), with the
-    shipped model or the one at PATH. A missing model or one trained on other features fails here, naming the file."""
+    shipped model or the one at PATH. A missing model or one trained on other features fails here, naming the file;
+    an index built before the features fails at the first search (building a retriever asks nothing of the node).
+    The anchors' and lemmas' lists keep ``first``'s filters, so the pool holds only what the first stage may."""
     from nomos.retrieval.ltr.features import FeatureReader, check_index
     from nomos.retrieval.ltr.model import DEFAULT_MODEL, load
     from nomos.retrieval.ltr.retriever import LearnedRanker
 
     _, _, path = (options.rerank or "").partition(":")
     model = load(path or DEFAULT_MODEL)
-    check_index(transport, settings.index_alias)
     knn = getattr(first, "knn", None)
-    bm25 = _bm25(settings, transport, replace(options, highlight=False, filters=()))
-    return LearnedRanker(first, bm25, FeatureReader(bm25, knn.field if knn is not None else None), model, knn)
+    bm25 = _bm25(settings, transport, replace(options, highlight=False))
+    index = settings.index_alias
+    return LearnedRanker(first, bm25, FeatureReader(bm25, knn.field if knn is not None else None), model, knn,
+                         check=lambda: check_index(transport, index))
 
 
 def make_retriever(settings: Settings, method: str, client: OpenSearch | Transport | None = None,
@@ -372,13 +382,14 @@ def make_retriever(settings: Settings, method: str, client: OpenSearch | Transpo
     amendments = parse_amendments(options.amendments)
     if amendments.active:  # before a re-ranker, so the judge sees the articles the amendments brought
         first = AmendmentRetriever(first, stored_targets(transport, settings.index_alias), amendments)
-    if not options.rerank:
+    stage = options.second_stage
+    if not stage:
         return first
-    if options.rerank == "ltr" or options.rerank.startswith("ltr:"):
+    if stage == "ltr" or stage.startswith("ltr:"):
         return learned_ranker(settings, transport, first, options)
     from nomos.retrieval.rerank import RerankRetriever
     from nomos.retrieval.texts import fetch_texts
 
-    judge = make_reranker(settings, options.rerank)
+    judge = make_reranker(settings, stage)
     index = settings.index_alias
     return RerankRetriever(first, judge, fetch=lambda ids: fetch_texts(transport, index, ids), depth=options.rerank_depth)

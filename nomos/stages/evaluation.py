@@ -26,6 +26,7 @@ from nomos.retrieval.fusion_config import DEFAULT_WHERE, FusionConfig
 from nomos.retrieval.llm import LLMDegraded, issue_report
 from nomos.retrieval.registry import (
     AMENDMENT_DEFAULTS,
+    RERANK_DEFAULTS,
     MethodOptions,
     make_retriever,
     method_spec,
@@ -105,8 +106,11 @@ def default_run_name(method: str, options: MethodOptions) -> str:
         parts.append(f"qw{options.question_weight:g}")  # knn-qw0.3
     if "question_boost" in takes and options.question_boost is not None and options.question_boost != DEFAULT_QUESTION_BOOST:
         parts.append(f"qb{options.question_boost:g}")  # bm25-qb2
-    if options.rerank:  # any method: "-rerank-llm", "-rerank-ltr", "-rerank-cross-encoder_<model>", "-rerank-ltr_<model>"
-        kind, _, model = options.rerank.partition(":")
+    stage = options.second_stage
+    if options.rerank == "none":  # a method's default second stage switched off: "hybrid-rerank-none"
+        parts.append("rerank-none")
+    elif stage and stage != RERANK_DEFAULTS.get(method):  # "-rerank-llm", "-rerank-cross-encoder_<model>"…
+        kind, _, model = stage.partition(":")
         judge = f"{kind}_{Path(model).name}" if model else kind
         parts.append(f"rerank-{judge}{'' if options.rerank_depth == 20 else options.rerank_depth}")
     if options.amendments and options.amendments != AMENDMENT_DEFAULTS.get(method, "off"):  # "-amend-follow"
@@ -296,7 +300,7 @@ def evaluate_repeated(
 
     if repeat < 1:
         raise ValueError("repeat must be at least 1")
-    options = options or MethodOptions()
+    options = resolved_options(settings, options or MethodOptions(), method)
     base = run_name or default_run_name(method, options)
     outcomes = []
     seeds = [seed + i for i in range(repeat)]

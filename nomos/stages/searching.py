@@ -35,7 +35,7 @@ from nomos.opensearch.client import make_client
 from nomos.opensearch.transport import Transport, typed_error
 from nomos.retrieval.articles import (
     Facets,
-    ids_facets,
+    ids_facets_and_matching,
     law_names,
     matching_ids,
     page_filter,
@@ -240,7 +240,7 @@ class Searcher:
             ready, eta = (progress.percent, progress.eta_s) if progress.in_progress else (None, None)
         took = 1000 * (time.perf_counter() - started)
         return SearchPage(request.query, method, request.k, request.source, hits, facets.sources, total, took, trace,
-                          area=request.area, areas=facets.areas, reranked=options.rerank,
+                          area=request.area, areas=facets.areas, reranked=options.second_stage,
                           defaulted=request.method is None, named=list(named.named), cited=added, missing=list(named.missing), hybrid_ready=ready,
                           hybrid_eta_s=eta, score_kind=kind)
 
@@ -270,7 +270,7 @@ class Searcher:
         or an amendment stage;
         for kNN also only while the page's HNSW search (``FACET_DEPTH`` candidates) explores what a top-``k``
         search explores, ``max(ef_search, k)`` (a small ``--ef-search`` would otherwise change the ranking)."""
-        if not spec.faceted or options.rerank or (options.amendments or "off") != "off":
+        if not spec.faceted or options.second_stage or (options.amendments or "off") != "off":
             return False
         if spec.needs_vectors and not spec.fused and not options.exact:
             return max(options.ef_search or self.settings.knn_ef_search, k) >= FACET_DEPTH
@@ -293,19 +293,25 @@ class Searcher:
         """LLM methods, re-ranked and the other methods rank outside one page: the ranking, then its facets, the
         filter and the snippets."""
         filtered = bool(request.source or request.area)
-        if spec.needs_llm or options.rerank == "llm":
+        llm = spec.needs_llm or options.rerank == "llm"
+        if llm:
             retriever = self._build(self.llm_settings(), method, options)  # its LLM client: one search's event loop
         else:
             retriever = self._per_thread(method, options)
-        result = retriever.search_many({"q": request.query}, max(request.k, FILTER_DEPTH) if filtered else request.k)
+        # FILTER_DEPTH deep where a filter will cut the list, or where depth costs nothing (the learned ranker orders
+        # its whole pool anyway): the facets then count the candidates, as a fused page's do, not the page's k
+        deep = filtered or not llm
+        result = retriever.search_many({"q": request.query}, max(request.k, FILTER_DEPTH) if deep else request.k)
         ranked = result.hits["q"]
         rounds = result.traces.get("q", {}).get("rounds")  # a round-by-round trace (react) is shown
         ids = [h.doc_id for h in ranked]
         facets = Facets()
-        if request.facets:
-            facets = ids_facets(self.transport, self.index, ids, source=request.source, area=request.area, laws=self.laws())
         total = len(ranked)
-        if filtered:
+        if request.facets:  # the facets and the filter's ids in one request
+            facets, keep = ids_facets_and_matching(self.transport, self.index, ids, source=request.source,
+                                                   area=request.area, laws=self.laws())
+            ranked = [h for h in ranked if h.doc_id in keep]
+        elif filtered:
             keep = matching_ids(self.transport, self.index, ids, request.source, request.area)
             ranked = [h for h in ranked if h.doc_id in keep]
         hits = decorate(self.transport, self.index, ranked[: request.k], request.query)

@@ -22,28 +22,31 @@ from nomos.retrieval.ltr.features import ANCHOR_DEPTH, LEMMA_DEPTH
 Lists = dict[str, dict[str, list[Hit]]]  # query id -> list name -> hits
 
 
-def anchor_lists(bm25: BM25Retriever, queries: Mapping[str, str], depth: int = ANCHOR_DEPTH) -> dict[str, list[Hit]]:
-    """Each query's top ``depth`` by the anchors field alone, in ``_msearch`` batches."""
-    out: dict[str, list[Hit]] = {}
+def bridge_lists(bm25: BM25Retriever, queries: Mapping[str, str], anchor_depth: int = ANCHOR_DEPTH,
+                 lemma_depth: int = LEMMA_DEPTH) -> tuple[dict[str, list[Hit]], dict[str, list[Hit]]]:
+    """Each query's top ``anchor_depth`` by the anchors field alone and top ``lemma_depth`` by BM25 over the lemmas
+    (the same query and question as the first stage's BM25, on the ``lemmas`` field), both in one ``_msearch`` a
+    batch; both keep ``bm25``'s filters (one legal source…), so the pool holds only what the first stage may."""
+    lemma = replace(bm25, analysis="lemma", anchor_boost=0.0, context_boost=0.0, lemma_boost=0.0, highlight=False)
+    anchors: dict[str, list[Hit]] = {}
+    lemmas: dict[str, list[Hit]] = {}
     items = list(queries.items())
     for start in range(0, len(items), bm25.batch_size):
         batch = items[start : start + bm25.batch_size]
         lines: list[dict[str, Any]] = []
         for _, text in batch:
+            query = bm25.text_clause(text, field="anchors")
+            if bm25.filters:
+                query = {"bool": {"must": [query], "filter": list(bm25.filters)}}
             lines += [{"index": bm25.index},
-                      {"size": depth, "query": bm25.text_clause(text, field="anchors"), "stored_fields": "_none_",
-                       "track_scores": True, "sort": [{"_score": "desc"}, {"article_id": "asc"}]}]
-        responses = bm25.msearch(lines, labels=[q for q, _ in batch])
-        for (qid, _), r in zip(batch, responses, strict=True):
-            out[qid] = bm25.hits_of(r, qid, depth)
-    return out
-
-
-def lemma_lists(bm25: BM25Retriever, queries: Mapping[str, str], depth: int = LEMMA_DEPTH) -> dict[str, list[Hit]]:
-    """Each query's top ``depth`` by BM25 over the lemmas alone (``bm25`` reads the same query and question as the
-    first stage's BM25, on the ``lemmas`` field)."""
-    lemma = replace(bm25, analysis="lemma", anchor_boost=0.0, context_boost=0.0, lemma_boost=0.0, highlight=False)
-    return lemma.search_many(queries, depth).hits
+                      {"size": anchor_depth, "query": query, "stored_fields": "_none_",
+                       "track_scores": True, "sort": [{"_score": "desc"}, {"article_id": "asc"}]},
+                      *lemma.request(text, lemma_depth)]
+        responses = bm25.msearch(lines, labels=[label for q, _ in batch for label in (f"{q} (anchors)", f"{q} (lemmas)")])
+        for i, (qid, _) in enumerate(batch):
+            anchors[qid] = bm25.hits_of(responses[2 * i], qid, anchor_depth)
+            lemmas[qid] = lemma.hits_of(responses[2 * i + 1], qid, lemma_depth)
+    return anchors, lemmas
 
 
 def lists_of(first: SearchResult, anchors: Mapping[str, Sequence[Hit]],

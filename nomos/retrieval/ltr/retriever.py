@@ -9,7 +9,8 @@ Each hit keeps its first-stage ranks in ``details`` and the model's score as its
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from nomos.retrieval.base import Hit, Progress, Retriever, SearchResult, check_k
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.ltr.features import FeatureReader
 from nomos.retrieval.ltr.model import RankerModel
-from nomos.retrieval.ltr.pools import anchor_lists, lemma_lists, lists_of, order
+from nomos.retrieval.ltr.pools import bridge_lists, lists_of, order
 
 POOL_DEPTH = 100  # the first stage's depth, whatever k is: the pool the model was trained on
 
@@ -32,6 +33,7 @@ class LearnedRanker:
     reader: FeatureReader
     model: RankerModel
     knn: Any = None  # the first stage's KnnRetriever, for the query vectors (None: BM25 first stage)
+    check: Callable[[], None] | None = None  # run before the first search (the index holds the features' fields)
     name: str = field(init=False, default="ltr")
 
     def __post_init__(self) -> None:
@@ -41,6 +43,11 @@ class LearnedRanker:
     def score_kind(self) -> str:
         return "learned"
 
+    @property
+    def transport(self) -> Any:
+        """The one transport every request of this retriever goes through (the first stage's too)."""
+        return self.bm25.transport
+
     def search(self, query: str, k: int) -> list[Hit]:
         return self.search_many({"q": query}, k).hits["q"]
 
@@ -48,8 +55,13 @@ class LearnedRanker:
                     on_progress: Progress | None = None) -> SearchResult:
         """The first stage at :data:`POOL_DEPTH`, the anchors' lists, the features, the model's order."""
         check_k(k)
-        first = self.first.search_many(queries, max(k, POOL_DEPTH))
-        lists = lists_of(first, anchor_lists(self.bm25, queries), lemma_lists(self.bm25, queries))
+        if self.check is not None:
+            self.check()
+            self.check = None
+        with ThreadPoolExecutor(1) as side:  # the bridge's lists while the first stage runs: one wait, not two
+            bridge = side.submit(bridge_lists, self.bm25, queries)
+            first = self.first.search_many(queries, max(k, POOL_DEPTH))
+            lists = lists_of(first, *bridge.result())
         vectors = None
         if self.knn is not None and any("knn" in v for v in lists.values()):
             vectors = dict(zip(queries, self.knn.query_vectors(list(queries.values())), strict=True))

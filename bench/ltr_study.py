@@ -62,10 +62,15 @@ def main() -> None:
                     help="model.GRID settings each outer fold chooses among by an inner grouped CV ('' : --params)")
     ap.add_argument("--params", default="{}", help="LightGBM parameters over model.PARAMS, as JSON (a sensitivity run)")
     ap.add_argument("--rounds", type=int, default=0, help="boosting rounds (default: model.ROUNDS)")
+    ap.add_argument("--dense-bridge", default="", metavar="JSON",
+                    help="add the dense bridge's lists and columns, simulated offline (bench/dense_bridge_trial.py; "
+                         "'{}' for its defaults, e.g. '{\"alpha\": 0}' without the adapter); not with --save")
     ap.add_argument("--dump", default="", help="also pickle the pools, labels and sets there (for exploration)")
     ap.add_argument("--save", default="", help="then train on every judged query and write the model there "
                                                 "(PATH.txt and its card PATH.json), for --rerank ltr:PATH")
     args = ap.parse_args()
+    if args.dense_bridge and args.save:
+        raise SystemExit("--dense-bridge is a simulation: the shipped ranker cannot read its columns (no --save)")
     started = time.perf_counter()
     sets = dev_sets(Path(args.dataset))
     settings = Settings.from_env().with_overrides(index_alias=args.index)
@@ -90,7 +95,14 @@ def main() -> None:
     feature_s = time.perf_counter() - t0
     print(f"features of {sum(len(p.ids) for p in pools.values())} pool rows: {feature_s:.0f} s "
           f"({1000 * feature_s / len(texts):.0f} ms a query)", file=sys.stderr)
-    keep = [i for i, f in enumerate(FEATURES) if f not in set(args.drop.split(","))]
+    names: tuple[str, ...] = FEATURES
+    if args.dense_bridge:  # simulated offline (bench/dense_bridge_trial.py): not what the shipped ranker reads
+        from bench.dense_bridge_trial import Trial, extend_pools
+
+        trial = Trial(**json.loads(args.dense_bridge))
+        pools, columns = extend_pools(settings, args.dataset, texts, vectors, lists, reader, trial)
+        names = (*FEATURES, *columns)
+    keep = [i for i, f in enumerate(names) if f not in set(args.drop.split(","))]
     labels = {q: np.asarray([1.0 if sets.qrels.get(q, {}).get(d, 0) > 0 else 0.0 for d in pools[q].ids]) for q in texts}
     params, rounds = json.loads(args.params), args.rounds or ROUNDS
     if args.dump:
@@ -112,7 +124,7 @@ def main() -> None:
 
     def fit(queries: list[str], setting: tuple[dict, int]):
         return train([pools[q].matrix[:, keep] for q in queries], [labels[q] for q in queries],
-                     feature_names=[FEATURES[i] for i in keep], params=setting[0], rounds=setting[1])
+                     feature_names=[names[i] for i in keep], params=setting[0], rounds=setting[1])
 
     def ranked(model, queries) -> dict:
         return scored({q: order(pools[q].ids, model.score(pools[q].matrix[:, keep])) for q in sorted(queries)})
@@ -156,7 +168,7 @@ def main() -> None:
           f"{dict(chosen.most_common())}\n")
     print("| set | first stage " + " / ".join(SHOWN) + " | pool recall | ranker held out " + " / ".join(SHOWN) + " |")
     print("| --- | --- | --- | --- |")
-    report: dict = {"sets": {n: len(q) for n, q in sets.members.items()}, "dense": dense, "features": [FEATURES[i] for i in keep],
+    report: dict = {"sets": {n: len(q) for n, q in sets.members.items()}, "dense": dense, "features": [names[i] for i in keep],
                     "first": {}, "held_out": {}, "pool_recall": {}, "command": " ".join(sys.argv)}
     for name, ids in sets.members.items():
         b = [mean(baseline, ids, m) for m in SHOWN]
@@ -168,7 +180,7 @@ def main() -> None:
     if args.save:
         setting = chosen.most_common(1)[0][0]  # the setting the outer folds chose most often
         model = train([pools[q].matrix[:, keep] for q in sorted(judged)], [labels[q] for q in sorted(judged)],
-                      feature_names=[FEATURES[i] for i in keep], params=grid[setting][0], rounds=grid[setting][1],
+                      feature_names=[names[i] for i in keep], params=grid[setting][0], rounds=grid[setting][1],
                       card={"setting": setting, "trained_on": {n: len(q) for n, q in sets.members.items()}, "index": args.index,
                             "dense": dense, "trained_at": time.strftime("%Y-%m-%d"), "commit": commit(),
                             "cross_validated": {"first": report["first"], "held_out": report["held_out"],

@@ -32,7 +32,7 @@ except PackageNotFoundError:  # run from a checkout that was never installed
 __getattr__, __dir__, _exported = lazy_exports(__name__, {
     ".api": ("Searcher", "evaluate", "index_dataset", "load_dataset"),
     ".errors": ("AccessDenied", "ClusterError", "ClusterUnavailable", "ConfigError", "DataError", "IndexNotFound", "LLMError",
-                "NomosError", "NotFound", "SearchError", "VectorsMissing"),
+                "NomosError", "NotFound", "QueryTooLong", "SearchCancelled", "SearchError", "VectorsMissing"),
     ".eval.metrics": ("Evaluation",),
     ".ingest.records": ("Dataset",),
     ".retrieval.base": ("Hit",),

@@ -56,6 +56,16 @@ class SearchError(ClusterError):
     """OpenSearch refused a search (a 4xx other than a missing index): names the query where there is one."""
 
 
+class SearchCancelled(SearchError):
+    """The cluster cut a search at its time bound (``cancel_after_time_interval``, ``NOMOS_SEARCH_TIMEOUT_SECONDS``:
+    OpenSearch's ``task_cancelled_exception``): a query too costly for the node, or a node too busy."""
+
+
+class QueryTooLong(DataError):
+    """A portal query with more words than ``NOMOS_MAX_QUERY_WORDS`` once the stop words are left out; the message
+    is Greek (the reader who typed it reads it)."""
+
+
 class IndexNotFound(ClusterError, NotFound):
     """The index or alias does not exist (HTTP 404, ``index_not_found_exception``)."""
 

@@ -113,8 +113,7 @@ class Settings(BaseSettings):
     ca_key_dir: Path | None = None
     heap: str = "1g"
     # the local node's search thread pool (thread_pool.search.size); None = OpenSearch's own default,
-    # int(cores * 3 / 2) + 1 (4 on 2 cores). docs/history/benchmarks-diary.md "The portal under load" measures the
-    # choice.
+    # int(cores * 3 / 2) + 1 (4 on 2 cores); docs/history/benchmarks-diary.md "The portal under load" measures it
     search_threads: int | None = None
     # the local node's garbage collector (NOMOS_NODE_GC): "parallel" (the default: less of the node's CPU per results
     # page than G1 on 2 cores and a 1 GB heap, docs/benchmarks.md "Where a results page's time goes") or "g1"
@@ -138,9 +137,11 @@ class Settings(BaseSettings):
     portal_deadline_seconds: float = Field(15.0, gt=0)
     # an article page shows this many characters of a longer text, with a link to the whole (?full=1)
     portal_article_chars: int = Field(20_000, gt=0)
-    # Who is who in the portal (docs/deployment: the oauth2-proxy service of docker-compose's `sso` profile).
-    # The addresses (IPs or networks, comma-separated) of the reverse proxies whose X-Forwarded-User / X-Remote-User
-    # and X-Forwarded-For the portal believes; from anyone else those headers are ignored. Default: none.
+    # one query's cost (docs/security.md): words after the stop list in the portal (0: no cap); the node cuts searches
+    max_query_words: int = Field(200, ge=0)
+    search_timeout_seconds: float = Field(5.0, ge=0)
+    # the reverse proxies (IPs or networks, comma-separated) whose identity header and X-Forwarded-For the portal
+    # believes (docs/security.md "The proxy contract"); from anyone else those headers are ignored. Default: none.
     trusted_proxies: Annotated[tuple[str, ...], NoDecode] = ()
     # the one header a trusted proxy names the signed-in user in (oauth2-proxy's, as docker-compose's `sso` sets it);
     # any other identity header on a request from a trusted proxy is a 400 (a client could add one the proxy passes on)

@@ -30,6 +30,7 @@ def requests_sent(web: Any, bodies: list[Any] | None = None) -> Iterator[list[tu
     client = web.app.state.portal.client if hasattr(web, "app") else web
     transport = client.transport
     sent: list[tuple[str, str]] = []
+    own = vars(transport).get("perform_request")  # a wrapper of the portal's (the search bound, the backoff)
     original = transport.perform_request
 
     def recording(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
@@ -42,7 +43,10 @@ def requests_sent(web: Any, bodies: list[Any] | None = None) -> Iterator[list[tu
     try:
         yield sent
     finally:
-        del transport.perform_request  # back to the class's method
+        if own is None:
+            del transport.perform_request  # back to the class's method
+        else:
+            transport.perform_request = own
 
 
 @contextmanager

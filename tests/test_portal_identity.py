@@ -244,3 +244,23 @@ def test_with_a_proxy_secret_the_proxys_address_alone_is_not_the_proxy(mini_sett
         assert web.get("/judgments", headers={"X-Forwarded-User": "eleni"}).status_code == 401  # no secret: no user
         assert web.get("/judgments", headers={"X-Forwarded-User": "eleni",
                                               "Authorization": basic("eleni", SECRET)}).status_code == 200
+
+
+def test_without_the_secret_the_proxys_address_names_no_other_client_and_a_wrong_one_is_logged(mini_settings, caplog):
+    """With NOMOS_PROXY_SECRET set, a local process on the proxy's address without it still named its own
+    ``X-Forwarded-For``: a new client, a fresh rate, for every request. Now only the proxy (address and secret)
+    names the client; a wrong secret is logged (one warning a minute at most, with the count), not throttled: it
+    comes from the proxy's own address, and a block would shut the real proxy out too."""
+    import logging
+
+    settings = mini_settings.with_overrides(proxy_secret=SECRET, search_rate="2/minute")
+    with portal(settings, PROXY) as web, caplog.at_level(logging.WARNING, logger="nomos.portal"):
+        wrong = {"Authorization": basic("x", "guessed-wrong-secret-value")}
+        codes = [web.get("/api/search", params={"q": "κλοπή"},
+                         headers={"X-Forwarded-For": f"198.51.100.{i}", **wrong}).status_code for i in range(3)]
+        assert codes == [200, 200, 429]  # one client, the proxy's address: its rate, whatever X-Forwarded-For says
+        right = {"Authorization": basic("x", SECRET)}
+        assert web.get("/api/search", params={"q": "κλοπή"},
+                       headers={"X-Forwarded-For": "198.51.100.9", **right}).status_code == 200  # the proxy's reader
+    warnings = [r.getMessage() for r in caplog.records if "NOMOS_PROXY_SECRET" in r.getMessage()]
+    assert len(warnings) == 1 and warnings[0].startswith("1 request(s) from the proxy's address 10.1.2.3"), warnings

@@ -282,3 +282,37 @@ def test_failed_logins_are_throttled_per_user(secure_node):
         assert cluster_version(make_client(indexer), indexer) == "2.19.1"  # another user: not blocked
     finally:
         admin.transport.perform_request("DELETE", f"/_plugins/_security/api/internalusers/{probe}")
+
+
+def test_the_portal_backs_off_its_account_after_a_401(secure_node, indexed, tmp_path: Path):
+    """Issue 47: with its password wrong, every page sent the portal's account again (a bcrypt check of the node's
+    CPU each, two or three per results page) until the node's throttle blocked the account, its right password too.
+    Now after a 401 the portal sends nothing as that account for a while: thirty pages answer 503 with Retry-After,
+    and so few tries reach the node that it never blocks the name (its right password still works afterwards).
+    On an account of the test's own, so the suite's are never blocked."""
+    import urllib3
+    from fastapi.testclient import TestClient
+
+    from nomos.portal import create_app
+
+    admin = make_client(settings_for(secure_node, ADMIN_USER))
+    probe, good = "pytest_backoff_probe", "Probe-passw0rd-for-the-backoff!"
+    admin.transport.perform_request("PUT", f"/_plugins/_security/api/internalusers/{probe}", body={"password": good})
+    http = urllib3.PoolManager(ca_certs=str(cert_files(secure_node).ca), retries=False)
+    token = base64.b64encode(f"{probe}:{good}".encode()).decode()
+    wrong = tmp_path / "pw"
+    wrong.write_text("not-the-password\n", encoding="utf-8")
+    env = {"OPENSEARCH_URL": secure_node.url, "NOMOS_INDEX": SECURE_ALIAS, "NOMOS_RETRY_SECONDS": "0",
+           "NOMOS_OPENSEARCH_CA": str(cert_files(secure_node).ca), "NOMOS_PORTAL_OPENSEARCH_USER": probe,
+           "NOMOS_PORTAL_OPENSEARCH_PASSWORD_FILE": str(wrong), "NOMOS_ALLOWED_HOSTS": "testserver"}
+    try:
+        with TestClient(create_app(Settings.from_env(env)), raise_server_exceptions=False) as web:
+            answers = [web.get(path, params={"q": "κλοπή"})
+                       for path in ("/api/search", "/search", "/articles/PK::372", "/api/health") * 8]
+        assert {a.status_code for a in answers} == {503}, {a.status_code for a in answers}
+        assert all(int(a.headers.get("retry-after", 0)) >= 1 for a in answers), [(a.url, a.headers) for a in answers if "retry-after" not in a.headers]
+        assert "δεν έγιναν δεκτά τα στοιχεία σύνδεσής της" in answers[1].text
+        assert http.request("GET", f"{secure_node.url}/_plugins/_security/authinfo",
+                            headers={"Authorization": f"Basic {token}"}).status == 200  # not blocked by the node
+    finally:
+        admin.transport.perform_request("DELETE", f"/_plugins/_security/api/internalusers/{probe}")

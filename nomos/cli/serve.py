@@ -28,7 +28,9 @@ def serve_cmd(settings: Settings, host: str, http_port: int, workers: int, llm_d
               log_level: str, log_queries: bool | None, **kw: Any) -> None:
     """The legal search portal: a Greek web page and a JSON API (/api/search, /api/articles/{id}, /api/openapi.json)."""
     from nomos.portal import serve
+    from nomos.portal.http_limits import describe_limits
 
     settings = llm_settings(settings.with_overrides(request_timeout=os_timeout, log_queries=log_queries), kw)
-    click.echo(f"portal on http://{host}:{http_port}/ (index {settings.index_alias} at {settings.url})")
+    click.echo(f"portal on http://{host}:{http_port}/ (index {settings.index_alias} at {settings.url}); "
+               f"{describe_limits()}")
     serve(settings, host=host, port=http_port, workers=workers, llm_deadline=llm_deadline, log_level=log_level)

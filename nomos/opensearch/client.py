@@ -68,6 +68,36 @@ def make_client(settings: Settings, pool_maxsize: int | None = None, retries: in
     )
 
 
+SEARCH_PATHS = ("/_search", "/_msearch")
+
+
+def bound_searches(client: OpenSearch, seconds: float) -> OpenSearch:
+    """``client`` with every ``_search`` and ``_msearch`` it sends cut by the node after ``seconds``
+    (OpenSearch's ``cancel_after_time_interval``: the search task is cancelled, query and fetch phases alike, and
+    the answer is an error, never partial hits as the ``timeout`` parameter gives; issue 47). A request that
+    names its own keeps it. 0 leaves the client as it is. The client is changed in place (once) and returned."""
+    if seconds <= 0:
+        return client
+    transport = client.transport
+    value = f"{max(1, round(seconds * 1000))}ms"
+    # the bound and the wrapped perform_request are attached to opensearch-py's Transport instance (it has no
+    # per-request hook): attributes its class does not declare, hence setattr/getattr
+    if getattr(transport, "nomos_search_bound", None) is not None:
+        setattr(transport, "nomos_search_bound", value)  # noqa: B010
+        return client
+    send = transport.perform_request
+
+    def perform_request(method: str, url: str, params: Mapping[str, Any] | None = None, body: Any = None,
+                        **kwargs: Any) -> Any:  # opensearch-py's signature
+        if url.endswith(SEARCH_PATHS):
+            params = {"cancel_after_time_interval": getattr(transport, "nomos_search_bound"), **(params or {})}  # noqa: B009
+        return send(method, url, params=params, body=body, **kwargs)
+
+    setattr(transport, "nomos_search_bound", value)  # noqa: B010
+    setattr(transport, "perform_request", perform_request)  # noqa: B010
+    return client
+
+
 def connection_options(settings: Settings) -> dict[str, Any]:
     """opensearch-py's TLS and authentication arguments for ``settings``.
 

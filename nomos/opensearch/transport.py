@@ -26,7 +26,7 @@ from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import ConnectionTimeout, TransportError
 
-from nomos.errors import ClusterError, ClusterUnavailable, IndexNotFound, SearchError
+from nomos.errors import ClusterError, ClusterUnavailable, IndexNotFound, SearchCancelled, SearchError
 from nomos.opensearch.client import RETRY_STATUSES, access_error, make_client, reason_of, retrying
 from nomos.opensearch.stored_scripts import MISSING_SCRIPT_HINT
 from nomos.settings import Settings
@@ -42,6 +42,15 @@ def _is_missing_index(error: Any) -> bool:
     return "index_not_found_exception" in text
 
 
+CANCELLED_HINT = ("the node cuts a search at NOMOS_SEARCH_TIMEOUT_SECONDS (its cancel_after_time_interval): "
+                  "a shorter query, or try again when the node is less busy")
+
+
+def _is_cancelled(error: Any) -> bool:
+    """Whether the node cut the search at its time bound (the task cancelled: the whole search or an item)."""
+    return "task_cancelled_exception" in str(error)
+
+
 def typed_error(exc: TransportError | OSConnectionError, what: str, *, url: str = "",
                 unavailable_hint: str = UNAVAILABLE_HINT, user: str = "",
                 variable: str = "NOMOS_OPENSEARCH_USER") -> ClusterError:
@@ -55,6 +64,9 @@ def typed_error(exc: TransportError | OSConnectionError, what: str, *, url: str 
                                   hint=unavailable_hint)
     status = exc.status_code if isinstance(exc.status_code, int) else None
     reason = reason_of(exc.info) or str(exc.error)
+    if _is_cancelled(exc.info or exc.error):
+        return SearchCancelled(f"{what}: the node cut it at its time bound ({reason})", status=status, reason=reason,
+                               hint=CANCELLED_HINT)
     if status == 404 and _is_missing_index(exc.info or exc.error):
         return IndexNotFound(f"{what}: {reason}", status=status, reason=reason, hint=MISSING_INDEX_HINT)
     if status in RETRY_STATUSES:
@@ -133,6 +145,9 @@ class Transport:
                 reason = reason_of(item["error"])
                 if status == 404 and _is_missing_index(item["error"]):
                     raise IndexNotFound(f"{label}: {reason}", status=status, reason=reason, hint=MISSING_INDEX_HINT)
+                if _is_cancelled(item["error"]):
+                    raise SearchCancelled(f"{label}: the node cut it at its time bound ({reason})", status=status,
+                                          reason=reason, hint=CANCELLED_HINT)
                 raise SearchError(f"{label}: OpenSearch refused it: {reason}", status=status, reason=reason)
         return responses
 

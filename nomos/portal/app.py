@@ -25,13 +25,14 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 from nomos.errors import NomosError
 from nomos.opensearch.client import make_client
 from nomos.portal import api, judgments, pages
+from nomos.portal.credentials import CredentialBackoff
 from nomos.portal.errors import INTERNAL, classify, log, log_failure
 from nomos.portal.identity import Proxies
 from nomos.portal.links import article_url, make_templates, search_url
 from nomos.portal.params import Method
 from nomos.portal.ratelimit import RateLimited, RateLimits
 from nomos.portal.service import Portal
-from nomos.portal.web import error_response
+from nomos.portal.web import error_response, retry_after
 from nomos.safe_text import escape_controls
 from nomos.settings import Settings
 
@@ -93,7 +94,7 @@ async def _expected(request: Request, exc: NomosError) -> Response:
     """A :class:`NomosError`: its status and Greek message (:func:`classify`), one line in the log."""
     err = classify(exc, request.app.state.portal.settings.embedder)
     log_failure(request.method, request.url.path, exc, err.status)
-    return await error_response(request, err.status, err.message)
+    return await error_response(request, err.status, err.message, headers=retry_after(request, exc))
 
 
 async def _invalid(request: Request, exc: RequestValidationError) -> Response:
@@ -157,8 +158,10 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
     # the portal's own cluster account (NOMOS_PORTAL_OPENSEARCH_*) for its client and for every message that names
     # the account, a 401 included (it named the indexer's, or none, while the portal's was refused)
     settings = settings.for_portal()
-    app.state.portal = Portal(settings, make_client(settings, pool_maxsize=32, retries=0), llm_deadline=llm_deadline,
-                              llm_slots=llm_slots)
+    # after the node refuses that account (401), nothing is sent as it for a while (nomos.portal.credentials)
+    app.state.credentials = CredentialBackoff(*settings.opensearch_identity())
+    client = app.state.credentials.guard(make_client(settings, pool_maxsize=32, retries=0))
+    app.state.portal = Portal(settings, client, llm_deadline=llm_deadline, llm_slots=llm_slots)
     app.state.templates = make_templates()
     app.state.proxies = Proxies(settings.trusted_proxies, settings.user_header, settings.proxy_secret)
     app.state.rates = RateLimits.from_specs(settings.search_rate, settings.judgment_rate, settings.page_rate)
@@ -234,13 +237,27 @@ def log_config(settings: Settings) -> dict[str, Any]:
     return config
 
 
+def server_options(settings: Settings, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info"
+                   ) -> dict[str, Any]:
+    """uvicorn's options for the portal: its logging, no proxy headers of uvicorn's own (the portal decides whom it
+    believes: :mod:`nomos.portal.identity`), no Server header, and the bounded httptools protocol (request heads,
+    read time, connections: :mod:`nomos.portal.http_limits`)."""
+    from nomos.portal.http_limits import BoundedHttpToolsProtocol
+
+    return {"host": host, "port": port, "log_level": log_level, "log_config": log_config(settings),
+            "proxy_headers": False, "server_header": False, "http": BoundedHttpToolsProtocol,
+            "timeout_keep_alive": KEEP_ALIVE_SECONDS}
+
+
+KEEP_ALIVE_SECONDS = 5  # uvicorn's default, said here: an idle kept-alive connection is closed after it
+
+
 def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, llm_deadline: float = 90.0,
           log_level: str = "info") -> None:
     """Run the portal with uvicorn (``workers`` processes; one process when 1)."""
     import uvicorn
 
-    common: dict[str, Any] = {"host": host, "port": port, "log_level": log_level, "log_config": log_config(settings),
-                              "proxy_headers": False, "server_header": False}
+    common = server_options(settings, host, port, log_level)
     if workers <= 1:
         uvicorn.run(create_app(settings, llm_deadline=llm_deadline), **common)
         return

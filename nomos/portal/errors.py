@@ -10,11 +10,14 @@ type                                       status
 ========================================== ======
 MethodUnavailable, VectorsMissing           400
 MethodUnavailable (vectors being computed)  409
+QueryTooLong                                400
 SearchError, ConfigError, DataError         400
 NotFound                                    404
 LLMError                                    502
 IndexNotFound, ClusterUnavailable           503
+AccessDenied 401 (the portal's account)     503
 ClusterError (any other)                    503
+SearchCancelled (the node's time bound)     504
 DeadlineExceeded                            504
 ========================================== ======
 """
@@ -24,6 +27,7 @@ from __future__ import annotations
 import logging
 
 from nomos.errors import (
+    AccessDenied,
     ClusterError,
     ClusterUnavailable,
     ConfigError,
@@ -32,6 +36,8 @@ from nomos.errors import (
     LLMError,
     NomosError,
     NotFound,
+    QueryTooLong,
+    SearchCancelled,
     SearchError,
     VectorsMissing,
 )
@@ -44,6 +50,10 @@ UNAVAILABLE = "Η μηχανή αναζήτησης δεν είναι διαθέ
 NO_INDEX = "Το ευρετήριο των άρθρων δεν είναι διαθέσιμο αυτή τη στιγμή."
 REFUSED = "Η μηχανή αναζήτησης δεν δέχτηκε το ερώτημα. Διατυπώστε το διαφορετικά."
 BAD_ANSWER = "Η μηχανή αναζήτησης δεν απάντησε σωστά. Δοκιμάστε ξανά σε λίγο."
+CUT = ("Η μηχανή αναζήτησης διέκοψε το ερώτημα, γιατί ξεπέρασε τον χρόνο που δίνει σε μία αναζήτηση. Διατυπώστε το "
+       "πιο σύντομα ή δοκιμάστε ξανά σε λίγο.")
+REFUSED_ACCOUNT = ("Η πύλη δεν έχει πρόσβαση στη μηχανή αναζήτησης αυτή τη στιγμή (δεν έγιναν δεκτά τα στοιχεία "
+                   "σύνδεσής της). Το πρόβλημα καταγράφηκε· δοκιμάστε ξανά σε λίγο.")
 LLM_FAILED = "Το γλωσσικό μοντέλο δεν απάντησε. Δοκιμάστε τη μέθοδο BM25."
 INTERNAL = "Παρουσιάστηκε εσωτερικό σφάλμα. Το πρόβλημα καταγράφηκε."
 
@@ -100,6 +110,10 @@ def classify(exc: NomosError, embedder: str = "") -> PortalError:
         return PortalError(503, NO_INDEX)
     if isinstance(exc, ClusterUnavailable):
         return PortalError(503, UNAVAILABLE)
+    if isinstance(exc, AccessDenied) and exc.status == 401:  # the portal's own account, not the reader's doing
+        return PortalError(503, REFUSED_ACCOUNT)
+    if isinstance(exc, SearchCancelled):  # before SearchError: the node cut a costly (or queued) search
+        return PortalError(504, CUT)
     if isinstance(exc, SearchError):
         return PortalError(400, REFUSED)
     if isinstance(exc, ClusterError):
@@ -112,6 +126,8 @@ def classify(exc: NomosError, embedder: str = "") -> PortalError:
         return PortalError(504, f"Η μηχανή αναζήτησης δεν απάντησε σε {exc.seconds:g} δευτερόλεπτα. Δοκιμάστε ξανά σε λίγο.")
     if isinstance(exc, NotFound):
         return PortalError(404, "Δεν βρέθηκε.")
+    if isinstance(exc, QueryTooLong):  # its Greek message without the operator's hint (the variable)
+        return PortalError(400, _capitalised(exc.message))
     if isinstance(exc, (ConfigError, DataError)):
         return PortalError(400, _capitalised(str(exc)))
     return PortalError(500, INTERNAL)

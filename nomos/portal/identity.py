@@ -24,9 +24,13 @@ import base64
 import binascii
 import hmac
 import ipaddress
+import logging
 import re
+import threading
+import time
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Callable
 
 from starlette.requests import Request
 
@@ -35,6 +39,7 @@ USER_HEADERS = ("X-Forwarded-User", "X-Remote-User", "Remote-User", "X-Auth-Requ
                 "X-Forwarded-Email", "X-Auth-Request-Email", "X-Auth-Request-Preferred-Username")
 # what oauth2-proxy's pass_user_headers sends together: reading one of them, the portal accepts the others
 OAUTH2_PROXY_HEADERS = ("X-Forwarded-User", "X-Forwarded-Email", "X-Forwarded-Preferred-Username", "X-Forwarded-Groups")
+log = logging.getLogger("nomos.portal")
 USER_PATTERN = r"^[\w][\w.@+\-]{0,63}$"  # letters (Greek too), digits, _ . @ + -: user names and e-mail addresses
 
 
@@ -64,6 +69,7 @@ class Proxies:
     spec: tuple[str, ...] = ()
     header: str = "X-Forwarded-User"  # the one the proxies name the signed-in user in
     secret: str | None = field(default=None, repr=False)  # NOMOS_PROXY_SECRET: the basic-auth password the proxy sends
+    wrong_secrets: WrongSecrets = field(default_factory=lambda: WrongSecrets(), repr=False, compare=False)
 
     @cached_property
     def networks(self) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
@@ -82,7 +88,7 @@ class Proxies:
         """The address that sent the request, or behind trusted proxies the first one before them in
         ``X-Forwarded-For`` (read from the right: only the proxies' own entries are believed)."""
         peer = request.client.host if request.client else ""
-        if not self.trusts(peer):
+        if not self.trusted(request):  # with a proxy secret, the proxy's address alone does not name another client
             return peer or "unknown"
         hops = [h.strip() for h in request.headers.get("x-forwarded-for", "").split(",") if h.strip()]
         for hop in reversed(hops):
@@ -125,7 +131,11 @@ class Proxies:
     def trusted(self, request: Request) -> bool:
         """Whether the request came straight from a trusted proxy (its forwarded headers count): from a trusted
         address, and with the proxy's secret where one is set (:meth:`carries_secret`)."""
-        return self.trusts(request.client.host if request.client else None) and self.carries_secret(request)
+        known = request.scope.get("nomos.trusted")  # asked several times per request: decided (and logged) once
+        if known is None:
+            known = request.scope["nomos.trusted"] = (self.trusts(request.client.host if request.client else None)
+                                                      and self.carries_secret(request))
+        return known
 
     def carries_secret(self, request: Request) -> bool:
         """Whether the request carries the proxy's secret as the password of one HTTP basic ``Authorization``
@@ -138,5 +148,33 @@ class Proxies:
         try:
             _, _, password = base64.b64decode(sent[0][6:].strip(), validate=True).decode("utf-8").partition(":")
         except (binascii.Error, UnicodeDecodeError):
-            return False
-        return hmac.compare_digest(password.encode("utf-8"), self.secret.encode("utf-8"))
+            password = None
+        if password is not None and hmac.compare_digest(password.encode("utf-8"), self.secret.encode("utf-8")):
+            return True
+        self.wrong_secrets.note(request.client.host if request.client else "unknown")
+        return False
+
+
+@dataclass
+class WrongSecrets:
+    """Requests from a proxy's address whose basic-auth password was not the proxy's secret: a proxy configured
+    with another secret (every reader is then anonymous, every judgment a 401) or a local process guessing it. Not
+    throttled: they come from the proxy's own address, and a block would shut the real proxy out with them (a
+    secret of 16 characters or more is not guessed at any rate HTTP allows); logged, one warning a minute at most,
+    with how many came since the last."""
+
+    every: float = 60.0
+    clock: Callable[[], float] = time.monotonic
+    _count: int = 0
+    _next: float = 0.0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def note(self, address: str) -> None:
+        with self._lock:
+            self._count += 1
+            now = self.clock()
+            if now < self._next:
+                return
+            count, self._count, self._next = self._count, 0, now + self.every
+        log.warning("%d request(s) from the proxy's address %s with a wrong NOMOS_PROXY_SECRET (basic-auth password): "
+                    "not taken as the proxy's (check oauth2-proxy's basic_auth_password)", count, address)

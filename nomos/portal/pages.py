@@ -24,7 +24,7 @@ from nomos.portal.params import (
     SourceParam,
     TextVersion,
 )
-from nomos.portal.web import PAGE_LIMIT, PortalDep, limit, render, run, run_search
+from nomos.portal.web import PAGE_LIMIT, PortalDep, limit, render, retry_after, run, run_search
 from nomos.retrieval.registry import DEFAULT_METHOD
 
 router = APIRouter(include_in_schema=False)
@@ -45,7 +45,9 @@ async def search_page(request: Request, portal: PortalDep, q: QueryText = "", me
     except NomosError as exc:  # shown in the page, with the form kept so the person can simply retry
         err = classify(exc, portal.settings.embedder)
         log_failure(request.method, request.url.path, exc, err.status)
-        return await render(request, "search.html", status=err.status, form=form, result=None, error=err)
+        page = await render(request, "search.html", status=err.status, form=form, result=None, error=err)
+        page.headers.update(retry_after(request, exc))
+        return page
     form["method"] = result.method
     return await render(request, "search.html", form=form, result=result, defaulted=result.defaulted)
 

@@ -10,11 +10,13 @@ from anyio.to_thread import run_sync
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
+from nomos.errors import AccessDenied, NomosError
 from nomos.portal.errors import DeadlineExceeded, PortalError
 from nomos.portal.identity import BadUserHeader, client_network
 from nomos.portal.params import Method, check_area
 from nomos.portal.service import Portal
 from nomos.retrieval.registry import DEFAULT_METHOD, method_spec
+from nomos.stages.query_cost import check_query_words
 from nomos.stages.searching import SearchPage, cluster_errors
 
 
@@ -82,8 +84,10 @@ async def run(portal: Portal, fn: Callable[..., Any], *args: Any, llm: bool = Fa
 
 async def run_search(portal: Portal, q: str, method: Method | None, k: int, source: str | None,
                      area: str | None) -> SearchPage:
-    """A search from the page or the API; an LLM method (or an LLM judge) takes one of the LLM slots."""
+    """A search from the page or the API; an LLM method (or an LLM judge) takes one of the LLM slots. A query past
+    ``NOMOS_MAX_QUERY_WORDS`` after the stop list is refused first, in Greek (:mod:`nomos.stages.query_cost`)."""
     check_area(area)
+    check_query_words(q, portal.settings.max_query_words)
     name = method.value if method is not None else None
     llm = (name is not None and method_spec(name).needs_llm) or portal.settings.rerank == "llm"
     if llm:
@@ -98,6 +102,14 @@ async def render(request: Request, name: str, status: int = 200, **ctx: Any) -> 
     base = {"methods": methods if methods is not None else await run_sync(portal.methods),
             "form": {"q": "", "method": DEFAULT_METHOD, "k": 10, "source": None, "area": None}}
     return request.app.state.templates.TemplateResponse(request, name, {**base, **ctx}, status_code=status)
+
+
+def retry_after(request: Request, exc: NomosError) -> dict[str, str]:
+    """``Retry-After`` for a failure that knows when to come back: the node refused the portal's own account, and
+    the portal sends nothing as it until its next try (:mod:`nomos.portal.credentials`); else none."""
+    if isinstance(exc, AccessDenied) and exc.status == 401:
+        return {"Retry-After": str(max(1, request.app.state.credentials.seconds_left()))}
+    return {}
 
 
 def wants_json(request: Request) -> bool:

@@ -62,6 +62,9 @@ def vectors_missing(embedder: str, index: str) -> VectorsMissing:
                           hint=f"re-index with `python cli.py index --embedder {embedder}`")
 
 
+READ_KEPT = 64
+
+
 @dataclass
 class KnnRetriever:
     """k-NN over ``encoder``'s vectors; ``transport`` as in :class:`~nomos.retrieval.bm25.BM25Retriever`."""
@@ -81,6 +84,9 @@ class KnnRetriever:
     windows: bool | None = None
     name: str = field(init=False, default="knn")
     _looked: tuple[float, bool] | None = field(init=False, default=None, repr=False)  # (when, windows complete)
+    # texts already read into pieces (reading a case file counts its tokens many times: ~28 ms of CPU a query,
+    # paid again by every second look at the same query, the learned ranker's and the page's)
+    _read: dict[str, QueryPieces] = field(init=False, default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         require_transport(self.transport, "KnnRetriever")
@@ -123,8 +129,14 @@ class KnnRetriever:
             raise
 
     def pieces(self, text: str) -> QueryPieces:
-        """How one query is read for embedding: its windows (nothing cut off the end) and its question."""
-        return query_pieces(text, fits_encoder(self.encoder), self.question_weight)
+        """How one query is read for embedding: its windows (nothing cut off the end) and its question; the last
+        :data:`READ_KEPT` texts' readings are kept (cleared when full: a bound, not an LRU)."""
+        if (kept := self._read.get(text)) is not None:
+            return kept
+        if len(self._read) >= READ_KEPT:
+            self._read.clear()
+        piece = self._read[text] = query_pieces(text, fits_encoder(self.encoder), self.question_weight)
+        return piece
 
     def query_vectors(self, texts: list[str]) -> np.ndarray:
         """One vector per query, through the cache (the same pieces are embedded once across runs): the mean of

@@ -31,7 +31,7 @@ from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import TransportError
 
 from nomos.errors import ConfigError, NomosError, SearchError, VectorsMissing
-from nomos.opensearch.client import make_client
+from nomos.opensearch.client import bound_searches, make_client
 from nomos.opensearch.transport import Transport, typed_error
 from nomos.retrieval.articles import (
     Facets,
@@ -103,7 +103,9 @@ class Searcher:
             # the type asked (TransportSearchAction), so dfs_query_then_fetch gives the same scores either way.
             settings = settings.with_overrides(search_type="dfs_query_then_fetch")
         self.settings = settings
-        self.client = client if client is not None else make_client(settings)
+        # every search it sends, the portal's included, is cut by the node past NOMOS_SEARCH_TIMEOUT_SECONDS
+        self.client = bound_searches(client if client is not None else make_client(settings),
+                                     settings.search_timeout_seconds)
         # the page helpers' requests (facets, filters, snippets, the index's state): no retries, so a page while the
         # node is down answers at once (503) instead of waiting NOMOS_RETRY_SECONDS; errors name the cluster
         user, variable = settings.opensearch_identity()  # the portal's own account where it has one (for_portal)

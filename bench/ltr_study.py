@@ -32,7 +32,7 @@ from nomos.opensearch.transport import make_transport
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.knn import index_has_vectors
 from nomos.retrieval.ltr.features import FEATURES, FeatureReader
-from nomos.retrieval.ltr.model import GRID, ROUNDS, train
+from nomos.retrieval.ltr.model import GRID, ROUNDS, query_key, train
 from nomos.retrieval.ltr.pools import bridge_lists, lists_of, order
 from nomos.retrieval.registry import MethodOptions, make_retriever
 from nomos.settings import Settings
@@ -182,6 +182,7 @@ def main() -> None:
         model = train([pools[q].matrix[:, keep] for q in sorted(judged)], [labels[q] for q in sorted(judged)],
                       feature_names=[names[i] for i in keep], params=grid[setting][0], rounds=grid[setting][1],
                       card={"setting": setting, "trained_on": {n: len(q) for n, q in sets.members.items()}, "index": args.index,
+                            "trained_queries": sorted(query_key(texts[q]) for q in judged),
                             "dense": dense, "trained_at": time.strftime("%Y-%m-%d"), "commit": commit(),
                             "cross_validated": {"first": report["first"], "held_out": report["held_out"],
                                                 "metrics": list(SHOWN), "command": report["command"]}})

@@ -112,3 +112,40 @@ def test_an_index_built_before_the_features_is_refused_naming_what_it_lacks(os_s
             check_index(make_transport(os_settings, client), name)
     finally:
         client.indices.delete(index=name)
+
+
+def test_a_model_says_which_queries_it_learned_from(tmp_path: Path) -> None:
+    """An evaluation over a ranker's own training queries is in-sample: the card lists them (digests) and eval
+    warns; the shipped model learned from every judged dev query (bench/dev_sets.py: 74 + 83 + 74)."""
+    from nomos.retrieval.ltr.model import DEFAULT_MODEL, query_key
+
+    matrices, labels = _synthetic(queries=10)
+    model = train(matrices, labels, rounds=5)
+    model.card["trained_queries"] = [query_key("κλοπή  ρολογιού\n")]
+    assert model.learned_from(["κλοπή ρολογιού", "απάτη"]) == 1 and model.learned_from(["απάτη"]) == 0
+    assert len(load(DEFAULT_MODEL).card["trained_queries"]) == 231
+
+
+@pytest.mark.integration
+def test_eval_over_the_rankers_own_training_queries_says_it_is_in_sample(shared_bm25_index, mini_folder, tmp_path,
+                                                                          caplog) -> None:
+    import logging
+
+    from nomos.ingest.beir import load_beir
+    from nomos.retrieval.ltr.model import query_key
+    from nomos.retrieval.registry import MethodOptions
+    from nomos.stages.evaluation import evaluate_method
+
+    data = load_beir(mini_folder)
+    matrices, labels = _synthetic(queries=20)
+    model = train(matrices, labels, rounds=10)
+    model.card["trained_queries"] = [query_key(data.queries[0].case_text)]  # one of the mini set's queries
+    model.save(tmp_path / "m")
+    settings = shared_bm25_index.with_overrides(runs_dir=tmp_path / "runs")
+    with caplog.at_level(logging.WARNING, logger="nomos.stages.evaluation"):
+        outcome = evaluate_method(settings, data, method="bm25", options=MethodOptions(rerank=f"ltr:{tmp_path / 'm'}"))
+    manifest = json.loads(outcome.paths["manifest"].read_text(encoding="utf-8"))
+    assert manifest["ranker_trained_on"] == {"queries": 1, "of": len(data.queries)}
+    assert f"1 of these {len(data.queries)} queries were among the learned ranker's training queries" in caplog.text
+    plain = evaluate_method(settings, data, method="bm25")  # no learned ranker: nothing to say
+    assert "ranker_trained_on" not in json.loads(plain.paths["manifest"].read_text(encoding="utf-8"))

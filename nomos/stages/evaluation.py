@@ -169,6 +169,7 @@ def evaluate_method(
             llm_extra["cost"] = {**llm_extra["cost"], "llm_issues": report}
             for line in report["warnings"]:
                 log.warning("LLM degradation above %.0f%% of calls: %s", 100 * settings.llm_issue_threshold, line)
+    in_sample = _in_sample(retriever, [q.case_text for q in dataset.queries])
     manifest = build_manifest(
         dataset=dataset.describe(),
         method={**retriever.describe(), "k": k, "score": SCORE_KINDS[retriever.score_kind]},
@@ -181,7 +182,7 @@ def evaluate_method(
         },
         opensearch_version=version,
         metrics=evaluation.mean,
-        extra={"query_phase_seconds": seconds, "queries": len(dataset.queries),
+        extra={"query_phase_seconds": seconds, "queries": len(dataset.queries), **in_sample,
                **({"prompts_hash": retriever.describe().get("prompts", {}).get("hash"),
                    "prompts_set": retriever.describe().get("prompts", {}).get("set"),
                    "rounds": llm_extra.get("rounds"), "cost": {k: v for k, v in llm_extra["cost"].items() if k != "per_query"}}
@@ -199,6 +200,18 @@ def evaluate_method(
     if llm_extra:
         paths.update(write_llm_outputs(folder, result, llm_extra))
     return EvalOutcome(evaluation, paths, seconds, run_name, extra or None)
+
+
+def _in_sample(retriever: Any, texts: list[str]) -> dict[str, Any]:
+    """The manifest's note where a learned ranker was trained on some of these queries (the stand-in's dev sets
+    are its training set): those figures are in-sample, and a warning says so; held out: docs/benchmarks.md."""
+    count = getattr(retriever, "in_sample", None)
+    n = count(texts) if callable(count) else 0
+    if not n:
+        return {}
+    log.warning("%d of these %d queries were among the learned ranker's training queries: its figures on them are "
+                "in-sample, not a held-out measure (held out by cross-validation: docs/benchmarks.md)", n, len(texts))
+    return {"ranker_trained_on": {"queries": n, "of": len(texts)}}
 
 
 def check_degradation(outcome: EvalOutcome) -> None:

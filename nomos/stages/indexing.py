@@ -54,6 +54,7 @@ def index_status(settings: Settings) -> dict[str, str]:
     articles, how far the embedder's vectors are, and which method a search that names none uses now. A missing
     alias says what to run; a cluster that does not answer raises typed (the caller says so)."""
     from nomos.errors import IndexNotFound
+    from nomos.retrieval.registry import MethodOptions, resolved_options
     from nomos.stages.search_types import readiness_note
     from nomos.stages.searching import Searcher, cluster_errors
 
@@ -71,5 +72,7 @@ def index_status(settings: Settings) -> dict[str, str]:
         vectors = f"{settings.embedder} {readiness_note(progress)} ({progress.done:,} of {progress.total:,} articles)"
     else:
         vectors = f"none (BM25 only; `python cli.py index --embedder {settings.embedder}` adds them)"
+    method = searcher.default_method()
+    stage = resolved_options(settings, MethodOptions(), method).second_stage  # hybrid's learned ranker, NOMOS_RERANK
     return {"index": f"{alias} -> {', '.join(targets) or '?'} ({progress.total:,} articles)", "vectors": vectors,
-            "search uses": searcher.default_method()}
+            "search uses": f"{method}, re-ranked by {'the learned ranker' if stage == 'ltr' else stage}" if stage else method}

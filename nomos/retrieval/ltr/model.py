@@ -9,8 +9,9 @@ features is one clear error, never a silent misranking. LightGBM's text format i
 
 from __future__ import annotations
 
+import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,12 +45,23 @@ GRID: dict[str, tuple[dict[str, Any], int]] = {
 }
 
 
+def query_key(text: str) -> str:
+    """A training query as the card lists it (``trained_queries``): a short digest of its text, spaces folded, so a
+    card names the queries it learned from without carrying them."""
+    return hashlib.sha256(" ".join(text.split()).encode("utf-8")).hexdigest()[:16]
+
+
 @dataclass
 class RankerModel:
     """A trained LambdaMART booster and its card."""
 
     booster: Any  # lightgbm.Booster (imported when a model is trained or loaded)
     card: dict[str, Any] = field(default_factory=dict)
+
+    def learned_from(self, texts: Iterable[str]) -> int:
+        """How many of ``texts`` were training queries of this model: an evaluation over them is in-sample."""
+        trained = set(self.card.get("trained_queries") or ())
+        return sum(query_key(t) in trained for t in texts)
 
     def score(self, matrix: np.ndarray) -> np.ndarray:
         """One score per row (higher ranks first)."""

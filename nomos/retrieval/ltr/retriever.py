@@ -75,6 +75,10 @@ class LearnedRanker:
             tick(on_progress)
         return replace(first, hits=out)
 
+    def in_sample(self, texts: list[str]) -> int:
+        """How many of ``texts`` the model was trained on (``eval`` says so: those figures are not held out)."""
+        return self.model.learned_from(texts)
+
     def describe(self) -> dict[str, Any]:
         card = self.model.card
         return {"method": self.name, "first_stage": self.first.describe(), "pool_depth": POOL_DEPTH,

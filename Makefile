@@ -15,8 +15,13 @@ $(VENV)/.installed-run: requirements.txt pyproject.toml
 	$(PIP) --no-deps -e .
 	touch $@
 
-# Tests, lint, benchmarks, boto3 (the SigV4 test signs a request) and the browser the portal's browser test drives.
-$(VENV)/.installed-dev: $(VENV)/.installed-run requirements-dev.txt requirements-st.txt requirements-llm.txt requirements-aws.txt
+# What the fast tests need (requirements-test.txt: pytest, the paper BM25, httpx, schemathesis, boto3): no model, no LLM.
+$(VENV)/.installed-test: $(VENV)/.installed-run requirements-test.txt requirements-aws.txt
+	$(PIP) -r requirements-test.txt
+	touch $@
+
+# Everything: the fast tests' needs, lint, the st extra (torch), the local LLM and the portal's browser test.
+$(VENV)/.installed-dev: $(VENV)/.installed-test requirements-dev.txt requirements-st.txt requirements-llm.txt requirements-aws.txt
 	$(PIP) -r requirements-dev.txt
 	$(PIP) -r requirements-llm.txt
 	$(PIP) -r requirements-aws.txt
@@ -69,17 +74,21 @@ endif
 	@$(PYTHON) cli.py server status | grep -E '^(index|vectors|search uses):' || true
 	@echo "search: $(PYTHON) cli.py search <words of a case>   portal: make serve, then open http://127.0.0.1:8000/"
 
+# ruff (style, and a noqa that silences nothing), the layer contracts, and mypy (pyproject.toml [tool.mypy]: strict
+# for nomos/legal, nomos/retrieval and nomos/api.py, defaults elsewhere; zero errors).
 lint: $(VENV)/.installed-dev
 	$(PYTHON) -m ruff check .
 	$(VENV)/bin/lint-imports --no-cache
+	$(PYTHON) -m mypy
 
 # Tests start a real node of their own (port 9250) once per session and stop it at the end (docs/testing.md).
 test: system-deps lint browser
 	$(PYTHON) -m pytest -q -ra
 
 # The edit-test loop: every test that needs no OpenSearch node and no model (about a minute on 2 cores). The
-# suite's guards fail a test of this selection that would start a node or load a model (docs/testing.md).
-test-fast: $(VENV)/.installed-dev
+# suite's guards fail a test of this selection that would start a node or load a model (docs/testing.md), so it
+# installs only requirements-test.txt: no torch, no sentence-transformers, no local LLM.
+test-fast: $(VENV)/.installed-test
 	$(PYTHON) -m pytest -q -ra -m "not integration and not slow"
 
 bench: install

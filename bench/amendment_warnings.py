@@ -28,7 +28,7 @@ from pathlib import Path
 from nomos.ingest.beir import load_beir
 from nomos.ingest.graph import CorpusReading
 from nomos.ingest.records import Article
-from nomos.legal.references import REFERENCES_VERSION, Reference
+from nomos.legal.graph.edges import REFERENCES_VERSION, Reference
 
 AMENDMENT_KINDS = ("amends", "replaces", "inserts", "repeals")
 ROOT = Path(__file__).resolve().parent.parent

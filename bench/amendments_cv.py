@@ -22,17 +22,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from nomos.eval.metrics import evaluate  # noqa: E402
-from nomos.eval.significance import randomization_test  # noqa: E402
-from nomos.eval.tuning import cross_validate  # noqa: E402
-from nomos.ingest.loader import load_dataset, replace_judgments  # noqa: E402
-from nomos.opensearch.client import make_client  # noqa: E402
-from nomos.opensearch.transport import make_transport  # noqa: E402
-from nomos.retrieval.amendments import AmendmentConfig, apply, stored_targets  # noqa: E402
-from nomos.retrieval.registry import MethodOptions, make_retriever  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
+from nomos.eval.metrics import evaluate
+from nomos.eval.significance import randomization_test
+from nomos.eval.tuning import cross_validate
+from nomos.ingest.loader import load_dataset, replace_judgments
+from nomos.opensearch.client import make_client
+from nomos.opensearch.transport import make_transport
+from nomos.retrieval.amendments import AmendmentConfig, apply, stored_targets
+from nomos.retrieval.registry import MethodOptions, make_retriever
+from nomos.settings import Settings
 
 # (mode code, value) so the tuning module's numeric tie rule prefers off (0, 0), then smaller values
 CANDIDATES: dict[tuple[float, float], AmendmentConfig] = {

@@ -1,6 +1,6 @@
 """Benchmark: the project's OpenSearch BM25 against the paper's pipeline, on the same data, in one run.
 
-The paper's pipeline (:mod:`bench.paper_bm25`: rank_bm25 ``BM25Okapi`` k1 = 1.5, b = 0.75 over accent-stripped,
+The paper's pipeline (:mod:`nomos.eval.paper_bm25`: rank_bm25 ``BM25Okapi`` k1 = 1.5, b = 0.75 over accent-stripped,
 upper-cased, stop-listed, Snowball-stemmed tokens of title + text) and the project's BM25 (OpenSearch, the
 ``greek_stemmed`` chain, same k1/b) index the same corpus and answer the same queries. Printed, as a markdown
 table: index time, query-phase time per query and the paper's five metrics, side by side, with ratios (speed-up
@@ -39,8 +39,8 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere: the project's pa
 from opensearchpy import OpenSearch  # noqa: E402
 from opensearchpy.exceptions import ConnectionError as OSConnectionError  # noqa: E402
 
-from bench.paper_bm25 import PaperBM25, PaperTokenizer  # noqa: E402
 from nomos.eval.metrics import METRICS, evaluate  # noqa: E402
+from nomos.eval.paper_bm25 import PaperBM25, PaperTokenizer, overlap, ratio  # noqa: E402
 from nomos.eval.runs import Run  # noqa: E402
 from nomos.ingest.loader import load_dataset  # noqa: E402
 from nomos.ingest.records import Dataset, Qrels  # noqa: E402
@@ -226,21 +226,6 @@ def bench_opensearch(
 
 
 # ---------------------------------------------------------------------------------------------- report
-
-
-def ratio(num: float | None, den: float | None, speed: bool) -> str:
-    """``num / den``, as a speed-up (``×``) or a plain ratio; a missing or zero denominator prints a dash."""
-    if num is None or den is None or den == 0:
-        return DASH
-    return f"{num / den:.1f}×" if speed else f"{num / den:.2f}"
-
-
-def overlap(a: Run, b: Run, k: int) -> float:
-    """Mean over queries of |top-k(a) ∩ top-k(b)| / k: how far two rankings agree, regardless of relevance."""
-    qids = sorted(set(a) | set(b))
-    if not qids:
-        return 0.0
-    return sum(len({d for d, _ in a.get(q, [])[:k]} & {d for d, _ in b.get(q, [])[:k]}) / k for q in qids) / len(qids)
 
 
 def found(run: Run, qrels: Qrels, k: int) -> int:

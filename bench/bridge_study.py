@@ -2,7 +2,7 @@
 
 BM25 over ``content`` gains two clauses of its own (:mod:`nomos.ingest.bridge`): ``anchors`` (what citing articles
 say about an article) with boost A and ``context`` (its law's title and headings) with boost C, and the ``lemmas``
-field (:mod:`nomos.legal.lemmas`) beside the stems with boost L or instead of them (L = only); A = C = L = 0 is the
+field (:mod:`nomos.legal.text.lemmas`) beside the stems with boost L or instead of them (L = only); A = C = L = 0 is the
 BM25 of before. Every (A, C) of the grid is run over the three dev sets together (the extended queries, the case
 files, the everyday set), and each fold of a grouped k-fold (by case file; ``--repeats`` reshuffles, seeded)
 chooses on its training queries by Recall@100, then nDCG@10, each set weighing the same. Printed: held-out means per
@@ -22,12 +22,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.dev_sets import SHOWN, cv_report, dev_sets  # noqa: E402
-from nomos.eval.grouped_cv import cross_validate, mean  # noqa: E402
-from nomos.eval.metrics import evaluate  # noqa: E402
-from nomos.opensearch.transport import make_transport  # noqa: E402
-from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
+from bench.dev_sets import SHOWN, cv_report, dev_sets
+from nomos.eval.grouped_cv import cross_validate, mean
+from nomos.eval.metrics import evaluate
+from nomos.opensearch.transport import make_transport
+from nomos.retrieval.bm25 import BM25Retriever
+from nomos.settings import Settings
 
 
 def main() -> None:

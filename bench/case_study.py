@@ -32,17 +32,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.dev_sets import load_one  # noqa: E402
-from nomos.eval.grouped_cv import grouped_folds  # noqa: E402
-from nomos.eval.metrics import evaluate  # noqa: E402
-from nomos.opensearch.transport import make_transport  # noqa: E402
-from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
-from nomos.retrieval.case_reading import combine, fits_encoder, query_pieces  # noqa: E402
-from nomos.retrieval.head_fusion import head_fuse, head_fuse_one  # noqa: E402
-from nomos.retrieval.knn import KnnRetriever  # noqa: E402
-from nomos.retrieval.registry import encoder_for, vector_cache  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
-from nomos.vectors.cache import encode_cached  # noqa: E402
+from bench.dev_sets import load_one
+from nomos.eval.grouped_cv import grouped_folds
+from nomos.eval.metrics import evaluate
+from nomos.opensearch.transport import make_transport
+from nomos.retrieval.bm25 import BM25Retriever
+from nomos.retrieval.case_reading import combine, fits_encoder, query_pieces
+from nomos.retrieval.head_fusion import head_fuse, head_fuse_one
+from nomos.retrieval.knn import KnnRetriever
+from nomos.retrieval.registry import encoder_for, vector_cache
+from nomos.settings import Settings
+from nomos.vectors.cache import encode_cached
 
 CASES = Path(__file__).resolve().parent / "data" / "case-files"
 SHOWN = ("recall@10", "recall@100", "ndcg@10")
@@ -65,7 +65,7 @@ def dev_sets(dataset: Path, cases: Path) -> tuple[dict[str, str], dict[str, str]
     return texts, groups, qrels, {name: sorted(s[2]) for name, s in sets.items()}
 
 
-def as_run(hits):  # noqa: ANN001, ANN201
+def as_run(hits):
     return {q: [(h.doc_id, h.score) for h in hs[:100]] for q, hs in hits.items()}
 
 
@@ -74,7 +74,7 @@ def folds_of(groups: dict[str, str], k: int, rng: random.Random) -> list[set[str
     return grouped_folds(groups, k, rng)
 
 
-def objective(per_query, qids) -> tuple[float, float]:  # noqa: ANN001
+def objective(per_query, qids) -> tuple[float, float]:
     n = len(qids)
     return (round(sum(per_query[q]["recall@100"] for q in qids) / n, 6), round(sum(per_query[q]["ndcg@10"] for q in qids) / n, 6))
 
@@ -135,7 +135,7 @@ def main() -> None:
 
         before = KnnRetriever(transport, args.index, encoder, cache=cache, windows=False)  # each article's start
 
-        def search(vecs: np.ndarray, retriever: KnnRetriever = knn):  # noqa: ANN202
+        def search(vecs: np.ndarray, retriever: KnnRetriever = knn):
             out = {}
             for s in range(0, len(ids), 32):
                 lines = [line for i in range(s, min(s + 32, len(ids))) for line in retriever.request(vecs[i], 100)]

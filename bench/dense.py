@@ -22,14 +22,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nomos.eval.metrics import METRICS, evaluate  # noqa: E402
-from nomos.ingest.loader import load_dataset  # noqa: E402
-from nomos.opensearch.client import cluster_version, make_client  # noqa: E402
-from nomos.retrieval.fusion import FusionConfig  # noqa: E402
-from nomos.retrieval.registry import MethodOptions, encoder_for, make_retriever  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
-from nomos.stages.indexing import index_dataset  # noqa: E402
-from nomos.vectors.cache import VectorCache, encode_cached  # noqa: E402
+from nomos.eval.metrics import METRICS, evaluate
+from nomos.ingest.loader import load_dataset
+from nomos.opensearch.client import cluster_version, make_client
+from nomos.retrieval.fusion import FusionConfig
+from nomos.retrieval.registry import MethodOptions, encoder_for, make_retriever
+from nomos.settings import Settings
+from nomos.stages.indexing import index_dataset
+from nomos.vectors.cache import VectorCache, encode_cached
 
 
 def main() -> None:

@@ -31,16 +31,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.dev_sets import SHOWN, cv_report, dev_sets  # noqa: E402
-from nomos.eval.grouped_cv import cross_validate, mean  # noqa: E402
-from nomos.eval.metrics import evaluate  # noqa: E402
-from nomos.ingest.anchors import corpus_anchors  # noqa: E402
-from nomos.ingest.graph import CorpusReading  # noqa: E402
-from nomos.ingest.loader import load_dataset  # noqa: E402
-from nomos.retrieval.case_reading import DEFAULT_QUESTION_WEIGHT, combine, fits_encoder, query_pieces  # noqa: E402
-from nomos.retrieval.registry import encoder_for, vector_cache  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
-from nomos.vectors.cache import encode_cached  # noqa: E402
+from bench.dev_sets import SHOWN, cv_report, dev_sets
+from nomos.eval.grouped_cv import cross_validate, mean
+from nomos.eval.metrics import evaluate
+from nomos.ingest.anchors import corpus_anchors
+from nomos.ingest.graph import CorpusReading
+from nomos.ingest.loader import load_dataset
+from nomos.retrieval.case_reading import DEFAULT_QUESTION_WEIGHT, combine, fits_encoder, query_pieces
+from nomos.retrieval.registry import encoder_for, vector_cache
+from nomos.settings import Settings
+from nomos.vectors.cache import encode_cached
 
 
 def unit(x: np.ndarray) -> np.ndarray:

@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nomos.ingest.loader import load_dataset  # noqa: E402
-from nomos.retrieval.fusion_config import FusionConfig  # noqa: E402
-from nomos.retrieval.registry import MethodOptions  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
-from nomos.stages.evaluation import evaluate_method  # noqa: E402
+from nomos.ingest.loader import load_dataset
+from nomos.retrieval.fusion_config import FusionConfig
+from nomos.retrieval.registry import MethodOptions
+from nomos.settings import Settings
+from nomos.stages.evaluation import evaluate_method
 
 FILE = Path(__file__).resolve().parent.parent / "tests" / "regressions" / "greek-statutes-dense.json"
 RUNS = {  # row name -> (method, options); hybrid's fusions without its default learned ranker

@@ -14,13 +14,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nomos.ingest.loader import load_dataset  # noqa: E402
-from nomos.opensearch.client import make_client  # noqa: E402
-from nomos.opensearch.node import NodeConfig, install, start, stop  # noqa: E402
+from nomos.ingest.loader import load_dataset
+from nomos.opensearch.client import make_client
+from nomos.opensearch.node import NodeConfig, install, start, stop
 from nomos.opensearch.transport import Transport
-from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
-from nomos.stages.indexing import index_dataset  # noqa: E402
+from nomos.retrieval.bm25 import BM25Retriever
+from nomos.settings import Settings
+from nomos.stages.indexing import index_dataset
 
 
 def main() -> None:

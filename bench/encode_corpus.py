@@ -17,11 +17,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nomos.ingest.loader import load_dataset  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
-from nomos.vectors.cache import VectorCache, encode_cached  # noqa: E402
-from nomos.vectors.encoders import make_encoder  # noqa: E402
-from nomos.vectors.windows import article_windows, fits_window  # noqa: E402
+from nomos.ingest.loader import load_dataset
+from nomos.settings import Settings
+from nomos.vectors.cache import VectorCache, encode_cached
+from nomos.vectors.encoders import make_encoder
+from nomos.vectors.windows import article_windows, fits_window
 
 
 def main() -> None:

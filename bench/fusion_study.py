@@ -21,13 +21,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nomos.eval.fusion_diagnosis import diagnose  # noqa: E402
-from nomos.eval.metrics import METRICS, evaluate  # noqa: E402
-from nomos.ingest.loader import load_dataset  # noqa: E402
-from nomos.opensearch.client import make_client  # noqa: E402
-from nomos.retrieval.fusion import FusionConfig, client_fuse  # noqa: E402
-from nomos.retrieval.registry import MethodOptions, make_retriever  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
+from nomos.eval.fusion_diagnosis import diagnose
+from nomos.eval.metrics import METRICS, evaluate
+from nomos.ingest.loader import load_dataset
+from nomos.opensearch.client import make_client
+from nomos.retrieval.fusion import FusionConfig, client_fuse
+from nomos.retrieval.registry import MethodOptions, make_retriever
+from nomos.settings import Settings
 
 
 def configs() -> dict[str, FusionConfig]:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nomos.vectors.encoders import SentenceTransformerEncoder  # noqa: E402
+from nomos.vectors.encoders import SentenceTransformerEncoder
 
 
 def rate(device: str, model: str, texts: list[str], batch_size: int) -> tuple[float, int]:

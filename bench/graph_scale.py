@@ -17,7 +17,7 @@ from pathlib import Path
 
 from nomos.ingest.beir import load_beir
 from nomos.ingest.graph import CorpusReading, corpus_references, count_kinds
-from nomos.legal.references import REFERENCES_VERSION
+from nomos.legal.graph.edges import REFERENCES_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -37,15 +37,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nomos.ingest.beir import _json_lines, parse_article, parse_query  # noqa: E402
-from nomos.ingest.bulk import article_document  # noqa: E402
-from nomos.ingest.records import Article  # noqa: E402
-from nomos.mappings import articles_index_body, knn_vector_mapping  # noqa: E402
-from nomos.opensearch.client import make_client  # noqa: E402
-from nomos.opensearch.node import NodeConfig, install, start, stop  # noqa: E402
+from nomos.ingest.beir import _json_lines, parse_article, parse_query
+from nomos.ingest.bulk import article_document
+from nomos.ingest.records import Article
+from nomos.mappings import articles_index_body, knn_vector_mapping
+from nomos.opensearch.client import make_client
+from nomos.opensearch.node import NodeConfig, install, start, stop
 from nomos.opensearch.transport import Transport
-from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
+from nomos.retrieval.bm25 import BM25Retriever
+from nomos.settings import Settings
 
 DIM = 384
 VEC = "vec_random"

@@ -28,8 +28,8 @@ from typing import Any
 from nomos.ingest.beir import load_beir
 from nomos.ingest.graph import CorpusReading
 from nomos.ingest.in_force import amended_by, corpus_in_force
-from nomos.legal.consolidation import CONSOLIDATION_VERSION, Consolidation
-from nomos.legal.references import REFERENCES_VERSION
+from nomos.legal.graph.edges import REFERENCES_VERSION
+from nomos.legal.inforce.engine import CONSOLIDATION_VERSION, Consolidation
 
 ROOT = Path(__file__).resolve().parent.parent
 

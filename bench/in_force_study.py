@@ -4,7 +4,7 @@ cross-validation over the case-file dev set (``bench/data/case-files``) and the 
 
 The text in force is computed by the consolidation engine over ``--dataset``'s corpus, from the legal graph's
 amendment edges as ingest reads them, or read from an index ingest built (``--in-force-index``: each amended
-article's stored ``in_force`` and ``in_force_text``, nomos/legal/in_force.py). Then:
+article's stored ``in_force`` and ``in_force_text``, nomos/legal/inforce/result.py). Then:
 
 * BM25: a study index (``--study-index``, rebuilt each run, deleted at the end unless ``--keep``) holds the corpus
   with the article mapping's analysis and four readings of each article: ``content`` (title + text: today),
@@ -52,16 +52,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.case_study import CASES, as_run, dev_sets, folds_of, objective  # noqa: E402
-from nomos.eval.metrics import evaluate  # noqa: E402
-from nomos.eval.significance import randomization_test  # noqa: E402
-from nomos.mappings import articles_index_body  # noqa: E402
-from nomos.opensearch.client import make_client  # noqa: E402
-from nomos.opensearch.transport import make_transport  # noqa: E402
-from nomos.retrieval.base import Hit, rank  # noqa: E402
-from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
-from nomos.retrieval.head_fusion import DEFAULT_ADMIT, head_fuse_one  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
+from bench.case_study import CASES, as_run, dev_sets, folds_of, objective
+from nomos.eval.metrics import evaluate
+from nomos.eval.significance import randomization_test
+from nomos.mappings import articles_index_body
+from nomos.opensearch.client import make_client
+from nomos.opensearch.transport import make_transport
+from nomos.retrieval.base import Hit, rank
+from nomos.retrieval.bm25 import BM25Retriever
+from nomos.retrieval.head_fusion import DEFAULT_ADMIT, head_fuse_one
+from nomos.settings import Settings
 
 SHOWN = ("recall@10", "recall@100", "ndcg@10")
 DEPTH = 100
@@ -79,7 +79,7 @@ BM25_FIELD = {"text": "content", "beside": "content_beside", "stored": "content_
 
 
 # ----------------------------------------------------------------------------------------------- the texts in force
-def read_corpus(client, index: str) -> Iterator[dict[str, Any]]:  # noqa: ANN001 - an OpenSearch client
+def read_corpus(client, index: str) -> Iterator[dict[str, Any]]:  # an OpenSearch client
     """Every article document of ``index`` (id, title, text, in_force, in_force_text), by scroll."""
     from opensearchpy import helpers
 
@@ -108,7 +108,7 @@ def consolidated(doc: Mapping[str, Any]) -> str | None:
     return text if text and status in ("full", "partial") else None
 
 
-def build_study_index(client, name: str, docs: list[dict[str, Any]]) -> None:  # noqa: ANN001
+def build_study_index(client, name: str, docs: list[dict[str, Any]]) -> None:
     """The study index: the article mapping's analysis and ``content``, plus the readings above; every document."""
     from opensearchpy import helpers
 
@@ -137,7 +137,7 @@ def build_study_index(client, name: str, docs: list[dict[str, Any]]) -> None:  #
 class ReadingBM25(BM25Retriever):
     """BM25 on one reading's field; ``sum`` adds the text in force's own clause to today's."""
 
-    def __init__(self, *args: Any, reading: str = "text", **kwargs: Any) -> None:  # noqa: ANN401
+    def __init__(self, *args: Any, reading: str = "text", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.reading = reading
 
@@ -164,7 +164,7 @@ def in_force_scores(query_vectors: np.ndarray, windows: dict[str, np.ndarray]) -
 
 
 def score_check(base: Mapping[str, list[Hit]], qv: np.ndarray, ids: list[str], amended: Mapping[str, Any],
-                encoder: Any, cache: Any, fits: Any, keep: int | None) -> dict[str, float]:  # noqa: ANN401
+                encoder: Any, cache: Any, fits: Any, keep: int | None) -> dict[str, float]:
     """The largest difference between the index's kNN score of an amended article's original and this study's
     scoring of the same original text (its start or windows, through the cache): the two readings are compared on
     one scale only if this is near 0 (HNSW's scores are exact for the articles it returns)."""
@@ -198,7 +198,7 @@ def knn_reading(base: list[Hit], extra: Mapping[str, float], reading: str, k: in
     return rank([Hit(d, s) for d, s in scores.items() if s >= 0], k)
 
 
-def main() -> None:  # noqa: PLR0915 - one study, read top to bottom
+def main() -> None:  # one study, read top to bottom
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dataset", default="../shared/data/greek-statutes", help="the stand-in (extended queries, qrels)")
     ap.add_argument("--cases", default=str(CASES))

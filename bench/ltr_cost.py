@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.dev_sets import dev_sets  # noqa: E402
-from nomos.opensearch.transport import make_transport  # noqa: E402
-from nomos.retrieval.registry import MethodOptions, make_retriever  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
+from bench.dev_sets import dev_sets
+from nomos.opensearch.transport import make_transport
+from nomos.retrieval.registry import MethodOptions, make_retriever
+from nomos.settings import Settings
 
 
 def p95(values: list[float]) -> float:

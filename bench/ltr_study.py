@@ -25,17 +25,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.dev_sets import SHOWN, dev_sets  # noqa: E402
-from nomos.eval.grouped_cv import grouped_folds, mean, objective  # noqa: E402
-from nomos.eval.metrics import evaluate  # noqa: E402
-from nomos.opensearch.transport import make_transport  # noqa: E402
-from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
-from nomos.retrieval.knn import index_has_vectors  # noqa: E402
-from nomos.retrieval.ltr.features import FEATURES, FeatureReader  # noqa: E402
-from nomos.retrieval.ltr.model import GRID, ROUNDS, query_key, train  # noqa: E402
-from nomos.retrieval.ltr.pools import bridge_lists, lists_of, order  # noqa: E402
-from nomos.retrieval.registry import MethodOptions, make_retriever  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
+from bench.dev_sets import SHOWN, dev_sets
+from nomos.eval.grouped_cv import grouped_folds, mean, objective
+from nomos.eval.metrics import evaluate
+from nomos.opensearch.transport import make_transport
+from nomos.retrieval.bm25 import BM25Retriever
+from nomos.retrieval.knn import index_has_vectors
+from nomos.retrieval.ltr.features import FEATURES, FeatureReader
+from nomos.retrieval.ltr.model import GRID, ROUNDS, query_key, train
+from nomos.retrieval.ltr.pools import bridge_lists, lists_of, order
+from nomos.retrieval.registry import MethodOptions, make_retriever
+from nomos.settings import Settings
 
 
 def commit() -> str:
@@ -122,11 +122,11 @@ def main() -> None:
     judged = {q: g for q, g in sets.groups.items() if q in sets.qrels}
     grid = {name: GRID[name] for name in args.grid.split(",")} if args.grid else {"given": (params, rounds)}
 
-    def fit(queries: list[str], setting: tuple[dict, int]):  # noqa: ANN202
+    def fit(queries: list[str], setting: tuple[dict, int]):
         return train([pools[q].matrix[:, keep] for q in queries], [labels[q] for q in queries],
                      feature_names=[names[i] for i in keep], params=setting[0], rounds=setting[1])
 
-    def ranked(model, queries) -> dict:  # noqa: ANN001
+    def ranked(model, queries) -> dict:
         return scored({q: order(pools[q].ids, model.score(pools[q].matrix[:, keep])) for q in sorted(queries)})
 
     def choose(train_q: list[str], rng: random.Random) -> str:

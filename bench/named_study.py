@@ -1,7 +1,7 @@
 """Find by name through the search path (nomos.stages.searching, as `cli.py search` and the portal call it):
 Precision@1 of generated citation forms of stand-in articles, and of every code title used as a query.
 
-Citation forms (nomos.legal.citation_forms, the generator the resolver's tests use): for a seeded sample of
+Citation forms (nomos.legal.text.citation_forms, the generator the resolver's tests use): for a seeded sample of
 articles of the Penal Code and of the laws and decrees, the ways a lawyer writes them («άρθρο 372 ΠΚ», «άρθρ. 372 Π.Κ.», «ΠΚ 372», «372 ΠΚ», Latin look-alike suffixes, «του άρθρου 372 του
 Ποινικού Κώδικα», «άρθρο 21 ν. 4624/2019», «ν. 4624/2019 άρθρο 21», «Ν.4624/2019 αρ. 21», «αρ. 21 του Ν.4624/2019»).
 Titles: every non-empty title of the codes (relevant: the code's articles with that title).
@@ -20,11 +20,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nomos.ingest.loader import load_dataset  # noqa: E402
-from nomos.legal.citation_forms import citation_forms  # noqa: E402
-from nomos.legal.citations import fold  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
-from nomos.stages.searching import Searcher, SearchRequest  # noqa: E402
+from nomos.ingest.loader import load_dataset
+from nomos.legal.text.citation_forms import citation_forms
+from nomos.legal.text.folding import fold
+from nomos.settings import Settings
+from nomos.stages.searching import Searcher, SearchRequest
 
 EDGE = " \t\n.,;:!?«»\"'()[]"
 

@@ -123,7 +123,7 @@ def page_body(bm25: BM25Retriever, query: str, k: int) -> dict[str, Any]:
     return score_ordered(bm25.faceted_body(query, k, _facet_aggs(15, law_names=False)), k)
 
 
-def local_node_pid(client: Any) -> int | None:  # noqa: ANN401
+def local_node_pid(client: Any) -> int | None:
     """The node's pid when it is a process on this machine (its /proc readable), else None."""
     try:
         pid = int(next(iter(client.nodes.info(metric="process")["nodes"].values()))["process"]["id"])
@@ -133,7 +133,7 @@ def local_node_pid(client: Any) -> int | None:  # noqa: ANN401
     return pid
 
 
-def node_cpu(client: Any) -> Callable[[], float] | None:  # noqa: ANN401
+def node_cpu(client: Any) -> Callable[[], float] | None:
     """The local node's CPU time in ms so far (from /proc), or None when the node is not a process here."""
     pid = local_node_pid(client)
     return None if pid is None else (lambda: cpu_ms(pid))

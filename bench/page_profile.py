@@ -45,16 +45,16 @@ class Recorder:
         transport.msearch = self.msearch  # type: ignore[method-assign]
         transport.mget = self.mget  # type: ignore[method-assign]
 
-    def search(self, index: str, body: Any, **kw: Any) -> Any:  # noqa: ANN401
+    def search(self, index: str, body: Any, **kw: Any) -> Any:
         self.calls.append(("search", index, dict(body)))
         return self._search(index, body, **kw)
 
-    def msearch(self, lines: Any, **kw: Any) -> Any:  # noqa: ANN401
+    def msearch(self, lines: Any, **kw: Any) -> Any:
         for header, body in zip(lines[::2], lines[1::2], strict=True):
             self.calls.append(("msearch", header.get("index", ""), dict(body)))
         return self._msearch(lines, **kw)
 
-    def mget(self, index: str, ids: Any, **kw: Any) -> Any:  # noqa: ANN401
+    def mget(self, index: str, ids: Any, **kw: Any) -> Any:
         self.calls.append(("mget", index, {"ids": list(ids)}))
         return self._mget(index, ids, **kw)
 
@@ -171,15 +171,15 @@ def _what(body: dict[str, Any]) -> str:
 def _transports(searcher: Searcher) -> list[Transport]:
     """Every Transport the searcher's retrievers and page helpers send through (built on first use)."""
     seen: dict[int, Transport] = {id(searcher.transport): searcher.transport}
-    for kept in searcher._shared.values():  # noqa: SLF001 - a bench looks inside
-        r = kept._value  # noqa: SLF001
+    for kept in searcher._shared.values():  # a bench looks inside
+        r = kept._value
         _collect(r, seen)
-    for r in getattr(searcher._local, "retrievers", {}).values():  # noqa: SLF001
+    for r in getattr(searcher._local, "retrievers", {}).values():
         _collect(r, seen)
     return list(seen.values())
 
 
-def _collect(obj: Any, seen: dict[int, Transport], depth: int = 0) -> None:  # noqa: ANN401
+def _collect(obj: Any, seen: dict[int, Transport], depth: int = 0) -> None:
     if obj is None or depth > 3:
         return
     if isinstance(obj, Transport):

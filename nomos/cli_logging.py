@@ -67,7 +67,7 @@ class _StderrHandler(logging.Handler):
         try:
             sys.stderr.write(self.format(record) + "\n")
             sys.stderr.flush()
-        except Exception:  # noqa: BLE001 - logging must never break the command
+        except Exception:  # logging must never break the command
             self.handleError(record)
 
 

@@ -28,7 +28,7 @@ def lazy_exports(package: str, modules: Mapping[str, tuple[str, ...]]
                 raise ValueError(f"{package}: {name} is exported from both {resolved[name]} and {module}")
             resolved[name] = package + module if module.startswith(".") else module
 
-    def __getattr__(name: str) -> Any:  # noqa: ANN401, N807 - whatever the named module holds
+    def __getattr__(name: str) -> Any:  # whatever the named module holds
         home = resolved.get(name)
         if home is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
@@ -36,7 +36,7 @@ def lazy_exports(package: str, modules: Mapping[str, tuple[str, ...]]
         setattr(sys.modules[package], name, value)
         return value
 
-    def __dir__() -> list[str]:  # noqa: N807
+    def __dir__() -> list[str]:
         return sorted(set(vars(sys.modules[package])) | set(resolved))
 
     return __getattr__, __dir__, sorted(resolved)

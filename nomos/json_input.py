@@ -41,7 +41,7 @@ def parse_json(text: str, where: str, error: Callable[[str, str], Exception] = l
         else:
             reason = str(exc)[:200]
         raise error(where, f"malformed JSON ({reason})") from None
-    except Exception as exc:  # noqa: BLE001 - anything else the parser raises is still this line's fault
+    except Exception as exc:  # anything else the parser raises is still this line's fault
         raise error(where, f"malformed JSON ({type(exc).__name__}: {str(exc)[:200]})") from None
 
 

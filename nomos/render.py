@@ -65,7 +65,7 @@ def search_document(query: str, method: str, k: int, index: str, hits: Sequence[
             "hits": [hit_record(i, h) for i, h in enumerate(hits, start=1)]}
 
 
-def jsonable(value: Any) -> Any:  # noqa: ANN401 - any JSON-shaped value
+def jsonable(value: Any) -> Any:  # any JSON-shaped value
     """Paths as strings and tuples as lists, recursively, so ``json.dumps`` takes the stages' results as they are."""
     if isinstance(value, Path):
         return str(value)
@@ -76,7 +76,7 @@ def jsonable(value: Any) -> Any:  # noqa: ANN401 - any JSON-shaped value
     return value
 
 
-def evaluation_document(outcome: Any, method: str, dataset: str, k: int, fusion_summary: str | None = None,  # noqa: ANN401
+def evaluation_document(outcome: Any, method: str, dataset: str, k: int, fusion_summary: str | None = None,
                         result_indices: Mapping[str, int] | None = None) -> dict[str, Any]:
     """The ``eval --json`` answer for one run: the mean metrics, the run's name and files, timing, and, when the
     method has them, LLM cost, ReAct rounds and the fusion diagnosis (``fusion_summary`` its one-paragraph reading).
@@ -103,7 +103,7 @@ def evaluation_document(outcome: Any, method: str, dataset: str, k: int, fusion_
     return jsonable(doc)
 
 
-def repeated_document(summary: Mapping[str, Any], outcomes: Iterable[Any]) -> dict[str, Any]:  # noqa: ANN401
+def repeated_document(summary: Mapping[str, Any], outcomes: Iterable[Any]) -> dict[str, Any]:
     """The ``eval --repeat N --json`` answer: each repetition's run and means, and the mean/std/min/max summary."""
     runs = [{"run": o.run_name, "metrics": o.evaluation.mean, "folder": o.paths["manifest"].parent} for o in outcomes]
     return jsonable({"summary": summary, "runs": runs})

@@ -62,7 +62,7 @@ def _default_node_root() -> Path:
     return Path.home() / ".local" / "share" / "nomos"
 
 
-def _env(*names: str) -> Any:  # noqa: ANN401 - pydantic's AliasChoices
+def _env(*names: str) -> Any:  # pydantic's AliasChoices
     """The variables a field is read from, first found wins (``Settings(field=…)`` still works by field name)."""
     return AliasChoices(*names)
 

@@ -274,7 +274,7 @@ def mini_folder(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def mini(mini_folder: Path):  # noqa: ANN201 - a nomos Dataset
+def mini(mini_folder: Path):  # a nomos Dataset
     """The mini corpus loaded as a dataset."""
     from nomos.ingest.beir import load_beir
 
@@ -282,7 +282,7 @@ def mini(mini_folder: Path):  # noqa: ANN201 - a nomos Dataset
 
 
 @pytest.fixture
-def server():  # noqa: ANN201 - a tests.llm_server.ScriptedLLM
+def server():  # a tests.llm_server.ScriptedLLM
     """A scripted OpenAI-protocol endpoint (tests/llm_server.py) for the test, stopped after it."""
     from tests.llm_server import ScriptedLLM
 

@@ -1,6 +1,6 @@
 """A small corpus with amended articles for the text-in-force tests (the portal page, the browser, search), its
 texts in force as the consolidation engine computes them (what ingest stores), and a way to store one of another
-shape: the contract's own document (:meth:`nomos.legal.in_force.InForce.to_doc`) and its searchable copy.
+shape: the contract's own document (:meth:`nomos.legal.inforce.result.InForce.to_doc`) and its searchable copy.
 
 PK::372 is amended by N_4855_2021::86 (its paragraph 1 replaced: «πέντε ετών» and «διάρρηξη» are only in the new
 wording): full. PK::374 by N_4855_2021::87, whose second instruction names a phrase paragraph 1 does not hold:
@@ -13,7 +13,7 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 
-from nomos.legal.in_force import InForce
+from nomos.legal.inforce.result import InForce
 
 PK = {"source": "PK", "law": "Ποινικός Κώδικας"}
 LAW_4855 = {"source": "N_4855_2021", "law": "Νόμος 4855/2021 Τροποποιήσεις του Ποινικού Κώδικα"}
@@ -48,7 +48,7 @@ def engine_in_force(articles: list[dict[str, Any]] = ARTICLES) -> dict[str, InFo
     computes it from the legal graph's amendment edges, read as ingest reads them."""
     from nomos.ingest.graph import CorpusReading
     from nomos.ingest.records import Article
-    from nomos.legal.consolidation import Amending, consolidate
+    from nomos.legal.inforce.engine import Amending, consolidate
     from nomos.retrieval.graph import AMENDMENT_KINDS
 
     arts = [Article(id=a["_id"], title=a["title"], text=a["text"], source=a["source"], law=a["law"]) for a in articles]

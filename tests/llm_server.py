@@ -237,7 +237,7 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:  # the client gave up (timeout test)
             pass
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+    def do_POST(self) -> None:  # http.server's naming
         length = int(self.headers.get("Content-Length", 0))
         payload = json.loads(self.rfile.read(length) or b"{}")
         if self.path == "/tokenize" and self.llm.tokenize:
@@ -346,7 +346,7 @@ def client(server: ScriptedLLM, tmp_path: Path | None = None, **kw: Any) -> LLMC
     return LLMClient(LLMConfig(**cfg))
 
 
-def chat(c: LLMClient, messages: Any = PLANNER, purpose: str = "planner") -> Reply:  # noqa: ANN401
+def chat(c: LLMClient, messages: Any = PLANNER, purpose: str = "planner") -> Reply:
     """One completion on a fresh event loop, the client's connections closed after it."""
     async def go() -> Reply:
         try:

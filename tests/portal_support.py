@@ -72,7 +72,7 @@ def free_port() -> int:
 
 
 @contextmanager
-def live_portal(app, timeout: float = 30.0) -> Iterator[str]:  # noqa: ANN001 - a FastAPI app
+def live_portal(app, timeout: float = 30.0) -> Iterator[str]:  # a FastAPI app
     """Serve ``app`` with uvicorn on a free loopback port in a thread; yields the base URL."""
     import uvicorn
 

@@ -1,4 +1,4 @@
-"""Legal areas and citations: the area table (nomos/legal/areas.json) and its rules, the loader's explicit
+"""Legal areas and citations: the area table (nomos/legal/text/areas.json) and its rules, the loader's explicit
 ``area`` field, the citation string on real stand-in articles; on a real node: re-indexing with areas, and the
 area facet and filter for kNN and hybrid (the BM25 side is in test_portal_api.py)."""
 
@@ -15,7 +15,7 @@ from nomos.ingest.beir import load_beir, parse_article
 from nomos.ingest.bulk import article_document, content_sha
 from nomos.ingest.indexer import build_index, versioned_name
 from nomos.ingest.records import Article, DatasetError
-from nomos.legal.areas import AREAS_FILE, area_of, areas, fold, label, load_table, resolve_area, short_name
+from nomos.legal.text.areas import AREAS_FILE, area_of, areas, fold, label, load_table, resolve_area, short_name
 from nomos.mappings import MappingError, articles_index_body
 from nomos.retrieval.articles import citation
 from nomos.stages.indexing import index_dataset

@@ -16,7 +16,7 @@ from nomos.vectors.windows import article_windows, paragraphs
 from tests.beir_files import ARTICLES, write_beir
 
 
-def fits(n: int):  # noqa: ANN201
+def fits(n: int):
     return lambda t: len(t.split()) <= n
 
 

@@ -50,7 +50,7 @@ def test_a_datasets_question_field_becomes_the_last_paragraph():
     assert Query("d", FACTS).case_text == FACTS  # no question field: the text as it is
 
 
-def words_fit(n: int):  # noqa: ANN201
+def words_fit(n: int):
     return lambda t: len(t.split()) <= n
 
 
@@ -119,7 +119,7 @@ class WordEncoder:
         words = text.split()
         return Prepared(" ".join(words[: self.n]), len(words) > self.n)
 
-    def embed(self, inputs, kind):  # noqa: ANN001, ANN201
+    def embed(self, inputs, kind):
         self.seen.extend(inputs)
         out = np.array([[t.count("α") + 0.01, t.count("β") + 0.01] for t in inputs], dtype=np.float32)
         return out / np.linalg.norm(out, axis=1, keepdims=True)
@@ -142,7 +142,7 @@ def test_a_dense_query_longer_than_the_window_loses_nothing_off_its_end():
     assert "short" not in notes  # read as written: nothing to say
 
 
-def _hits(ids):  # noqa: ANN001, ANN202
+def _hits(ids):
     return [Hit(d, float(len(ids) - i)) for i, d in enumerate(ids)]
 
 

@@ -1,4 +1,4 @@
-"""Greek citations read from text (nomos.legal.citations): the shapes of shared/docs/greek-citations.md, ids as
+"""Greek citations read from text (nomos.legal.text.citations): the shapes of shared/docs/greek-citations.md, ids as
 people type them, and generated citation forms over every stand-in article. No OpenSearch."""
 
 from __future__ import annotations
@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from nomos.legal.citation_forms import citation_forms
-from nomos.legal.citations import IdResolver, article_number, find_citations, fold, parse_citation
+from nomos.legal.text.citation_forms import citation_forms
+from nomos.legal.text.citations import find_citations, parse_citation
+from nomos.legal.text.folding import article_number, fold
+from nomos.legal.text.ids import IdResolver
 
 
 @pytest.mark.parametrize(("text", "ids"), [

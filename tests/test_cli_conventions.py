@@ -18,7 +18,7 @@ from nomos.ingest.topics import read_topics
 from tests.beir_files import QUERIES, write_beir
 
 
-def walk(cmd: click.Command, path: tuple[str, ...] = ()):  # noqa: ANN201 - yields (path, command)
+def walk(cmd: click.Command, path: tuple[str, ...] = ()):  # yields (path, command)
     yield path, cmd
     if isinstance(cmd, click.Group):
         for name, sub in cmd.commands.items():

@@ -27,7 +27,7 @@ def closed_port() -> int:
         return s.getsockname()[1]
 
 
-def clean(res) -> None:  # noqa: ANN001 - click's Result
+def clean(res) -> None:  # click's Result
     """A failure the user caused or met: status 1, one 'error:' message, no stack trace."""
     assert res.exit_code == 1, res.output
     assert "error: " in res.stderr and "Traceback" not in res.output, res.output

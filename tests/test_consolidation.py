@@ -1,4 +1,4 @@
-"""The consolidation engine (nomos/legal/consolidation.py and the readers under it) on sentences of the stand-in
+"""The consolidation engine (nomos/legal/inforce/engine.py and the readers under it) on sentences of the stand-in
 corpus: whole-article and paragraph new wordings, insertions of paragraphs, sentences and cases, repeals (single and
 listed), word replacements, deletions and insertions, and the instructions it must refuse rather than guess.
 
@@ -8,10 +8,10 @@ instruction names through those spans, and these tests pin the engine, not the e
 
 from __future__ import annotations
 
-from nomos.legal.amendment_reading import read_instructions
-from nomos.legal.article_parts import cases, paragraphs, read_heading, sentences
-from nomos.legal.consolidation import Amending, consolidate, focus, order_key
-from nomos.legal.in_force import InForce
+from nomos.legal.inforce.engine import Amending, consolidate, focus, order_key
+from nomos.legal.inforce.reading import read_instructions
+from nomos.legal.inforce.result import InForce
+from nomos.legal.text.article_parts import cases, paragraphs, read_heading, sentences
 
 PK_372 = ("1. Όποιος αφαιρεί ξένο (ολικά ή εν μέρει) κινητό πράγμα από την κατοχή άλλου με σκοπό να το ιδιοποιηθεί "
           "παράνομα, τιμωρείται με φυλάκιση έως τρία έτη ή χρηματική ποινή και αν το αντικείμενο της κλοπής είναι "

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from nomos.legal.article_parts import structural_tail
-from nomos.legal.consolidation import Amending, consolidate, original_in_force
-from nomos.legal.in_force import Passage
+from nomos.legal.inforce.engine import Amending, consolidate, original_in_force
+from nomos.legal.inforce.result import Passage
+from nomos.legal.text.article_parts import structural_tail
 
 TAILS = {
     "PK::110Α": "ΕΒΔΟΜΟ ΚΕΦΑΛΑΙΟ ΛΟΓΟΙ ΠΟΥ ΕΞΑΛΕΙΦΟΥΝ ΤΟ ΑΞΙΟΠΟΙΝΟ – ΠΑΡΑΓΡΑΦΗ ΠΟΙΝΩΝ Ι. ΠΑΡΑΓΡΑΦΗ ΕΓΚΛΗΜΑΤΩΝ",

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import pytest
 
-from nomos.legal.amendment_reading import CONTINUED_OUTSIDE, UNIT_NOT_READ, read_instructions
-from nomos.legal.consolidation import Amending, consolidate, original_in_force
-from nomos.legal.in_force import InForce, Passage
+from nomos.legal.inforce.engine import Amending, consolidate, original_in_force
+from nomos.legal.inforce.instructions import UNIT_NOT_READ
+from nomos.legal.inforce.reading import CONTINUED_OUTSIDE, read_instructions
+from nomos.legal.inforce.result import InForce, Passage
 
 PK_293 = ('άλλων κοινωφελών εγκαταστάσεων\n1. Όποιος παρεμποδίζει ή διαταράσσει σε μεγάλη έκταση ή για μεγάλο χρονικό '
           'διάστημα τη λειτουργία εγκατάστασης που εξυπηρετεί την παροχή στο κοινό:\nα) ταχυδρομικών υπηρεσιών,\nβ) '

@@ -91,7 +91,7 @@ def test_sigkill_during_index_then_rerun_is_complete_and_identical(fault_setting
     def run() -> None:
         try:
             outcome["report"] = index_dataset(settings, ds, on_progress=progress)
-        except Exception as exc:  # noqa: BLE001 - the test inspects whatever came out
+        except Exception as exc:  # the test inspects whatever came out
             outcome["error"] = exc
 
     worker = threading.Thread(target=run, daemon=True)
@@ -164,7 +164,7 @@ def test_node_restart_during_evaluation_and_portal_pages_is_waited_for(fault_set
     def run(method: str) -> None:
         try:
             outcome[method] = retrievers[method].search_many(queries, 10).hits
-        except Exception as exc:  # noqa: BLE001 - the test inspects whatever came out
+        except Exception as exc:  # the test inspects whatever came out
             outcome[method] = exc
 
     workers = [threading.Thread(target=run, args=(m,), daemon=True) for m in METHODS]

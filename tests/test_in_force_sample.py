@@ -18,7 +18,7 @@ import pytest
 
 from nomos.ingest.beir import load_beir
 from nomos.ingest.graph import CorpusReading
-from nomos.legal.consolidation import CONSOLIDATION_VERSION, Amending, consolidate
+from nomos.legal.inforce.engine import CONSOLIDATION_VERSION, Amending, consolidate
 
 SAMPLE = Path(__file__).resolve().parent / "fixtures" / "in_force" / "sample.jsonl"
 ITEMS = [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines() if line.strip()]

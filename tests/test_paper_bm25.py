@@ -1,4 +1,4 @@
-"""The paper's BM25 pipeline (bench/paper_bm25.py) on a tiny hand-made Greek corpus: no OpenSearch, no data files.
+"""The paper's BM25 pipeline (nomos/eval/paper_bm25.py) on a tiny hand-made Greek corpus: no OpenSearch, no data files.
 
 The benchmark compares the project's BM25 against this re-implementation, so a silent change in its tokenizer
 (accents kept, stop words scored, inflections not conflated) or in its tie order would make the comparison wrong
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.paper_bm25 import GREEK_STOPWORDS, PaperBM25, PaperTokenizer, article_text, strip_diacritics
+from nomos.eval.paper_bm25 import GREEK_STOPWORDS, PaperBM25, PaperTokenizer, article_text, strip_diacritics
 from nomos.ingest.records import Article
 
 
@@ -131,12 +131,12 @@ def test_bad_corpora_are_refused() -> None:
         PaperBM25(["a"], ["κλοπή", "απάτη"])
 
 
-# The benchmark script's pure helpers (no node needed): the table must never divide by zero or hide a missing
-# dataset behind a traceback.
+# The benchmark's table and script (no node needed): the table must never divide by zero or hide a missing dataset
+# behind a traceback. The script is run as a program, as people run it: the tests import no bench/ module.
 
 
 def test_ratio_prints_a_dash_for_a_zero_or_missing_denominator() -> None:
-    from bench.bm25_vs_paper import ratio
+    from nomos.eval.paper_bm25 import ratio
 
     assert ratio(130.0, 1.3, speed=True) == "100.0×"
     assert ratio(0.25, 0.125, speed=False) == "2.00"
@@ -145,7 +145,7 @@ def test_ratio_prints_a_dash_for_a_zero_or_missing_denominator() -> None:
 
 
 def test_overlap_is_the_mean_share_of_common_ids() -> None:
-    from bench.bm25_vs_paper import overlap
+    from nomos.eval.paper_bm25 import overlap
 
     a = {"q1": [("x", 3.0), ("y", 2.0)], "q2": [("z", 1.0)]}
     b = {"q1": [("y", 5.0), ("w", 1.0)], "q2": [("z", 2.0)]}
@@ -153,8 +153,14 @@ def test_overlap_is_the_mean_share_of_common_ids() -> None:
 
 
 def test_a_missing_dataset_exits_with_a_clear_message(tmp_path) -> None:
-    from bench.bm25_vs_paper import main
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
 
-    with pytest.raises(SystemExit) as exc:
-        main(["--dataset", str(tmp_path / "absent")])
-    assert "no dataset at" in str(exc.value.code) and "--dataset" in str(exc.value.code)
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, str(root / "bench" / "bm25_vs_paper.py"), "--dataset", str(tmp_path / "absent")],
+                          cwd=root, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(root)})  # this tree's nomos
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "no dataset at" in done.stderr and "--dataset" in done.stderr

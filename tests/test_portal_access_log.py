@@ -19,7 +19,7 @@ from tests.portal_support import free_port
 SECRET = "ο σύζυγός μου με απειλεί"
 
 
-def _served_log(settings: Settings, capfd) -> str:  # noqa: ANN001 - pytest's capfd
+def _served_log(settings: Settings, capfd) -> str:  # pytest's capfd
     app = FastAPI()
 
     @app.get("/search")

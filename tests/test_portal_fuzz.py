@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
 from schemathesis.generation import GenerationMode
 
-from nomos.legal.areas import areas
+from nomos.legal.text.areas import areas
 from nomos.portal import create_app
 from tests.portal_support import indexed_mini
 

@@ -1,5 +1,5 @@
 """The legal graph on the portal and in retrieval, against a real node: a small corpus whose references and
-amendments the ingest extractor reads (nomos/legal/references.py), then the article pages (links in the text,
+amendments the ingest extractor reads (nomos/legal/graph/references.py), then the article pages (links in the text,
 «Παραπέμπει σε», «Αναφέρεται από», «Τροποποιήσεις», the warning), a law's table of contents, the JSON API
 (/api/articles/{id}/graph, /api/laws/{source}) and amendment-aware ranking (--amendments) over BM25."""
 

@@ -96,7 +96,7 @@ def test_a_huge_request_header_is_a_431_not_read_whole():
         assert _get(port).startswith(b"HTTP/1.1 200")  # and serves the next reader
 
 
-def test_a_slow_or_silent_request_is_cut(capfd):  # noqa: ANN001 - uvicorn's own log handler writes to stderr
+def test_a_slow_or_silent_request_is_cut(capfd):  # uvicorn's own log handler writes to stderr
     with served(Quick, log_level="info") as port:
         started = time.monotonic()
         with _connect(port) as silent, _connect(port) as trickle:

@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from nomos.ingest.beir import load_beir
-from nomos.legal.in_force import Applied, InForce, Passage, Unapplied
+from nomos.legal.inforce.result import Applied, InForce, Passage, Unapplied
 from nomos.opensearch.client import make_client
 from nomos.portal import create_app
 from nomos.stages.indexing import index_dataset

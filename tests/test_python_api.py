@@ -67,6 +67,37 @@ def test_evaluate_takes_hits_or_pairs_alike() -> None:
         nomos.evaluate(pairs, {"q1": {"a": 0}})
 
 
+def test_evaluate_reads_ranx_order_and_a_metric_name() -> None:
+    """ranx's evaluate(qrels, run) gives the same numbers as ours, and one metric name is one metric, not its
+    letters; a ranx-style run (doc id -> score) ranks by score, ties by id."""
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1, "c": 1}}
+    pairs = {"q1": [("x", 2.0), ("a", 1.0)], "q2": [("c", 1.0)]}
+    ours = nomos.evaluate(pairs, qrels, metrics="recall@10")
+    assert list(ours.mean) == ["recall@10"] and ours.mean["recall@10"] == pytest.approx(0.75)
+    assert nomos.evaluate(qrels, pairs, "recall@10").mean == ours.mean
+    as_ranx = {q: {d: s for d, s in ranked} for q, ranked in pairs.items()}
+    assert nomos.evaluate(as_ranx, qrels, "recall@10").mean == ours.mean
+    assert nomos.evaluate(qrels, as_ranx, "recall@10").mean == ours.mean
+
+
+def test_evaluate_says_what_it_got() -> None:
+    qrels = {"q1": {"a": 1}}
+    with pytest.raises(nomos.ConfigError, match="run must map query ids to ranked hits, got str"):
+        nomos.evaluate("run.trec", qrels)
+    with pytest.raises(nomos.ConfigError, match="evaluate: .*") as caught:
+        nomos.evaluate({"q1": "a b c"}, qrels, "recall@10")
+    assert "query id -> str" in str(caught.value.hint)
+
+
+def test_api_errors_name_the_parameter_not_a_flag() -> None:
+    searcher = nomos.Searcher(url="http://127.0.0.1:9", index="nowhere", retry_seconds=0)
+    with pytest.raises(nomos.ConfigError, match=r"^k\b.* must be at least 1, got 0"):
+        searcher.search("κλοπή", k=0, method="bm25")
+    with pytest.raises(nomos.ConfigError, match="^analysis 'nope'"):
+        searcher.search("κλοπή", method="bm25", analysis="nope")
+    searcher.close()
+
+
 def test_load_dataset_names_the_missing_folder(tmp_path: Path) -> None:
     with pytest.raises(nomos.DataError, match=str(tmp_path / "absent")):
         nomos.load_dataset(tmp_path / "absent")
@@ -84,15 +115,15 @@ def test_the_readme_block_runs_as_written(os_settings: Settings, mini_folder: Pa
     monkeypatch.setenv("NOMOS_CACHE_DIR", str(os_settings.cache_dir))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code.replace(STAND_IN, str(mini_folder)), "README.md", "exec"), {})  # noqa: S102 - the README's own code
+        exec(compile(code.replace(STAND_IN, str(mini_folder)), "README.md", "exec"), {})  # the README's own code
     lines = out.getvalue().splitlines()
     assert lines[0] == "PK::372 Κλοπή"  # the theft article first for a theft query
-    means = eval(lines[-1], {})  # noqa: S307 - a dict of floats the block printed
+    means = eval(lines[-1], {})  # a dict of floats the block printed
     assert set(means) == {"recall@100", "ndcg@10"} and means["recall@100"] == pytest.approx(1.0)
 
 
 @pytest.mark.integration
-def test_batch_search_is_the_ranking_eval_scores(os_settings: Settings, mini) -> None:  # noqa: ANN001 - a Dataset
+def test_batch_search_is_the_ranking_eval_scores(os_settings: Settings, mini) -> None:  # a Dataset
     nomos.index_dataset(mini, vectors=False, settings=os_settings)
     with nomos.Searcher(settings=os_settings) as searcher:
         assert searcher.default_method() == "bm25"  # no vectors: BM25 is what None means

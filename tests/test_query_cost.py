@@ -99,9 +99,9 @@ def test_the_node_cuts_a_search_past_its_time_bound(shared_bm25_index):
         assert searches and all(p.get("cancel_after_time_interval") == "5000ms" for p in searches), sent
 
 
-def _recorder(send, sent: list):  # noqa: ANN001, ANN202 - a connection's perform_request
+def _recorder(send, sent: list):  # a connection's perform_request
     """A connection's ``perform_request`` that notes each URL and its parameters, then sends it to the node."""
-    def perform_request(method, url, params=None, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+    def perform_request(method, url, params=None, *args, **kwargs):
         sent.append((url, dict(params or {})))
         return send(method, url, params, *args, **kwargs)
 

@@ -9,13 +9,19 @@ fail the test."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
-from bench.amendment_warnings import picture
 from nomos.ingest.graph import CorpusReading
 from nomos.ingest.records import Article
-from nomos.legal.citations import IdResolver, find_citations
-from nomos.legal.references import extract_references
+from nomos.legal.graph.references import extract_references
+from nomos.legal.text.citations import find_citations
+from nomos.legal.text.ids import IdResolver
 
 OWN_ARTICLES = [f"{law}::{n}" for law in ("N_4772_2021", "N_4823_2021", "N_4782_2021", "N_4850_2021", "N_4765_2021",
                                           "N_4781_2021", "N_4811_2021", "N_4770_2021", "N_4070_2012", "N_4873_2021")
@@ -264,9 +270,10 @@ def test_a_repeal_of_an_article_as_it_was_does_not_land_on_its_new_text() -> Non
         [("N_4442_2016::109", "N_4442_2016::109", "repeals")]
 
 
-def test_ingest_reads_the_title_and_the_warning_picture_counts_it() -> None:
-    """The corpus reading passes each article's title to the extractor, and bench/amendment_warnings.py counts the
-    edges that land on a corpus article: none into the amending article's own law."""
+def test_ingest_reads_the_title_and_the_warning_picture_counts_it(tmp_path: Path) -> None:
+    """The corpus reading passes each article's title to the extractor, and bench/amendment_warnings.py (run as a
+    program, as people run it) counts the edges that land on a corpus article: none into the amending article's own
+    law but one repeal a law makes of its own article."""
     title = "Τροποποίηση του άρθρου 96 του ν. 4412/2016"
     text = "Οι παρ. 1 και 2 τροποποιούνται και το άρθρο 96 διαμορφώνεται ως εξής: «Άρθρο 96 …»"
     articles = [Article("N_4782_2021::38", title, text, "N_4782_2021"),
@@ -275,9 +282,16 @@ def test_ingest_reads_the_title_and_the_warning_picture_counts_it() -> None:
                 Article("N_4412_2016::97", "Χρόνος", "Το άρθρο 96 καταργείται.", "N_4412_2016")]
     reading = CorpusReading.of(articles)
     assert [(r.target, r.kind) for r in reading.references(articles[0])] == [("N_4412_2016::96", "amends")]
-    p, own = picture(articles, reading)
-    assert (p.landing, p.landing_own, p.warned, p.warned_by_own_only) == (2, 1, 1, 0)
-    assert [r.source for r in own] == ["N_4412_2016::97"]  # a law that repeals its own article: counted, to read
+    rows = [{"_id": a.id, "title": a.title, "text": a.text, "source": a.source} for a in articles]
+    (tmp_path / "corpus.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+                                           encoding="utf-8")
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run([sys.executable, str(root / "bench" / "amendment_warnings.py"), "--dataset", str(tmp_path),
+                           "--json"], cwd=root, capture_output=True, text=True, timeout=300, check=True,
+                          env={**os.environ, "PYTHONPATH": str(root)})  # this tree's nomos, as its usage line says
+    figures = json.loads(done.stdout)
+    assert (figures["landing"], figures["landing_own"], figures["warned"], figures["warned_by_own_only"]) == (2, 1, 1, 0)
+    assert figures["own_sources"] == [["N_4412_2016::97", 1]]  # a law that repeals its own article: counted, to read
 
 
 @pytest.mark.parametrize(("article_id", "text", "want"), [

@@ -1,4 +1,4 @@
-"""The legal graph's extractor (nomos/legal/references.py) on statute sentences of the shapes the stand-in
+"""The legal graph's extractor (nomos/legal/graph/references.py) on statute sentences of the shapes the stand-in
 corpus writes, and its edges stored at ingest: "cited by X" is one terms query against the real node."""
 
 from __future__ import annotations
@@ -12,8 +12,9 @@ from nomos.ingest.bulk import article_document, content_sha
 from nomos.ingest.graph import CorpusReading
 from nomos.ingest.indexer import existing_shas
 from nomos.ingest.records import Article
-from nomos.legal.citations import IdResolver
-from nomos.legal.references import REFERENCES_VERSION, Reference, extract_references, quoted_spans
+from nomos.legal.graph.edges import REFERENCES_VERSION, Reference
+from nomos.legal.graph.references import extract_references, quoted_spans
+from nomos.legal.text.ids import IdResolver
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import write_beir
 

@@ -166,7 +166,7 @@ def test_bad_options_are_config_errors_naming_the_option(tmp_path):
     with pytest.raises(ConfigError, match="bm25-prf does not support --analysis 'ntais'") as err:
         make_retriever(settings, "bm25-prf", client, MethodOptions(analysis="ntais"))
     assert "stemmed" in str(err.value) and "folded" in str(err.value)
-    with pytest.raises(ConfigError, match="--analysis 'nope' is not an analysis chain"):
+    with pytest.raises(ConfigError, match="^analysis 'nope' is not an analysis chain"):
         make_retriever(settings, "bm25", client, MethodOptions(analysis="nope"))
     missing = tmp_path / "no-model-here"
     with pytest.raises(ConfigError, match=f"no model folder at {missing}"):
@@ -175,5 +175,5 @@ def test_bad_options_are_config_errors_naming_the_option(tmp_path):
         make_retriever(settings, "bm25", client, MethodOptions(rerank="magic"))
     bm25 = make_retriever(settings, "bm25", client)
     for k in (0, -3):  # refused before anything is sent (nothing listens on port 9)
-        with pytest.raises(ConfigError, match=f"-k must be at least 1, got {k}"):
+        with pytest.raises(ConfigError, match=f"^k must be at least 1, got {k}"):
             bm25.search("κλοπή", k)

@@ -79,7 +79,7 @@ class _FakeDashboards(BaseHTTPRequestHandler):
     def log_message(self, *a):  # quiet
         pass
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         body = self.rfile.read(int(self.headers["Content-Length"]))
         ctype = self.headers.get("Content-Type", "")
         ok = (self.path == "/api/saved_objects/_import?overwrite=true" and self.headers.get("osd-xsrf") == "true"

@@ -26,7 +26,7 @@ NEW_WORDING = "διάρρηξη πέντε ετών"  # words only N_4855_2021::
 OLD_WORDING = "φυλάκιση έως τρία έτη"  # words of PK::372's original paragraph 1, gone from its text in force
 
 
-def indexed(cluster, folder, embedders=()):  # noqa: ANN001, ANN201 - fixtures' settings
+def indexed(cluster, folder, embedders=()):  # fixtures' settings
     alias = f"pytest-in-force-search-{uuid.uuid4().hex[:8]}"
     settings = cluster.with_overrides(index_alias=alias, runs_dir=folder / "runs", cache_dir=folder / "cache")
     index_dataset(settings, load_beir(write_beir(folder / "data", ARTICLES, [{"_id": "q1", "text": NEW_WORDING}],

@@ -136,7 +136,7 @@ def test_dense_methods_on_an_index_without_vectors_say_how_to_fix_it(shared_bm25
 def test_a_search_reads_the_querys_citations_once(dense, monkeypatch, query):
     """The whole-query citation reading (parse_citation) runs once per search, whether the query is a citation, a
     title or a case: the search reads the names once (NameReading) and hands the reading on."""
-    import nomos.legal.citations as citations
+    import nomos.legal.text.citations as citations
     import nomos.retrieval.direct as direct
     calls = []
 

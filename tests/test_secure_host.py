@@ -159,7 +159,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def portal_os_user(secure_node) -> Iterator[str]:  # noqa: ANN001
+def portal_os_user(secure_node) -> Iterator[str]:
     """A system user made by `server portal-user` for the secured node, removed afterwards with the node's
     secrets handed back to root alone (a dangling group id must not keep its way in)."""
     if os.geteuid() != 0:

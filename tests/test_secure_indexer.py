@@ -21,7 +21,7 @@ from tests.test_secure_node import env_for, settings_for
 pytestmark = [pytest.mark.integration, pytest.mark.slow]  # slow: the secured node of its own
 
 
-def run(node, user: str, *args: str):  # noqa: ANN001, ANN201 - a NodeConfig, a click Result
+def run(node, user: str, *args: str):  # a NodeConfig, a click Result
     return CliRunner().invoke(cli, ["-v", *args], env=env_for(node, user))
 
 

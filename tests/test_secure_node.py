@@ -26,19 +26,19 @@ from tests.conftest import SECURE_ALIAS
 pytestmark = [pytest.mark.integration, pytest.mark.slow]  # a node of its own, with the security plugin
 
 
-def env_for(node, user: str, **extra: str) -> dict[str, str]:  # noqa: ANN001 - NodeConfig
+def env_for(node, user: str, **extra: str) -> dict[str, str]:  # NodeConfig
     """The environment a person would set after `server start --secure` (as that command prints it)."""
     return {"OPENSEARCH_URL": node.url, "NOMOS_INDEX": SECURE_ALIAS, "NOMOS_OPENSEARCH_CA": str(cert_files(node).ca),
             "NOMOS_OPENSEARCH_USER": user, "NOMOS_OPENSEARCH_PASSWORD_FILE": str(password_file(node, user)),
             "NOMOS_RETRY_SECONDS": "0", **extra}
 
 
-def settings_for(node, user: str, **extra: str) -> Settings:  # noqa: ANN001
+def settings_for(node, user: str, **extra: str) -> Settings:
     return Settings.from_env(env_for(node, user, **extra))
 
 
 @pytest.fixture(scope="module")
-def indexed(secure_node, tmp_path_factory):  # noqa: ANN001, ANN201
+def indexed(secure_node, tmp_path_factory):
     """The mini corpus indexed by nomos_indexer through the command line (what `index` does on a secured cluster)."""
     folder = write_beir(tmp_path_factory.mktemp("beir") / "mini")
     res = CliRunner().invoke(cli, ["index", "--no-vectors", "--dataset", str(folder)], env=env_for(secure_node, INDEXER_USER))
@@ -173,7 +173,7 @@ def test_the_portal_runs_on_its_own_identity(secure_node, indexed):
 
 
 # ------------------------------------------------------------------ issue 47: each account does its job and no more
-def _refused(call) -> int:  # noqa: ANN001 - a callable that sends one request
+def _refused(call) -> int:  # a callable that sends one request
     """The status of the refusal ``call`` must meet (it failing to be refused fails the test)."""
     with pytest.raises(TransportError) as err:
         call()

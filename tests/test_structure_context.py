@@ -11,7 +11,7 @@ import pytest
 
 from nomos.ingest.records import Article
 from nomos.ingest.structure import context_counts, heading_lines, law_context, reading_order
-from nomos.legal.article_parts import structural_tail
+from nomos.legal.text.article_parts import structural_tail
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared/data/greek-statutes/corpus.jsonl"
 LAW = "ν. 1/2000 – Δοκιμαστικός νόμος"

@@ -92,7 +92,7 @@ def test_retrievers_take_a_transport_only_and_raise_typed_errors(os_settings, cl
         BM25Retriever(client, os_settings.index_alias)  # a bare client silently meant "no retries"
     with pytest.raises(TypeError, match="KnnRetriever takes a nomos Transport"):
         KnnRetriever(client, os_settings.index_alias, None)
-    with pytest.raises(ConfigError, match="-k must be at least 1"):
+    with pytest.raises(ConfigError, match="^k must be at least 1"):
         over_client.search(query, -3)
     gone = BM25Retriever(Transport(client), f"{os_settings.index_alias}-absent")
     with pytest.raises(IndexNotFound):

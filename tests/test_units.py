@@ -72,7 +72,7 @@ def test_stop_list_is_in_the_form_the_stop_filter_sees():
         assert not any(unicodedata.combining(c) for c in unicodedata.normalize("NFD", w)), w
     # Lucene's _greek_ words are all kept (the old chain's list), and so is the paper pipeline's list
     assert {"ο", "η", "και", "τησ", "ειμαι", "ισωσ", "τοτε", "εκεινουσ"} <= set(words)
-    from bench.paper_bm25 import GREEK_STOPWORDS, strip_diacritics
+    from nomos.eval.paper_bm25 import GREEK_STOPWORDS, strip_diacritics
 
     assert {strip_diacritics(w).lower().replace("ς", "σ") for w in GREEK_STOPWORDS} <= set(words)
 

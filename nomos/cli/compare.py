@@ -17,7 +17,7 @@ from nomos.settings import Settings
 RUNS_HELP = "RUN: a results folder, a run name under --runs-dir, or a TREC run file (.trec/.txt; scored with --dataset's qrels)."
 
 
-def _comparison(settings: Settings, runs: tuple[str, ...], kw: dict[str, Any]):  # noqa: ANN202
+def _comparison(settings: Settings, runs: tuple[str, ...], kw: dict[str, Any]):
     from nomos.eval.compare import compare
     from nomos.stages.reporting import comparison_inputs, dataset_of_runs
 

@@ -141,7 +141,7 @@ def _refuse_existing(parent: Path, run_name: str, named: bool = True) -> None:
                                f"{'' if named else ' or --run-name NAME to keep both'} (or --resume to continue an LLM run)")
 
 
-def _single(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:  # noqa: ANN401
+def _single(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:
     from nomos.cli.progress import progress
     from nomos.eval.fusion_diagnosis import fusion_summary
     from nomos.render import evaluation_document
@@ -167,7 +167,7 @@ def _single(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:  
         check_degradation(outcome)
 
 
-def _repeated(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:  # noqa: ANN401
+def _repeated(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:
     from nomos.cli.progress import progress
     from nomos.render import repeated_document
     from nomos.stages.evaluation import check_degradation, evaluate_repeated
@@ -192,7 +192,7 @@ def _repeated(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:
             check_degradation(o)
 
 
-def push(settings: Settings, folder: Path, data: Any, quiet: bool = False) -> dict[str, int]:  # noqa: ANN401
+def push(settings: Settings, folder: Path, data: Any, quiet: bool = False) -> dict[str, int]:
     """Write a results folder to the result indices; returns {index name: documents} (printed unless ``quiet``)."""
     from nomos.opensearch.results_store import index_name
     from nomos.stages.reporting import store_results

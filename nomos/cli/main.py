@@ -47,7 +47,7 @@ class NomosGroup(click.Group):
             _take_global_options(cmd)
         super().add_command(cmd, name)
 
-    def invoke(self, ctx: click.Context) -> Any:  # noqa: ANN401 - whatever the command returns
+    def invoke(self, ctx: click.Context) -> Any:  # whatever the command returns
         if ctx.parent is not None:
             return super().invoke(ctx)
         try:
@@ -63,7 +63,7 @@ class NomosGroup(click.Group):
             ctx.exit(1)
 
 
-def _access_denied(exc: Exception, settings: Any) -> NomosError | None:  # noqa: ANN401 - Settings or None
+def _access_denied(exc: Exception, settings: Any) -> NomosError | None:  # Settings or None
     """A write the cluster refused for who sent it (401/403, an untrusted certificate), outside the transport (bulk
     loads, index creation): the same clear error as a refused search, instead of opensearch-py's traceback."""
     if not type(exc).__module__.startswith("opensearchpy"):
@@ -85,7 +85,7 @@ def _take_global_options(cmd: click.Command) -> None:
         return
 
     @functools.wraps(inner)
-    def callback(**kw: Any) -> Any:  # noqa: ANN401
+    def callback(**kw: Any) -> Any:
         apply_globals(click.get_current_context(), **{n: kw.pop(n) for n in names})
         return inner(**kw)
 

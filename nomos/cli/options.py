@@ -39,7 +39,7 @@ def stack(*options: F) -> F:
 
 
 # ------------------------------------------------------------------------------------------ global options
-def GLOBAL_OPTIONS() -> list[click.Option]:  # noqa: N802 - a factory of fresh Option objects, one set per command
+def GLOBAL_OPTIONS() -> list[click.Option]:  # a factory of fresh Option objects, one set per command
     """The options of the root group, which every leaf command also accepts after its verb."""
     return [
         click.Option(["-v", "--verbose", "g_verbose"], count=True,
@@ -111,7 +111,7 @@ def emit_json(document: object) -> None:
     click.echo(json.dumps(document, ensure_ascii=False, indent=2, default=str))
 
 
-def load(settings: Settings, dataset: str, corpus_file: str):  # noqa: ANN201 - Dataset, imported lazily
+def load(settings: Settings, dataset: str, corpus_file: str):  # Dataset, imported lazily
     from nomos.ingest.loader import load_dataset
 
     return load_dataset(dataset, corpus_file=corpus_file, cache_dir=settings.cache_dir,
@@ -200,7 +200,7 @@ _METHOD_KEYS = ("analysis", "no_stem", "embedder", "exact", "ef_search", "fusion
                 "amendments", "question_weight", "question_boost")
 
 
-def method_options_from(kw: dict[str, Any]):  # noqa: ANN201 - MethodOptions, imported lazily
+def method_options_from(kw: dict[str, Any]):  # MethodOptions, imported lazily
     """The MethodOptions of the analysis and method options (taken out of ``kw``)."""
     from nomos.retrieval.fusion import FusionConfig
     from nomos.retrieval.registry import MethodOptions

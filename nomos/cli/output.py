@@ -16,7 +16,7 @@ def _emphasis(text: str) -> str:
     return click.style(text, bold=True, fg="yellow")
 
 
-def print_index_report(report: Any) -> None:  # noqa: ANN401 - stages.indexing's report
+def print_index_report(report: Any) -> None:  # stages.indexing's report
     click.echo(f"{report.alias} -> {report.index}: {report.documents} documents "
                f"({'created' if report.created else 'resumed'}, {report.seconds:.1f}s)")
     b = getattr(report, "bridge", None)
@@ -74,7 +74,7 @@ def print_reading(reading: dict[str, Any]) -> None:
                    + (f", mixed with the question embedded on its own (weight {weight:g})" if weight else ""))
 
 
-def print_evaluation(outcome: Any, diagnosis: str | None) -> None:  # noqa: ANN401 - stages.evaluation.EvalOutcome
+def print_evaluation(outcome: Any, diagnosis: str | None) -> None:  # stages.evaluation.EvalOutcome
     """One run's metrics table, then (when the method has them) ReAct rounds, LLM cost and the fusion diagnosis."""
     from nomos.eval.results import format_table
 
@@ -139,7 +139,7 @@ def print_tune(out: Mapping[str, Any], metric: str, folds: int, seed: int) -> No
     click.echo(f"written: {out['path']}")
 
 
-def print_llm_status(st: Any) -> None:  # noqa: ANN401 - localllm's status
+def print_llm_status(st: Any) -> None:  # localllm's status
     if not st.running:
         click.echo(f"local LLM server: not running (port {st.base_url.rsplit(':', 1)[1].split('/')[0]})")
         return

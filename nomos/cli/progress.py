@@ -23,10 +23,10 @@ from nomos.stages.search_types import duration_text
 class Bar(Protocol):
     """What the stages are handed: tqdm's bar, :class:`PlainProgress` or nothing at all, alike."""
 
-    def update(self, n: int = 1) -> object: ...
+    def update(self, n: int = 1) -> None: ...
     def close(self) -> None: ...
     def __enter__(self) -> Bar: ...
-    def __exit__(self, *exc: object) -> object: ...
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None: ...
 
 
 class PlainProgress:
@@ -102,5 +102,5 @@ def progress(total: int, desc: str, unit: str, every_s: float = 30.0, *, disable
     if sys.stderr.isatty():
         from tqdm import tqdm
 
-        return tqdm(total=total, unit=unit, desc=desc)  # type: ignore[return-value]  # tqdm is a Bar, untyped
+        return tqdm(total=total, unit=unit, desc=desc)  # tqdm is a Bar (untyped: mypy reads it as Any)
     return PlainProgress(total, desc, unit, every_s)

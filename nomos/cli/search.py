@@ -63,6 +63,7 @@ def search_cmd(settings: Settings, words: tuple[str, ...], k: int, method: str |
 
             method = default_method(settings)
             log.info("method %s: the best this index serves", method)
+        assert output is not None  # --topics without --output is refused above
         _batch(settings, topics, output, method, k, options, run_tag)
         return
     page = run_query(settings, query, method, k, options)  # type: ignore[arg-type]
@@ -89,21 +90,21 @@ def search_cmd(settings: Settings, words: tuple[str, ...], k: int, method: str |
         print_reading(reading)
 
 
-def explain_query(settings: Settings, query: str, method: str, options: Any) -> dict[str, Any]:  # noqa: ANN401
+def explain_query(settings: Settings, query: str, method: str, options: Any) -> dict[str, Any]:
     """How ``method`` read ``query`` (the search stage's own retriever, so the answer is the ranking's)."""
     from nomos.stages.searching import Searcher
 
     return Searcher(settings).reading(query, method, options)
 
 
-def run_query(settings: Settings, query: str, method: str | None, k: int, options: Any) -> Any:  # noqa: ANN401
+def run_query(settings: Settings, query: str, method: str | None, k: int, options: Any) -> Any:
     """The one call into the search stage, the path the portal's pages take (``method`` None: the index's best)."""
     from nomos.stages.searching import SearchRequest, search_page
 
     return search_page(settings, SearchRequest(query, method, k, options=options, facets=False))
 
 
-def _batch(settings: Settings, topics: Path, output: Path, method: str, k: int, options: Any, tag: str | None) -> None:  # noqa: ANN401
+def _batch(settings: Settings, topics: Path, output: Path, method: str, k: int, options: Any, tag: str | None) -> None:
     from nomos.cli.progress import progress
     from nomos.errors import ConfigError
     from nomos.ingest.topics import read_topics

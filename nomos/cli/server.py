@@ -18,7 +18,7 @@ def server() -> None:
     """The project's own local OpenSearch node (not used when OPENSEARCH_URL is set)."""
 
 
-def _node_or_exit(settings: Settings, secure: bool | None = None):  # noqa: ANN202 - NodeConfig import is lazy
+def _node_or_exit(settings: Settings, secure: bool | None = None):  # NodeConfig import is lazy
     """The local node's config; ``secure`` None: as asked (NOMOS_SECURE) or as the node was last started."""
     from nomos.opensearch.node import NodeConfig
     from nomos.opensearch.node_config import started_secure
@@ -52,7 +52,7 @@ secure_option = click.option("--secure", is_flag=True, default=False,
                                   "are generated once (env NOMOS_SECURE).")
 
 
-def _print_access(cfg) -> None:  # noqa: ANN001 - NodeConfig
+def _print_access(cfg) -> None:  # NodeConfig
     """How the command line and the portal reach a secured node: the CA, each user's password file."""
     from nomos.opensearch.node_security import INDEXER_USER, PORTAL_USER, cert_files, password_file
 

@@ -25,8 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from nomos.json_input import parse_json
-from nomos.legal.citations import IdResolver, fold, parse_citation
-from nomos.legal.reference_vocabulary import ORDINAL, ordinal_value
+from nomos.legal.graph.vocabulary import ORDINAL, ordinal_value
+from nomos.legal.text.citations import parse_citation
+from nomos.legal.text.folding import fold
+from nomos.legal.text.ids import IdResolver
 
 YES, NO = "yes", "no"
 
@@ -77,7 +79,7 @@ def _numbered(written: str) -> str:
     folded = fold(written)
     m = ORDINAL.search(folded)
     number = ordinal_value(m["ord"]) if m else None
-    return written if number is None else f"άρθρο {number} {folded[m.end():].strip()}"
+    return written if m is None or number is None else f"άρθρο {number} {folded[m.end():].strip()}"
 
 
 @dataclass

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from nomos.legal.references import Reference
+from nomos.legal.graph.edges import Reference
 
 
 @dataclass

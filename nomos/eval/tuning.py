@@ -68,7 +68,7 @@ def cross_validate(
     params = sorted(scores)
     queries = sorted(next(iter(scores.values())))
     held_out: dict[str, float] = {}
-    fold_rows = []
+    fold_rows: list[dict[str, Any]] = []
     for i, test in enumerate(folds(queries, k, seed)):
         train = [q for q in queries if q not in set(test)]
         chosen, train_score = best(params, scores, train)
@@ -78,7 +78,7 @@ def cross_validate(
         fold_rows.append({"fold": i + 1, "k1": chosen[0], "b": chosen[1], "train": train_score, "test": test_score,
                           "test_queries": test})
     oracle, oracle_score = best(params, scores, queries)
-    d_score = float(np.mean([scores[default][q] for q in queries])) if default in scores else None
+    d_score = float(np.mean([scores[default][q] for q in queries])) if default is not None and default in scores else None
     return TuneResult(metric, params, fold_rows, float(np.mean(list(held_out.values()))),
                       float(np.std([f["test"] for f in fold_rows])), oracle, oracle_score,
                       default if default in scores else None, d_score)

@@ -4,7 +4,7 @@ A lay query rarely shares words with the statute it needs («μου πήραν �
 πράγμα … με σκοπό να το ιδιοποιηθεί παράνομα»), but the articles that cite PK::372 say in other words what it is
 about («όποιος τελεί κλοπή … σε βάρος …», «οι πράξεις των άρθρων 372 και 375 …», the citing article's title). Web
 search learned long ago that the words around a link describe its target better than the target describes itself;
-the legal graph (:mod:`nomos.legal.references`) gives those links here. For every article this module gathers:
+the legal graph (:mod:`nomos.legal.graph.references`) gives those links here. For every article this module gathers:
 
 * each citing sentence (the clause around the reference, at most :data:`CLAUSE_WORDS` words each side), with the
   citation itself and any quoted new wording («…») taken out, since the quote is the amended text itself (the text
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from nomos.ingest.graph import CorpusReading
 from nomos.ingest.records import Article
-from nomos.legal.article_parts import quote_spans, sentences
+from nomos.legal.text.article_parts import quote_spans, sentences
 
 CLAUSE_WORDS = 30  # words kept on each side of the citation inside its sentence
 MAX_RUN = 3  # a span that resolves to more articles than this is a run («τα άρθρα 16 έως 29»): no anchor

@@ -13,7 +13,7 @@ from typing import Iterator
 from nomos.ingest.records import Article, Dataset, DatasetError, Qrels, Query
 from nomos.ingest.validate import check_id, check_references, check_text, check_unique, json_type
 from nomos.json_input import parse_json
-from nomos.legal.areas import areas, resolve_area
+from nomos.legal.text.areas import areas, resolve_area
 
 CORPUS = "corpus.jsonl"
 QUERIES = "queries.jsonl"
@@ -82,7 +82,7 @@ def parse_article(obj: dict, where: str, max_bytes: int | None = DEFAULT_MAX_ART
     given = _text_field(obj, "area", where, required=False)
     area = resolve_area(given) if given.strip() else ""
     if area is None:
-        raise DatasetError(where, f"field 'area' of {doc_id!r} is {given!r}, not a legal area of nomos/legal/areas.json "
+        raise DatasetError(where, f"field 'area' of {doc_id!r} is {given!r}, not a legal area of nomos/legal/text/areas.json "
                                   f"(one of {', '.join(areas())})")
     return Article(
         id=doc_id,

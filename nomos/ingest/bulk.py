@@ -2,7 +2,7 @@
 
 Using the article id as ``_id`` makes loading idempotent: a re-run or a resumed run overwrites, never duplicates.
 Each document carries its legal-graph edges (``cites``, ``amends``, ``references``, ``references_version``), read
-from its text at load time against the ids of the whole corpus (:mod:`nomos.legal.references`), and, where corpus
+from its text at load time against the ids of the whole corpus (:mod:`nomos.legal.graph.references`), and, where corpus
 articles amend it, its text in force beside the original (``in_force``, ``in_force_text``, ``in_force_version``:
 :mod:`nomos.ingest.in_force`).
 """
@@ -18,11 +18,11 @@ from opensearchpy import OpenSearch, helpers
 from nomos.errors import ClusterError
 from nomos.ingest.bridge import NO_BRIDGE, Bridge
 from nomos.ingest.graph import CorpusReading, own_source
-from nomos.ingest.in_force import in_force_fields, in_force_key
+from nomos.ingest.in_force import CorpusInForce, in_force_fields, in_force_key
 from nomos.ingest.records import Article
-from nomos.legal.lemmas import VERSION as LEMMAS_VERSION
-from nomos.legal.lemmas import lemma_text
-from nomos.legal.references import REFERENCES_VERSION, edge_fields
+from nomos.legal.graph.edges import REFERENCES_VERSION, edge_fields
+from nomos.legal.text.lemmas import VERSION as LEMMAS_VERSION
+from nomos.legal.text.lemmas import lemma_text
 
 
 @dataclass(frozen=True)
@@ -65,12 +65,14 @@ def content_sha(article: Article, reference_source: str | None = None, in_force:
     return h.hexdigest()
 
 
-def article_document(article: Article, reading: CorpusReading | None = None, bridge: Bridge = NO_BRIDGE) -> dict[str, Any]:
+def article_document(article: Article, reading: CorpusReading | None = None, bridge: Bridge = NO_BRIDGE,
+                     in_force_of: CorpusInForce | None = None) -> dict[str, Any]:
     """The ``_source`` of an article document (``content`` is filled by ``copy_to``), with its graph edges read
-    by ``reading`` (the whole corpus's; None: the article alone, so only unresolved edges) and its anchors and
-    headings from ``bridge`` (the whole corpus's; none by default)."""
+    by ``reading`` (the whole corpus's; None: the article alone, so only unresolved edges), its anchors and
+    headings from ``bridge`` (the whole corpus's; none by default) and its text in force from ``in_force_of`` (the
+    whole corpus's, computed once; None: computed here over the corpus ``reading`` read)."""
     reading = reading or CorpusReading.of([article])
-    in_force = reading.in_force(article)
+    in_force = (in_force_of or CorpusInForce.of(reading.articles, reading)).get(article)
     in_force_part = in_force_fields(in_force)
     return {
         "article_id": article.id,
@@ -85,17 +87,19 @@ def article_document(article: Article, reading: CorpusReading | None = None, bri
         **edge_fields(reading.references(article)),
         **in_force_part,
         **bridge.fields(article),
-        # the words' dictionary forms, as BM25's lemma clause reads them (nomos.legal.lemmas), over what `content`
+        # the words' dictionary forms, as BM25's lemma clause reads them (nomos.legal.text.lemmas), over what `content`
         # holds: the title, the text and the text in force
         "lemmas": lemma_text(" ".join((article.title, article.text, str(in_force_part.get("in_force_text", ""))))),
     }
 
 
 def bulk_actions(articles: Iterable[Article], index: str, reading: CorpusReading,
-                 bridge: Bridge = NO_BRIDGE) -> Iterator[dict[str, object]]:
+                 bridge: Bridge = NO_BRIDGE, in_force_of: CorpusInForce | None = None) -> Iterator[dict[str, object]]:
     """Index actions (not ``create``): overwriting by id is what makes re-runs safe."""
+    in_force_of = in_force_of or CorpusInForce.of(reading.articles, reading)
     for a in articles:
-        yield {"_op_type": "index", "_index": index, "_id": a.id, "_source": article_document(a, reading, bridge)}
+        yield {"_op_type": "index", "_index": index, "_id": a.id,
+               "_source": article_document(a, reading, bridge, in_force_of)}
 
 
 def item_failure(item: dict) -> BulkFailure:
@@ -123,16 +127,18 @@ def load_articles(
     on_progress: Callable[[int], None] | None = None,
     reading: CorpusReading | None = None,
     bridge: Bridge = NO_BRIDGE,
+    in_force_of: CorpusInForce | None = None,
 ) -> int:
     """Bulk-index articles; raises :class:`BulkError` naming every refused article. Returns the count sent.
 
     ``reading`` reads the edges: the whole corpus's (a resumed load sends only some articles, but they cite all of
-    them, and a chapter's host law is read off its neighbours); None: that of ``articles``."""
+    them, and a chapter's host law is read off its neighbours); None: that of ``articles``. ``in_force_of``: the
+    texts in force, the whole corpus's likewise; None: over the corpus ``reading`` read."""
     failures: list[BulkFailure] = []
     reading = reading or CorpusReading.of(articles)
     for ok, item in helpers.streaming_bulk(
         client,
-        bulk_actions(articles, index, reading, bridge),
+        bulk_actions(articles, index, reading, bridge, in_force_of),
         chunk_size=chunk_size,
         max_chunk_bytes=20 * 1024 * 1024,
         raise_on_error=False,

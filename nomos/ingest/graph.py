@@ -8,19 +8,15 @@ benchmarks, with no node: the index holds exactly what the extractor gives for t
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from nomos.ingest.records import Article
-from nomos.legal.citations import IdResolver
-from nomos.legal.insertions import inserted_runs
-from nomos.legal.references import Reference, extract_references
-
-if TYPE_CHECKING:
-    from nomos.legal.consolidation import Consolidation
+from nomos.legal.graph.edges import Reference
+from nomos.legal.graph.insertions import inserted_runs
+from nomos.legal.graph.references import extract_references
+from nomos.legal.text.ids import IdResolver
 
 
 def own_source(article: Article) -> str:
@@ -35,14 +31,14 @@ class CorpusReading:
 
     That law is the article's own, except for the articles that are a chapter another law inserts («Μετά από το
     άρθρο 108 του ν. 4442/2016 προστίθεται Κεφάλαιο ΙΘ’ ως εξής: «…», split by the corpus into articles of the
-    amending law, :mod:`nomos.legal.insertions`): theirs is the host law's, and the host law's number for each
+    amending law, :mod:`nomos.legal.graph.insertions`): theirs is the host law's, and the host law's number for each
     (``N_4442_2016::111``) resolves to the corpus article that holds its text (``N_4796_2021::111``). Both depend on
     neighbouring articles, so a resumed load builds this over the whole corpus too."""
 
     resolver: IdResolver
     sources: Mapping[str, str]
-    # the corpus itself (for the text in force, which needs every article's edges) and what was read already:
-    # each article's references, read once for ingest and the text in force alike
+    # the corpus read (the text in force, :class:`nomos.ingest.in_force.CorpusInForce`, is computed over it) and
+    # what was read already: each article's references, read once for ingest and the text in force alike
     articles: tuple[Article, ...] = ()
     _read: dict[tuple[str, str, str, str], list[Reference]] = field(default_factory=dict, compare=False, repr=False)
 
@@ -62,30 +58,6 @@ class CorpusReading:
             self._read[key] = extract_references(article.id, article.text, self.resolver, self.source(article),
                                                  article.title)
         return list(self._read[key])
-
-    def in_force(self, article: Article) -> Consolidation | None:
-        """The text in force of ``article`` when corpus articles amend it (:mod:`nomos.ingest.in_force`), else None.
-        The whole corpus's is computed the first time one is asked for."""
-        result = self._in_force_table.get(article.id)
-        # an article passed in with other words than the corpus's has no text in force of the corpus's
-        return result if result is not None and self._same(article) else None
-
-    @functools.cached_property
-    def _in_force_table(self) -> Mapping[str, Consolidation]:
-        from nomos.ingest.in_force import corpus_in_force  # it reads the corpus through this class
-
-        return corpus_in_force(self.articles, self)
-
-    @functools.cached_property
-    def _by_id(self) -> Mapping[str, list[Article]]:
-        index: dict[str, list[Article]] = {}
-        for a in self.articles:
-            index.setdefault(a.id, []).append(a)
-        return index
-
-    def _same(self, article: Article) -> bool:
-        return any(a is article or (a.id == article.id and a.text == article.text)
-                   for a in self._by_id.get(article.id, ()))
 
 
 def corpus_references(articles: Sequence[Article], reading: CorpusReading | None = None) -> Iterator[Reference]:

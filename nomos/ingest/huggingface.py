@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 from nomos.ingest.beir import parse_article, parse_query
 from nomos.ingest.records import Dataset, DatasetError, Qrels
 from nomos.ingest.validate import check_references, check_unique
-from nomos.legal.areas import resolve_area
+from nomos.legal.text.areas import resolve_area
 
 log = logging.getLogger(__name__)
 
@@ -206,7 +206,7 @@ def load_greekbar(repo: str = GREEKBAR_REPO, revision: str = GREEKBAR_REVISION, 
             areas = _areas(repo, revision, cache_dir)
     except DatasetError:
         raise
-    except Exception as exc:  # noqa: BLE001 - the Hub client raises many types (ConnectionError, HfHubHTTPError, OSError…)
+    except Exception as exc:  # the Hub client raises many types (ConnectionError, HfHubHTTPError, OSError…)
         if why:
             raise DatasetError(f"hf:{repo}@{revision}", NO_NETWORK.format(why=why, repo=repo, rev=revision)) from None
         err = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
@@ -219,7 +219,7 @@ def _areas(repo: str, revision: str, cache_dir: str | None) -> dict[str, str]:
     it) the queries keep no area and the report's area breakdown falls back to their ids."""
     try:
         return query_areas(_split(repo, AREAS_SUBSET, revision, cache_dir))
-    except Exception as exc:  # noqa: BLE001 - the Hub client raises many types; areas are optional
+    except Exception as exc:  # the Hub client raises many types; areas are optional
         log.warning("no legal areas for the queries: %s%s could not be read (%s)", repo, f"/{AREAS_SUBSET}",
                     type(exc).__name__)
         return {}

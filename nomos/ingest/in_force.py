@@ -1,7 +1,7 @@
 """The text in force of every corpus article that corpus articles amend, read once over the whole corpus.
 
 Which articles amend which is the legal graph's (the amendment-kind edges of :class:`~nomos.ingest.graph.CorpusReading`,
-resolved to corpus articles); what they do to it is the consolidation engine's (:mod:`nomos.legal.consolidation`),
+resolved to corpus articles); what they do to it is the consolidation engine's (:mod:`nomos.legal.inforce.engine`),
 which reads each amending article's instructions once however many articles it amends. Ingest stores the result
 beside the original text (``in_force``, ``in_force_text``; the original ``text`` stays what it is), ``graph
 export`` writes it, and the benchmark counts it (bench/in_force.py): all three through :func:`corpus_in_force`, so
@@ -10,18 +10,19 @@ they agree.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
+from nomos.ingest.graph import CorpusReading
 from nomos.ingest.records import Article
-from nomos.legal.amendment_reading import Instruction, read_instructions
-from nomos.legal.consolidation import AMENDMENT_KINDS, CONSOLIDATION_VERSION, Amending, Consolidation, consolidate
-
-if TYPE_CHECKING:  # the reading imports this module when first asked for the text in force
-    from nomos.ingest.graph import CorpusReading
+from nomos.legal.inforce.engine import AMENDMENT_KINDS, CONSOLIDATION_VERSION, Amending, Consolidation, consolidate
+from nomos.legal.inforce.instructions import Instruction
+from nomos.legal.inforce.reading import read_instructions
 
 
 def amended_by(articles: Iterable[Article], reading: CorpusReading) -> dict[str, list[str]]:
@@ -56,6 +57,41 @@ def corpus_in_force(articles: Sequence[Article], reading: CorpusReading) -> dict
         if result.in_force.amendments:
             out[target] = result
     return out
+
+
+@dataclass(frozen=True)
+class CorpusInForce:
+    """The text in force of a corpus's amended articles, as ingest stores it: computed over the whole corpus (with
+    its :class:`~nomos.ingest.graph.CorpusReading`, whose edges say which articles amend which) the first time one
+    is asked for, then kept. Ingest owns it rather than the reading, which the text in force itself reads through."""
+
+    articles: tuple[Article, ...]
+    reading: CorpusReading
+
+    @classmethod
+    def of(cls, articles: Sequence[Article], reading: CorpusReading | None = None) -> CorpusInForce:
+        return cls(tuple(articles), reading or CorpusReading.of(articles))
+
+    def get(self, article: Article) -> Consolidation | None:
+        """The text in force of ``article`` when corpus articles amend it, else None."""
+        result = self._table.get(article.id)
+        # an article passed in with other words than the corpus's has no text in force of the corpus's
+        return result if result is not None and self._same(article) else None
+
+    @functools.cached_property
+    def _table(self) -> Mapping[str, Consolidation]:
+        return corpus_in_force(self.articles, self.reading)
+
+    @functools.cached_property
+    def _by_id(self) -> Mapping[str, list[Article]]:
+        index: dict[str, list[Article]] = {}
+        for a in self.articles:
+            index.setdefault(a.id, []).append(a)
+        return index
+
+    def _same(self, article: Article) -> bool:
+        return any(a is article or (a.id == article.id and a.text == article.text)
+                   for a in self._by_id.get(article.id, ()))
 
 
 def in_force_fields(result: Consolidation | None) -> dict[str, Any]:

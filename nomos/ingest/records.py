@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from nomos.errors import DataError
-from nomos.legal.areas import area_of
+from nomos.legal.text.areas import area_of
 
 
 class DatasetError(DataError):
@@ -22,7 +22,7 @@ class DatasetError(DataError):
 class Article:
     """One statutory article; ``id`` follows the benchmark's ``SOURCE::ARTICLE`` convention.
 
-    ``area`` is a key of ``nomos/legal/areas.json``: the corpus's own when it gives one (the loader resolves and
+    ``area`` is a key of ``nomos/legal/text/areas.json``: the corpus's own when it gives one (the loader resolves and
     checks it), else filled here from the table by source and law title, so every article carries one."""
 
     id: str

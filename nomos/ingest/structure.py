@@ -13,8 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 from nomos.ingest.records import Article
-from nomos.legal.article_parts import structural_tail
-from nomos.legal.citations import fold
+from nomos.legal.text.article_parts import structural_tail
+from nomos.legal.text.folding import fold
 
 SEPARATOR = " · "
 

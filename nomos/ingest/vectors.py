@@ -67,7 +67,7 @@ def ensure_vector_field(client: OpenSearch, index: str, encoder: Encoder, m: int
     return field
 
 
-def _vector(vec: Any) -> list[float]:  # noqa: ANN401 - a numpy row
+def _vector(vec: Any) -> list[float]:  # a numpy row
     return [round(float(x), 7) for x in vec]
 
 
@@ -188,7 +188,8 @@ def fill_windows(
         windows, part_stats = windows_of(encoder, part, cache, on_progress)
         stats = _add(stats, part_stats)
         ids = [a.id for a in part]
-        others = stored_vectors(Transport(client, retry_seconds=0.0), index, singles, ids) if singles else {}
+        others: dict[str, dict[str, Any]] = \
+            stored_vectors(Transport(client, retry_seconds=0.0), index, singles, ids) if singles else {}
         for other in also:
             other_field = windows_field_name(slug(other.spec))
             if other_field != field and other_field in props:

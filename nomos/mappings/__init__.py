@@ -27,7 +27,7 @@ SIMILARITY = "nomos_bm25"
 # - folded:  lowercase + accent and final-sigma folding + stop words, no stemming (the ablation).
 # All three drop the words of stopwords/el.txt after folding; the two stemmed chains also drop the empty tokens a
 # stemmer can leave (Snowball strips ίδιο/ίδια to nothing), which would otherwise match every article holding one.
-# - lemma:   dictionary forms (nomos.legal.lemmas, simplemma), written at ingest into ``lemmas`` and read by a
+# - lemma:   dictionary forms (nomos.legal.text.lemmas, simplemma), written at ingest into ``lemmas`` and read by a
 #            whitespace tokenizer (its lowercase and stop filters are a no-op on lemmas, which come folded and without
 #            stop words, and keep the chain's contract for text sent as is); the query is lemmatized in Python the
 #            same way (issue 46).

@@ -30,7 +30,7 @@ class FastJSON(JSONSerializer):
 
     _OPTIONS = orjson.OPT_SERIALIZE_NUMPY | orjson.OPT_NON_STR_KEYS
 
-    def dumps(self, data: Any) -> Any:  # noqa: ANN401 - opensearch-py's signature
+    def dumps(self, data: Any) -> Any:  # opensearch-py's signature
         if isinstance(data, str):
             return data
         try:
@@ -38,7 +38,7 @@ class FastJSON(JSONSerializer):
         except (orjson.JSONEncodeError, TypeError, ValueError) as exc:
             raise SerializationError(data, exc) from exc
 
-    def loads(self, s: str) -> Any:  # noqa: ANN401 - opensearch-py's signature
+    def loads(self, s: str) -> Any:  # opensearch-py's signature
         try:
             return orjson.loads(s)
         except (orjson.JSONDecodeError, TypeError) as exc:
@@ -80,19 +80,21 @@ def bound_searches(client: OpenSearch, seconds: float) -> OpenSearch:
         return client
     transport = client.transport
     value = f"{max(1, round(seconds * 1000))}ms"
+    # the bound and the wrapped perform_request are attached to opensearch-py's Transport instance (it has no
+    # per-request hook): attributes its class does not declare, hence setattr/getattr
     if getattr(transport, "nomos_search_bound", None) is not None:
-        transport.nomos_search_bound = value
+        setattr(transport, "nomos_search_bound", value)  # noqa: B010
         return client
     send = transport.perform_request
 
-    def perform_request(method: str, url: str, params: Mapping[str, Any] | None = None, body: Any = None,  # noqa: ANN401
-                        **kwargs: Any) -> Any:  # noqa: ANN401 - opensearch-py's signature
+    def perform_request(method: str, url: str, params: Mapping[str, Any] | None = None, body: Any = None,
+                        **kwargs: Any) -> Any:  # opensearch-py's signature
         if url.endswith(SEARCH_PATHS):
-            params = {"cancel_after_time_interval": transport.nomos_search_bound, **(params or {})}
+            params = {"cancel_after_time_interval": getattr(transport, "nomos_search_bound"), **(params or {})}  # noqa: B009
         return send(method, url, params=params, body=body, **kwargs)
 
-    transport.nomos_search_bound = value
-    transport.perform_request = perform_request
+    setattr(transport, "nomos_search_bound", value)  # noqa: B010
+    setattr(transport, "perform_request", perform_request)  # noqa: B010
     return client
 
 
@@ -142,7 +144,7 @@ def password_of(settings: Settings) -> str:
     return lines[0].strip()
 
 
-def sigv4_auth(settings: Settings) -> Any:  # noqa: ANN401 - opensearchpy.AWSV4SignerAuth
+def sigv4_auth(settings: Settings) -> Any:  # opensearchpy.AWSV4SignerAuth
     """opensearch-py's SigV4 signer over boto3's credential chain (environment, profile, instance role), for
     Amazon OpenSearch Service (``aws_service`` "es") or Serverless ("aoss"). boto3 is imported only here."""
     if not settings.aws_region:
@@ -164,7 +166,7 @@ def sigv4_auth(settings: Settings) -> Any:  # noqa: ANN401 - opensearchpy.AWSV4S
     return AWSV4SignerAuth(credentials, settings.aws_region, settings.aws_service)
 
 
-def reason_of(error: Any) -> str:  # noqa: ANN401 - OpenSearch's error bodies are free-form JSON
+def reason_of(error: Any) -> str:  # OpenSearch's error bodies are free-form JSON
     """OpenSearch's most specific reason in an error body (``root_cause[0].reason``, else ``reason``)."""
     if isinstance(error, Mapping):
         inner = error.get("error", error)

@@ -81,7 +81,7 @@ class CertFiles:
         return (self.node, self.node_key, self.admin, self.admin_key)
 
 
-def _crypto():  # noqa: ANN202 - the cryptography modules, imported only when a secured node is asked for
+def _crypto():  # the cryptography modules, imported only when a secured node is asked for
     try:
         from cryptography import x509
         from cryptography.hazmat.primitives import hashes, serialization
@@ -93,7 +93,7 @@ def _crypto():  # noqa: ANN202 - the cryptography modules, imported only when a 
     return x509, hashes, serialization, rsa, ExtendedKeyUsageOID, NameOID
 
 
-def distinguished_name(subject: str):  # noqa: ANN201 - x509.Name
+def distinguished_name(subject: str):  # x509.Name
     """``CN=a,O=b`` as an x509 name, in the order written (the security plugin compares DNs in RFC 2253 form)."""
     x509, _, _, _, _, name_oid = _crypto()
     oids = {"CN": name_oid.COMMON_NAME, "O": name_oid.ORGANIZATION_NAME, "OU": name_oid.ORGANIZATIONAL_UNIT_NAME}
@@ -102,7 +102,7 @@ def distinguished_name(subject: str):  # noqa: ANN201 - x509.Name
     return x509.Name([x509.NameAttribute(oids[k], v) for k, v in reversed(parts)])
 
 
-def ensure_certs(folder: Path, key_folder: Path, log=print) -> CertFiles:  # noqa: ANN001 - Log
+def ensure_certs(folder: Path, key_folder: Path, log=print) -> CertFiles:  # Log
     """The node's certificates in ``folder``, the CA's key in ``key_folder``; whatever is missing is made now.
 
     * all of them there: nothing to do (the CA key is not needed, and may be offline);
@@ -118,10 +118,10 @@ def ensure_certs(folder: Path, key_folder: Path, log=print) -> CertFiles:  # noq
     tight_folder(folder)
     now = dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=5)
 
-    def key():  # noqa: ANN202
+    def key():
         return rsa.generate_private_key(public_exponent=65537, key_size=2048)
 
-    def write_cert(path: Path, cert) -> None:  # noqa: ANN001
+    def write_cert(path: Path, cert) -> None:
         write_file(path, cert.public_bytes(serialization.Encoding.PEM), 0o644)
 
     if files.ca.is_file():
@@ -146,7 +146,7 @@ def ensure_certs(folder: Path, key_folder: Path, log=print) -> CertFiles:  # noq
         write_key(files.ca_key, ca_key)
         write_cert(files.ca, ca_cert)
 
-    def leaf(subject: str, private, san: list | None):  # noqa: ANN001, ANN202
+    def leaf(subject: str, private, san: list | None):
         builder = (
             x509.CertificateBuilder().subject_name(distinguished_name(subject)).issuer_name(ca_name)
             .public_key(private.public_key()).serial_number(x509.random_serial_number()).not_valid_before(now)
@@ -200,7 +200,7 @@ def private_folder(folder: Path) -> None:
         make_folder(path, 0o700)
 
 
-def write_key(path: Path, private) -> None:  # noqa: ANN001 - a cryptography private key
+def write_key(path: Path, private) -> None:  # a cryptography private key
     """A PKCS#8 PEM key without a passphrase (what the security plugin reads), created 0600."""
     _, _, serialization, _, _, _ = _crypto()
     data = private.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
@@ -208,7 +208,7 @@ def write_key(path: Path, private) -> None:  # noqa: ANN001 - a cryptography pri
     write_file(path, data, 0o600)
 
 
-def _load_ca(files: CertFiles):  # noqa: ANN202 - (x509.Certificate, private key)
+def _load_ca(files: CertFiles):  # (x509.Certificate, private key)
     """The CA certificate and its key, for issuing under the same CA; a ConfigError when the key is not where it
     must be, or is not the certificate's."""
     x509, _, serialization, _, _, _ = _crypto()
@@ -228,7 +228,7 @@ def _load_ca(files: CertFiles):  # noqa: ANN202 - (x509.Certificate, private key
     return cert, key
 
 
-def _move_old_ca_key(files: CertFiles, log=print) -> None:  # noqa: ANN001 - Log
+def _move_old_ca_key(files: CertFiles, log=print) -> None:  # Log
     """A CA key an earlier version left beside the certificates goes to ``files.key_folder`` (the same key already
     there: the old copy is removed; a different one: a ConfigError, nothing is overwritten)."""
     old = files.old_ca_key

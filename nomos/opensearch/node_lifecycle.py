@@ -225,7 +225,7 @@ def wait_until_up(
             raise _startup_error(cfg, f"no pidfile {cfg.pid_file} {PIDFILE_GRACE_S:.0f}s after launch", console_offset)
         if time.monotonic() >= deadline:
             stopped = stop_on_timeout and seen is not None and is_node_process(seen, cfg)
-            if stopped:
+            if stopped and seen is not None:
                 terminate(seen, 30)
             reason = f"node {cfg.name} was not yellow within {timeout:.0f}s" + (" (stopped it)" if stopped else "")
             raise _startup_error(cfg, reason, console_offset)

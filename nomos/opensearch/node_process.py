@@ -139,13 +139,13 @@ def http_json(url: str, timeout: float = 5.0, cfg: NodeConfig | None = None, met
     opener = urllib.request.build_opener(*handlers)
     try:
         with opener.open(urllib.request.Request(url, data=data, headers=headers, method=method), timeout=timeout) as resp:
-            body = resp.read()
+            answer: bytes = resp.read()
     except urllib.error.HTTPError as exc:
-        body = exc.read()
+        answer = exc.read()
     except (urllib.error.URLError, OSError):
         return None
     try:
-        return json.loads(body)
+        return json.loads(answer)
     except ValueError:
         return None
 

@@ -263,7 +263,7 @@ class _PlainDumper(yaml.SafeDumper):
     """YAML without anchors and aliases: the plugin's parser reads ``&id001``/``*id001`` (what PyYAML writes for a
     list two roles share) as a string, and the security index is then never initialised."""
 
-    def ignore_aliases(self, data: Any) -> bool:  # noqa: ANN401 - any YAML node's value
+    def ignore_aliases(self, data: Any) -> bool:  # any YAML node's value
         return True
 
 

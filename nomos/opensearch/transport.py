@@ -37,7 +37,7 @@ UNAVAILABLE_HINT = "start the local node with `python cli.py server start`, or c
 MISSING_INDEX_HINT = "build it with `python cli.py index --dataset …` (or pass --index)"
 
 
-def _is_missing_index(error: Any) -> bool:  # noqa: ANN401
+def _is_missing_index(error: Any) -> bool:
     text = str(error)
     return "index_not_found_exception" in text
 
@@ -46,7 +46,7 @@ CANCELLED_HINT = ("the node cuts a search at NOMOS_SEARCH_TIMEOUT_SECONDS (its c
                   "a shorter query, or try again when the node is less busy")
 
 
-def _is_cancelled(error: Any) -> bool:  # noqa: ANN401
+def _is_cancelled(error: Any) -> bool:
     """Whether the node cut the search at its time bound (the task cancelled: the whole search or an item)."""
     return "task_cancelled_exception" in str(error)
 
@@ -179,8 +179,8 @@ class Transport:
                      **params: Any) -> dict[str, Any]:
         return self.call(lambda: self.client.mtermvectors(index=index, body=dict(body), **params), what)
 
-    def request(self, method: str, path: str, body: Any = None, *, what: str = "request",  # noqa: ANN401
-                params: Mapping[str, Any] | None = None) -> Any:  # noqa: ANN401
+    def request(self, method: str, path: str, body: Any = None, *, what: str = "request",
+                params: Mapping[str, Any] | None = None) -> Any:
         """A raw request (e.g. ``PUT /_search/pipeline/x``): idempotent ones only, it may be sent twice."""
         return self.call(lambda: self.client.transport.perform_request(method, path, body=body,
                                                                        params=dict(params or {})), what)

@@ -247,7 +247,7 @@ async def api_search_posted(request: Request, portal: PortalDep, body: SearchIn)
     return _search_out(await run_search(portal, body.q, body.method, body.k, body.source, body.area))
 
 
-def _search_out(r: Any) -> SearchOut:  # noqa: ANN401 - a SearchPage
+def _search_out(r: Any) -> SearchOut:  # a SearchPage
     return SearchOut(
         query=r.query, method=r.method, k=r.k, source=r.source, area=r.area, total=r.total, took_ms=round(r.took_ms, 2),
         hits=[HitOut(id=h.doc_id, title=h.title, law=h.law, source=h.source, score=h.score,
@@ -267,8 +267,12 @@ def _search_out(r: Any) -> SearchOut:  # noqa: ANN401 - a SearchPage
     )
 
 
-def _ref(r: Any) -> ArticleRefOut | None:  # noqa: ANN401 - an ArticleRef or None
-    return None if r is None else ArticleRefOut(**{f.name: getattr(r, f.name) for f in fields(r)})
+def _ref(r: Any) -> ArticleRefOut | None:  # an ArticleRef or None
+    return None if r is None else _ref_out(r)
+
+
+def _ref_out(r: Any) -> ArticleRefOut:  # an ArticleRef
+    return ArticleRefOut(**{f.name: getattr(r, f.name) for f in fields(r)})
 
 
 @router.get("/articles/{article_id}", dependencies=[PAGE_LIMIT], response_model=ArticleOut, responses={404: {"model": ErrorOut}, 503: {"model": ErrorOut}},
@@ -280,8 +284,8 @@ async def api_article(portal: PortalDep, article_id: ArticleId) -> ArticleOut:
     return ArticleOut(
         id=art.id, title=art.title, law=art.law, source=art.source, number=art.number, area=art.area,
         citation=citation(art.id, art.source, art.law), text=art.text,
-        previous=_ref(art.previous), next=_ref(art.next), neighbours=[_ref(n) for n in art.neighbours],
-        law_size=art.law_size, similar=[_ref(s) for s in art.similar],
+        previous=_ref(art.previous), next=_ref(art.next), neighbours=[_ref_out(n) for n in art.neighbours],
+        law_size=art.law_size, similar=[_ref_out(s) for s in art.similar],
     )
 
 
@@ -290,7 +294,7 @@ async def api_health(portal: PortalDep) -> dict[str, Any]:
     return await run(portal, portal.health)
 
 
-def _graph_ref(r: Any) -> GraphRefOut:  # noqa: ANN401 - a retrieval.graph.GraphRef
+def _graph_ref(r: Any) -> GraphRefOut:  # a retrieval.graph.GraphRef
     return GraphRefOut(**{f.name: getattr(r, f.name) for f in fields(r)}, url=article_url(r.id))
 
 
@@ -347,4 +351,4 @@ async def api_law(portal: PortalDep, source: LawSource) -> LawOut:
     name, articles = await run(portal, portal.law, source)
     if not articles:
         raise PortalError(404, "no legal source with this code")
-    return LawOut(source=source, name=name, articles=[_ref(a) for a in articles])
+    return LawOut(source=source, name=name, articles=[_ref_out(a) for a in articles])

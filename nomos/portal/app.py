@@ -65,7 +65,7 @@ def shows_a_case(path: str, query_string: bytes) -> bool:
 class SecurityHeaders:
     """Pure ASGI middleware: the security headers on every response (pages, API, static files, errors)."""
 
-    def __init__(self, app: Any) -> None:  # noqa: ANN401 - an ASGI app
+    def __init__(self, app: Any) -> None:  # an ASGI app
         self.app = app
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:

@@ -113,7 +113,7 @@ class CredentialBackoff:
         """``client`` with every request it sends passed through this backoff (changed in place; returned)."""
         send = client.transport.perform_request
 
-        def perform_request(*args: Any, **kwargs: Any) -> Any:  # noqa: ANN401 - opensearch-py's signature
+        def perform_request(*args: Any, **kwargs: Any) -> Any:  # opensearch-py's signature
             probe = self.before()
             try:
                 result = send(*args, **kwargs)
@@ -127,5 +127,5 @@ class CredentialBackoff:
             self.answered(probe)
             return result
 
-        client.transport.perform_request = perform_request
+        setattr(client.transport, "perform_request", perform_request)  # noqa: B010 - an instance patch mypy cannot type
         return client

@@ -96,7 +96,7 @@ class BoundedHttpToolsProtocol(HttpToolsProtocol):
     read_seconds: float = READ_SECONDS
     max_connections: int | None = None
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:  # noqa: ANN401 - uvicorn's
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # uvicorn's
         super().__init__(*args, **kwargs)
         self._in_head = True  # before the current request's headers have all come
         self._head_seen = 0  # bytes of the current head so far

@@ -1,6 +1,6 @@
 """Why an amending instruction was not applied, in Greek for the article page.
 
-The consolidation engine (nomos/legal/consolidation.py, amendment_reading.py, article_parts.py) states its reasons
+The consolidation engine (nomos/legal/inforce/engine.py, amendment_reading.py, article_parts.py) states its reasons
 in English, as the API, ``graph export`` and the benchmarks carry them. The portal's pages are Greek, so the page
 says each known reason in Greek; a reason this table does not know (an engine newer than it) is shown as the
 engine wrote it, marked as English (``lang="en"``) so a screen reader reads it as such. tests/test_in_force_view.py

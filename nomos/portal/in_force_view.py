@@ -1,4 +1,4 @@
-"""An amended article's text in force as its page shows it: the passages consolidation stored (nomos.legal.in_force),
+"""An amended article's text in force as its page shows it: the passages consolidation stored (nomos.legal.inforce.result),
 each escaped with its share of the query's marks and, where its wording is the original's, of the reference links;
 the amending articles named as the page cites them; and which of the two texts the page shows.
 
@@ -15,7 +15,7 @@ from typing import Literal
 
 from markupsafe import Markup
 
-from nomos.legal.in_force import InForce
+from nomos.legal.inforce.result import InForce
 from nomos.portal.in_force_reasons import Reason, greek_reason
 from nomos.portal.links import marked_spans, marked_text
 from nomos.retrieval.articles import Article, citation, cut_text

@@ -238,7 +238,7 @@ async def _body(request: Request, content_type: str) -> bytes:
     return raw
 
 
-def validate(data: Any, article_exists: Callable[[str], bool]) -> JudgmentIn:  # noqa: ANN401 - whatever was sent
+def validate(data: Any, article_exists: Callable[[str], bool]) -> JudgmentIn:  # whatever was sent
     """``data`` as a :class:`JudgmentIn`, the article looked up in the index; 422 naming each bad field."""
     if not isinstance(data, dict):
         raise JudgmentRejected(422, [f"body: expected a JSON object with query, article_id and grade, got {type(data).__name__}"])
@@ -285,7 +285,7 @@ router = APIRouter()
 REFUSALS: dict[int | str, dict[str, Any]] = {s: {"model": RejectedOut} for s in (400, 403, 413, 415, 422)}
 
 
-def _save(portal: Portal, data: Any, user: str) -> tuple[store.Judgment, bool]:  # noqa: ANN401 - whatever was sent
+def _save(portal: Portal, data: Any, user: str) -> tuple[store.Judgment, bool]:  # whatever was sent
     """Validate (the article looked up in the portal's index) and store: blocking, run in a worker thread."""
     j = validate(data, lambda article_id: store.article_exists(portal.client, portal.index, article_id))
     return store.put_judgment(portal.client, portal.index, query=j.query, article_id=j.article_id, grade=j.grade,

@@ -16,7 +16,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
-from nomos.legal.areas import areas as legal_areas
+from nomos.legal.text.areas import areas as legal_areas
 from nomos.portal.errors import PortalError, greek_readiness
 from nomos.portal.params import K_CHOICES, MAX_QUERY_CHARS
 from nomos.portal.service import METHOD_LABELS
@@ -137,7 +137,7 @@ URL_BYTES = 60_000
 HIGHLIGHT_CHARS = 2_000  # an article link carries at most this much of a long case: its distinct words
 
 
-def linkable(q: str, **params: Any) -> bool:  # noqa: ANN401
+def linkable(q: str, **params: Any) -> bool:
     """Whether the search of ``q`` has an address (:data:`URL_BYTES`): else its page comes from a posted form and
     links that would repeat the case (the facets) are left out."""
     return len(search_url(q, **params)) <= URL_BYTES
@@ -196,7 +196,7 @@ SCORE_LABELS = {"bm25": "βαθμολογία BM25", "similarity": "ομοιότ
                 "rrf": "βαθμολογία RRF (άθροισμα 1 / (60 + θέση))"}
 
 
-def signed_in(request: Any) -> str | None:  # noqa: ANN401 - a Starlette request
+def signed_in(request: Any) -> str | None:  # a Starlette request
     """The user a trusted proxy signed in for this request (the grading form then asks no name), else None."""
     try:
         return request.app.state.proxies.user(request)
@@ -216,7 +216,7 @@ class Grading:
     signed_in: bool
 
     @classmethod
-    def of(cls, request: Any) -> Grading:  # noqa: ANN401 - a Starlette request
+    def of(cls, request: Any) -> Grading:  # a Starlette request
         params = request.query_params
         grade = params.get("grade")
         return cls(params.get("judged"), grade if grade in ("0", "1", "2") else None, params.get("by", ""),
@@ -236,8 +236,8 @@ def make_templates() -> Jinja2Templates:
     # auto_reload off: the templates ship with the code, so no stat() of every template on every page
     env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True, default_for_string=True),
                       auto_reload=False)
-    env.globals.update(search_url=lambda *a, **kw: _href(search_url(*a, **kw, iri=True)),
-                       article_url=lambda *a, **kw: _href(article_url(*a, **kw, iri=True)),
+    env.globals.update(search_url=lambda *a, **kw: _href(search_url(*a, **{**kw, "iri": True})),
+                       article_url=lambda *a, **kw: _href(article_url(*a, **{**kw, "iri": True})),
                        law_url=lambda source: _href(law_url(source)), linked_text=linked_text, linkable=linkable,
                        METHOD_LABELS=METHOD_LABELS, K_CHOICES=K_CHOICES, MAX_QUERY_CHARS=MAX_QUERY_CHARS,
                        AREA_LABELS={a.key: a.label for a in legal_areas().values()}, citation=citation,

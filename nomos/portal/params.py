@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from fastapi import Path as PathParam
 from fastapi import Query
 
-from nomos.legal.areas import areas as legal_areas
+from nomos.legal.text.areas import areas as legal_areas
 from nomos.portal.errors import PortalError
 from nomos.query_text import MAX_QUERY_CHARS
 from nomos.retrieval.registry import portal_methods

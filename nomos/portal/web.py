@@ -62,7 +62,7 @@ async def _page_limit(request: Request) -> None:
 PAGE_LIMIT = Depends(_page_limit)
 
 
-async def run(portal: Portal, fn: Callable[..., Any], *args: Any, llm: bool = False) -> Any:  # noqa: ANN401
+async def run(portal: Portal, fn: Callable[..., Any], *args: Any, llm: bool = False) -> Any:
     """``fn(*args)`` in a worker thread, its OpenSearch failures as :mod:`nomos.errors` types, under the portal's
     deadline (``NOMOS_PORTAL_DEADLINE_SECONDS``): past it the reader gets a 504 at once (:class:`DeadlineExceeded`)
     and the thread is abandoned (its OpenSearch request times out as soon: the portal's client has that timeout).
@@ -71,7 +71,7 @@ async def run(portal: Portal, fn: Callable[..., Any], *args: Any, llm: bool = Fa
     name = getattr(fn, "__name__", "")
     what = name.replace("_", " ") if name.isidentifier() else "request"  # named in the log line (not a lambda's)
 
-    def typed() -> Any:  # noqa: ANN401
+    def typed() -> Any:
         with cluster_errors(portal.settings, what):
             return fn(*args)
 
@@ -127,7 +127,7 @@ def wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api")
 
 
-async def error_response(request: Request, status: int, message: str, detail: Any = None,  # noqa: ANN401
+async def error_response(request: Request, status: int, message: str, detail: Any = None,
                          headers: dict[str, str] | None = None) -> Response:
     """A failure as the client reads it: JSON ``{"detail": …}`` under /api (``detail``, else the message), the
     error page elsewhere."""

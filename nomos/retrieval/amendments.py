@@ -3,7 +3,7 @@
 Greek amending articles repeat the text they amend («Τροποποίηση της παρ. 1 του άρθρου 372 ΠΚ … το άρθρο 372
 διαμορφώνεται ως εξής: …»), so every method finds them for the words of the article itself, often above it. The
 index records each article's resolved amendment targets in the keyword field ``amends`` (the legal graph,
-nomos/legal/references.py), and this stage reads them for the first stage's top ``depth`` (one ``mget``):
+nomos/legal/graph/references.py), and this stage reads them for the first stage's top ``depth`` (one ``mget``):
 
 * ``follow``: each amended article is put right after the first (highest) article amending it, moved up from
   where the method had it or brought in from outside its list; scores become rank-derived (strictly descending).
@@ -64,8 +64,8 @@ def parse_amendments(spec: str | None) -> AmendmentConfig:
     :class:`ConfigError` naming the option."""
     text = (spec or "off").strip().lower()
     mode, *rest = text.split(":")
-    bad = ConfigError(f"--amendments {spec!r}: expected off, follow[:DEPTH] or credit[:WEIGHT[:DEPTH]]",
-                      hint="e.g. --amendments follow, --amendments credit:0.5 (NOMOS_AMENDMENTS)")
+    bad = ConfigError(f"amendments {spec!r}: expected off, follow[:DEPTH] or credit[:WEIGHT[:DEPTH]]",
+                      hint="e.g. follow or credit:0.5 (the amendments option, --amendments, NOMOS_AMENDMENTS)")
     if mode not in MODES or (mode == "off" and rest) or (mode == "follow" and len(rest) > 1) or len(rest) > 2:
         raise bad
     try:

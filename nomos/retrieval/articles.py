@@ -2,9 +2,10 @@
 sources and legal areas a query's matches fall into, and how to cite an article.
 
 Every function reads only the index (alias) it is given, through a :class:`~nomos.opensearch.transport.Transport`
-(or a bare client, wrapped in one that does not retry). User text reaches OpenSearch only inside ``match``
-clauses (through :meth:`BM25Retriever.query_clause` or a ``highlight_query``); ids go into ``ids`` and ``term``
-clauses as values, never into query syntax.
+built by ``make_transport`` with the settings' retries (the functions are typed for a transport; a client would
+lose the retries without saying so). User text reaches OpenSearch only inside ``match`` clauses (through
+:meth:`BM25Retriever.query_clause` or a ``highlight_query``); ids go into ``ids`` and ``term`` clauses as values,
+never into query syntax.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from nomos.errors import IndexNotFound
-from nomos.legal.areas import short_name
-from nomos.legal.in_force import InForce
+from nomos.legal.inforce.result import InForce
+from nomos.legal.text.areas import short_name
 from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit
 from nomos.retrieval.bm25 import BM25Retriever
@@ -63,7 +64,7 @@ class Article:
     law: str
     source: str
     number: str
-    area: str = ""  # key of nomos/legal/areas.json ("" in an index built before areas existed)
+    area: str = ""  # key of nomos/legal/text/areas.json ("" in an index built before areas existed)
     highlighted_text: str | None = None  # the full text with the query's terms in <mark> (html-escaped)
     previous: ArticleRef | None = None
     next: ArticleRef | None = None
@@ -72,7 +73,7 @@ class Article:
     similar: tuple[ArticleRef, ...] = field(default_factory=tuple)
     length: int = 0  # characters of the whole text (``text`` may hold only its start: see ``cut``)
     cut: bool = False  # the page shows the first ``max_chars`` characters; the rest is a link away
-    # the text in force of an amended article, as ingest consolidated it (nomos.legal.in_force; None: no amending
+    # the text in force of an amended article, as ingest consolidated it (nomos.legal.inforce.result; None: no amending
     # article, or an index built before consolidation), whole; the page cuts it as it cuts ``text``
     in_force: InForce | None = None
     in_force_marked: str | None = None  # its text (InForce.text) with the query's terms in <mark> (html-escaped)
@@ -126,7 +127,7 @@ def citation(article_id: str, source: str, law: str) -> str:
     """How a lawyer cites an article: «άρθρο 372 ΠΚ», «άρθρο 5 ν. 4624/2019», «άρθρο 3 π.δ. 131/2003».
 
     The article number is the part of the id after ``::`` (the benchmark's ``SOURCE::ARTICLE``); the law's short
-    name comes from :func:`nomos.legal.areas.short_name` (the codes' abbreviations, else the law's number read
+    name comes from :func:`nomos.legal.text.areas.short_name` (the codes' abbreviations, else the law's number read
     from the source id or the law's title). The one place a citation is built: result lists, the API and the
     article page all call it."""
     number = article_id.split("::", 1)[1] if "::" in article_id else article_id

@@ -54,7 +54,8 @@ def rank(hits: Sequence[Hit], k: int) -> list[Hit]:
 def check_k(k: int) -> None:
     """A ranking's depth must be at least 1 (OpenSearch would answer a negative size with a 400)."""
     if k < 1:
-        raise ConfigError(f"-k must be at least 1, got {k}", hint="how many articles to return per query")
+        # named as the parameter (k): the Python API, the portal and the command line (-k) all pass it
+        raise ConfigError(f"k must be at least 1, got {k}", hint="how many articles to return per query")
 
 
 def tick(on_progress: Progress | None) -> None:

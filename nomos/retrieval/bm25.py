@@ -17,7 +17,7 @@ from typing import Any, Iterator, Mapping, Sequence
 from opensearchpy import OpenSearch
 
 from nomos.errors import ConfigError, SearchError
-from nomos.legal.lemmas import lemma_text, lemma_tokens
+from nomos.legal.text.lemmas import lemma_text, lemma_tokens
 from nomos.mappings import ANALYZERS, FIELDS, LEMMA_FIELD
 from nomos.opensearch.transport import Transport, require_transport
 from nomos.retrieval.base import Hit, Progress, SearchResult, check_k, rank, tick
@@ -93,7 +93,7 @@ class BM25Retriever:
     # the field out. The stemmed chain only (the fields are analysed with it); chosen by bench/bridge_study.py
     anchor_boost: float = 0.0
     context_boost: float = 0.0
-    # the ``lemmas`` field (nomos.legal.lemmas: dictionary forms, the query lemmatized the same way) as a clause
+    # the ``lemmas`` field (nomos.legal.text.lemmas: dictionary forms, the query lemmatized the same way) as a clause
     # beside the stems, with this boost; 0 leaves it out (``analysis="lemma"`` searches the lemmas alone)
     lemma_boost: float = 0.0
     name: str = field(init=False, default="bm25")
@@ -104,7 +104,7 @@ class BM25Retriever:
 
     def __post_init__(self) -> None:
         if self.analysis not in FIELDS:
-            raise ConfigError(f"--analysis {self.analysis!r} is not an analysis chain",
+            raise ConfigError(f"analysis {self.analysis!r} is not an analysis chain",
                               hint=f"choose one of {', '.join(sorted(FIELDS))}")
         require_transport(self.transport, "BM25Retriever")
 

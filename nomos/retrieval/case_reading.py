@@ -115,7 +115,7 @@ def windows(text: str, fits: Callable[[str], bool]) -> list[str]:
     return out
 
 
-def fits_encoder(encoder: Any) -> Callable[[str], bool]:  # noqa: ANN401 - any Encoder
+def fits_encoder(encoder: Any) -> Callable[[str], bool]:  # any Encoder
     """Whether a query text fits ``encoder``'s window whole (its ``prepare`` would not cut it)."""
     return fits_window(encoder, "query")
 
@@ -186,7 +186,7 @@ def bm25_note(reading: CaseReading, boost: float) -> dict[str, Any]:
     return note
 
 
-def explain_reading(retriever: Any, query: str) -> dict[str, Any]:  # noqa: ANN401 - any Retriever
+def explain_reading(retriever: Any, query: str) -> dict[str, Any]:  # any Retriever
     """How ``retriever`` reads ``query`` (``search --explain``): where the question was found, and what each clause
     that reads the case (BM25's question clause, kNN's windows) made of it. Wrappers (re-ranking, amendments,
     fusion, feedback) are looked through to the retrievers they hold."""

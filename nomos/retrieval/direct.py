@@ -5,7 +5,7 @@ id copied from elsewhere («PK::386A» with a Latin A, «pk::372»), or an artic
 function puts those first reliably (amending articles quote the cited article's words; a one-word title matches
 hundreds of texts), so the search stage asks here first and pins what it finds above the method's ranking.
 
-Only exact names count: a citation must be the whole query (:func:`~nomos.legal.citations.parse_citation`), a
+Only exact names count: a citation must be the whole query (:func:`~nomos.legal.text.citations.parse_citation`), a
 title must equal the query once both are folded (case, accents, final sigma, surrounding punctuation), and an id
 must match one article only. A case description that merely mentions an article is a case, ranked by the method.
 """
@@ -16,9 +16,10 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, Sequence
 
-from nomos.legal.areas import short_name
-from nomos.legal.areas import table as source_table
-from nomos.legal.citations import Citation, article_variants, find_citations, fold, joined_suffixes, parse_citation
+from nomos.legal.text.areas import short_name
+from nomos.legal.text.areas import table as source_table
+from nomos.legal.text.citations import Citation, find_citations, parse_citation
+from nomos.legal.text.folding import article_variants, fold, joined_suffixes
 from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit
 
@@ -47,7 +48,7 @@ class DirectHit:
 def id_candidates(typed: str) -> list[str]:
     """The ids a typed id may mean: the source as typed, in capitals, or a code's prefix in any case («kpold» →
     ``KPolD``); the article number's suffix as a Greek capital, a Latin look-alike or lower case
-    (:func:`~nomos.legal.citations.article_variants`)."""
+    (:func:`~nomos.legal.text.citations.article_variants`)."""
     m = _ID.match(typed)
     if not m:
         return []

@@ -2,7 +2,7 @@
 the references in its text (spans to link), the articles it cites, the articles that cite it, and the articles
 that amend it, with the amended paragraph.
 
-The graph lives on the article documents (nomos/legal/references.py fills them at ingest): ``references``
+The graph lives on the article documents (nomos/legal/graph/references.py fills them at ingest): ``references``
 (the extractor's list, stored not indexed: spans, kinds, paragraphs), ``cites`` and ``amends`` (keyword fields of
 resolved target ids). "Cited by X" and "amended by X" are each one ``term`` query on those fields; nothing here
 re-reads or re-parses texts. Ids reach OpenSearch only as ``ids``/``term`` values.
@@ -124,7 +124,7 @@ def article_graph(transport: Transport, index: str, article_id: str, text: str |
     heads = {d["_id"]: d.get("_source") or {} for d in (transport.mget(index, cited, source=_REF_SOURCE, what="the cited articles")
                                                         if cited else []) if d.get("found")}
     paragraph = {r.get("target"): r.get("paragraph") for r in refs if r.get("target") and r.get("paragraph")}
-    kind = {r.get("target"): r.get("kind") for r in refs if r.get("kind") in AMENDMENT_KINDS}
+    kind: dict[str, str] = {r.get("target") or "": r["kind"] for r in refs if r.get("kind") in AMENDMENT_KINDS}
     cites = [_ref(d, heads[d], "cites", paragraph.get(d)) for d in cited if d in heads]
     out_amends = [_ref(d, heads[d], kind.get(d, "amends"), paragraph.get(d)) for d in sorted(amends) if d in heads]
     body = {"size": MAX_CITED_BY, "_source": [*_REF_SOURCE, "references", "amends"],
@@ -144,7 +144,7 @@ def article_graph(transport: Transport, index: str, article_id: str, text: str |
                         _ordered(out_amends))
 
 
-def _as_list(v: Any) -> list[str]:  # noqa: ANN401 - a keyword field: absent, one value or a list
+def _as_list(v: Any) -> list[str]:  # a keyword field: absent, one value or a list
     return [] if v is None else [v] if isinstance(v, str) else list(v)
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from nomos.legal.article_parts import paragraphs
-from nomos.legal.in_force import InForce, Passage
+from nomos.legal.inforce.result import InForce, Passage
+from nomos.legal.text.article_parts import paragraphs
 from nomos.opensearch.transport import Transport
 
 _FIELDS = ["title", "text", "source", "law", "in_force"]

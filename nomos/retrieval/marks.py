@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Mapping, Sequence
 
-from nomos.legal.citations import fold
+from nomos.legal.text.folding import fold
 from nomos.retrieval.base import Hit
 
 _MARKED = re.compile(r"<mark>(.*?)</mark>", re.S)

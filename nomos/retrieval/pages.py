@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
-from nomos.legal.areas import label as area_label
+from nomos.legal.text.areas import label as area_label
 from nomos.opensearch.stored_scripts import RANK_BY_POSITION
 from nomos.retrieval.base import Hit, rank
 
@@ -25,7 +25,7 @@ HIGHLIGHT_TAGS = {"pre_tags": ["<mark>"], "post_tags": ["</mark>"], "encoder": "
 SNIPPET_FALLBACK_CHARS = 180  # a dense hit need not contain any query word: then its text's start is the snippet
 PAGE_SOURCE = ["title", "law", "source"]  # what a result line shows besides its snippet
 MATCHING = "_matching"  # the filter aggregation that counts what the page's query matched
-IN_FORCE_TEXT = "in_force_text"  # an amended article's text in force (nomos.legal.in_force), copied into ``content``
+IN_FORCE_TEXT = "in_force_text"  # an amended article's text in force (nomos.legal.inforce.result), copied into ``content``
 
 
 # How many characters of a text the highlighter may analyse again (OpenSearch 2.2+'s ``max_analyzer_offset``): past
@@ -235,7 +235,8 @@ def read_facets(aggs: Mapping[str, Any], laws: Mapping[str, str] | None = None) 
 
     def buckets(name: str) -> list[dict[str, Any]]:
         agg = aggs.get(name, {})
-        return agg.get("inner", agg).get("buckets", [])
+        found: list[dict[str, Any]] = agg.get("inner", agg).get("buckets", [])
+        return found
 
     sources = []
     for b in buckets("sources"):

@@ -255,7 +255,7 @@ class ReActRetriever:
             issue = {"kind": "planner_repeat", "query": query}
         if issue is None and query is not None:
             return Plan(query, thought, reasoning=reply.reasoning), waited
-        note_issues(q.cost, [issue])
+        note_issues(q.cost, [issue] if issue is not None else [])
         q.cost.note("fallbacks")
         titles = [self._articles.get(h.doc_id, ("", ""))[0] for h in final_ranking(q.kept, self.config.planner_kept)]
         return Plan(fallback_query(q.text, q.previous, titles), issue=issue, reasoning=reply.reasoning), waited

@@ -310,7 +310,7 @@ def check_model(model: str) -> None:
 
     looks_like_path = model.startswith(("/", "./", "../", "~")) or Path(model).exists()
     if looks_like_path and not Path(model).expanduser().is_dir():
-        raise ConfigError(f"--rerank cross-encoder:{model}: no model folder at {model}",
+        raise ConfigError(f"rerank cross-encoder:{model}: no model folder at {model}",
                           hint="give a sentence-transformers model folder or a Hub model id")
 
 

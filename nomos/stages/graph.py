@@ -39,9 +39,9 @@ from nomos.ingest.beir import load_beir
 from nomos.ingest.graph import CorpusReading, corpus_references, count_kinds
 from nomos.ingest.in_force import corpus_in_force, export_rows
 from nomos.ingest.records import Dataset
-from nomos.legal.consolidation import Consolidation
-from nomos.legal.in_force import STATUSES
-from nomos.legal.references import REFERENCES_VERSION, Reference
+from nomos.legal.graph.edges import REFERENCES_VERSION, Reference
+from nomos.legal.inforce.engine import Consolidation
+from nomos.legal.inforce.result import STATUSES
 
 FORMATS = ("tsv", "graphml")
 TSV_COLUMNS = ("source", "target", "in_corpus", "kind", "paragraph", "cited", "count")

@@ -24,7 +24,7 @@ import functools
 import re
 
 from nomos.errors import QueryTooLong
-from nomos.legal.citations import fold
+from nomos.legal.text.folding import fold
 from nomos.mappings import HERE, read_stopwords
 
 __all__ = ["check_query_words", "query_words"]

@@ -21,7 +21,7 @@ def is_run_file(spec: str) -> bool:
     return Path(spec).is_file()
 
 
-def load_run_file(path: Path, dataset: Dataset | None) -> Any:  # noqa: ANN401 - eval.compare.RunData
+def load_run_file(path: Path, dataset: Dataset | None) -> Any:  # eval.compare.RunData
     """A TREC run file scored against the dataset's judgments (the paper's five metrics), as a results folder
     would hold it; read with the runs reader, so a bad line is named by file and line."""
     from nomos.errors import ConfigError
@@ -36,7 +36,7 @@ def load_run_file(path: Path, dataset: Dataset | None) -> Any:  # noqa: ANN401 -
     return RunData(path.stem, path.parent, {"method": {"method": path.stem, "run_file": str(path)}}, per_query, run)
 
 
-def check_scored_on_paper_metrics(run: Any) -> None:  # noqa: ANN401 - eval.compare.RunData
+def check_scored_on_paper_metrics(run: Any) -> None:  # eval.compare.RunData
     """compare and report test the paper's five metrics: a folder ``eval --metrics`` scored on others lacks them."""
     from nomos.errors import DataError
     from nomos.eval.metrics import METRICS

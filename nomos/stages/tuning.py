@@ -70,8 +70,8 @@ def tune_bm25(
                 set_bm25(client, tmp, k1, b)
                 hits = bm25.search_many(queries, 100).hits
                 run: Run = {q: [(h.doc_id, h.score) for h in hs] for q, hs in hits.items()}
-                scores[(k1, b)] = evaluate(run, dataset.qrels, (metric,)).per_query
-                scores[(k1, b)] = {q: v[metric] for q, v in scores[(k1, b)].items()}
+                per_query = evaluate(run, dataset.qrels, (metric,)).per_query
+                scores[(k1, b)] = {q: v[metric] for q, v in per_query.items()}
                 if on_progress:
                     on_progress(1)
     finally:

@@ -93,8 +93,10 @@ def encode_cached(
     todo = [i for i, h in enumerate(hashes) if h not in have]
     # Similar lengths together make batches cheaper on every backend.
     todo.sort(key=lambda i: len(prepared[i].text))
-    seen: set[str] = set()
-    todo = [i for i in todo if not (hashes[i] in seen or seen.add(hashes[i]))]
+    first: dict[str, int] = {}  # each text once, where it first comes
+    for i in todo:
+        first.setdefault(hashes[i], i)
+    todo = list(first.values())
     for start in range(0, len(todo), batch_size):
         idx = todo[start : start + batch_size]
         vecs = encoder.embed([prepared[i].text for i in idx], kind)

@@ -172,14 +172,17 @@ class SentenceTransformerEncoder:
         except OSError as exc:
             raise EncoderError(f"cannot load sentence-transformers model {self.model!r}: {exc}") from None
         dim_of = getattr(self._st, "get_embedding_dimension", None) or self._st.get_sentence_embedding_dimension
-        self.dim = int(dim_of())
+        dim, max_seq = dim_of(), self._st.max_seq_length
+        if dim is None or max_seq is None:
+            raise EncoderError(f"sentence-transformers model {self.model!r} states no embedding size or input length")
+        self.dim = int(dim)
         q, p = prompts_for(self.model)
         self.query_prefix = q if self.query_prefix is None else self.query_prefix
         self.passage_prefix = p if self.passage_prefix is None else self.passage_prefix
-        self.max_tokens = int(self._st.max_seq_length)
+        self.max_tokens = int(max_seq)
 
     def prepare(self, text: str, kind: str) -> Prepared:
-        full = (self.query_prefix if kind == "query" else self.passage_prefix) + text
+        full = ((self.query_prefix if kind == "query" else self.passage_prefix) or "") + text
         n_tokens = len(self._st.tokenizer(full, add_special_tokens=True, truncation=False)["input_ids"])
         return Prepared(full, n_tokens > self.max_tokens)
 
@@ -222,7 +225,7 @@ class OpenAIEncoder:
         self.dim = int(self.embed(["dimension probe"], "query").shape[1])
 
     def prepare(self, text: str, kind: str) -> Prepared:
-        return Prepared((self.query_prefix if kind == "query" else self.passage_prefix) + text, False)
+        return Prepared(((self.query_prefix if kind == "query" else self.passage_prefix) or "") + text, False)
 
     def embed(self, inputs: Sequence[str], kind: str) -> np.ndarray:
         out: list[list[float]] = []

@@ -29,7 +29,7 @@ OVERLAP_WORDS = 48
 _PARAGRAPH = re.compile(r"(?m)^[ \t]*\d{1,3}[α-ωa-z]?[.)][ \t]")
 
 
-def fits_window(encoder: Any, kind: str = "passage") -> Callable[[str], bool]:  # noqa: ANN401 - any Encoder
+def fits_window(encoder: Any, kind: str = "passage") -> Callable[[str], bool]:  # any Encoder
     """Whether a text fits ``encoder``'s window whole (its ``prepare`` would not cut it), as a ``kind`` input."""
     return lambda t: not encoder.prepare(t, kind).cut
 

@@ -120,6 +120,8 @@ class LLMClient:
             before_sleep=before_sleep,
             reraise=True,
         )
+        resp: Any
+        seconds: float
         try:
             resp, seconds = await retrying(once)
         except openai.RateLimitError as exc:
@@ -159,7 +161,7 @@ class LLMClient:
     def _wait(self, attempt: int, exc: Exception) -> float:
         """The exponential backoff (capped at ``backoff_cap``), or the server's ``Retry-After`` when longer, up to
         ``retry_after_max`` (a rate-limited hosted endpoint often asks for a minute; 30 s was too short)."""
-        wait = min(self.config.backoff * 2 ** (attempt - 1), self.config.backoff_cap)
+        wait: float = min(self.config.backoff * 2 ** (attempt - 1), self.config.backoff_cap)
         response = getattr(exc, "response", None)
         retry_after = response.headers.get("retry-after") if response is not None else None
         try:
@@ -204,7 +206,7 @@ def _is_quota(exc: BaseException) -> bool:
     return getattr(exc, "status_code", None) == 429 and "insufficient_quota" in fields
 
 
-def _describe(exc: Exception) -> str:
+def _describe(exc: BaseException) -> str:
     status = getattr(exc, "status_code", None)
     message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
     return f"HTTP {status}: {message}" if status else f"{type(exc).__name__}: {message}"

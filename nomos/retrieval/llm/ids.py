@@ -3,9 +3,9 @@ re-ranker and anything else that answers with ids.
 
 Models copy ids loosely: ``PK::386A`` with a Latin A where the corpus has a Greek Α, ``pk::372``, ``[PK::372]``,
 a full-width colon, or a citation instead of an id («άρθρο 372 ΠΚ»). Each form is compared by
-:meth:`nomos.legal.citations.IdResolver.key` (NFKC, no case, Latin look-alike letters of the number read as
+:meth:`nomos.legal.text.citations.IdResolver.key` (NFKC, no case, Latin look-alike letters of the number read as
 Greek and those of the source read as Latin), and a citation is read with
-:func:`nomos.legal.citations.find_citations`. A typed id is accepted only when exactly one known id matches it:
+:func:`nomos.legal.text.citations.find_citations`. A typed id is accepted only when exactly one known id matches it:
 an exact match first, else a unique key match; two known ids under one key make it *ambiguous*, none *unknown*,
 and both are reported, never guessed.
 """
@@ -18,7 +18,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from nomos.legal.citations import ID_EDGE, IdResolver, find_citations
+from nomos.legal.text.citations import find_citations
+from nomos.legal.text.ids import ID_EDGE, IdResolver
 
 ID_TOKEN = re.compile(r"[\w.\-]+\s*::\s*[\w.\-]+", re.U)
 """What an id looks like in free text: ``SOURCE::NUMBER`` (``PK::386Α``, ``N_4624_2019::21``)."""
@@ -41,7 +42,7 @@ class Matched:
 
 class IdMatcher:
     """The ids a model was shown (a batch, a window, a corpus), matched against what it typed: exactly, else by
-    :class:`~nomos.legal.citations.IdResolver`'s key (the one reading of loosely typed ids, shared with ingest
+    :class:`~nomos.legal.text.citations.IdResolver`'s key (the one reading of loosely typed ids, shared with ingest
     and the search box)."""
 
     def __init__(self, ids: Iterable[str]) -> None:

@@ -34,7 +34,7 @@ FEATURES_VERSION = "3"
 FIELDS = ("title", "text", "in_force_text", "anchors", "context", "lemmas")
 LISTS = ("bm25", "knn", "fused", "anchors", "lemmas")  # the first-stage lists a pool is made of, and their rank features
 ANCHOR_DEPTH = 20
-LEMMA_DEPTH = 50  # BM25 over the lemmas alone (nomos.legal.lemmas): the irregular forms the stems miss
+LEMMA_DEPTH = 50  # BM25 over the lemmas alone (nomos.legal.text.lemmas): the irregular forms the stems miss
 MISSING_RANK = 101  # the rank feature of an article a list does not hold (lists are at most 100 deep)
 DOC_VALUES = ("anchor_count", "cited_by_count", "text_words", "area", "cites")
 # what the features read of a pool's response (ids, each named clause's score, doc values): a fraction of it

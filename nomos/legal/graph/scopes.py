@@ -3,7 +3,7 @@ act its title names as the one it amends, whose articles its bare amended articl
 correspondence, of contents) whose rows are article numbers rather than references.
 
 An amending article names the act it amends once: in its opening sentence («Το π.δ. 54/2018 τροποποιείται ως
-εξής:», read as a list by ``nomos.legal.reference_clauses.lists_of``), in the clause that opens an item («1. Στο
+εξής:», read as a list by ``nomos.legal.graph.clauses.lists_of``), in the clause that opens an item («1. Στο
 άρθρο 95 του ν. 4070/2012 (Α’ 82),», a list too), or only in its title («Τροποποίηση του άρθρου 96 του ν.
 4412/2016», then «Οι παρ. 1 και 2 τροποποιούνται … και το άρθρο 96 διαμορφώνεται ως εξής»). The title is read here.
 """
@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from nomos.legal.citations import find_citations, fold, sources_in
-from nomos.legal.reference_vocabulary import TABLE_END, TABLE_HEADING, TITLE_CHANGE, VERBS
+from nomos.legal.graph.vocabulary import TABLE_END, TABLE_HEADING, TITLE_CHANGE, VERBS
+from nomos.legal.text.citations import find_citations, sources_in
+from nomos.legal.text.folding import fold
 
 TITLE_TAIL_REACH = 300  # the corpus splits some titles, the rest opening the text («οδήγησης … - Τροποποίηση του …»)
 

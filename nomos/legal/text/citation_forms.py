@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from nomos.legal.areas import table
-from nomos.legal.citations import GREEK_TO_LATIN
+from nomos.legal.text.areas import table
+from nomos.legal.text.folding import GREEK_TO_LATIN
 
 # the codes' names as a text writes them after «του άρθρου N»
 GENITIVE_NAMES = {

@@ -4,8 +4,8 @@ one kind, and the lists a colon opens («καταργούνται οι ακόλ�
 verb and their law to every item below them.
 
 Text comes in two forms of the same length: ``text`` as written (case and line breaks tell where a clause ends) and
-``masked``, folded with quoted new wording blanked (``nomos.legal.references``). The words are those of
-``nomos.legal.reference_vocabulary``.
+``masked``, folded with quoted new wording blanked (``nomos.legal.graph.references``). The words are those of
+``nomos.legal.graph.vocabulary``.
 """
 
 from __future__ import annotations
@@ -14,8 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from nomos.legal.citations import Citation, sources_in
-from nomos.legal.reference_vocabulary import (
+from nomos.legal.graph.vocabulary import (
     AMENDMENT_KINDS,
     BOUNDARY,
     BY_PROVISION,
@@ -58,6 +57,7 @@ from nomos.legal.reference_vocabulary import (
     WINDOW_BEFORE,
     WORDS_OBJECT,
 )
+from nomos.legal.text.citations import Citation, sources_in
 
 
 def clause_start(text: str, begin: int, start: int) -> int:
@@ -196,7 +196,9 @@ def subject_of(text: str, masked: str, start: int, end: int) -> str | None:
     verbs = list(VERBS.finditer(masked, clause_start(text, max(0, start - SUBJECT_REACH), start), start))
     if not verbs or verb_between(masked, verbs[-1].end(), start):
         return None
-    after = re.search(r",|$", masked[end:end + 200]).start()
+    comma = re.search(r",|$", masked[end:end + 200])
+    assert comma is not None  # «$» always matches
+    after = comma.start()
     return None if verb_between(masked, end, end + after) else verbs[-1].lastgroup
 
 

@@ -4,7 +4,7 @@ sentence that names another law could be either's and no edge is better than a w
 
 :func:`source_of_bare` reads one such citation with what it needs: the article's text (:class:`ArticleText`) and
 what stands around the citation in it (:class:`Surroundings`: the citations after it, the list it stands in, what
-was cited before it). The words are those of ``nomos.legal.reference_vocabulary``.
+was cited before it). The words are those of ``nomos.legal.graph.vocabulary``.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from nomos.legal.citations import STRUCTURE, Citation, source_at, sources_in
-from nomos.legal.reference_clauses import ListSpan, clause_start, main_verb_between, verb_between
-from nomos.legal.reference_vocabulary import (
+from nomos.legal.graph.clauses import ListSpan, clause_start, main_verb_between, verb_between
+from nomos.legal.graph.openings import law_before_parenthesis, only_references_between, source_of_clause
+from nomos.legal.graph.vocabulary import (
     AMENDMENT_KINDS,
     ARTICLE_OF_ACT,
     BOUNDARY,
@@ -32,18 +32,12 @@ from nomos.legal.reference_vocabulary import (
     HERS_AFTER,
     INNER,
     INTO,
-    ITEM_OPENING,
     ITS_AFTER,
-    JOINING_WORD,
     NAME_THEN_PARENTHESES,
     NAMED_BEFORE,
     OF_BEFORE,
-    OPENING_REACH,
-    OPENS_INTO,
-    OPENS_INTO_PART,
     OWN_AFTER,
     OWN_LATER,
-    PARENTHESES,
     PART_ABOUT,
     PARTS_END,
     QUOTED_TITLE,
@@ -52,9 +46,9 @@ from nomos.legal.reference_vocabulary import (
     SENTENCE_END,
     THIS_LAW_AFTER,
     VERBS,
-    WINDOW_BEFORE,
     YARDSTICK_BEFORE,
 )
+from nomos.legal.text.citations import STRUCTURE, Citation, source_at, sources_in
 
 
 @dataclass(frozen=True)
@@ -111,16 +105,16 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     if part and not source_at(folded, end) and not PARTS_END.match(folded, end):
         return None
     titled = QUOTED_TITLE.match(text, end)
-    named = source_at(folded, titled.end()) if titled else None
-    if named:
-        return named[0]
+    titled_law = source_at(folded, titled.end()) if titled else None
+    if titled_law:
+        return titled_law[0]
     if OWN_AFTER.match(folded, end):
         return own_source
     if HERS_AFTER.match(folded, end):
         return None
     if ITS_AFTER.match(folded, end):
         return _act_just_named(masked, c.start, own_source)
-    held = _law_before_parenthesis(masked, c.start, end)
+    held = law_before_parenthesis(masked, c.start, end)
     if held:
         return held
     if DESCRIBED_DECISION.match(folded, end):
@@ -142,16 +136,16 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
         # «του Κώδικα Δήμων και Κοινοτήτων (ν. 3463/2006, Α΄ 114)»: a source named in words, then by its law
         return _named_law_after(folded, end)
     into = INTO.match(folded, end)
-    named = source_at(folded, into.end()) if into else None
-    if named:
-        return named[0]
+    into_law = source_at(folded, into.end()) if into else None
+    if into_law:
+        return into_law[0]
     ahead = next((f for f in around.later if f.start >= c.end and (f.source != SELF or _into_after(folded, f.end))),
                  None)
     reach = 200 if around.in_list else 60  # a list item names its law once, at its end
     if ahead and ahead.start - end <= reach and "\n" not in text[end:ahead.start] \
             and re.search(r"\b(?:και|,)", folded[end:ahead.start]) \
             and not BOUNDARY.search(text, end, ahead.start) and not VERBS.search(masked, end, ahead.start) \
-            and not verb_between(masked, end, ahead.start) and _only_references_between(masked, end, ahead.start):
+            and not verb_between(masked, end, ahead.start) and only_references_between(masked, end, ahead.start):
         # «Τροποποίηση του άρθρου 14 και προσθήκη άρθρου 14α στον Κώδικα ΦΠΑ»: the next one's law, named after it
         # with «στον» (v17)
         return ahead.source if ahead.source != SELF else _into_after(folded, ahead.end)
@@ -167,7 +161,7 @@ def source_of_bare(article: ArticleText, c: Citation, around: Surroundings) -> s
     law = source_at(masked, run.end() - 4) if run else None
     if law:
         return law[0]
-    clause = _source_of_clause(text, masked, c.start, end)
+    clause = source_of_clause(text, masked, c.start, end)
     if clause:
         return clause
     # the own law only where the sentence names no other: in «… της παρ. 4 του άρθρου 18, … και της παρ. 7 του άρθρου
@@ -292,7 +286,7 @@ def _yardstick_after(masked: str, end: int, other: tuple[str, int, int], later: 
         return False
     gap = masked[end:bound.start]
     return not re.search(r"(?<!\w)(?:και|η|ή|καθωσ|ειτε)(?!\w)|[,;\n]", gap) and not VERBS.search(gap) \
-        and not verb_between(masked, end, bound.start) and not _only_references_between(masked, end, bound.start) \
+        and not verb_between(masked, end, bound.start) and not only_references_between(masked, end, bound.start) \
         and bool(YARDSTICK_BEFORE.search(masked, max(0, bound.start - 40), bound.start))
 
 
@@ -308,7 +302,7 @@ def names_foreign_act(folded: str, end: int) -> bool:
     """Whether the words after an article name an act the resolver does not know by its abbreviation or kind («του
     β.δ. 631/1972», «της Οδηγίας …», «της υπ’ αριθμ. … απόφασης»), not merely a noun in the genitive."""
     m = FOREIGN.match(folded, end)
-    return bool(m) and not source_at(folded, m.start("word")) and bool(FOREIGN_NAMED.match(folded, m.start("word")))
+    return m is not None and not source_at(folded, m.start("word")) and bool(FOREIGN_NAMED.match(folded, m.start("word")))
 
 
 def is_foreign(folded: str, end: int) -> bool:
@@ -341,81 +335,6 @@ def _named_law_after(folded: str, end: int) -> str | None:
     return named[0] if named else None
 
 
-# v21: the place of an insertion, written between the opening's law and its verb, commas around it («Στον ν.
-# 4797/2021 (Α’ 66) μετά το άρθρο 6Α, προστίθεται άρθρο 6Β», k-014 of recall-v20): read past, as the gazette issue is
-INSERTION_PLACE = re.compile(r"\s*(?:\([^()]{0,30}\)\s*)?,?\s*(?:μετα\s+(?:απο\s+)?(?:το|την|τη|τον)\s+"
-                             r"(?:αρθρ|παρ|περ|εδαφ)[^,;:«]{0,60}|περι\s[^,;:«]{0,120}),")
-# v21: a clause that opens with the place of an insertion in a law («Μετά από το άρθρο 31 του ν. 2121/1993 (Α’ 25)
-# περί …, προστίθεται άρθρο 31Α», m-016 of recall-v21): the law is the opening's, as «Στον ν. …» is
-OPENS_AFTER = re.compile(r"\s*(?:\d{1,3}\.\s+)?μετα\s+(?:απο\s+)?(?:το|την)\s+(?:αρθρο|παρ\.?)\s+[^\s,]{1,6}"
-                         r"(?:\s+(?:του|τησ)\s+(?:αρθρου\s+[^\s,]{1,6}\s+)?)?\s*(?:του|τησ)\s+")
-
-
-def _source_of_clause(text: str, masked: str, start: int, end: int | None = None) -> str | None:
-    """For an article with no source of its own: the law or code its clause names before it with an amendment verb
-    between («Στον ΠΚ προστίθεται άρθρο 398» is PK's article 398); or the one a clause opens with «Στον/Στο …» and
-    no other, the amendment verb coming before the clause's next comma («Στον ν. 4791/2021 (Α΄ 51) μετά το άρθρο 22
-    προστίθεται άρθρο 22Α»: both are ν. 4791/2021's; v17)."""
-    begin = clause_start(text, max(0, start - WINDOW_BEFORE), start)
-    named = sources_in(masked, begin, start)
-    if named and VERBS.search(masked, named[-1][2], start):
-        return named[-1][0]
-    # the opening's act ends close before the article; a code named in words may start far before it («Στον Κώδικα
-    # περί του κατά το άρθρο 100 του Συντάγματος Ανωτάτου Ειδικού Δικαστηρίου (ν. 345/1976, Α΄ 141), μετά από το
-    # άρθρο 5, προστίθεται άρθρο 5Α», m-013 of recall-v21; v21)
-    wide = clause_start(text, max(0, start - OPENING_REACH), start)
-    opening = OPENS_INTO.match(masked, wide) or OPENS_AFTER.match(masked, wide)
-    named = sources_in(masked, wide, start)
-    if named and start - named[-1][2] > 2 * WINDOW_BEFORE:
-        named = []
-    if len(named) == 2 and re.fullmatch(r"\s*\(\s*", masked[named[0][2]:named[1][1]]):
-        named = named[:1]  # «Στον Κώδικα Πολιτικής Δικονομίας (π.δ. 503/1985, Α’ 182), μετά από …»: one act (v21)
-    if opening and len(named) == 1 and named[0][1] == opening.end():
-        place = INSERTION_PLACE.match(masked, named[0][2])  # «Στον ν. 4797/2021 (Α’ 66) μετά το άρθρο 6Α, προστίθεται» (v21)
-        stop = masked.find(",", place.end() if place else named[0][2] + 12, len(masked))  # past «(Α΄ 51),»
-        reach = min(stop if stop > 0 else len(masked), (end or start) + WINDOW_BEFORE)
-        verb = VERBS.search(masked, named[0][2], reach)
-        if verb and not BOUNDARY.search(text, named[0][2], verb.start()):
-            return named[0][0]
-    return _source_of_part_opening(text, masked, start, end or start)
-
-
-def _source_of_part_opening(text: str, masked: str, start: int, end: int) -> str | None:
-    """For an article with no source of its own: the act whose part its sentence opens into, the sentence naming
-    no other act and amending that one («Στο Παράρτημα ΙΙ του ν. 4442/2016 (Α’ 230), περί …, τροποποιείται η περ. 6
-    περί της έναρξης ισχύος των άρθρων 206 έως 277»: ν. 4442/2016's articles; v18), as an opening into the act itself
-    or into one of its articles governs its clause."""
-    begin = clause_start(text, max(0, start - OPENING_REACH), start)
-    opening = OPENS_INTO_PART.match(masked, begin)
-    law = source_at(masked, opening.end()) if opening else None
-    if not law or law[2] > start:
-        return None
-    if any(n[0] != law[0] for n in sources_in(masked, begin, start)):
-        return None
-    stop = BOUNDARY.search(text, end)
-    verb = VERBS.search(masked, law[2], stop.start() if stop else len(masked))
-    return law[0] if verb else None
-
-
-# v21: «του ν. 2523/1997 (άρθρα 17 έως 21)»: articles alone in parentheses right after a law (its gazette issue
-# between allowed) are that law's, however the sentence goes on
-_OPENS_PARENTHESIS = re.compile(r"(?:\s*\([^()]{0,30}\))?\s*\(\s*$")
-_CLOSES_PARENTHESIS = re.compile(r"\s*\)")
-
-
-def _law_before_parenthesis(masked: str, start: int, end: int) -> str | None:
-    """The law named right before the parenthesis a bare article stands alone in («… παραπομπή στις ρυθμίσεις του ν.
-    2523/1997 (άρθρα 17 έως 21), εννοούνται …», k-010 of recall-v20), or None. Only a law by number and year (a code
-    named in words may be the citing law itself, «του Κώδικα (άρθρα 66 έως 69)»), and only where the parenthesis
-    holds the article and nothing else."""
-    if not _CLOSES_PARENTHESIS.match(masked, end):
-        return None
-    laws = [n for n in sources_in(masked, max(0, start - 80), start) if "/" in masked[n[1]:n[2]]]
-    if not laws or not _OPENS_PARENTHESIS.fullmatch(masked, laws[-1][2], start):
-        return None
-    return laws[-1][0]
-
-
 # v21: an item of a list of changes that names one law, at its end («β) το πρώτο εδάφιο της παρ. 2 του άρθρου 5 περί
 # …, η παρ. 2 του άρθρου 8, και οι περ. ι) … του άρθρου 43, περί … του Κεφαλαίου Β’ του ν. 4186/2013 (Α’ 193) και»)
 _ITEM_START = re.compile(r"(?:^|\n)\s*(?:[α-ω]{1,2}[΄'’]?\)|\d{1,2}[.)])\s")
@@ -440,38 +359,6 @@ def _law_closing_item(article: ArticleText, c: Citation, end: int, around: Surro
         return None
     law, at, law_end = named[-1]
     if not _ITEM_END.match(masked[law_end:line_end]) or verb_between(masked, end, at) \
-            or VERBS.search(masked, end, at) or not _only_references_between(masked, end, at):
+            or VERBS.search(masked, end, at) or not only_references_between(masked, end, at):
         return None
     return law
-
-
-def _only_references_between(masked: str, a: int, b: int) -> bool:
-    """Whether ``masked[a:b]`` joins two references and nothing else: «του άρθρου 5 και της παρ. 2 του», «του
-    άρθρου 23, περί μεταβατικών διατάξεων, του»; not «του άρθρου 80 και την εισφορά της περ. ε’ … του», where a noun
-    of its own starts a new item whose law the later one names."""
-    gap = PARENTHESES.sub(" ", masked[a:b])
-    gap = re.sub(r",?\s*περι\s[^,]*", " ", gap)
-    return all(JOINING_WORD.match(w) for w in re.findall(r"[α-ω]{4,}", gap))
-
-
-_RUN_ITEM_BEFORE = re.compile(r"(?<!\w)στ(?:ο|ην|η|ισ)\s+$")
-_REFERENCE_REPLACED = re.compile(r"\bνοειται\s+(?:εφεξησ\s+)?αναφορα\b")
-
-
-def changed_in_run(text: str, masked: str, start: int, end: int) -> bool:
-    """Whether an article of a described run that opens its sentence with «Στ…» is changed by the sentence's verb
-    after the run's law («4. Στην παρ. 2 του άρθρου 94, περί …, στο άρθρο 809, περί …, του Κώδικα Πολιτικής
-    Δικονομίας όπου γίνεται αναφορά στο ειρηνοδικείο νοείται αναφορά στο μονομελές πρωτοδικείο»; «… καταργείται η
-    αναφορά στο ειρηνοδικείο»): a change in the wording of each, so amends (v20)."""
-    if not _RUN_ITEM_BEFORE.search(masked, max(0, start - 8), start):  # not one a description names («εκείνες των
-        return False  # άρθρων 792 και 797»)
-    run = DESCRIBED_RUN.match(masked, end)
-    law = source_at(masked, run.end() - 4) if run else None
-    if not law:
-        return False
-    begin = clause_start(text, max(0, start - 4000), start)
-    if not ITEM_OPENING.match(text, begin):
-        return False
-    stop = SENTENCE_END.search(text, law[2])
-    rest = slice(law[2], stop.start() if stop else len(text))
-    return bool(VERBS.search(masked, rest.start, rest.stop) or _REFERENCE_REPLACED.search(masked, rest.start, rest.stop))

@@ -25,15 +25,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
-from nomos.legal.areas import table
+from nomos.legal.text.areas import table
+from nomos.legal.text.folding import GREEK_TO_LATIN, article_number, fold
 
-# Latin capitals that look like Greek ones, as they turn up in article numbers and ids typed on a Latin keyboard.
-LOOKALIKES = str.maketrans("ABEZHIKMNOPTXY", "ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ")
-GREEK_TO_LATIN = str.maketrans("ΑΒΕΖΗΙΚΜΝΟΡΤΧΥ", "ABEZHIKMNOPTXY")
 MAX_RANGE = 60  # «άρθρα 372 - 378»: ranges longer than this are read as their two ends only
 # «των άρθρων 222 έως 338 του ν. 4412/2016» (a Book of the law): a range written with «έως» says it is one, so it is
 # read whole up to this length (v16)
@@ -58,58 +55,6 @@ _PAR = (r"(?:\s*,?\s*(?:παραγραφ(?:οι|ουσ|ων)\s*\d+[α-ω]?(?:\s*
 _LAW = (r"(?<!\w)(?P<kind>ν\.?\s?δ(?=\.?\s*\d)|α\.?\s?ν(?=\.?\s*\d)|ν|v|νομ(?:ου|οσ)|π\.?\s?δ|προεδρικ\w* διαταγματ\w*)"
         r"\.?\s*(?P<no>\d{1,5})\s*/\s*(?P<year>\d{4})(?!\d)")
 _LAW_PREFIXES = ("N_", "PD_", "ND_", "AN_")  # the ids _law_source gives a law read by number and year
-
-
-class _FoldTable(dict):
-    """ord(ch) -> ch lowercased without accents (one character for one), filled on first sight of each character:
-    ``str.translate`` with it folds a statute ~10x faster than normalising every character again."""
-
-    def __missing__(self, code: int) -> str:
-        base = "".join(c for c in unicodedata.normalize("NFD", chr(code).lower()) if not unicodedata.combining(c))
-        folded = base[:1] if base else " "
-        self[code] = "σ" if folded == "ς" else folded
-        return self[code]
-
-
-_FOLD = _FoldTable()
-
-
-def fold(text: str) -> str:
-    """Lowercase without accents, final sigma as sigma, one character for one (so offsets carry over)."""
-    return text.translate(_FOLD)
-
-
-def article_number(raw: str) -> str:
-    """«386a», «386A», «386α» → «386Α», «66κστ» → «66ΚΣΤ»: digits, then a letter suffix as a Greek capital."""
-    m = re.fullmatch(r"\s*(\d+)\s*([A-Za-zΑ-Ωα-ωά-ώ]?|[Α-Ωα-ωά-ώ]{2}|[ΙΚΛΜΝΞΟΠικλμνξοπ][Σσ][Ττ])\s*", raw)
-    if not m:
-        return raw.strip()
-    suffix = m.group(2).upper().translate(LOOKALIKES)
-    return m.group(1) + suffix
-
-
-# «386 Α», «386-Α», «386 α΄» as people type them: a number, a space or dash, one of the letters articles take as a
-# suffix (α–θ but not η, which is also «η»/«ή»; or a Latin look-alike), a keraia maybe, then neither more of the word
-# nor an abbreviation's dot («άρθρο 21 ν. 4624/2019», «άρθρο 5 π.δ. …» stay as they are).
-_SPACED_SUFFIX = re.compile(r"(?<![\d\w])(\d{1,4})(?:\s*[-‐–]\s*|\s+)([αβγδεζθΑΒΓΔΕΖΘάέAaBbEeZz])[΄']?(?![\w.])")
-
-
-def joined_suffixes(query: str) -> str:
-    """A query with the article numbers people type apart joined to their letter («άρθρο 386 Α ΠΚ», «386-α» →
-    «386Α», «386α»): read so before a query's citations are looked for. Queries only: statutes write «386Α», and
-    in their text a number followed by a lone letter is often something else (a list item, «περ. α»)."""
-    return _SPACED_SUFFIX.sub(lambda m: m.group(1) + m.group(2), query)
-
-
-def article_variants(number: str) -> list[str]:
-    """The ways a corpus may write an article number with a letter suffix, the usual first: «386Α» (Greek capital),
-    «386A» (a Latin look-alike: the stand-in has PK::304A), «386α» (lower case: N_4831_2021::5α)."""
-    canonical = article_number(number)
-    if not canonical or canonical[-1].isdigit():
-        return [canonical]
-    head = canonical.rstrip("".join(c for c in canonical if not c.isdigit()))  # «10ΙΗ» → «10ιη» too (v20)
-    letters = canonical[len(head):]
-    return list(dict.fromkeys([canonical, head + letters.translate(GREEK_TO_LATIN), head + letters.lower()]))
 
 
 @dataclass(frozen=True)
@@ -310,8 +255,8 @@ def _between(first: str, last: str, limit: int = MAX_RANGE) -> list[str]:
     if head_a != head_b or not head_a.isdigit() or (suffix_a and suffix_a not in _NUMERAL_VALUES):
         return []
     if suffix_b in LETTER_SUFFIXES:
-        a = LETTER_SUFFIXES.index(suffix_a) if suffix_a in LETTER_SUFFIXES else -1 if not suffix_a else None
-        return [] if a is None else [head_a + x for x in LETTER_SUFFIXES[a + 1:LETTER_SUFFIXES.index(suffix_b)]]
+        after = LETTER_SUFFIXES.index(suffix_a) if suffix_a in LETTER_SUFFIXES else -1 if not suffix_a else None
+        return [] if after is None else [head_a + x for x in LETTER_SUFFIXES[after + 1:LETTER_SUFFIXES.index(suffix_b)]]
     if len(suffix_b) < 2 or suffix_b not in _NUMERAL_VALUES:
         return []
     a, b = _NUMERAL_VALUES.get(suffix_a, 0), _NUMERAL_VALUES[suffix_b]
@@ -415,64 +360,3 @@ def parse_citation(text: str) -> list[Citation]:
             return []
         position = max(position, end)
     return found if _FILLER.fullmatch(folded[position:]) else []
-
-
-# what may wrap an id a model or a person typed: quotes, brackets, list marks, a final full stop
-ID_EDGE = " \t\"'`«»“”‘’[]()<>*.,;"
-
-
-@dataclass(frozen=True)
-class IdResolver:
-    """Article ids as a corpus writes them, from the ways people and models type them: any case («pk::372»),
-    Latin look-alike letters («PK::386A»), full-width characters (NFKC), quotes or brackets around them, and
-    citations. A typed id resolves only when exactly one corpus id matches it; two corpus ids under one key make it
-    ambiguous, which :meth:`lookup` reports and :meth:`resolve` treats as no match."""
-
-    by_key: Mapping[str, str]
-    ambiguous: frozenset[str] = frozenset()
-
-    @classmethod
-    def from_ids(cls, ids: Iterable[str], aliases: Mapping[str, str] | None = None) -> IdResolver:
-        """``aliases``: other ids an article is cited by (an article a chapter inserted into ν. 4442/2016 is
-        ``N_4442_2016::221`` in citations and ``N_4811_2021::221`` in the corpus); a corpus id always wins."""
-        keys: dict[str, str | None] = {}
-        for doc_id in ids:
-            key = cls.key(doc_id)
-            keys[key] = doc_id if key not in keys or keys[key] == doc_id else None  # ambiguous: resolves to nothing
-        for alias, doc_id in (aliases or {}).items():
-            keys.setdefault(cls.key(alias), doc_id)
-        return cls({k: v for k, v in keys.items() if v is not None},
-                   frozenset(k for k, v in keys.items() if v is None))
-
-    @staticmethod
-    @functools.lru_cache(maxsize=65536)  # the same ids come back batch after batch, round after round
-    def key(doc_id: str) -> str:
-        """``doc_id`` compared without case, the source's Greek look-alikes read as Latin and the number's Latin
-        look-alikes as Greek (the corpus's convention), the number normalised."""
-        s = unicodedata.normalize("NFKC", doc_id).strip().strip(ID_EDGE)
-        source, sep, number = s.partition("::")
-        if not sep:
-            return s.casefold()
-        source = source.strip().upper().translate(GREEK_TO_LATIN)
-        return f"{source.casefold()}::{article_number(number.strip()).casefold()}"
-
-    def lookup(self, typed: str) -> tuple[str | None, str]:
-        """(the corpus id, "ok") for an id typed in any of the ways above, else (None, "ambiguous" or "unknown")."""
-        key = self.key(typed)
-        found = self.by_key.get(key)
-        if found is not None:
-            return found, "ok"
-        return None, "ambiguous" if key in self.ambiguous else "unknown"
-
-    def resolve(self, typed: str) -> str | None:
-        """The corpus id for an id typed in any of the ways above, or None."""
-        return self.by_key.get(self.key(typed))
-
-    def resolve_citations(self, citations: Iterable[Citation]) -> list[str]:
-        """The corpus ids of ``citations`` that exist, in order, each once."""
-        out: list[str] = []
-        for c in citations:
-            doc_id = self.resolve(c.id)
-            if doc_id and doc_id not in out:
-                out.append(doc_id)
-        return out

@@ -6,7 +6,7 @@ Every reader here is exact or says it is not: a paragraph is a numbered line who
 «2.» inside a quotation, or a «13.2.2» clause number, starts none); a sentence ends at a period followed by a
 capital letter, and a period after an acronym («Ε.Σ.Υ.», «Α.Ε.») or a lone capital could be either, so the reader
 reports it ambiguous rather than choosing; a case is a letter in the sequence α, β, γ … opened at the start of a
-line or after a colon, comma or semicolon. The consolidation engine (:mod:`nomos.legal.consolidation`) refuses an
+line or after a colon, comma or semicolon. The consolidation engine (:mod:`nomos.legal.inforce.engine`) refuses an
 instruction whose part cannot be found this way instead of guessing it.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nomos.legal.citations import fold
+from nomos.legal.text.folding import fold
 
 # «1.», «12.», «1Α.» at the start of a line (not «13.2.2»: a clause number, nor «1.000»)
 _PARAGRAPH = re.compile(r"(?m)^[ \t\xa0]*(?P<num>\d{1,3})(?P<letter>[Α-Ωα-ω]?)[ \t\xa0]*\.(?![\d])")

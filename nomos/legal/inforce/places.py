@@ -6,7 +6,7 @@ A place is a head (the noun the instruction acts on, with its article: nominativ
 accusative «μετά την παρ. 3», genitive «της παρ. 3») and the chain of genitives after it up to the article («της
 παρ. 2 του άρθρου 4 του ν. 4070/2012»); laws, gazette issues in brackets and «όπως ισχύει» may stand between the
 links. Which law an article number belongs to is not read here: the legal graph's edges say it (the extractor's
-references carry the span of each citation), and :mod:`nomos.legal.amendment_reading` binds a place to the corpus
+references carry the span of each citation), and :mod:`nomos.legal.inforce.reading` binds a place to the corpus
 article through them.
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from nomos.legal.article_parts import CASE_LETTERS, case_index
-from nomos.legal.citations import sources_in
+from nomos.legal.text.article_parts import CASE_LETTERS, case_index
+from nomos.legal.text.citations import sources_in
 
 # the article before a noun, folded: what role the noun has in its clause
 NOMINATIVE = frozenset({"η", "ο", "το", "οι", "τα", ""})

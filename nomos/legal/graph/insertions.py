@@ -21,7 +21,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from nomos.legal.citations import fold, sources_in
+from nomos.legal.text.citations import sources_in
+from nomos.legal.text.folding import fold
 
 _QUOTE = re.compile("[«»]")
 _INSERTS = re.compile(r"\bπροστιθε\w*")

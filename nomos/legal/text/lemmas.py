@@ -22,7 +22,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from nomos.legal.citations import fold
+from nomos.legal.text.folding import fold
 from nomos.mappings import HERE, read_stopwords
 
 VERSION = "simplemma-2"  # part of an article's content hash: a new lemmatizer re-sends every article

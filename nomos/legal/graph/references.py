@@ -1,6 +1,6 @@
 """The legal graph's edges read from statute text: which articles an article cites, and which it amends.
 
-Built on the query-side resolver (:mod:`nomos.legal.citations`: ``fold``, ``find_citations``, ``IdResolver``)
+Built on the query-side reading (:mod:`nomos.legal.text`: ``fold``, ``find_citations``, ``IdResolver``)
 so a citation typed into the search box and one written inside a statute are read by the same rules. What this
 module adds is what only statute text has:
 
@@ -25,42 +25,8 @@ module adds is what only statute text has:
   at that paragraph; a verb that opens a clause types the subjects listed after it («καταργούνται …, καθώς και τα
   άρθρα 19 έως και 74 του ν. 3463/2006»); a heading («Άρθρο 59 Διαδικαστικοί κανόνες»), a clause of a numbered
   document («άρθρο 28.10») or a numbered item («στοιχείο με αρ. 11») gives none either;
-* the law's own structure (v15): an act an amending article names in its opening sentence («Το π.δ. 54/2018
-  τροποποιείται ως εξής: 1. Το άρθρο 13 …»), in the clause that opens an item («1. Στο άρθρο 95 του ν. 4070/2012
-  (Α’ 82), α) …») or only in its title («Τροποποίηση του άρθρου 96 του ν. 4412/2016») is the law of the bare
-  articles below it; the parts, chapters and sections between an article and its law are read past («Τα άρθρα 8
-  έως και 43 των Μερών Β΄ και Γ΄»); a table of correspondence or of contents gives no edges; a verb types only its
-  own subject («Από την έναρξη ισχύος των άρθρων 145 έως και 150 η … Υπηρεσία … καταργείται» cites them).
-* v18: an opening into a part of an act («Στο Παράρτημα ΙΙ του ν. 4442/2016 …, τροποποιείται …») governs its
-  sentence's bare articles; a bare article beside another law's article cited as a yardstick («… του άρθρου 33 υπό τις
-  προϋποθέσεις του άρθρου 142 του ν. 3655/2008») is the own law's where the sentence amends nothing; a paragraph an
-  item of a list of changes names with no article («γ) στο τρίτο εδάφιο της παρ. 1, γα) η φράση «…» αντικαθίσταται»)
-  is that of the one article the list's opening amends.
-* v19: Greek-numeral suffixes of three letters («66ΚΣΤ») and a range's end written apart («2Α έως και 2 ΙΣΤ»); a run
-  of articles takes a law carried from an earlier citation only if every number does, or the sentence does not go
-  on to name the citing law; an opening that names the act after a noun of change («… αποτελεί η τροποποίηση του ν.
-  4963/2022 (Α’ 149), και συγκεκριμένα:») governs its items; a transposition note («(άρθρο 44 της Οδηγίας …)»)
-  does not make a list an EU act's; «επέρχονται οι εξής αλλαγές» amends; a title's «ν.δ.»/«π.δ.»/«α.ν.» types
-  the text's «ν.» of the same number; a dotted «άρθρο 2.1.» in a law that numbers its parts so is its own article
-  2; «των άρθρων 32 έως 34 αυτού» is the act just named.
-* v20: a range whose ends share the number and end in a Greek numeral of two or more letters («66Α έως 66ΛΔ») is
-  read whole in numeral order; articles qualified by a part of no named law are the own law's where every other act
-  of the sentence is the subject a part is described by («του Μέρους Α’, περί των παρεμβάσεων στον Κώδικα …»); a
-  run of described articles («Στην παρ. 2 του άρθρου 94, περί …, στο άρθρο 809, περί …, του Κώδικα Πολιτικής
-  Δικονομίας …») is the law that closes it, and amends under a «Στ…» opening; an article of π.δ. 456/1984 from 200
-  on is the Civil Code's; more codes named in words, and a code cited by its law's id takes the act in parentheses
-  after its name («Κώδικα Φορολογικής Διαδικασίας (ν. 4987/2022)»).
-* v21: articles alone in parentheses right after a law («του ν. 2523/1997 (άρθρα 17 έως 21)») are that law's; an
-  item of a list of changes that one law closes («β) … του άρθρου 5 περί …, η παρ. 2 του άρθρου 8, … του ν.
-  4186/2013 (Α’ 193) και») is that law's; the place of an insertion («μετά το άρθρο 6Α,», «περί …,») and «Μετά από
-  το άρθρο 31 του ν. …» opening a clause no longer hide the opening's law; «ή» joins a run of articles and «, κατά
-  περίπτωση,» may stand before their source; «η περ. γ) της παρ. 2» as an item is that paragraph of the opening's
-  article; an article right before the subject of its clause («του άρθρου 14 η έναρξη … του ν. 4738/2020») is the
-  own law's; the Special Supreme Court's code (ν. 345/1976) named in words, and an article inside a code's name is
-  no edge.
-* v22: a paragraph an item of a list of changes names («β) στην παρ. 2: βα) … αντικαθίσταται …, ββ) … προστίθεται
-  …») takes its item's one kind of change, or ``amends`` where the item makes changes of different kinds; an edge
-  read twice at one span (the same article, kind and paragraph) is given once.
+
+What each version since 15 added is listed with :data:`~nomos.legal.graph.edges.REFERENCES_VERSION`.
 
 Precision and recall are measured on hand-checked samples (tests/fixtures/graph/, bench/graph_quality.py,
 docs/benchmarks.md "The legal graph's extractor"): version 13 scored a held-out precision of 0.956 (153/160) and a
@@ -70,10 +36,11 @@ judged, scores 154/159 and 78/82 on them, and its own blind batches are drawn by
 (bench/amendment_warnings.py), version 14 pointed 63 of 864 into the amending article's own law, version 15 1 of
 808 (on corpus-large, written on nothing of it: 132 of 4,272, then 14 of 4,175). What each version changed and scored: docs/history/reference-extractor.md.
 
-This module walks an article's text (candidates, their sources, groups, kinds, the follow-ups an amendment names);
-the words it reads with are ``nomos.legal.reference_vocabulary``, the clause around a reference (bounds, verbs,
-lists) is read by ``nomos.legal.reference_clauses``, and the law of an article cited without one by
-``nomos.legal.reference_sources``.
+This module walks an article's text (candidates, their sources, groups, kinds); the words it reads with are
+:mod:`.vocabulary`'s, the clause around a reference (bounds, verbs, lists) is read by :mod:`.clauses`, the law of an
+article cited without one by :mod:`.sources` (and :mod:`.openings`), what a title or a table says by :mod:`.scopes`,
+and the paragraphs an amendment names after its article by :mod:`.follow_ups`. The edge itself, the fields ingest
+stores and the extractor's version are :mod:`.edges`'.
 
 Every :class:`Reference` carries its span in the text (the portal links it) and ``cited`` as read, even when the
 target is not in the corpus (``target`` is then "").
@@ -83,14 +50,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import asdict, dataclass
-from typing import Any
 
-from nomos.legal.article_parts import inside
-from nomos.legal.article_parts import quote_spans as quoted_spans
-from nomos.legal.citations import Citation, IdResolver, code_of, find_citations, fold, source_at, sources_in
-from nomos.legal.reference_clauses import (
-    ItemParagraph,
+from nomos.legal.graph.clauses import (
     amendment_kind,
     groups_of,
     item_paragraphs,
@@ -98,18 +59,12 @@ from nomos.legal.reference_clauses import (
     lists_of,
     opens_with_title_tail,
 )
-from nomos.legal.reference_scopes import TitleScope, table_spans, title_scope, title_text
-from nomos.legal.reference_sources import (
-    ArticleText,
-    Surroundings,
-    changed_in_run,
-    is_foreign,
-    names_foreign_act,
-    said_own,
-    source_of_bare,
-)
-from nomos.legal.reference_vocabulary import (
-    ABOVE_ARTICLE,
+from nomos.legal.graph.edges import Reference
+from nomos.legal.graph.follow_ups import paragraph_before, with_follow_ups, with_items
+from nomos.legal.graph.openings import changed_in_run
+from nomos.legal.graph.scopes import TitleScope, table_spans, title_scope, title_text
+from nomos.legal.graph.sources import ArticleText, Surroundings, is_foreign, names_foreign_act, said_own, source_of_bare
+from nomos.legal.graph.vocabulary import (
     AMENDMENT_KINDS,
     AS_IT_WAS,
     CITED_BY_WORDS,
@@ -121,8 +76,6 @@ from nomos.legal.reference_vocabulary import (
     DECISION,
     DECISION_BEFORE,
     DESIGNATOR_BEFORE,
-    FOLLOW_UP,
-    FOLLOW_UP_REACH,
     FOREIGN_LIST,
     HEADING,
     INNER,
@@ -136,41 +89,18 @@ from nomos.legal.reference_vocabulary import (
     NUMBER_OF_ACT,
     ORDINAL,
     ORDINAL_BEFORE,
-    OUTER_OF_INNER,
-    PAR_BEFORE,
     SELF,
     SPACED_SUFFIX,
     SUFFIX_ENDS,
     TITLE_NOUN_BEFORE,
     TITLE_NOUN_KINDS,
-    VERB_THEN_PARAGRAPH,
-    VERBS,
     ordinal_value,
 )
-
-# Bump whenever the rules change what is extracted (this module's, and those of reference_vocabulary,
-# reference_clauses and reference_sources): indexing stores it beside the edges and makes it part of each article's
-# content hash, so a re-index recomputes every article's edges then (and only then).
-REFERENCES_VERSION = "22"
-
-
-@dataclass(frozen=True)
-class Reference:
-    """One edge of the legal graph: ``source`` cites (or amends, replaces, inserts into, repeals) ``target``.
-
-    ``target`` is the corpus id, "" when the cited article is not in the corpus; ``cited`` is the id as read
-    («PK::372»); ``paragraph`` the target paragraph where stated; ``start``/``end`` the span in the source text."""
-
-    source: str
-    target: str
-    cited: str
-    kind: str
-    paragraph: str | None
-    start: int
-    end: int
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+from nomos.legal.text.article_parts import inside
+from nomos.legal.text.article_parts import quote_spans as quoted_spans
+from nomos.legal.text.citations import Citation, code_of, find_citations, source_at, sources_in
+from nomos.legal.text.folding import fold
+from nomos.legal.text.ids import IdResolver
 
 
 def _masked(folded: str, quotes: list[tuple[int, int]]) -> str:
@@ -180,13 +110,6 @@ def _masked(folded: str, quotes: list[tuple[int, int]]) -> str:
     for a, b in quotes:
         chars[a:b] = " " * (b - a)
     return "".join(chars)
-
-
-def _paragraph_before(folded: str, start: int) -> tuple[str, int] | None:
-    """A paragraph written before the article word («η παρ. 1 του άρθρου 372»): (paragraph, where it starts)."""
-    window_start = max(0, start - 80)
-    m = PAR_BEFORE.search(folded[window_start:start])
-    return (m.group("par"), window_start + m.start()) if m else None
 
 
 def _number_offset(article: str, delta: int) -> str | None:
@@ -251,9 +174,9 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
             in_words.append(Citation(before[-1].source, str(number), "", m.start(), m.end()))
     found += in_words
     for m in NEIGHBOUR.finditer(masked):
-        number = _number_offset(own_number, -1 if m.group("which") == "προηγουμεν" else 1)
-        if number and not inside(m.start(), tables):
-            found.append(Citation(own_source, number, "", m.start(), m.end()))
+        neighbour = _number_offset(own_number, -1 if m.group("which") == "προηγουμεν" else 1)
+        if neighbour and not inside(m.start(), tables):
+            found.append(Citation(own_source, neighbour, "", m.start(), m.end()))
     found.sort(key=lambda c: (c.start, c.end))
     raw: list[Citation] = []
     explicit: dict[str, tuple[str, int]] = {}  # article number -> the external source it was last cited with, where
@@ -289,12 +212,13 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
         list_kind = next((x.kind for x in reversed(lists) if x.start <= c.start < x.end and x.kind), None)
         if source == SELF:
             run = [f.article for f in found if (f.start, f.end) == (c.start, c.end) and f.source == SELF]
-            source = source_of_bare(article_text, c, Surroundings(found[i + 1:], within, in_list, explicit, last_external,
-                                                                  list_kind, run))
-            if not source:
+            bare = source_of_bare(article_text, c, Surroundings(found[i + 1:], within, in_list, explicit, last_external,
+                                                                list_kind, run))
+            if not bare:
                 if names_foreign_act(folded, c.end):  # «… του β.δ. 631/1972 … και το άρθρο 3 διαμορφώνεται»: that act's too
                     explicit[c.article] = (FOREIGN_LIST, c.end)
                 continue
+            source = bare
             if source != own_source:  # «Το άρθρο 112 και το άρθρο 113 του ν. 4389/2016 … και το άρθρο 112» (v15)
                 explicit[c.article] = (source, c.end)
         elif source != own_source:
@@ -307,9 +231,9 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
                        or (suffix.group(1) not in "ΗΟ" and SUFFIX_ENDS.match(text, suffix.end()))):
             article, end = article + suffix.group(1), suffix.end()
         paragraph, start = c.paragraph, c.start
-        before = _paragraph_before(folded, c.start)
-        if before:
-            paragraph, start = paragraph or before[0], before[1]
+        written_before = paragraph_before(folded, c.start)
+        if written_before:
+            paragraph, start = paragraph or written_before[0], written_before[1]
         raw.append(Citation(code_of(source, article), article, paragraph, start, end))  # PD_456_1984::1959 → AK (v20)
         if c.source == SELF and source == own_source and not said_own(folded, c.end):
             own_by_default.add((start, end, article))
@@ -356,7 +280,7 @@ def extract_references(article_id: str, text: str, resolver: IdResolver, own_sou
         out = _in_title_scope(out, scope, own_by_default, resolver)
     if decimal_spans:  # a dotted number the title's act does not take is a clause of some document: no edge
         out = [r for r in out if (r.start, r.end) not in decimal_spans or not r.cited.startswith(own_source + "::")]
-    out = _with_items(_with_follow_ups(out, text, masked, inner), item_paragraphs(text, masked, lists))
+    out = with_items(with_follow_ups(out, text, masked, inner), item_paragraphs(text, masked, lists))
     # one edge per span, article, kind and paragraph: two readings of one list (or of one item) gave some twice (v22)
     return list(dict.fromkeys(_as_title_types_them(out, title, resolver)))
 
@@ -425,110 +349,3 @@ def _in_title_scope(out: list[Reference], scope: TitleScope, own_by_default: set
             cited = f"{source}::{article}"
             kept.append(dataclasses.replace(r, cited=cited, target=resolver.resolve(cited) or ""))
     return kept
-
-
-def _last_before(out: list[Reference], text: str, at: int) -> Reference | None:
-    """The reference that ends last before ``at`` in the same paragraph of text, close by, or None."""
-    before = [r for r in out if r.end <= at and at - r.end <= FOLLOW_UP_REACH and "\n" not in text[r.end:at]]
-    return max(before, key=lambda r: (r.end, r.start)) if before else None
-
-
-def _anchor_of(out: list[Reference], text: str, at: int, par: str | None) -> Reference | None:
-    """The article a paragraph named with no article of its own belongs to, where no reference before it amends
-    that paragraph: the last reference before it that is amended (v15: a reference merely cited between does not
-    take it: «Στο άρθρο 21 του π.δ. 15/2022 … γ) η παρ. 7 τροποποιείται … σε περίπτωση παράβασης της παρ. 1 του
-    άρθρου 8, … δ) η παρ. 8 τροποποιείται» is article 21's), else the last reference before it to the same paragraph
-    («Η προθεσμία ισχύος της παρ. 1 του άρθρου 54 … παρατείνεται, και η παρ. 1 διαμορφώνεται ως εξής»); same
-    paragraph of text, close by."""
-    before = [r for r in out if r.end <= at and at - r.end <= FOLLOW_UP_REACH and "\n" not in text[r.end:at]]
-    amended = [r for r in before if r.kind in AMENDMENT_KINDS]
-    if amended:
-        return max(amended, key=lambda r: (r.end, r.start))
-    same = [r for r in before if par and r.paragraph == par]
-    return max(same, key=lambda r: (r.end, r.start)) if same else None
-
-
-def _kind_between(out: list[Reference], text: str, masked: str, start: int, end: int, prev_end: int) -> str:
-    """The kind of an edge added at ``start:end`` after the references were grouped, read as a group's is, with
-    ``prev_end`` the end of the reference before it and the next reference's start as its reach."""
-    next_start = min((r.start for r in out if r.start >= end), default=len(masked))
-    return amendment_kind(text, masked, start, end, prev_end, next_start, None)
-
-
-def _with_follow_ups(out: list[Reference], text: str, masked: str, inner: list[Citation]) -> list[Reference]:
-    """«Το πρώτο εδάφιο της παρ. 4 του άρθρου 2 του ν. 4081/2012 … τροποποιείται … και η παρ. 4 διαμορφώνεται ως
-    εξής»: a paragraph named with no article, as the subject of an amendment verb, is that paragraph of the article
-    last amended before it, in the same paragraph of text, at that paragraph; with none, it is no edge (in «Στο
-    άρθρο 14 … α) η παρ. 1 τροποποιείται … την παραπομπή στα άρθρα 20-23 του ν. 4735/2020, β) η παρ. 2 …» the
-    paragraphs are article 14's, not the last-named law's).
-
-    A paragraph that differs from the amended one is still that article's when no other reference stands
-    between («Οι παρ. 1 και 3 του άρθρου 47 … τροποποιούνται …, η παρ. 2 τροποποιείται»), and so is one after the
-    verb («Στο άρθρο 31 …, τροποποιείται η παρ. 3 …, προστίθεται παρ. 4»); «του ως άνω άρθρου» is the article cited
-    last before it; an article inside a ratified code's article («μετά το εσωτερικό άρθρο 45α του παρόντος») is an
-    edge to that outer article, named before it in its paragraph."""
-    added = []
-    for m in FOLLOW_UP.finditer(masked):
-        verb = VERBS.match(masked, m.end())
-        whole = m.group("article") is not None  # «… και το άρθρο διαμορφώνεται ως εξής»: the article itself
-        par = (m.group("par") or "").upper() or None
-        amended = [r for r in out if r.end <= m.start() and r.kind in AMENDMENT_KINDS
-                   and (whole or r.paragraph == par)
-                   and m.start() - r.end <= FOLLOW_UP_REACH and "\n" not in text[r.end:m.start()]]
-        last = max(amended, key=lambda r: r.end) if amended else None
-        if last is None and not whole:
-            last = _anchor_of(out, text, m.start(), par)
-        if verb and last and (amended or not whole):
-            span = "article" if whole else "span"
-            added.append(dataclasses.replace(last, kind=verb.lastgroup or "amends", paragraph=par,
-                                             start=m.start(span), end=m.end(span)))
-    for m in VERB_THEN_PARAGRAPH.finditer(masked):
-        last = _last_before(out, text, m.start())
-        if last and last.kind in AMENDMENT_KINDS and not any(r.start <= m.start("span") < r.end for r in out):
-            kind = next(k for k in AMENDMENT_KINDS if m.group(k))
-            added.append(dataclasses.replace(last, kind=kind,
-                                             paragraph=m.group("par").upper(), start=m.start("span"),
-                                             end=m.end("span")))
-    for m in ABOVE_ARTICLE.finditer(masked):
-        last = _last_before(out, text, m.start())
-        if last:
-            before = _paragraph_before(masked, m.start("at"))
-            start = before[1] if before else m.start("at")
-            added.append(dataclasses.replace(last, kind=_kind_between(out, text, masked, start, m.end(), last.end),
-                                             paragraph=before[0] if before else None, start=start, end=m.end()))
-    for c in inner:
-        outer = [r for r in out if r.end <= c.start and "\n" not in text[r.end:c.start]
-                 and OUTER_OF_INNER.search(masked, max(0, r.start - 60), r.start)]
-        if outer:
-            last = max(outer, key=lambda r: r.end)
-            added.append(dataclasses.replace(last, kind=_kind_between(out, text, masked, c.start, c.end, last.end),
-                                             paragraph=None, start=c.start, end=c.end))
-    return sorted(out + added, key=lambda r: (r.start, r.end)) if added else out
-
-
-def _with_items(out: list[Reference], items: list[ItemParagraph]) -> list[Reference]:
-    """«Στο άρθρο έκτο του ν. 4057/2012 (Α’ 54) επέρχονται οι ακόλουθες τροποποιήσεις:\nα) …\nβ) Η παρ. 7, περί …,
-    αντικαθίσταται ως εξής: «…»»: a paragraph an item names with no article is that paragraph of the article the list's
-    opening amends (one article, named there), typed by the item's verb, however much new wording stands between (v18);
-    not where a reference is already read at its span."""
-    added = []
-    for item in items:
-        anchors = [r for r in out if item.opening[0] <= r.start < item.opening[1] and r.kind in AMENDMENT_KINDS]
-        if len({r.cited for r in anchors}) != 1 or any(r.start < item.span[1] and item.span[0] < r.end for r in out):
-            continue
-        added.append(dataclasses.replace(anchors[-1], kind=item.kind, paragraph=item.par, start=item.span[0],
-                                         end=item.span[1]))
-    return sorted(out + added, key=lambda r: (r.start, r.end)) if added else out
-
-
-def edge_fields(references: list[Reference]) -> dict[str, Any]:
-    """The article document's graph fields: ``cites`` (every resolved target, any kind), ``amends`` (resolved
-    targets of amendment-typed edges), ``references`` (the edges themselves) and ``references_version``."""
-    cites = list(dict.fromkeys(r.target for r in references if r.target))
-    amends = list(dict.fromkeys(r.target for r in references if r.target and r.kind in AMENDMENT_KINDS))
-    return {
-        "cites": cites,
-        "amends": amends,
-        "references": [r.as_dict() for r in references],
-        "references_version": REFERENCES_VERSION,
-    }

@@ -1,11 +1,11 @@
 """The words the legal graph's extractor reads statute text with: regular expressions over folded text (lowercase,
-no accents, final sigma as sigma; ``nomos.legal.citations.fold``), the word lists they are built from, and the
+no accents, final sigma as sigma; ``nomos.legal.text.citations.fold``), the word lists they are built from, and the
 reaches (in characters) within which one word governs another.
 
-The rules that walk a text with them are in ``nomos.legal.references`` (an article's references),
-``nomos.legal.reference_clauses`` (the clause around a reference: its bounds, its verbs, the lists a colon opens)
-and ``nomos.legal.reference_sources`` (the law of an article cited without one). A change here changes what is
-extracted: bump ``REFERENCES_VERSION`` in ``nomos.legal.references`` with it.
+The rules that walk a text with them are in ``nomos.legal.graph.references`` (an article's references),
+``nomos.legal.graph.clauses`` (the clause around a reference: its bounds, its verbs, the lists a colon opens)
+and ``nomos.legal.graph.sources`` (the law of an article cited without one). A change here changes what is
+extracted: bump ``REFERENCES_VERSION`` in ``nomos.legal.graph.references`` with it.
 """
 
 from __future__ import annotations

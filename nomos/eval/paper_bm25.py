@@ -1,5 +1,9 @@
 """The paper's BM25 pipeline, re-implemented small and faithfully, as the yardstick for the project's BM25.
 
+It lives in nomos/eval (files and numbers, no node) because the benchmark and the tests both need it: the tests
+check the yardstick itself, and bench/bm25_vs_paper.py measures the project's BM25 against it. rank_bm25 and
+PyStemmer are imported where they are used (requirements-test.txt), so nothing of the main install needs them.
+
 GreekBarRetrieval ran ``rank_bm25.BM25Okapi`` (k1 = 1.5, b = 0.75) over title + text, with tokens upper-cased,
 accents stripped, a small stop list removed and a Greek stemmer applied. This module keeps that recipe in two
 reusable pieces, tokenizer apart from scorer (as bm25s does), so the tokenizer can be tested on its own and the
@@ -32,13 +36,20 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
-from typing import Iterable, Sequence
+from typing import Iterable, Protocol, Sequence
 
 import numpy as np
-import Stemmer
-from rank_bm25 import BM25Okapi
 
-from nomos.ingest.records import Article
+Run = dict[str, list[tuple[str, float]]]  # query id -> (doc id, score), best first
+DASH = "—"
+
+
+class Titled(Protocol):
+    """What the paper scored of an article (a corpus record of nomos.ingest, which eval does not import)."""
+
+    id: str
+    title: str
+    text: str
 
 K1 = 1.5
 B = 0.75
@@ -96,6 +107,8 @@ class PaperTokenizer:
 
     def __init__(self, stopwords: Iterable[str] = GREEK_STOPWORDS, stemmer: str = "greek") -> None:
         self.stopwords = frozenset(strip_diacritics(w).upper() for w in stopwords)
+        import Stemmer  # PyStemmer (requirements-test.txt): the paper's pipeline only
+
         self.stemmer = Stemmer.Stemmer(stemmer)
 
     def words(self, text: str) -> list[str]:
@@ -116,7 +129,7 @@ class PaperTokenizer:
         return [self.tokenize(t) for t in texts]
 
 
-def article_text(article: Article) -> str:
+def article_text(article: Titled) -> str:
     """What the paper scored for an article: its title, a line break, its text."""
     return f"{article.title}\n{article.text}"
 
@@ -150,10 +163,12 @@ class PaperBM25:
         order = sorted(range(len(self.doc_ids)), key=self.doc_ids.__getitem__)
         self._id_rank = np.empty(len(order), dtype=np.int64)
         self._id_rank[order] = np.arange(len(order))
+        from rank_bm25 import BM25Okapi  # requirements-test.txt: the paper's pipeline only
+
         self.bm25 = BM25Okapi(self.tokenizer.tokenize_many(texts), k1=k1, b=b)
 
     @classmethod
-    def from_articles(cls, articles: Iterable[Article], **kwargs: object) -> PaperBM25:
+    def from_articles(cls, articles: Iterable[Titled], **kwargs: object) -> PaperBM25:
         """Index articles as the paper did: ``title + "\\n" + text``."""
         arts = list(articles)
         return cls([a.id for a in arts], [article_text(a) for a in arts], **kwargs)  # type: ignore[arg-type]
@@ -188,4 +203,20 @@ class PaperBM25:
         }
 
 
-__all__ = ["GREEK_STOPWORDS", "PaperBM25", "PaperTokenizer", "article_text", "strip_diacritics"]
+def ratio(num: float | None, den: float | None, speed: bool) -> str:
+    """``num / den``, as a speed-up (``×``) or a plain ratio; a missing or zero denominator prints a dash (the
+    comparison table of bench/bm25_vs_paper.py)."""
+    if num is None or den is None or den == 0:
+        return DASH
+    return f"{num / den:.1f}×" if speed else f"{num / den:.2f}"
+
+
+def overlap(a: Run, b: Run, k: int) -> float:
+    """Mean over queries of |top-k(a) ∩ top-k(b)| / k: how far two rankings agree, regardless of relevance."""
+    qids = sorted(set(a) | set(b))
+    if not qids:
+        return 0.0
+    return sum(len({d for d, _ in a.get(q, [])[:k]} & {d for d, _ in b.get(q, [])[:k]}) / k for q in qids) / len(qids)
+
+
+__all__ = ["GREEK_STOPWORDS", "PaperBM25", "PaperTokenizer", "article_text", "overlap", "ratio", "strip_diacritics"]

@@ -1,0 +1,95 @@
+"""A case's actions (a lettered item «γ)» of a paragraph): its new wording (``replace-case``), a new case
+(``insert-case``) and its repeal (``repeal-case``).
+
+A case is found in its paragraph's sequence of letters; a new one must follow the paragraph's last case, and a
+repealed one keeps its mark with «[Καταργείται]». :func:`find_case` is also how a sentence or a phrase inside a case
+is found (:mod:`.sentence`, :mod:`.words`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from nomos.legal.inforce.edit import REPEALED, Edit, Par, Refused, one_paragraph
+from nomos.legal.inforce.instructions import Instruction
+from nomos.legal.text.article_parts import CASE_LETTERS, Case, case_index, cases, paragraph_body
+
+
+def _cases_of(e: Edit, i: int) -> list[Case]:
+    text = e.s.pars[i].text
+    return cases(text, paragraph_body(text))
+
+
+def find_case(e: Edit, i: int, letter: str) -> Case:
+    found = [c for c in _cases_of(e, i) if case_index(c.letter) == case_index(letter)]
+    if not found:
+        raise Refused(f"case {letter} is not in paragraph {e.s.pars[i].number or '(the article)'}")
+    return found[0]
+
+
+def replace_case(e: Edit, ins: Instruction) -> tuple[str, str]:
+    if len(ins.place.cases) != 1 or len(ins.wording) != 1:
+        raise Refused("several cases replaced by one wording")
+    i = one_paragraph(e, ins)
+    letter = ins.place.cases[0]
+    c = find_case(e, i, letter)
+    wording = ins.wording[0].strip()
+    mark = re.match(r"\s*\(?([α-ωά-ώ]{1,3})[΄'’]?[).]", wording)
+    if not mark or case_index(mark.group(1)) != case_index(letter):
+        raise Refused(f"the new wording does not open with case {letter}'s mark")
+    text = e.s.pars[i].text
+    body, tail = _case_text(text, c)
+    new = text[:c.start] + wording + tail + text[c.start + len(body) + len(tail):]
+    before = text
+    e.s.pars[i] = Par(e.s.pars[i].number, new, e.source)
+    return before, new
+
+
+def _case_text(text: str, c: Case) -> tuple[str, str]:
+    """A case's words and the separator after them (whitespace, kept when the case is replaced)."""
+    span = text[c.start:c.end]
+    stripped = span.rstrip()
+    return stripped, span[len(stripped):]
+
+
+def repeal_case(e: Edit, ins: Instruction) -> tuple[str, str]:
+    if not ins.place.cases:
+        raise Refused("the case repealed is not named")
+    i = one_paragraph(e, ins)
+    text = e.s.pars[i].text
+    found = [find_case(e, i, letter) for letter in ins.place.cases]
+    new = text
+    for c in sorted(found, key=lambda c: c.start, reverse=True):
+        body, tail = _case_text(new, c)
+        mark = re.match(r"\s*(\(?[α-ωά-ώ]{1,3}[΄'’]?[).])", body)
+        new = new[:c.start] + f"{mark.group(1) if mark else c.letter + ')'} {REPEALED}" + tail + \
+            new[c.start + len(body) + len(tail):]
+    e.s.pars[i] = Par(e.s.pars[i].number, new, e.source)
+    return text, new
+
+
+def insert_case(e: Edit, ins: Instruction) -> tuple[str, str]:
+    if len(ins.place.cases) != 1 or len(ins.wording) != 1:
+        raise Refused("several cases inserted by one wording")
+    letter = ins.place.cases[0]
+    index = case_index(letter)
+    if index is None:
+        raise Refused(f"case {letter} is not a case letter")
+    i = one_paragraph(e, ins)
+    text = e.s.pars[i].text
+    found = _cases_of(e, i)
+    if any(case_index(c.letter) == index for c in found):
+        raise Refused(f"case {letter} already exists")
+    wording = ins.wording[0].strip()
+    mark = re.match(r"\s*\(?([α-ωά-ώ]{1,3})[΄'’]?[).]", wording)
+    if not mark or case_index(mark.group(1)) != index:
+        raise Refused(f"the new wording does not open with case {letter}'s mark")
+    if index == 0 or not found or case_index(found[-1].letter) != index - 1:
+        prev = CASE_LETTERS[index - 1] if index else "-"
+        raise Refused(f"case {letter} would not follow case {prev}, the paragraph's last")
+    last = found[-1]
+    on_lines = text[:last.start].rstrip(" \t").endswith("\n")
+    sep = "\n" if on_lines else " "
+    new = text.rstrip() + sep + wording
+    e.s.pars[i] = Par(e.s.pars[i].number, new, e.source)
+    return text, new

@@ -166,3 +166,27 @@ def test_batch_search_search_after_verb_and_metrics(os_settings, tmp_path) -> No
     assert res.exit_code == 0, res.output
     assert read_trec(out) == read_trec(runs / "mini" / "e" / "run.trec")  # the eval path's ranking, TREC as eval writes it
     assert {line.split()[5] for line in out.read_text().splitlines()} == {"bm25"}
+
+
+def test_a_method_is_read_whatever_its_case(tmp_path) -> None:
+    """Issue 50: `--method BM25` was refused for its capitals. The method name is taken in any case (and named in
+    the registry's own spelling): here `eval` gets past the option to the default-run-name check."""
+    folder = write_beir(tmp_path / "mini")
+    runs = tmp_path / "runs"
+    (runs / "mini" / "bm25").mkdir(parents=True)
+    (runs / "mini" / "bm25" / "metrics.json").write_text("{}")
+    args = ["--url", "http://127.0.0.1:9", "eval", "--dataset", str(folder), "--runs-dir", str(runs)]
+    res = CliRunner().invoke(cli, [*args, "--method", "BM25"])
+    assert res.exit_code == 2 and "run 'bm25' (the default name" in res.stderr, res.output  # read as bm25
+    res = CliRunner().invoke(cli, [*args, "--method", "BM42"])
+    assert res.exit_code == 2 and "Invalid value for '--method'" in res.stderr
+
+
+def test_a_dataset_prints_as_one_line(tmp_path) -> None:
+    """Issue 50: `print(data)` dumped every article (16 MB for the stand-in)."""
+    from nomos.ingest.beir import load_beir
+
+    data = load_beir(write_beir(tmp_path / "mini"))
+    shown = repr(data)
+    assert "\n" not in shown and len(shown) < 200, shown
+    assert f"{len(data.articles)} articles, {len(data.queries)} queries" in shown and data.fingerprint[:12] in shown

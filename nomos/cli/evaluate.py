@@ -82,7 +82,7 @@ class EvalArgs:
 @cli.command("eval")
 @dataset_option
 @corpus_option
-@click.option("--method", type=click.Choice(METHOD_CHOICES), default="bm25", show_default=True, help="Retrieval method.")
+@click.option("--method", type=click.Choice(METHOD_CHOICES, case_sensitive=False), default="bm25", show_default=True, help="Retrieval method.")
 @analysis_options
 @method_options
 @k_option(100)

@@ -119,7 +119,7 @@ def load(settings: Settings, dataset: str, corpus_file: str):  # Dataset, import
 
 
 # ------------------------------------------------------------------------------------------ methods
-method_option = click.option("--method", type=click.Choice(METHOD_CHOICES), default=None,
+method_option = click.option("--method", type=click.Choice(METHOD_CHOICES, case_sensitive=False), default=None,
                              help="Retrieval method (default: the best the index serves: hybrid where it holds vectors, else bm25).")
 analysis_choice = click.option("--analysis", type=click.Choice(["stemmed", "ntais", "folded"]), default="stemmed", show_default=True,
                                help="Analysis chain to search: Snowball Greek stems, Lucene's Greek stemmer, or unstemmed folded tokens.")

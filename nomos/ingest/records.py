@@ -101,6 +101,12 @@ class Dataset:
     location: str = ""
     judgment_files: tuple[str, ...] = ()
 
+    def __repr__(self) -> str:
+        """One line (the generated repr printed every article: 16 MB for the stand-in)."""
+        d = self.describe()
+        return (f"Dataset({self.name!r}, revision {self.revision!r}, {d['articles']:,} articles, {d['queries']:,} "
+                f"queries, {d['judgments']:,} judgments, fingerprint {self.fingerprint[:12]})")
+
     @property
     def corpus_key(self) -> str:
         """The fingerprint an index is named after and checked against."""

@@ -69,11 +69,17 @@ def test_eval_metrics_are_checked_before_anything_runs(tmp_path) -> None:
     assert cli.commands["eval"].params[[p.name for p in cli.commands["eval"].params].index("metrics")].default == ",".join(METRICS)
 
 
-def test_a_reused_run_name_is_refused_unless_overwrite(tmp_path) -> None:
+def _with_a_run(tmp_path, name: str):
+    """The mini dataset's folder and a runs folder that already holds a run named ``name``."""
     folder = write_beir(tmp_path / "mini")
     runs = tmp_path / "runs"
-    (runs / "mini" / "mine").mkdir(parents=True)
-    (runs / "mini" / "mine" / "metrics.json").write_text("{}")
+    (runs / "mini" / name).mkdir(parents=True)
+    (runs / "mini" / name / "metrics.json").write_text("{}")
+    return folder, runs
+
+
+def test_a_reused_run_name_is_refused_unless_overwrite(tmp_path) -> None:
+    folder, runs = _with_a_run(tmp_path, "mine")
     args = ["--url", "http://127.0.0.1:9", "eval", "--dataset", str(folder), "--runs-dir", str(runs), "--run-name", "mine"]
     res = CliRunner().invoke(cli, args)
     assert res.exit_code == 2 and "already holds a run" in res.stderr and "--overwrite" in res.stderr
@@ -84,10 +90,7 @@ def test_a_reused_run_name_is_refused_unless_overwrite(tmp_path) -> None:
 def test_a_default_run_name_that_exists_is_refused_like_an_explicit_one(tmp_path) -> None:
     """Issue 50: a second ``eval`` without --run-name silently overwrote the first run (the explicit name was
     refused). The default name of bm25 with stemmed analysis is ``bm25``; with --analysis folded, ``bm25-folded``."""
-    folder = write_beir(tmp_path / "mini")
-    runs = tmp_path / "runs"
-    (runs / "mini" / "bm25").mkdir(parents=True)
-    (runs / "mini" / "bm25" / "metrics.json").write_text("{}")
+    folder, runs = _with_a_run(tmp_path, "bm25")
     args = ["--url", "http://127.0.0.1:9", "eval", "--dataset", str(folder), "--runs-dir", str(runs), "--method", "bm25"]
     res = CliRunner().invoke(cli, args)
     assert res.exit_code == 2 and "run 'bm25' (the default name for these options)" in res.stderr, res.output
@@ -171,10 +174,7 @@ def test_batch_search_search_after_verb_and_metrics(os_settings, tmp_path) -> No
 def test_a_method_is_read_whatever_its_case(tmp_path) -> None:
     """Issue 50: `--method BM25` was refused for its capitals. The method name is taken in any case (and named in
     the registry's own spelling): here `eval` gets past the option to the default-run-name check."""
-    folder = write_beir(tmp_path / "mini")
-    runs = tmp_path / "runs"
-    (runs / "mini" / "bm25").mkdir(parents=True)
-    (runs / "mini" / "bm25" / "metrics.json").write_text("{}")
+    folder, runs = _with_a_run(tmp_path, "bm25")
     args = ["--url", "http://127.0.0.1:9", "eval", "--dataset", str(folder), "--runs-dir", str(runs)]
     res = CliRunner().invoke(cli, [*args, "--method", "BM25"])
     assert res.exit_code == 2 and "run 'bm25' (the default name" in res.stderr, res.output  # read as bm25

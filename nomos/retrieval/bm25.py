@@ -190,13 +190,21 @@ class BM25Retriever:
             return {"match_none": {}}
         return {"bool": {"should": [{"term": {field: {"value": t, "boost": c}}} for t, c in terms]}}
 
+    def filtered(self, query: dict[str, Any]) -> dict[str, Any]:
+        """``query`` inside this retriever's filter clauses (one legal source…), which restrict without scoring."""
+        return {"bool": {"must": [query], "filter": list(self.filters)}} if self.filters else query
+
+    def clause_request(self, clause: dict[str, Any], k: int) -> list[dict[str, Any]]:
+        """The two ``_msearch`` lines of one clause alone, filtered, ids and scores only (the learned ranker's
+        anchors list: one field's clause, not :meth:`query_clause`'s whole reading)."""
+        return [{"index": self.index}, {"size": k, "query": self.filtered(clause), "stored_fields": "_none_",
+                                        "track_scores": True, "sort": [{"_score": "desc"}, {"article_id": "asc"}]}]
+
     def body(self, text: str, k: int, note: dict[str, Any] | None = None, *, ids_only: bool = False) -> dict[str, Any]:
         """The search body of one query; ``ids_only`` leaves out the fields and snippets ``highlight`` asks for
         (a caller that decorates only the page it shows, later)."""
         fields = self.highlight and not ids_only
-        query = self.query_clause(text, note)
-        if self.filters:
-            query = {"bool": {"must": [query], "filter": list(self.filters)}}
+        query = self.filtered(self.query_clause(text, note))
         body: dict[str, Any] = {
             "size": k,
             "query": query,

@@ -62,9 +62,7 @@ def bm25_pool_page(bm25: BM25Retriever, query: str, ids: Sequence[str], aggs: Ma
     the others get the scores the restricted search gives."""
     if not ids:
         return {}, {}, (set() if post_filter else None)
-    clause = bm25.query_clause(query)
-    if bm25.filters:  # as in bm25_scores_in_pool: the filters decide which pool articles BM25 scores
-        clause = {"bool": {"must": [clause], "filter": list(bm25.filters)}}
+    clause = bm25.filtered(bm25.query_clause(query))  # the filters decide which pool articles BM25 scores
     body: dict[str, Any] = {
         "size": len(ids),
         "query": {"bool": {"should": [clause], "filter": [{"ids": {"values": list(ids)}}]}},

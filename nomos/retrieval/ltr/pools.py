@@ -35,12 +35,7 @@ def bridge_lists(bm25: BM25Retriever, queries: Mapping[str, str], anchor_depth: 
         batch = items[start : start + bm25.batch_size]
         lines: list[dict[str, Any]] = []
         for _, text in batch:
-            query = bm25.text_clause(text, field="anchors")
-            if bm25.filters:
-                query = {"bool": {"must": [query], "filter": list(bm25.filters)}}
-            lines += [{"index": bm25.index},
-                      {"size": anchor_depth, "query": query, "stored_fields": "_none_",
-                       "track_scores": True, "sort": [{"_score": "desc"}, {"article_id": "asc"}]},
+            lines += [*bm25.clause_request(bm25.text_clause(text, field="anchors"), anchor_depth),
                       *lemma.request(text, lemma_depth)]
         responses = bm25.msearch(lines, labels=[label for q, _ in batch for label in (f"{q} (anchors)", f"{q} (lemmas)")])
         for i, (qid, _) in enumerate(batch):

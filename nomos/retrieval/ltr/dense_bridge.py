@@ -38,7 +38,7 @@ BRIDGE_FEATURES = ("x_adapted_cos", "x_best_anchor", "x_has_anchor", "x_bridge",
 ADAPTED_DEPTH = 100
 ANCHOR_LIST_DEPTH = 50
 LAMBDA = 0.5  # the best anchor's excess over the start vector, added (bench/dense_bridge_study.py)
-MISSING = 101  # the rank of an article a list does not hold (features.MISSING_RANK)
+MISSING = 101  # the rank of an article a list does not hold (features.MISSING_RANK), or one past a deeper list's end
 RECHECK_S = 60.0  # how long a ranker trusts that an index has no bridge (the indexer may finish it meanwhile)
 
 
@@ -56,6 +56,8 @@ class DenseBridge:
     start_field: str
     anchors_field: str
     adapter: QueryAdapter
+    adapted_depth: int = ADAPTED_DEPTH
+    anchor_depth: int = ANCHOR_LIST_DEPTH
 
     def adapt(self, vectors: np.ndarray) -> np.ndarray:
         return self.adapter.apply(vectors)
@@ -66,16 +68,16 @@ class DenseBridge:
         labels: list[str] = []
         for q, vector in adapted.items():
             values = np.asarray(vector, dtype=np.float64).tolist()
-            start = {"knn": {self.start_field: {"vector": values, "k": ADAPTED_DEPTH}}}
-            inner = {"knn": {f"{self.anchors_field}.{WINDOW_VECTOR}": {"vector": values, "k": ANCHOR_LIST_DEPTH}}}
+            start = {"knn": {self.start_field: {"vector": values, "k": self.adapted_depth}}}
+            inner = {"knn": {f"{self.anchors_field}.{WINDOW_VECTOR}": {"vector": values, "k": self.anchor_depth}}}
             anchors = {"nested": {"path": self.anchors_field, "score_mode": "max", "query": inner}}
-            lines += [*bm25.clause_request(start, ADAPTED_DEPTH), *bm25.clause_request(anchors, ANCHOR_LIST_DEPTH)]
+            lines += [*bm25.clause_request(start, self.adapted_depth), *bm25.clause_request(anchors, self.anchor_depth)]
             labels += [f"{q} (adapted)", f"{q} (anchor vectors)"]
         if not lines:
             return {}
         responses = bm25.msearch(lines, labels=labels)
-        return {q: {"x_adapted": bm25.hits_of(responses[2 * i], q, ADAPTED_DEPTH),
-                    "x_anchor": bm25.hits_of(responses[2 * i + 1], q, ANCHOR_LIST_DEPTH)}
+        return {q: {"x_adapted": bm25.hits_of(responses[2 * i], q, self.adapted_depth),
+                    "x_anchor": bm25.hits_of(responses[2 * i + 1], q, self.anchor_depth)}
                 for i, q in enumerate(adapted)}
 
     def clauses(self, adapted: np.ndarray) -> dict[str, dict[str, Any]]:
@@ -84,8 +86,7 @@ class DenseBridge:
         return {"x_cos": _cosine_clause(self.start_field, adapted),
                 "x_anchor": {"nested": {"path": self.anchors_field, "score_mode": "max", "query": inner}}}
 
-    @staticmethod
-    def columns(ids: Sequence[str], named: Mapping[str, Mapping[str, float]], lists: Mapping[str, Sequence[Hit]],
+    def columns(self, ids: Sequence[str], named: Mapping[str, Mapping[str, float]], lists: Mapping[str, Sequence[Hit]],
                 anchored: Sequence[bool]) -> np.ndarray:
         """:data:`BRIDGE_FEATURES` of a pool (``named``: each clause's score per article)."""
         if not ids:
@@ -97,9 +98,10 @@ class DenseBridge:
         best = np.where(has > 0, best, -1.0)
         score = base + LAMBDA * np.maximum(best - base, 0.0)
         ranks = {name: {h.doc_id: r for r, h in enumerate(lists.get(name, ()), start=1)} for name in BRIDGE_LISTS}
+        missing = max(MISSING, self.adapted_depth + 1, self.anchor_depth + 1)  # below every list's last rank
         return np.stack([base, np.maximum(best, 0.0), has, score,
-                         [float(ranks["x_adapted"].get(d, MISSING)) for d in ids],
-                         [float(ranks["x_anchor"].get(d, MISSING)) for d in ids],
+                         [float(ranks["x_adapted"].get(d, missing)) for d in ids],
+                         [float(ranks["x_anchor"].get(d, missing)) for d in ids],
                          score - score.max()], axis=1)
 
 

@@ -190,9 +190,9 @@ class FeatureReader:
             ])
         raw = np.asarray(rows, dtype=np.float64).reshape(len(ids), len(FEATURES) - len(RELATIVE) - 1)
         parts = [raw, _relative(raw)]
-        if bridged:
+        if bridged and self.bridge is not None:
             anchored = [bool(_first(docs.get(d, {}).get("anchor_count")) or 0) for d in ids]
-            parts.append(DenseBridge.columns(ids, named, lists, anchored))
+            parts.append(self.bridge.columns(ids, named, lists, anchored))
         return np.concatenate(parts, axis=1).astype(np.float32)
 
 

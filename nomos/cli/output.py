@@ -36,11 +36,13 @@ def print_index_report(report: Any) -> None:  # stages.indexing's report
 _WHY = ("bm25_rank", "knn_rank", "fused_rank", "anchors_rank", "lemmas_rank", "part", "direct")
 
 
-def print_hits(hits: Sequence[Any], *, explain: bool = False, score_kind: str = "bm25") -> None:
+def print_hits(hits: Sequence[Any], *, explain: bool = False, score_kind: str = "bm25",
+               standing: Mapping[str, Any] | None = None) -> None:
     """Ranked hits: id, score, title, law, then each highlighted snippet on its own line; with ``explain``, why each
     ranked (each clause's rank, the part of a fused list it came from, a named article). A fused list whose scores
     are an order only (``score_kind`` "rank" or "learned", :data:`~nomos.retrieval.base.ORDER_ONLY`) shows none: 100.000, 99.000… read as relevance scores; stderr says what
-    the scores are."""
+    the scores are. ``standing``: article id -> its :class:`~nomos.retrieval.standing.Standing` (a line under
+    each amended or repealed article)."""
     from nomos.retrieval.base import ORDER_ONLY, SCORE_KINDS
 
     if not hits:
@@ -52,6 +54,9 @@ def print_hits(hits: Sequence[Any], *, explain: bool = False, score_kind: str = 
         score = "" if score_kind in ORDER_ONLY else f"  {h.score:.3f}"
         title, law = escape_controls(h.title), escape_controls(h.law)  # the corpus's text, never raw to a terminal
         click.echo(f"{i:>3}. {click.style(escape_controls(h.doc_id), bold=True)}{score}  {title}  [{law}]")
+        said = standing[h.doc_id].describe() if standing and h.doc_id in standing else ""
+        if said:
+            click.echo(f"       {click.style(said, fg='red' if standing[h.doc_id].repealed else None)}")  # type: ignore[index]
         if explain:
             why = ", ".join(f"{k.replace('_', ' ')} {h.details[k]}" for k in _WHY if h.details.get(k) is not None)
             click.echo(f"       why: {why or 'its own score'}")

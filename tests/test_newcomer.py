@@ -10,6 +10,7 @@ import re
 import stat
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -190,9 +191,9 @@ def test_plain_progress_lines_where_no_bar_draws() -> None:
 
     from nomos.cli.progress import PlainProgress
 
-    ticks = iter([0.0, 10.0, 40.0, 100.0, 120.0])
+    ticks = iter([0.0, 10.0, 40.0, 100.0, 120.0])  # lazy: the first update starts the clock (0), then reads it (10)
     out = io.StringIO()
-    with PlainProgress(1000, "encoding", "art", every_s=30.0, stream=out, clock=lambda: next(ticks)) as bar:
+    with PlainProgress(1000, "encoding", "art", every_s=30.0, stream=out, clock=lambda: next(ticks), lazy=True) as bar:
         assert out.getvalue() == ""  # made beside the indexing bar: says nothing until encoding starts (issue 50)
         bar.update(100)  # t=10: not yet
         bar.update(100)  # t=40: 200 done in 40 s
@@ -215,7 +216,7 @@ def test_the_log_and_the_index_say_one_eta() -> None:
 
     out = io.StringIO()
     ticks = iter([500.0, 500.0, 540.0])  # made at any time; the first update at 500 (indexing took 500 s)
-    bar = PlainProgress(6412, "encoding", "art", every_s=30.0, stream=out, clock=lambda: next(ticks))
+    bar = PlainProgress(6412, "encoding", "art", every_s=30.0, stream=out, clock=lambda: next(ticks), lazy=True)
     bar.update(1)
     bar.update(399)  # 400 in 40 s: 10 art/s, 6,012 left: 601 s
     assert out.getvalue().splitlines() == ["encoding: 0/6,412 art", "encoding: 400/6,412 art (6%), 10.0 art/s, about 10 min left"]
@@ -224,8 +225,37 @@ def test_the_log_and_the_index_say_one_eta() -> None:
     assert noted_seconds_left(note, 6412, now=2060.0) == pytest.approx(541.2)  # runs down between notes
     assert eta_seconds({"rate": 10.0, "at": 2000.0}, 6000, now=2000.0) == 600.0  # an older note: the index's count
     silent = io.StringIO()
-    PlainProgress(10, "encoding", "art", every_s=30.0, stream=silent).close()
+    PlainProgress(10, "encoding", "art", every_s=30.0, stream=silent, lazy=True).close()
     assert silent.getvalue() == ""
+
+
+def test_eval_says_its_query_phase_and_its_whole_time_apart() -> None:
+    """Issue 50: `eval` printed «24/24 query in 53 s» (its bar, closed after scoring) beside «query phase 0.26s».
+    The bar ends when its count is reached (searching done) and the last line names both times."""
+    import io
+    from types import SimpleNamespace
+
+    from nomos.cli.output import print_evaluation
+    from nomos.cli.progress import PlainProgress
+    from nomos.eval.metrics import Evaluation
+
+    out = io.StringIO()
+    ticks = iter([0.0, 0.3, 60.0])
+    with PlainProgress(24, "eval bm25", "queries", every_s=30.0, stream=out, clock=lambda: next(ticks)) as bar:
+        bar.update(24)  # every query searched at 0.3 s; the block goes on scoring until 60 s
+    assert out.getvalue().splitlines() == ["eval bm25: 0/24 queries", "eval bm25: 24/24 queries in 0 s"]
+    evaluation = Evaluation(("ndcg@10",), tuple(f"q{i}" for i in range(24)), {f"q{i}": {"ndcg@10": 0.5} for i in range(24)})
+    outcome = SimpleNamespace(evaluation=evaluation, extra=None, seconds=0.26, run_name="bm25",
+                              paths={"manifest": Path("runs/x/bm25/manifest.json")})
+    runner = CliRunner()
+
+    @click.command()
+    def show() -> None:
+        print_evaluation(outcome, None, total_s=53.0)
+
+    said = runner.invoke(show).output
+    assert ("24 queries searched in 0.26 s (10.8 ms a query: the query phase); the whole run took 53 s (loading, "
+            "searching, scoring, writing)") in said
 
 
 @pytest.mark.integration

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -151,7 +152,8 @@ def _single(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:
     from nomos.render import evaluation_document
     from nomos.stages.evaluation import check_degradation, evaluate_method
 
-    with progress(len(data.queries), f"eval {a.method}", "query", settings.progress_seconds) as bar:
+    started = time.perf_counter()
+    with progress(len(data.queries), f"eval {a.method}", "queries", settings.progress_seconds) as bar:
         outcome = evaluate_method(settings, data, method=a.method, k=a.k, run_name=a.run_name, options=options,
                                   resume=a.resume, on_progress=bar.update, metrics=a.metrics,
                                   while_indexing=a.while_indexing)
@@ -165,7 +167,7 @@ def _single(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:
         if a.strict:
             check_degradation(outcome)
         return
-    print_evaluation(outcome, diagnosis)
+    print_evaluation(outcome, diagnosis, total_s=time.perf_counter() - started)
     if a.to_opensearch:
         push(settings, folder, data)
     if a.strict:
@@ -177,7 +179,7 @@ def _repeated(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:
     from nomos.render import repeated_document
     from nomos.stages.evaluation import check_degradation, evaluate_repeated
 
-    with progress(len(data.queries) * a.repeat, f"eval {a.method} ×{a.repeat}", "query",
+    with progress(len(data.queries) * a.repeat, f"eval {a.method} ×{a.repeat}", "queries",
                   settings.progress_seconds) as bar:
         summary, outcomes = evaluate_repeated(settings, data, method=a.method, k=a.k, run_name=a.run_name, options=options,
                                               repeat=a.repeat, seed=a.seed if a.seed is not None else 0,

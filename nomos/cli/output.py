@@ -79,8 +79,10 @@ def print_reading(reading: dict[str, Any]) -> None:
                    + (f", mixed with the question embedded on its own (weight {weight:g})" if weight else ""))
 
 
-def print_evaluation(outcome: Any, diagnosis: str | None) -> None:  # stages.evaluation.EvalOutcome
-    """One run's metrics table, then (when the method has them) ReAct rounds, LLM cost and the fusion diagnosis."""
+def print_evaluation(outcome: Any, diagnosis: str | None, total_s: float | None = None) -> None:  # an EvalOutcome
+    """One run's metrics table, then (when the method has them) ReAct rounds, LLM cost and the fusion diagnosis,
+    then the times: the query phase (what the manifest records, and what the progress line counted) and, given
+    ``total_s``, the rest of the run (loading, scoring, writing), named as such."""
     from nomos.eval.results import format_table
 
     ev = outcome.evaluation
@@ -103,7 +105,13 @@ def print_evaluation(outcome: Any, diagnosis: str | None) -> None:  # stages.eva
         click.echo(llm_issue_line(issues))
     if diagnosis:
         click.echo("\n" + diagnosis)
-    click.echo(f"{len(ev.queries)} queries, query phase {outcome.seconds:.2f}s ({1000 * outcome.seconds / len(ev.queries):.1f} ms/query)")
+    n = len(ev.queries)
+    line = f"{n} queries searched in {outcome.seconds:.2f} s ({1000 * outcome.seconds / n:.1f} ms a query: the query phase)"
+    if total_s is not None:
+        from nomos.stages.search_types import duration_text
+
+        line += f"; the whole run took {duration_text(total_s)} (loading, searching, scoring, writing)"
+    click.echo(line)
     click.echo(f"results: {outcome.paths['manifest'].parent}")
 
 

@@ -116,7 +116,7 @@ def _batch(settings: Settings, topics: Path, output: Path, method: str, k: int, 
     if tag is not None and (not tag or any(c.isspace() for c in tag)):
         raise ConfigError(f"--run-tag must be one word, got {tag!r}")
     queries = read_topics(topics)
-    with progress(len(queries), f"search {method}", "query", settings.progress_seconds) as bar:
+    with progress(len(queries), f"search {method}", "queries", settings.progress_seconds) as bar:
         path, lines = search_topics(settings, queries, output, method=method, k=k, options=options, tag=tag,
                                     on_progress=bar.update)
     click.echo(f"{len(queries)} queries, {lines} lines -> {path}")

@@ -58,6 +58,8 @@ def hit_record(rank: int, hit: Hit, standing: Mapping[str, Any] | None = None) -
         "law": hit.law,
         "source": hit.source,
         "score": hit.score,
+        # named or cited by the query (citation, id, title, cited): placed there, its score is not the method's
+        "placed": (hit.details or {}).get("direct"),
         "standing": dict(standing) if standing is not None else IN_FORCE_RECORD,
         "snippets": [plain_snippet(h) for h in hit.highlights],
         "highlights": list(hit.highlights),  # OpenSearch's HTML, <mark> around the matched terms

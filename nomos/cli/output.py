@@ -33,6 +33,8 @@ def print_index_report(report: Any) -> None:  # stages.indexing's report
         click.echo(f"deleted old versions: {', '.join(report.deleted)}")
 
 
+# why an article stands where it does without a score of the method's (``details["direct"]``, nomos.retrieval.direct)
+PLACED = {"citation": "named: a citation", "id": "named: its id", "title": "named: its title", "cited": "cited by the case"}
 _WHY = ("bm25_rank", "knn_rank", "fused_rank", "anchors_rank", "lemmas_rank", "part", "direct")
 
 
@@ -48,10 +50,12 @@ def print_hits(hits: Sequence[Any], *, explain: bool = False, score_kind: str = 
     if not hits:
         click.echo("no articles matched (the query may hold only stop words or punctuation)")
         return
-    click.echo(f"scores: {SCORE_KINDS.get(score_kind, score_kind)}" + (" (not shown)" if score_kind in ORDER_ONLY else ""),
-               err=True)
+    click.echo(f"scores: {SCORE_KINDS.get(score_kind, score_kind)}" + (" (not shown)" if score_kind in ORDER_ONLY else "")
+               + ("; an article the query names or cites is placed, shown without a score"
+                  if any((h.details or {}).get("direct") for h in hits) else ""), err=True)
     for i, h in enumerate(hits, start=1):
-        score = "" if score_kind in ORDER_ONLY else f"  {h.score:.3f}"
+        placed = (h.details or {}).get("direct")  # named or cited by the query: placed, its score is not the method's
+        score = f"  [{PLACED.get(placed, placed)}]" if placed else "" if score_kind in ORDER_ONLY else f"  {h.score:.3f}"
         title, law = escape_controls(h.title), escape_controls(h.law)  # the corpus's text, never raw to a terminal
         click.echo(f"{i:>3}. {click.style(escape_controls(h.doc_id), bold=True)}{score}  {title}  [{law}]")
         said = standing[h.doc_id].describe() if standing and h.doc_id in standing else ""

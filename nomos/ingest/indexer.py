@@ -263,11 +263,13 @@ class RateNote:
     portal) can say how long is left without a request of its own."""
 
     def __init__(self, client: OpenSearch, index: str, field: str, on_progress: Callable[[int], None] | None,
-                 every_s: float = PROGRESS_EVERY_S, clock: Callable[[], float] = time.monotonic) -> None:
+                 every_s: float = PROGRESS_EVERY_S, clock: Callable[[], float] = time.monotonic,
+                 left: int | None = None) -> None:
         self.client, self.index, self.field, self.on_progress = client, index, field, on_progress
         self.every_s, self.clock = every_s, clock
         self.started = self.noted = clock()
         self.done = 0
+        self.left = left  # the articles this pass has to encode (None: unknown; readers count the index's instead)
 
     def __call__(self, n: int) -> None:
         if self.on_progress is not None:
@@ -276,8 +278,10 @@ class RateNote:
         now = self.clock()
         if now - self.noted >= self.every_s and now > self.started:
             meta = index_meta(self.client, self.index)
-            meta.setdefault("progress", {})[self.field] = {"rate": round(self.done / (now - self.started), 4),
-                                                          "at": round(time.time(), 1)}
+            note: dict[str, float] = {"rate": round(self.done / (now - self.started), 4), "at": round(time.time(), 1)}
+            if self.left is not None:  # what the log line divides by the same rate (nomos.eta)
+                note["left"] = max(self.left - self.done, 0)
+            meta.setdefault("progress", {})[self.field] = note
             self.client.indices.put_mapping(index=self.index, body={"_meta": meta})
             self.noted = now
 
@@ -293,7 +297,9 @@ def _fill(client: OpenSearch, name: str, dataset: Dataset, plan: VectorPlan,
           on_vector_progress: Callable[[int], None] | None, encoder: Encoder) -> VectorReport:
     """One encoder's vectors for every article that lacks them, then the check that all have them and the index's
     ``_meta.vectors`` entry (what ``index_meta`` and the readiness of hybrid search read)."""
-    note = RateNote(client, name, vector_field_name(slug(encoder.spec)), on_vector_progress)
+    field = vector_field_name(slug(encoder.spec))
+    left = int(client.count(index=name)["count"]) - int(client.count(index=name, body={"query": {"exists": {"field": field}}})["count"])
+    note = RateNote(client, name, field, on_vector_progress, left=left)
     report = fill_vectors(client, name, list(dataset.articles), encoder, plan.cache, plan.m, plan.ef_construction, note)
     client.indices.refresh(index=name)
     if report.filled:

@@ -144,7 +144,7 @@ class _Stage:
 
 
 class _NoBridge:
-    def get(self):
+    def get(self, mapping=None):
         return None
 
 

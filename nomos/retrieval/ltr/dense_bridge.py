@@ -105,12 +105,14 @@ class DenseBridge:
                          score - score.max()], axis=1)
 
 
-def load_bridge(transport: Transport, index: str, embedder: str) -> DenseBridge | None:
+def load_bridge(transport: Transport, index: str, embedder: str,
+                mapping: Mapping[str, Any] | None = None) -> DenseBridge | None:
     """The bridge of ``embedder`` in ``index`` (an alias or name), or None where the index's ``_meta.bridge`` does not
-    list it complete or no adapter is stored for it (an index built before the bridge, or still encoding it)."""
+    list it complete or no adapter is stored for it (an index built before the bridge, or still encoding it).
+    ``mapping``: the index's mapping where the caller has just read it."""
     anchors = anchor_vectors_field_name(slug(embedder))
     start = vector_field_name(slug(embedder))
-    for name, m in transport.get_mapping(index, what="the index's mapping").items():
+    for name, m in (mapping or transport.get_mapping(index, what="the index's mapping")).items():
         if anchors in (m.get("mappings", {}).get("_meta", {}).get("bridge") or {}):
             adapter = load_adapter(transport, name, start)
             if adapter is not None:
@@ -129,9 +131,10 @@ class BridgeWatch:
     _found: DenseBridge | None = field(init=False, default=None)
     _asked: float | None = field(init=False, default=None)
 
-    def get(self) -> DenseBridge | None:
+    def get(self, mapping: Mapping[str, Any] | None = None) -> DenseBridge | None:
+        """The bridge, or None; ``mapping``: the index's mapping where the caller has just read it."""
         now = time.monotonic()
         if self._found is None and (self._asked is None or now - self._asked > RECHECK_S):
             self._asked = now
-            self._found = load_bridge(self.transport, self.index, self.embedder)
+            self._found = load_bridge(self.transport, self.index, self.embedder, mapping)
         return self._found

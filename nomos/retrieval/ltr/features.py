@@ -73,9 +73,10 @@ class PoolFeatures:
     matrix: np.ndarray  # len(ids) x len(FEATURES), float32
 
 
-def check_index(transport: Transport, index: str) -> None:
+def check_index(transport: Transport, index: str) -> dict[str, Any]:
     """The index must hold every field the features read: an index built before them would give zeros where the
-    model expects evidence, a silent misranking. One clear error instead."""
+    model expects evidence, a silent misranking. One clear error instead. Returns the mapping read (the dense
+    bridge's lookup reads it too: one request at the first search)."""
     mapping = transport.get_mapping(index, what="the index's mapping")
     for name, m in mapping.items():
         have = set(m.get("mappings", {}).get("properties", {}))
@@ -83,6 +84,7 @@ def check_index(transport: Transport, index: str) -> None:
         if missing:
             raise ConfigError(f"learned ranker: index {name} has no {', '.join(missing)} (built before the ranker's "
                               f"features v{FEATURES_VERSION})", hint="re-index it with this version: `cli.py index`")
+    return mapping
 
 
 def pool_of(lists: Mapping[str, Sequence[Hit]]) -> list[str]:

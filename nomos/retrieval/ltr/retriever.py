@@ -37,7 +37,8 @@ class LearnedRanker:
     reader: FeatureReader
     model: RankerModel
     knn: Any = None  # the first stage's KnnRetriever, for the query vectors (None: BM25 first stage)
-    check: Callable[[], None] | None = None  # run before the first search (the index holds the features' fields)
+    # run before the first search (the index holds the features' fields); returns the mapping it read
+    check: Callable[[], Mapping[str, Any]] | None = None
     watch: BridgeWatch | None = None  # the index's dense bridge, where ``model`` reads it
     plain: RankerModel | None = None  # the model without the bridge's features, while the index has no bridge
     name: str = field(init=False, default="ltr")
@@ -61,10 +62,11 @@ class LearnedRanker:
                     on_progress: Progress | None = None) -> SearchResult:
         """The first stage at :data:`POOL_DEPTH`, the anchors' lists, the features, the model's order."""
         check_k(k)
+        mapping = None
         if self.check is not None:
-            self.check()
+            mapping = self.check()
             self.check = None
-        model, bridge = self.ranking_model(dense=self.knn is not None)
+        model, bridge = self.ranking_model(dense=self.knn is not None, mapping=mapping)
         vectors = adapted = None
         if bridge is not None:  # the query vectors first (the first stage reads them again from the vector cache), so
             vectors = dict(zip(queries, self.knn.query_vectors(list(queries.values())), strict=True))
@@ -95,12 +97,13 @@ class LearnedRanker:
         anchors, lemmas = bridge_lists(self.bm25, queries)
         return anchors, lemmas, bridge.lists(self.bm25, adapted) if bridge is not None and adapted else {}
 
-    def ranking_model(self, dense: bool = True) -> tuple[RankerModel, DenseBridge | None]:
+    def ranking_model(self, dense: bool = True,
+                      mapping: Mapping[str, Any] | None = None) -> tuple[RankerModel, DenseBridge | None]:
         """The model this search uses and the bridge it reads: ``model`` with the index's bridge where it reads one
         and the index has it; else the plain model (an index built before the bridge, or still encoding it)."""
         if not self.model.bridged:
             return self.model, None
-        bridge = self.watch.get() if self.watch is not None and dense else None
+        bridge = self.watch.get(mapping) if self.watch is not None and dense else None
         if bridge is not None:
             return self.model, bridge
         if self.plain is None:

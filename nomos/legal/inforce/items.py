@@ -21,6 +21,9 @@ _SUBITEM_DOT = re.compile(r"(?m)^[ \t\xa0]*(?P<l>[α-ω]{1,3})\.(?=[ \t\xa0])") 
 _NOT_ITEM = re.compile(r"(?:περ|παρ|εδ|στοιχ|υποπερ|περιπτωσ\w*)\.?\s*$")  # «της περ. β)»: a reference, no item
 
 
+_ZETA = case_index("ζ") or 6
+
+
 @dataclass(frozen=True)
 class Segment:
     start: int
@@ -72,9 +75,10 @@ def cut_items(masked: str) -> list[Segment]:
             if _NOT_ITEM.search(masked, max(0, m.start("l") - 10), m.start("l")):
                 continue
             index = case_index(letter)
-            if index is not None and index == expected_sub:
+            # «ε) … ζ) …»: a list that skips «στ)» (written so by some drafters) goes on at «ζ)»
+            if index is not None and (index == expected_sub or index == _ZETA and expected_sub == _ZETA - 1):
                 subs.append((m.start("l"), letter))
-                expected_sub += 1
+                expected_sub = index + 1
         sub_bounds = [s for s, _ in subs] + [b]
         for i, (s, letter) in enumerate(subs):
             out.append(Segment(s, sub_bounds[i + 1], 2))

@@ -1,7 +1,8 @@
 """The classes of misses an outside audit of engine v4 found (issue 49), each on the stand-in's own sentence, with a
 near miss that must not change: a repeal list that skips «στ)» («ε) … ζ) … η) τα άρθρα 1 έως 12 του ν.
 4770/2021»), a citation in another article's amending sentence (PK::106, PK::100, PK::380, PK::394 made
-«partial»), an article that is itself the inserted text (N_4782_2021::7Γ «none»).
+«partial»), an article that is itself the inserted text (N_4782_2021::7Γ «none»), a heading that differs from the
+title by the spaces around a hyphen (N_4790_2021::102), a sentence whose end an acronym hides (N_4820_2021::205).
 
 The edges are written by hand as the legal graph's extractor gives them (the span of the citation and the corpus id
 it resolves to), as in tests/test_consolidation.py: these tests pin the engine, not the extractor."""
@@ -12,6 +13,7 @@ from nomos.legal.inforce.engine import Amending, consolidate
 from nomos.legal.inforce.items import cut_items, mask
 from nomos.legal.inforce.reading import read_instructions
 from nomos.legal.inforce.result import InForce
+from nomos.legal.text.article_parts import Heading, read_heading
 
 
 def edge(text: str, cited: str, target: str, kind: str = "amends", nth: int = 0) -> dict:
@@ -138,3 +140,50 @@ def test_near_miss_an_article_of_another_law_named_among_the_inserted_is_still_l
     got = run("N_3978_2011::7Γ", ARTICLE_7G, "Επιτροπές", Amending("N_4782_2021::154", N_4782_154, refs,
                                                                     "N_4782_2021"))
     assert got.amendments == ("N_4782_2021::154",) and got.status == "none"
+
+
+# -- a heading that differs by the spaces around a hyphen -----------------------------------------------------------
+
+
+def test_a_heading_written_with_spaces_around_its_hyphen_is_the_current_title() -> None:
+    # ν. 4842/2021 art. 110 on ν. 4790/2021 art. 102, titled «… βοηθών βρεφοκόμων-παιδοκόμων»
+    h = read_heading("Άρθρο 102 Πρόσληψη προσωρινών αναπληρωτών βοηθών βρεφοκόμων - παιδοκόμων Αν οι λειτουργικές "
+                     "ανάγκες των σχολικών μονάδων", "Πρόσληψη προσωρινών αναπληρωτών βοηθών βρεφοκόμων-παιδοκόμων")
+    assert isinstance(h, Heading) and h.title == "Πρόσληψη προσωρινών αναπληρωτών βοηθών βρεφοκόμων - παιδοκόμων"
+
+
+def test_near_miss_a_heading_that_differs_by_a_word_is_still_refused() -> None:
+    h = read_heading("Άρθρο 102 Πρόσληψη προσωρινών αναπληρωτών βοηθών βρεφοκόμων και παιδοκόμων Αν οι λειτουργικές "
+                     "ανάγκες των σχολικών μονάδων", "Πρόσληψη προσωρινών αναπληρωτών βοηθών βρεφοκόμων-παιδοκόμων")
+    assert isinstance(h, str)
+
+
+# -- a sentence whose end an abbreviation hides, told by its new wording -------------------------------------------
+
+PAR_205 = ("Οι εργαζόμενοι, οι οποίοι έχουν ολοκληρώσει τον εμβολιασμό ή έχουν νοσήσει εντός του τελευταίου εξαμήνου, "
+           "επιδεικνύουν Ψηφιακό Πιστοποιητικό COVID-19 της Ε.Ε. (EU Digital COVID Certificate - EUDCC) του "
+           "Κανονισμού (ΕΕ) 2021/953, ή βεβαίωση εμβολιασμού. Οι ελεγκτές ελέγχουν την εγκυρότητα.")
+N_4872_64 = ("3. Στο πρώτο εδάφιο του άρθρου 205 του ν. 4820/2021, ως προς την υποχρέωση επίδειξης του πιστοποιητικού "
+             "νόσησης, αντικαθίστανται οι λέξεις «ή έχουν νοσήσει εντός του τελευταίου εξαμήνου» από τις λέξεις «ή "
+             "έχουν νοσήσει εντός των τελευταίων ενενήντα (90) ημερών», και το πρώτο εδάφιο διαμορφώνεται ως εξής: "
+             "«Οι εργαζόμενοι, οι οποίοι έχουν ολοκληρώσει τον εμβολιασμό ή έχουν νοσήσει εντός των τελευταίων "
+             "ενενήντα (90) ημερών, επιδεικνύουν Ψηφιακό Πιστοποιητικό COVID-19 της Ε.Ε. (EU Digital COVID "
+             "Certificate EUDCC) του Κανονισμού (ΕΕ) 2021/953, ή βεβαίωση εμβολιασμού.»")
+
+
+def _article_205(amending_text: str) -> InForce:
+    a = Amending("N_4872_2021::64", amending_text, [edge(amending_text, "άρθρου 205 του ν. 4820/2021", "N_4820_2021::205")],
+                 "N_4872_2021")
+    return run("N_4820_2021::205", PAR_205, "Υποχρέωση επίδειξης πιστοποιητικού", a)
+
+
+def test_the_first_sentences_end_after_an_acronym_is_told_by_its_new_wording() -> None:
+    got = _article_205(N_4872_64)
+    assert got.status == "full", got.unapplied
+    assert "ενενήντα (90) ημερών" in got.text and "Certificate EUDCC" in got.text
+    assert got.text.endswith("ή βεβαίωση εμβολιασμού. Οι ελεγκτές ελέγχουν την εγκυρότητα.")
+
+
+def test_near_miss_a_new_wording_whose_end_is_no_candidates_is_still_refused() -> None:
+    got = _article_205(N_4872_64.replace("ή βεβαίωση εμβολιασμού.»", "ή άλλο έγγραφο.»"))
+    assert got.status == "none" and "cannot be told apart" in got.unapplied[0].reason

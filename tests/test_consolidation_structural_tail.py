@@ -11,7 +11,6 @@ from __future__ import annotations
 import pytest
 
 from nomos.legal.inforce.engine import Amending, consolidate, original_in_force
-from nomos.legal.inforce.result import Passage
 from nomos.legal.text.article_parts import structural_tail
 
 TAILS = {

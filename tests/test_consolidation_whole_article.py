@@ -17,7 +17,7 @@ import pytest
 from nomos.legal.inforce.engine import Amending, consolidate, original_in_force
 from nomos.legal.inforce.instructions import UNIT_NOT_READ
 from nomos.legal.inforce.reading import CONTINUED_OUTSIDE, read_instructions
-from nomos.legal.inforce.result import InForce, Passage
+from nomos.legal.inforce.result import InForce
 
 PK_293 = ('άλλων κοινωφελών εγκαταστάσεων\n1. Όποιος παρεμποδίζει ή διαταράσσει σε μεγάλη έκταση ή για μεγάλο χρονικό '
           'διάστημα τη λειτουργία εγκατάστασης που εξυπηρετεί την παροχή στο κοινό:\nα) ταχυδρομικών υπηρεσιών,\nβ) '

@@ -15,7 +15,7 @@ import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from nomos.ingest.graph import CorpusReading
@@ -23,6 +23,7 @@ from nomos.ingest.records import Article
 from nomos.legal.inforce.engine import AMENDMENT_KINDS, CONSOLIDATION_VERSION, Amending, Consolidation, consolidate
 from nomos.legal.inforce.instructions import Instruction
 from nomos.legal.inforce.reading import read_instructions
+from nomos.legal.inforce.versions import effective_rule, is_commencement
 
 
 def amended_by(articles: Iterable[Article], reading: CorpusReading) -> dict[str, list[str]]:
@@ -44,6 +45,7 @@ def corpus_in_force(articles: Sequence[Article], reading: CorpusReading) -> dict
     amending = amended_by(articles, reading)
     read: dict[str, list[Instruction]] = {}
     out: dict[str, Consolidation] = {}
+    commencement = commencements(articles)
     for target in sorted(amending):
         article = by_id[target]
         sources = []
@@ -55,8 +57,28 @@ def corpus_in_force(articles: Sequence[Article], reading: CorpusReading) -> dict
             sources.append(Amending(source_id, source.text, refs, source.source, source.law))
         result = consolidate(target, article.title, article.text, sources, article.source, article.law, read)
         if result.in_force.amendments:
-            out[target] = result
+            out[target] = with_effective(result, by_id, commencement)
     return out
+
+
+def commencements(articles: Iterable[Article]) -> dict[str, str]:
+    """Law (corpus source) -> the text of its commencement article («Έναρξη ισχύος»), where the corpus holds one."""
+    out: dict[str, str] = {}
+    for a in articles:
+        if is_commencement(a.title) and a.source not in out:
+            out[a.source] = a.text
+    return out
+
+
+def with_effective(result: Consolidation, by_id: Mapping[str, Article], commencement: Mapping[str, str]) -> Consolidation:
+    """``result`` with each version's ``effective``: what its law says of when its amending articles take effect
+    (:func:`~nomos.legal.inforce.versions.effective_rule`), one rule where they share it."""
+    versions = []
+    for v in result.versions:
+        rules = [effective_rule(a, by_id[a].text, commencement.get(by_id[a].source, "")) for a in v.amending
+                 if a in by_id]
+        versions.append(replace(v, effective="; ".join(dict.fromkeys(r for r in rules if r))))
+    return replace(result, versions=tuple(versions))
 
 
 @dataclass(frozen=True)
@@ -96,12 +118,14 @@ class CorpusInForce:
 
 def in_force_fields(result: Consolidation | None) -> dict[str, Any]:
     """The article document's fields for its text in force: ``in_force`` (the stored object, not indexed),
-    ``in_force_text`` (the searchable text, analysed like ``text``) and ``in_force_version``; none for an article
-    nothing amends."""
+    ``in_force_text`` (the searchable text, analysed like ``text``), ``in_force_version`` and
+    ``in_force_versions`` (every version, the original first: :mod:`nomos.legal.inforce.versions`; stored, not
+    indexed); none for an article nothing amends."""
     if result is None:
         return {}
     return {"in_force": result.in_force.to_doc(), "in_force_text": result.in_force.text,
-            "in_force_version": CONSOLIDATION_VERSION}
+            "in_force_version": CONSOLIDATION_VERSION,
+            "in_force_versions": [v.to_doc() for v in result.versions]}
 
 
 def in_force_key(result: Consolidation | None) -> str:

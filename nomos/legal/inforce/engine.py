@@ -51,6 +51,7 @@ from nomos.legal.inforce.paragraph import insert_paragraph, repeal_paragraph, re
 from nomos.legal.inforce.reading import read_instructions
 from nomos.legal.inforce.result import Applied, InForce, Passage, Status, Unapplied
 from nomos.legal.inforce.sentence import insert_sentence, repeal_sentence, replace_sentence
+from nomos.legal.inforce.versions import ORIGINAL, Version, law_name, law_of
 from nomos.legal.inforce.words import delete_words, insert_words, replace_words
 from nomos.legal.text.article_parts import paragraphs, structural_tail
 from nomos.legal.text.folding import fold
@@ -84,6 +85,7 @@ class Consolidation:
 
     in_force: InForce
     steps: tuple[Step, ...] = ()
+    versions: tuple[Version, ...] = ()
 
 
 def law_key(article_id: str, source: str = "", law: str = "") -> tuple[int, int]:
@@ -208,7 +210,11 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
     whole_after: list[tuple[int, str]] = []  # (position in order, amending id) of whole-article instructions applied
     paragraph_after: list[tuple[int, str, tuple[str, ...]]] = []
     placed: set[str] = set()  # amending articles that only put new articles after this one
+    versions = [Version(ORIGINAL, "", _passages(state, original), title)]
     for k, amending in enumerate(order):
+        if k and law_key(amending.id, amending.source, amending.law) != law_key(order[k - 1].id, order[k - 1].source,
+                                                                                order[k - 1].law):
+            _close_version(versions, state, original, order[k - 1], applied, unapplied)
         refs = [_ref_dict(r) for r in amending.references]
         read = instructions.get(amending.id) if instructions is not None else None
         if read is None:
@@ -272,6 +278,8 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
                 whole_after.append((k, amending.id))
             elif ins.action == "replace-paragraph":
                 paragraph_after.append((k, amending.id, ins.place.paragraphs))
+    if order:
+        _close_version(versions, state, original, order[-1], applied, unapplied)
     listed = []
     open_ = 0
     for u, maybe, k in unapplied:
@@ -282,11 +290,30 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
             open_ += 1
         listed.append(u)
     status: Status = "none" if not applied else ("partial" if open_ else "full")
-    passages = tuple(Passage(p.text, p.source, _changed(p, i, original)) for i, p in enumerate(state.pars))
+    passages = _passages(state, original)
     result = InForce(status, passages, tuple(dict.fromkeys(a.id for a in order if a.id not in placed)),
                      tuple(applied), tuple(listed),
                      title=state.title if state.title != title else "")
-    return Consolidation(result, tuple(state.steps))
+    return Consolidation(result, tuple(state.steps), tuple(versions))
+
+
+def _passages(state: State, original: list[Par]) -> tuple[Passage, ...]:
+    return tuple(Passage(p.text, p.source, _changed(p, i, original)) for i, p in enumerate(state.pars))
+
+
+def _close_version(versions: list[Version], state: State, original: list[Par], last: Amending,
+                   applied: list[Applied], unapplied: list[tuple[Unapplied, Instruction | None, int]]) -> None:
+    """After the last amending article of a law: the article as that law left it, when one of the law's
+    instructions was applied (its ``applied`` and ``unapplied`` are those of the law's amending articles)."""
+    law = law_of(last.id, last.source)
+    mine = [a for a in applied if law_of(a.source) == law]
+    done = {a.source for v in versions for a in v.applied}
+    mine = [a for a in mine if a.source not in done]
+    if not mine:
+        return
+    amending = tuple(dict.fromkeys(a.source for a in mine))
+    versions.append(Version(law, law_name(law, last.law), _passages(state, original), state.title, amending,
+                            tuple(mine), tuple(u for u, _, _ in unapplied if law_of(u.source) == law)))
 
 
 def _superseded_by(u: Unapplied, ins: Instruction | None, k: int, whole_after: list[tuple[int, str]],

@@ -16,7 +16,7 @@ from nomos.opensearch.transport import Transport
 from nomos.retrieval.articles import Article, ArticleRef, article_page
 from nomos.retrieval.direct import by_id
 from nomos.retrieval.graph import ArticleGraph, article_graph, law_contents
-from nomos.retrieval.in_force import ArticleInForce, article_in_force
+from nomos.retrieval.in_force import ArticleInForce, ArticleVersions, article_in_force, article_versions
 from nomos.retrieval.registry import BEST_WITH_VECTORS, best_method, portal_methods
 from nomos.settings import Settings
 from nomos.stages.searching import MethodUnavailable, Searcher, SearchPage, SearchRequest
@@ -131,6 +131,16 @@ class Portal:
             named = by_id(self.transport, self.index, article_id)
             if named:
                 found = article_in_force(self.transport, self.index, named[0].doc_id)
+        return found
+
+    def versions(self, article_id: str) -> ArticleVersions | None:
+        """Every stored version of the article (:func:`~nomos.retrieval.in_force.article_versions`), the id
+        found as :meth:`in_force` finds it; None: unknown."""
+        found = article_versions(self.transport, self.index, article_id)
+        if found is None:
+            named = by_id(self.transport, self.index, article_id)
+            if named:
+                found = article_versions(self.transport, self.index, named[0].doc_id)
         return found
 
     def law(self, source: str) -> tuple[str, list[ArticleRef]]:

@@ -7,11 +7,14 @@ commencement article added, indexed as ingest indexes it: the versions are the o
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
+from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
+from nomos.cli import cli
 from nomos.ingest.beir import load_beir
 from nomos.opensearch.client import make_client
 from nomos.portal import create_app
@@ -27,17 +30,22 @@ COMMENCEMENT = {"_id": "N_4855_2021::203", "title": "Έναρξη ισχύος",
 
 
 @pytest.fixture(scope="module")
-def web(cluster, tmp_path_factory):
+def indexed(cluster, tmp_path_factory):
     folder = tmp_path_factory.mktemp("versions")
     alias = f"pytest-versions-{uuid.uuid4().hex[:8]}"
     settings = cluster.with_overrides(index_alias=alias, runs_dir=folder / "runs", cache_dir=folder / "cache")
     index_dataset(settings, load_beir(write_beir(folder / "data", [*ARTICLES, COMMENCEMENT],
                                                  [{"_id": "q1", "text": "κλοπή"}], [("q1", "PK::372", 1)])))
     try:
-        with TestClient(create_app(settings)) as c:
-            yield c
+        yield settings
     finally:
         make_client(settings).indices.delete(index=f"{alias}*", ignore_unavailable=True)
+
+
+@pytest.fixture(scope="module")
+def web(indexed):
+    with TestClient(create_app(indexed)) as c:
+        yield c
 
 
 def test_every_version_with_its_provenance_and_when_it_takes_effect(web) -> None:
@@ -97,3 +105,21 @@ def test_the_article_page_has_a_version_picker_and_the_versions_page_marks_chang
     alone = web.get("/articles/PK::372/versions", params={"from": "original", "to": "original"}).text
     assert 'id="version-text"' in alone and "<ins" not in alone
     assert web.get("/articles/PK::372/versions", params={"to": "ν. 4870/2021"}).status_code == 404
+
+
+def test_the_cli_prints_the_article_as_it_stood_after_a_law(indexed) -> None:
+    env = {"OPENSEARCH_URL": indexed.url, "NOMOS_INDEX": indexed.index_alias}
+    runner = CliRunner(env=env)
+    before = runner.invoke(cli, ["article", "PK::372", "--after", "original"])
+    assert before.exit_code == 0, before.output
+    assert before.output.splitlines()[0] == "PK::372 Κλοπή: original" and P372_1 in before.output
+    now = runner.invoke(cli, ["article", "PK::372"])  # the default: the text in force
+    assert "after ν. 4855/2021 (N_4855_2021::86)" in now.output and NEW_372_1 in now.output
+    assert "in force: Η ισχύς του παρόντος νόμου αρχίζει" in now.output
+    diff = runner.invoke(cli, ["article", "PK::372", "--after", "4855/2021", "--diff", "original"])
+    assert "[-τρία έτη.-]" in diff.output and "[+πέντε ετών" in diff.output
+    listed = runner.invoke(cli, ["article", "PK::372", "--versions", "--json"])
+    assert [v["law"] for v in json.loads(listed.output)["versions"]] == ["original", "N_4855_2021"]
+    missing = runner.invoke(cli, ["article", "PK::372", "--after", "ν. 4870/2021"])
+    assert missing.exit_code != 0 and "no version after 'ν. 4870/2021'" in missing.output
+    assert "Traceback" not in missing.output

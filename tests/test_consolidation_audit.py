@@ -2,7 +2,8 @@
 near miss that must not change: a repeal list that skips «στ)» («ε) … ζ) … η) τα άρθρα 1 έως 12 του ν.
 4770/2021»), a citation in another article's amending sentence (PK::106, PK::100, PK::380, PK::394 made
 «partial»), an article that is itself the inserted text (N_4782_2021::7Γ «none»), a heading that differs from the
-title by the spaces around a hyphen (N_4790_2021::102), a sentence whose end an acronym hides (N_4820_2021::205).
+title by the spaces around a hyphen (N_4790_2021::102), a sentence whose end an acronym hides (N_4820_2021::205), a
+quotation never closed that swallowed the next item's instruction (N_4830_2021::69 on N_4727_2020::26).
 
 The edges are written by hand as the legal graph's extractor gives them (the span of the citation and the corpus id
 it resolves to), as in tests/test_consolidation.py: these tests pin the engine, not the extractor."""
@@ -187,3 +188,35 @@ def test_the_first_sentences_end_after_an_acronym_is_told_by_its_new_wording() -
 def test_near_miss_a_new_wording_whose_end_is_no_candidates_is_still_refused() -> None:
     got = _article_205(N_4872_64.replace("ή βεβαίωση εμβολιασμού.»", "ή άλλο έγγραφο.»"))
     assert got.status == "none" and "cannot be told apart" in got.unapplied[0].reason
+
+
+# -- a quotation never closed, whose end the amending article's next item tells ----------------------------------
+
+N_4830_69 = ("ν. 4727/2020\n1. Στο άρθρο 26 του ν. 4727/2020 (Α’ 184) προστίθεται παρ. 4 ως εξής: «4. Στην ΕΨΠ μπορούν "
+             "να τηρούνται θυρίδες νομικών προσώπων ή νομικών οντοτήτων. Στις θυρίδες αυτές καταχωρίζονται μέσω της "
+             "ΕΨΠ, έγγραφα ή άλλα δεδομένα.\n2. Στην παρ. 17 του άρθρου 107 του ν. 4727/2020 προστίθεται νέο δεύτερο "
+             "εδάφιο και η παρ. 17 διαμορφώνεται ως εξής: «17. Με κοινή απόφαση ρυθμίζεται η τήρηση θυρίδας στην ΕΨΠ. "
+             "Με όμοια απόφαση μπορούν να ρυθμίζονται ειδικότερα ζητήματα για την εφαρμογή της παρ. 4 του άρθρου 26.».")
+ARTICLE_26 = "1. Η ΕΨΠ λειτουργεί.\n2. Οι φορείς χρησιμοποιούν την ΕΨΠ.\n3. Με απόφαση ορίζονται τα ειδικότερα."
+
+
+def test_an_unclosed_quotation_ends_where_the_next_item_gives_its_own_instruction() -> None:
+    read = read_instructions(N_4830_69)
+    assert [(i.action, i.place.articles, i.problem) for i in read] == [
+        ("insert-paragraph", ("26",), ""), ("replace-paragraph", ("107",), "")]
+    a = Amending("N_4830_2021::69", N_4830_69, [edge(N_4830_69, "άρθρο 26 του ν. 4727/2020", "N_4727_2020::26")],
+                 "N_4830_2021")
+    got = run("N_4727_2020::26", ARTICLE_26, "Ενιαία Ψηφιακή Πύλη", a)
+    assert got.status == "full" and got.passages[-1].text == ("4. Στην ΕΨΠ μπορούν να τηρούνται θυρίδες νομικών "
+                                                              "προσώπων ή νομικών οντοτήτων. Στις θυρίδες αυτές "
+                                                              "καταχωρίζονται μέσω της ΕΨΠ, έγγραφα ή άλλα δεδομένα.")
+
+
+def test_near_miss_a_numbered_paragraph_of_the_new_wording_does_not_end_it() -> None:
+    # ν. 4850/2021 art. 48: «Άρθρο 103 … «1. Συνιστάται …» (opened twice, closed once), then «2. Κάθε Πειθαρχικό
+    # Συμβούλιο αποτελείται από:»: the new article's paragraph 2, no instruction; the quotation is still unclosed
+    text = ("1. Στο άρθρο 103 του ν. 4070/2012 (Α’ 82):\nα) καταργείται η παρ. 11 και το άρθρο 103 διαμορφώνεται ως "
+            "εξής: «Άρθρο 103 Πειθαρχικό Συμβούλιο «1. Συνιστάται Πειθαρχικό Συμβούλιο.\n2. Κάθε Πειθαρχικό Συμβούλιο "
+            "αποτελείται από δύο εκπροσώπους και τροποποιείται με απόφαση.\n3. Η θητεία είναι διετής.")
+    (whole,) = [i for i in read_instructions(text) if i.action == "replace-article"]
+    assert whole.problem.startswith("the quoted new wording is not closed")

@@ -3,7 +3,8 @@ near miss that must not change: a repeal list that skips «στ)» («ε) … ζ
 4770/2021»), a citation in another article's amending sentence (PK::106, PK::100, PK::380, PK::394 made
 «partial»), an article that is itself the inserted text (N_4782_2021::7Γ «none»), a heading that differs from the
 title by the spaces around a hyphen (N_4790_2021::102), a sentence whose end an acronym hides (N_4820_2021::205), a
-quotation never closed that swallowed the next item's instruction (N_4830_2021::69 on N_4727_2020::26).
+quotation never closed that swallowed the next item's instruction (N_4830_2021::69 on N_4727_2020::26), and
+articles numbered by points («Στο άρθρο 19.1. οι λέξεις …»: ν. 4825/2021 art. 66 on the anti-doping code).
 
 The edges are written by hand as the legal graph's extractor gives them (the span of the citation and the corpus id
 it resolves to), as in tests/test_consolidation.py: these tests pin the engine, not the extractor."""
@@ -220,3 +221,38 @@ def test_near_miss_a_numbered_paragraph_of_the_new_wording_does_not_end_it() -> 
             "αποτελείται από δύο εκπροσώπους και τροποποιείται με απόφαση.\n3. Η θητεία είναι διετής.")
     (whole,) = [i for i in read_instructions(text) if i.action == "replace-article"]
     assert whole.problem.startswith("the quoted new wording is not closed")
+
+
+# -- a code numbered by points: «του άρθρου 14.6.2.» ----------------------------------------------------------------
+
+ARTICLE_19 = ("Οι αθλητές οφείλουν:\n19.1. Να είναι επαρκώς ενημερωμένοι και να συμμορφώνονται με όλες τις ισχύουσες "
+              "πολιτικές και τους κανόνες αντιντόπινγκ που υιοθετούνται σύμφωνα με τον Κώδικα.\n19.2. Να είναι "
+              "διαθέσιμοι για συλλογή δειγμάτων.\n19.2.1. Να συμμορφώνονται με όλες τις ισχύουσες πολιτικές.")
+N_4825_66 = ("30. Στο άρθρο 19.1. οι λέξεις «όλες τις ισχύουσες πολιτικές και τους κανόνες αντιντόπινγκ» "
+             "αντικαθίστανται με τις λέξεις «τους παρόντες κανόνες αντιντόπινγκ».")
+
+
+def _article_19(text: str) -> InForce:
+    return run("N_4791_2021::19", ARTICLE_19, "Ρόλοι και αρμοδιότητες των αθλητών",
+               Amending("N_4825_2021::66", text, [edge(text, "άρθρο 19", "N_4791_2021::19")], "N_4825_2021"))
+
+
+def test_words_changed_in_a_point_of_an_article_numbered_by_points() -> None:
+    (ins,) = read_instructions(N_4825_66)
+    assert (ins.action, ins.place.articles, ins.place.point) == ("replace-words", ("19",), "19.1")
+    got = _article_19(N_4825_66)
+    assert got.status == "full"
+    assert "19.1. Να είναι επαρκώς ενημερωμένοι και να συμμορφώνονται με τους παρόντες κανόνες αντιντόπινγκ που" \
+        in got.text
+    # point 19.2.1 holds the same words: only point 19.1 changed
+    assert got.text.endswith("19.2.1. Να συμμορφώνονται με όλες τις ισχύουσες πολιτικές.")
+
+
+def test_near_miss_a_points_whole_new_wording_is_not_the_articles() -> None:
+    text = "30. Το άρθρο 19.1. αντικαθίσταται ως εξής: «19.1. Να συμμορφώνονται με τους κανόνες.»"
+    got = _article_19(text)
+    assert got.status == "none" and got.text == ARTICLE_19
+    assert "point 19.1 of the article is read for word changes only" in got.unapplied[0].reason
+    # a point the article does not hold is not found, not guessed
+    missing = _article_19(N_4825_66.replace("19.1.", "19.7."))
+    assert missing.status == "none" and missing.unapplied[0].reason == "point 19.7 is not in the article"

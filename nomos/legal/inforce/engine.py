@@ -48,6 +48,7 @@ from nomos.legal.inforce.edit import Edit, Par, Refused, State, Step, norm
 from nomos.legal.inforce.instructions import Instruction, bind
 from nomos.legal.inforce.mentions import is_inserted_article, is_mention
 from nomos.legal.inforce.paragraph import insert_paragraph, repeal_paragraph, replace_paragraph
+from nomos.legal.inforce.points import refuse_unless_words
 from nomos.legal.inforce.reading import read_instructions
 from nomos.legal.inforce.result import Applied, InForce, Passage, Status, Unapplied
 from nomos.legal.inforce.sentence import insert_sentence, repeal_sentence, replace_sentence
@@ -264,6 +265,7 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
                 continue
             snapshot = [Par(p.number, p.text, p.source) for p in state.pars], state.title, state.repealed
             try:
+                refuse_unless_words(ins)
                 before, after = action(engine, ins)
             except Refused as refused:
                 state.pars, state.title, state.repealed = snapshot

@@ -123,3 +123,35 @@ def test_the_cli_prints_the_article_as_it_stood_after_a_law(indexed) -> None:
     missing = runner.invoke(cli, ["article", "PK::372", "--after", "ν. 4870/2021"])
     assert missing.exit_code != 0 and "no version after 'ν. 4870/2021'" in missing.output
     assert "Traceback" not in missing.output
+
+
+def test_a_search_gives_each_amended_hits_wording_as_of_a_law(web) -> None:
+    plain = web.get("/api/search", params={"q": "κλοπή ξένο κινητό πράγμα", "method": "bm25"}).json()
+    assert all(h["as_of"] is None for h in plain["hits"])
+    before = web.get("/api/search", params={"q": "κλοπή ξένο κινητό πράγμα", "method": "bm25",
+                                            "before": "ν. 4855/2021"}).json()
+    assert [h["id"] for h in before["hits"]] == [h["id"] for h in plain["hits"]]  # the ranking is the usual one
+    hits = {h["id"]: h for h in before["hits"]}
+    then = hits["PK::372"]["as_of"]
+    assert then["law"] == "original" and then["today"] is False and then["changed_since_by"] == ["ν. 4855/2021"]
+    assert then["text"] == f"{P372_1}\n{P372_2}"
+    assert hits["PK::375"]["as_of"] is None or hits["PK::375"]["as_of"]["today"]  # 375: nothing applied to it
+    after = web.get("/api/search", params={"q": "κλοπή ξένο κινητό πράγμα", "method": "bm25",
+                                           "after": "4855/2021"}).json()
+    now = {h["id"]: h for h in after["hits"]}["PK::372"]["as_of"]
+    assert now["law"] == "N_4855_2021" and now["today"] is True and now["text"].startswith(NEW_372_1)
+    bad = web.get("/api/search", params={"q": "κλοπή", "after": "χθες"})
+    assert bad.status_code == 422 and "names no law" in bad.json()["detail"]
+    both = web.get("/api/search", params={"q": "κλοπή", "after": "4855/2021", "before": "4855/2021"})
+    assert both.status_code == 422
+
+
+def test_the_cli_search_prints_the_wording_before_a_law(indexed) -> None:
+    runner = CliRunner(env={"OPENSEARCH_URL": indexed.url, "NOMOS_INDEX": indexed.index_alias})
+    res = runner.invoke(cli, ["search", "--method", "bm25", "--before", "4855/2021", "κλοπή ξένο κινητό πράγμα"])
+    assert res.exit_code == 0, res.output
+    assert "the amended hits' wording before 4855/2021" in res.output
+    assert "PK::372: the original text (changed since by ν. 4855/2021): 1. Όποιος αφαιρεί" in res.output
+    doc = json.loads(runner.invoke(cli, ["search", "--method", "bm25", "--after", "4855/2021", "--json",
+                                         "κλοπή ξένο κινητό πράγμα"]).output)
+    assert doc["as_of"]["hits"]["PK::372"]["today"] is True and doc["as_of"]["before"] is False

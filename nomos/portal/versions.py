@@ -1,6 +1,6 @@
 """Every version of an article, for the API and for people (issue 49): ``/api/articles/{id}/versions`` (all of
 them), ``/api/articles/{id}/versions/{law}`` (the article as it stood after one law), ``/api/articles/{id}/diff``
-(the word diff between two versions), and the versions page ``/articles/{id}/versions`` that the article page's
+(the word diff between two versions), each search hit's wording as of a law (``/api/search?after=``, ``before=``), and the versions page ``/articles/{id}/versions`` that the article page's
 version picker opens: the chosen version with the instructions that made it and when its law says it takes
 effect, and the words a later version inserted and deleted, marked with ``<ins>``/``<del>`` and the text markers
 [+ … +] / [- … -] (readable without colour, in print and by a screen reader).
@@ -19,8 +19,9 @@ from markupsafe import Markup, escape
 from pydantic import BaseModel, Field
 
 from nomos.legal.inforce.diff import Run, counts, word_diff
-from nomos.legal.inforce.versions import ORIGINAL, Version, find_version
+from nomos.legal.inforce.versions import Version, find_version
 from nomos.portal.api import AppliedOut, ErrorOut, PassageOut, UnappliedOut
+from nomos.portal.as_of import label
 from nomos.portal.errors import PortalError
 from nomos.portal.links import article_url
 from nomos.portal.params import ArticleId
@@ -75,10 +76,6 @@ class DiffOut(BaseModel):
     inserted_words: int
     deleted_words: int
     runs: list[DiffRunOut]
-
-
-def label(v: Version) -> str:
-    return "Αρχικό κείμενο" if v.law == ORIGINAL else f"Μετά τον {v.law_name}"
 
 
 def _out(v: Version) -> VersionOut:

@@ -82,3 +82,17 @@ def article_versions(transport: Transport, index: str, article_id: str) -> Artic
     versions = tuple(Version.from_doc(v) for v in stored) or (
         Version(ORIGINAL, "", tuple(Passage(p.text) for p in paragraphs(src.get("text", ""))), src.get("title", "")),)
     return ArticleVersions(article_id, src.get("title", ""), src.get("source", ""), src.get("law", ""), versions)
+
+
+def versions_of_many(transport: Transport, index: str, ids: list[str]) -> dict[str, tuple[Version, ...]]:
+    """The stored versions of several articles (one ``mget``): those of amended articles only (an article nothing
+    amends has no ``in_force_versions``: its one wording is its text)."""
+    if not ids:
+        return {}
+    docs = transport.mget(index, ids, source=["in_force_versions"], what="the versions of the hits")
+    out: dict[str, tuple[Version, ...]] = {}
+    for doc in docs:
+        stored = (doc.get("_source") or {}).get("in_force_versions") if doc.get("found") else None
+        if stored:
+            out[doc["_id"]] = tuple(Version.from_doc(v) for v in stored)
+    return out

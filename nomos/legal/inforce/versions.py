@@ -98,6 +98,25 @@ def find_version(versions: tuple[Version, ...] | list[Version], after: str) -> V
     return None
 
 
+def law_key_of(name: str) -> tuple[int, int] | None:
+    """(year, number) of a law named as people and nomos name it: «ν. 4855/2021», «4855/2021», «N_4855_2021», an
+    amending article's id «N_4855_2021::86»; None when it names no law so."""
+    text = name.strip().split("::", 1)[0]
+    m = re.fullmatch(r"[A-Z]+_(\d{1,5})_(\d{4})", text) or re.search(r"(?<!\d)(\d{1,5})\s*/\s*(\d{4})(?!\d)", text)
+    return (int(m.group(2)), int(m.group(1))) if m else None
+
+
+def version_as_of(versions: tuple[Version, ...] | list[Version], law: tuple[int, int], before: bool = False) -> Version:
+    """The version that applied after the law ``law`` (year, number) was enacted: the last made by a law no later
+    than it (``before``: earlier than it, the wording on the eve of that law); the original when none was."""
+    out = versions[0]
+    for v in versions[1:]:
+        key = law_key_of(v.law)
+        if key is not None and (key < law if before else key <= law):
+            out = v
+    return out
+
+
 # «Η ισχύς του παρόντος [νόμου] αρχίζει …», «Η ισχύς των άρθρων 116 και 119 … αρχίζει την 1η.1.2022»
 _COMMENCES = re.compile(r"ισχυσ?\s[^.]{0,300}?(?:αρχιζει|αρχισε|αρχιζουν|ξεκιναει)|ισχυ(?:ει|ουν)\s+απο", re.S)
 _PART = re.compile(r"(?<!\w)(?:αρθρ\w*\s+\d|μερουσ|κεφαλαι\w*\s|τμηματ\w*\s)")

@@ -33,7 +33,7 @@ def print_index_report(report: Any) -> None:  # stages.indexing's report
         click.echo(f"deleted old versions: {', '.join(report.deleted)}")
 
 
-_WHY = ("bm25_rank", "knn_rank", "fused_rank", "anchors_rank", "lemmas_rank", "part", "direct")
+_WHY = ("bm25_rank", "knn_rank", "fused_rank", "anchors_rank", "lemmas_rank", "part", "direct", "amended_by")
 
 
 def print_hits(hits: Sequence[Any], *, explain: bool = False, score_kind: str = "bm25") -> None:

@@ -94,6 +94,21 @@ class CorpusInForce:
     def of(cls, articles: Sequence[Article], reading: CorpusReading | None = None) -> CorpusInForce:
         return cls(tuple(articles), reading or CorpusReading.of(articles))
 
+    def digest(self, article: Article) -> str:
+        """What the article's content hash takes from this table: its text in force's digest
+        (:func:`in_force_key`) and the articles it restates ("" for an article with neither)."""
+        restates = self.restates(article)
+        return in_force_key(self.get(article)) + ("|restates:" + ",".join(restates) if restates else "")
+
+    def restates(self, article: Article) -> list[str]:
+        """The corpus articles ``article`` restates (:func:`restated`), in id order; [] for most."""
+        return self._restates.get(article.id, []) if self._same(article) else []
+
+    @functools.cached_property
+    def _restates(self) -> Mapping[str, list[str]]:
+        by_id = {a.id: a for a in self.articles}
+        return restated(self._table, {i: a.text for i, a in by_id.items()})
+
     def get(self, article: Article) -> Consolidation | None:
         """The text in force of ``article`` when corpus articles amend it, else None."""
         result = self._table.get(article.id)
@@ -114,6 +129,26 @@ class CorpusInForce:
     def _same(self, article: Article) -> bool:
         return any(a is article or (a.id == article.id and a.text == article.text)
                    for a in self._by_id.get(article.id, ()))
+
+
+RESTATES_SHARE = 0.5  # an amending article whose applied new wording of one article is this much of its text
+
+
+def restated(results: Mapping[str, Consolidation], texts: Mapping[str, str]) -> dict[str, list[str]]:
+    """Amending article id -> the articles it restates: those whose new wording (a whole article or paragraphs,
+    applied) makes at least :data:`RESTATES_SHARE` of the amending article's text («Κλοπή - Τροποποίηση της παρ. 1
+    του άρθρου 372 ΠΚ … και το άρθρο 372 διαμορφώνεται ως εξής: «…»»). Search's ``precede`` mode puts the
+    restated article before it (:mod:`nomos.retrieval.amendments`); ingest stores it as ``restates``."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for target in sorted(results):
+        worded: dict[str, int] = defaultdict(int)
+        for a in results[target].in_force.applied:
+            if a.action in ("replace-article", "replace-paragraph", "insert-paragraph"):
+                worded[a.source] += len(a.instruction)
+        for source, length in worded.items():
+            if texts.get(source) and length >= RESTATES_SHARE * len(texts[source]):
+                out[source].append(target)
+    return dict(out)
 
 
 def in_force_fields(result: Consolidation | None) -> dict[str, Any]:

@@ -11,12 +11,14 @@ seen the engine's rules, drawn with a fixed seed, and the score of the filled ju
 
 Three kinds of item, in this order: ``in-force`` (an amended article's text in force and its status; at least
 40, half of them Penal Code articles, ids ``PK::``), ``version`` (one earlier version of each of those same
-articles: an intermediate one where the article has one, else the original as nomos shows it) and ``none`` (20
+articles: an intermediate one where the article has one, else the original as nomos shows it; then, since most
+articles have one amending law, up to 20 more articles with a version between the original and today's, judged on
+it) and ``none`` (20
 articles that corpus articles amend but whose text nomos leaves unconsolidated: status none, or no text in force at
 all). The README beside them says how to judge; ``score`` reads the filled file.
 
 Usage:
-  PYTHONPATH=$PWD .venv/bin/python bench/in_force_blind.py draw [--seed 4900] [--amended 40] [--none 20]
+  PYTHONPATH=$PWD .venv/bin/python bench/in_force_blind.py draw [--seed 4900] [--amended 40] [--none 20] [--between 20]
   PYTHONPATH=$PWD .venv/bin/python bench/in_force_blind.py score bench/data/in-force-judging/blind-v5-seed4900/sheets.jsonl
 """
 
@@ -77,7 +79,8 @@ def _amending(target: str, by_id: Mapping[str, Article], sources: list[str], rea
     return out
 
 
-def draw(articles: list[Article], seed: int, n_amended: int, n_none: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def draw(articles: list[Article], seed: int, n_amended: int, n_none: int, n_between: int = 20
+         ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The items, and what ``about.json`` records. Pools in id order before drawing, so a seed gives one draw."""
     reading = CorpusReading.of(articles)
     by_id = {a.id: a for a in articles}
@@ -103,7 +106,11 @@ def draw(articles: list[Article], seed: int, n_amended: int, n_none: int) -> tup
         items.append({**base("in-force", target), "nomos": {
             "status": r.in_force.status, "title": r.in_force.title or by_id[target].title, "text": r.in_force.text,
             "amendments_applied_in_order": list(dict.fromkeys(a.source for a in r.in_force.applied))}, "judgment": None})
-    for target in chosen:
+    # most amended articles have one amending law, so their earlier version is the original: the articles with a
+    # version between the original and today's (two laws or more) are drawn apart, judged on that version
+    between = sorted(t for t in amended if len(results[t].versions) > 2 and t not in chosen)
+    extra = sorted(rng.sample(between, min(n_between, len(between))))
+    for target in chosen + extra:
         versions = results[target].versions
         earlier = versions[1:-1] or versions[:1]
         v = earlier[rng.randrange(len(earlier))]
@@ -117,7 +124,9 @@ def draw(articles: list[Article], seed: int, n_amended: int, n_none: int) -> tup
             "status": r.in_force.status if r is not None else "no text in force",
             "text": r.in_force.text if r is not None else by_id[target].text}, "judgment": None})
     about = {"seed": seed, "amended": len(chosen), "penal_code": sum(t.startswith("PK::") for t in chosen),
-             "none": len(nones), "pools": {"amended": len(amended), "penal_code": len(pk), "none": len(none_pool)},
+             "between_versions": len(extra), "none": len(nones),
+             "pools": {"amended": len(amended), "penal_code": len(pk), "none": len(none_pool),
+                       "with_a_version_between": len(between) + sum(len(results[t].versions) > 2 for t in chosen)},
              "intermediate_versions": sum(1 for i in items if i["kind"] == "version"
                                           and i["nomos"]["version_after"] != "the original text"),
              "consolidation_version": CONSOLIDATION_VERSION, "references_version": REFERENCES_VERSION,
@@ -192,16 +201,18 @@ def main() -> None:
     d.add_argument("--seed", type=int, default=4900)
     d.add_argument("--amended", type=int, default=40)
     d.add_argument("--none", type=int, default=20)
+    d.add_argument("--between", type=int, default=20,
+                   help="more version items: articles with a version between the original and today's")
     d.add_argument("--out", type=Path, default=None, help="default: bench/data/in-force-judging/blind-v<engine>-seed<seed>")
     s = sub.add_parser("score", help="score a filled sheets.jsonl")
     s.add_argument("sheets", type=Path)
     args = ap.parse_args()
     if args.cmd == "draw":
-        items, about = draw(load_beir(args.data).articles, args.seed, args.amended, args.none)
+        items, about = draw(load_beir(args.data).articles, args.seed, args.amended, args.none, args.between)
         folder = args.out or OUT / f"blind-v{CONSOLIDATION_VERSION}-seed{args.seed}"
         write(items, about, folder)
         print(f"{len(items)} items ({about['amended']} amended, {about['penal_code']} of the Penal Code; "
-              f"{about['none']} unconsolidated) -> {folder}")
+              f"{about['between_versions']} more versions; {about['none']} unconsolidated) -> {folder}")
         return
     lines = args.sheets.read_text(encoding="utf-8").splitlines()
     print(json.dumps(score([json.loads(x) for x in lines if x.strip()]), ensure_ascii=False, indent=1))

@@ -13,12 +13,13 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections import defaultdict
+from collections import ChainMap, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from nomos.ingest.graph import CorpusReading
+from nomos.ingest.ratified import ratification, ratified_acts
 from nomos.ingest.records import Article
 from nomos.legal.inforce.engine import AMENDMENT_KINDS, CONSOLIDATION_VERSION, Amending, Consolidation, consolidate
 from nomos.legal.inforce.instructions import Instruction
@@ -43,19 +44,28 @@ def corpus_in_force(articles: Sequence[Article], reading: CorpusReading) -> dict
     consolidation: nothing amends its text, and it is stored as one nothing amends."""
     by_id = {a.id: a for a in articles}
     amending = amended_by(articles, reading)
+    acts = ratified_acts(articles, reading)  # an act quoted whole in its ratification: its own instructions
     read: dict[str, list[Instruction]] = {}
+    act_read: dict[str, list[Instruction]] = {}
     out: dict[str, Consolidation] = {}
     commencement = commencements(articles)
-    for target in sorted(amending):
+    for target in sorted(set(amending) | set(acts)):
         article = by_id[target]
-        sources = []
-        for source_id in amending[target]:
+        sources = list(acts.get(target, ()))
+        for act in sources:
+            if act.id not in act_read:
+                act_read[act.id] = read_instructions(act.text)
+        ratifying = {act.id for act in sources}
+        for source_id in amending.get(target, ()):
+            if source_id in ratifying:
+                continue  # the ratifying article: its act is read above, its own words quote it
             source = by_id[source_id]
             if source_id not in read:
                 read[source_id] = read_instructions(source.text)
             refs = [r.as_dict() for r in reading.references(source)]
             sources.append(Amending(source_id, source.text, refs, source.source, source.law))
-        result = consolidate(target, article.title, article.text, sources, article.source, article.law, read)
+        instructions = ChainMap(act_read, read) if ratifying else read
+        result = consolidate(target, article.title, article.text, sources, article.source, article.law, instructions)
         if result.in_force.amendments:
             out[target] = with_effective(result, by_id, commencement)
     return out
@@ -75,8 +85,8 @@ def with_effective(result: Consolidation, by_id: Mapping[str, Article], commence
     (:func:`~nomos.legal.inforce.versions.effective_rule`), one rule where they share it."""
     versions = []
     for v in result.versions:
-        rules = [effective_rule(a, by_id[a].text, commencement.get(by_id[a].source, "")) for a in v.amending
-                 if a in by_id]
+        rules = [ratification(by_id[a]) or effective_rule(a, by_id[a].text, commencement.get(by_id[a].source, ""))
+                 for a in v.amending if a in by_id]
         versions.append(replace(v, effective="; ".join(dict.fromkeys(r for r in rules if r))))
     return replace(result, versions=tuple(versions))
 

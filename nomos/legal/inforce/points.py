@@ -41,8 +41,10 @@ def point_units(e: Edit, ins: Instruction) -> list[tuple[int, int, int]]:
     point found once in the article."""
     point = ins.place.point
     found = [(i, span) for i, p in enumerate(e.s.pars) if (span := point_span(p.text, point)) is not None]
-    if len(found) != 1:
-        raise Refused(f"point {point} is {'not in' if not found else 'numbered twice in'} the article")
+    if not found:
+        raise Refused(f"point {point} is not in the article")
+    if len(found) > 1:
+        raise Refused(f"point {point} is numbered twice in the article")
     i, (a, b) = found[0]
     if not ins.place.cases:
         return [(i, a, b)]

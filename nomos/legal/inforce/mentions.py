@@ -3,15 +3,14 @@
 The legal graph gives an amending article an amendment-kind edge to every article its amending sentences cite. Two
 kinds of such citations change nothing in the cited article's text, and the engine must not list them as
 instructions it failed to read (that would make a fully consolidated article «partial», or an article with no
-amendment at all «none"):
+amendment at all «none»):
 
 * a **mention**: the amending sentence of another article cites this one («Στο άρθρο 110Α ΠΚ: α) τροποποιείται
   το τέταρτο εδάφιο της παρ. 6 με την προσθήκη αναφοράς στην παρ. 3 του άρθρου 106 του ΠΚ»: article 110Α is
   amended, article 106 only named in what is added; and since the item ends «… και το άρθρο 110Α διαμορφώνεται ως
-  εξής: «…»», everything it describes is article 110Α's: its «προστίθεται παρ. 11» too), or the title's remnant (the text's first line, before the first
-  instruction) names it as a
-  subject, not as the amended article («… δίωξης κατ’ έγκληση στο αδίκημα του άρθρου 394 ΠΚ - Τροποποίηση της
-  παρ. 1 του άρθρου 405 ΠΚ»);
+  εξής: «…»», everything it describes is article 110Α's, its «προστίθεται παρ. 11» too), or the title's remnant
+  (the text's first line, before the first instruction) names it as a subject, not as the amended article («…
+  δίωξης κατ’ έγκληση στο αδίκημα του άρθρου 394 ΠΚ - Τροποποίηση της παρ. 1 του άρθρου 405 ΠΚ»);
 * the **inserted article itself**: the corpus files the articles a law inserts into another («Μετά το άρθρο 7 του
   ν. 3978/2011 προστίθενται άρθρα 7Α, 7Β και 7Γ ως εξής: «…»») under the inserting law's own id
   (N_4782_2021::7Γ), and the edge of «7Γ» lands on it. Its text is the inserted wording, as enacted: nothing

@@ -96,12 +96,15 @@ def search_cmd(settings: Settings, words: tuple[str, ...], k: int, method: str |
         from nomos.render import search_document
 
         document = search_document(query, page.method, k, settings.index_alias, page.hits,  # type: ignore[arg-type]
-                                   page.score_kind)
+                                   page.score_kind, {d: s.as_dict() for d, s in page.standing.items()})
         if then is not None:
             document = {**document, "as_of": {"law": law, "before": before_law is not None, "hits": then}}
         emit_json({**document, "reading": reading} if reading is not None else document)
         return
-    print_hits(page.hits, explain=explain, score_kind=page.score_kind)
+    print_hits(page.hits, explain=explain, score_kind=page.score_kind, standing=page.standing)
+    if page.repealed:
+        click.echo(f"{page.repealed} repealed article{'s' if page.repealed > 1 else ''} listed after those in force",
+                   err=True)
     if then is not None:
         _print_then(page.hits, then, f"{'before' if before_law else 'after'} {law}")
     if reading is not None:
@@ -154,7 +157,7 @@ def _batch(settings: Settings, topics: Path, output: Path, method: str, k: int, 
     if tag is not None and (not tag or any(c.isspace() for c in tag)):
         raise ConfigError(f"--run-tag must be one word, got {tag!r}")
     queries = read_topics(topics)
-    with progress(len(queries), f"search {method}", "query", settings.progress_seconds) as bar:
+    with progress(len(queries), f"search {method}", "queries", settings.progress_seconds) as bar:
         path, lines = search_topics(settings, queries, output, method=method, k=k, options=options, tag=tag,
                                     on_progress=bar.update)
     click.echo(f"{len(queries)} queries, {lines} lines -> {path}")

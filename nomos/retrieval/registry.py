@@ -352,8 +352,9 @@ def learned_ranker(settings: Settings, transport: Transport, first: Retriever, o
     shipped model or the one at PATH. A missing model or one trained on other features fails here, naming the file;
     an index built before the features fails at the first search (building a retriever asks nothing of the node).
     The anchors' and lemmas' lists keep ``first``'s filters, so the pool holds only what the first stage may."""
+    from nomos.retrieval.ltr.dense_bridge import BridgeWatch
     from nomos.retrieval.ltr.features import FeatureReader, check_index
-    from nomos.retrieval.ltr.model import DEFAULT_MODEL, load
+    from nomos.retrieval.ltr.model import DEFAULT_MODEL, PLAIN_MODEL, load
     from nomos.retrieval.ltr.retriever import LearnedRanker
 
     _, _, path = (options.rerank or "").partition(":")
@@ -361,8 +362,11 @@ def learned_ranker(settings: Settings, transport: Transport, first: Retriever, o
     knn = getattr(first, "knn", None)
     bm25 = _bm25(settings, transport, replace(options, highlight=False))
     index = settings.index_alias
+    # the shipped model reads the dense bridge where the index has it; the plain one ranks until then
+    watch = BridgeWatch(transport, index, knn.encoder.spec) if knn is not None and model.bridged else None
+    plain = load(PLAIN_MODEL) if model.bridged and not path else None
     return LearnedRanker(first, bm25, FeatureReader(bm25, knn.field if knn is not None else None), model, knn,
-                         check=lambda: check_index(transport, index))
+                         check=lambda: check_index(transport, index), watch=watch, plain=plain)
 
 
 def make_retriever(settings: Settings, method: str, client: OpenSearch | Transport | None = None,

@@ -317,9 +317,7 @@ def check_model(model: str) -> None:
 # A method's default --amendments (methods not listed: off). Empty: on the extended dev set (bench/amendments_cv.py,
 # docs/history/benchmarks-diary.md "Amendment-aware ranking") bm25's `follow` won every held-out fold on Recall@100
 # (+0.008), but from two queries of 74 (paired p 0.5); knn lost held out. Add {"bm25": "follow"} once a larger graph
-# or set shows it. `precede` (issue 49: the article an amending article restates put before it) changed no metric
-# of any dev set held out or not (bench/precede_cv.py: bm25, R@100 and nDCG@10 identical on extended, case files,
-# everyday): by the tie rule CV keeps off, so it is offered (--amendments precede), not the default.
+# or set shows it. `precede` (issue 49) moved no metric of any dev set (bench/precede_cv.py): offered, not default.
 AMENDMENT_DEFAULTS: dict[str, str] = {}
 
 

@@ -213,8 +213,8 @@ class Settings(BaseSettings):
     # a re-ranking stage for every search that names none (--rerank): "llm" or "cross-encoder:<model>"; the portal
     # applies it to every method. None: no re-ranking unless asked for; `--rerank none` turns a set one off.
     rerank: str | None = None
-    # amendment-aware ranking for every search that names none (--amendments): "off", "follow[:DEPTH]" or
-    # "credit[:WEIGHT[:DEPTH]]" (nomos/retrieval/amendments.py). None: each method's default, the choice that
+    # amendment-aware ranking for every search that names none (--amendments): "off", "follow[:DEPTH]",
+    # "precede[:DEPTH]" or "credit[:WEIGHT[:DEPTH]]" (nomos/retrieval/amendments.py). None: each method's default, the choice that
     # helped held-out folds of the extended dev set (retrieval.registry.AMENDMENT_DEFAULTS,
     # docs/history/benchmarks-diary.md "Amendment-aware ranking").
     amendments: str | None = None

@@ -35,7 +35,7 @@ def print_index_report(report: Any) -> None:  # stages.indexing's report
 
 # why an article stands where it does without a score of the method's (``details["direct"]``, nomos.retrieval.direct)
 PLACED = {"citation": "named: a citation", "id": "named: its id", "title": "named: its title", "cited": "cited by the case"}
-_WHY = ("bm25_rank", "knn_rank", "fused_rank", "anchors_rank", "lemmas_rank", "part", "direct")
+_WHY = ("bm25_rank", "knn_rank", "fused_rank", "anchors_rank", "lemmas_rank", "part", "direct", "amended_by")
 
 
 def print_hits(hits: Sequence[Any], *, explain: bool = False, score_kind: str = "bm25",

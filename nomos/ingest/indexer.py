@@ -22,7 +22,7 @@ from nomos.ingest.anchor_vectors import bridge_entry, fill_bridge, lacking_ancho
 from nomos.ingest.bridge import Bridge
 from nomos.ingest.bulk import content_sha, load_articles
 from nomos.ingest.graph import CorpusReading
-from nomos.ingest.in_force import CorpusInForce, in_force_key
+from nomos.ingest.in_force import CorpusInForce
 from nomos.ingest.records import Dataset
 from nomos.ingest.vectors import Resend, VectorReport, fill_vectors, fill_windows, ids_missing_windows
 from nomos.mappings import MappingError, anchor_vectors_field_name, body_hash, vector_field_name, windows_field_name
@@ -163,7 +163,7 @@ def build_index(
     bridge = Bridge.of(dataset.articles, reading)  # anchors and headings: they too depend on other articles
     in_force_of = CorpusInForce.of(dataset.articles, reading)  # the texts in force: amending articles are others
     todo = [a for a in dataset.articles
-            if have.get(a.id) != content_sha(a, reading.source(a), in_force_key(in_force_of.get(a)), bridge.key(a))]
+            if have.get(a.id) != content_sha(a, reading.source(a), in_force_of.digest(a), bridge.key(a))]
     if on_progress and len(todo) < len(dataset.articles):
         on_progress(len(dataset.articles) - len(todo))  # unchanged articles count as done
     plan = vectors or VectorPlan()

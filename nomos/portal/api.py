@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
+from nomos.portal.as_of import AsOfLaw, AsOfOut, BeforeLaw, wording_then
 from nomos.portal.errors import PortalError
 from nomos.portal.links import article_url, law_url, linkable, safe_snippet, search_url
 from nomos.portal.params import (
@@ -54,6 +55,7 @@ class HitOut(BaseModel):
     placed: str | None = Field(None, description="why the hit stands where it does without a score of the method's: "
                                "the query names it (citation, id, title) or the case cites it (cited); null: ranked")
     standing: StandingOut = Field(default_factory=lambda: StandingOut(status="in-force"), description="where the article stands in law")
+    as_of: AsOfOut | None = Field(default=None, description="with ?after= or ?before=: an amended article's wording then")
 
 
 class FacetOut(BaseModel):
@@ -241,9 +243,15 @@ ERRORS: dict[int | str, dict[str, Any]] = {400: {"model": ErrorOut}, 503: {"mode
                                                                  504: {"model": ErrorOut}},
             summary="Top articles for a case description")
 async def api_search(request: Request, portal: PortalDep, q: RequiredQuery, method: MethodParam = None, k: KParam = 10,
-                     source: SourceParam = None, area: AreaParam = None) -> SearchOut:
+                     source: SourceParam = None, area: AreaParam = None, after: AsOfLaw = None,
+                     before: BeforeLaw = None) -> SearchOut:
     limit(request, "search")
-    return _search_out(await run_search(portal, q, method, k, source, area))
+    page = await run_search(portal, q, method, k, source, area)
+    then = await wording_then(portal, [h.doc_id for h in page.hits], after, before)
+    out = _search_out(page)
+    if then is not None:  # each amended hit's wording as of the law asked (issue 49)
+        out.hits = [h.model_copy(update={"as_of": then.get(h.id)}) for h in out.hits]
+    return out
 
 
 class SearchIn(BaseModel):

@@ -317,7 +317,7 @@ def check_model(model: str) -> None:
 # A method's default --amendments (methods not listed: off). Empty: on the extended dev set (bench/amendments_cv.py,
 # docs/history/benchmarks-diary.md "Amendment-aware ranking") bm25's `follow` won every held-out fold on Recall@100
 # (+0.008), but from two queries of 74 (paired p 0.5); knn lost held out. Add {"bm25": "follow"} once a larger graph
-# or set shows it.
+# or set shows it. `precede` (issue 49) moved no metric of any dev set (bench/precede_cv.py): offered, not default.
 AMENDMENT_DEFAULTS: dict[str, str] = {}
 
 
@@ -385,7 +385,8 @@ def make_retriever(settings: Settings, method: str, client: OpenSearch | Transpo
     first = spec.factory(settings, transport, options)
     amendments = parse_amendments(options.amendments)
     if amendments.active:  # before a re-ranker, so the judge sees the articles the amendments brought
-        first = AmendmentRetriever(first, stored_targets(transport, settings.index_alias), amendments)
+        field = "restates" if amendments.mode == "precede" else "amends"
+        first = AmendmentRetriever(first, stored_targets(transport, settings.index_alias, field), amendments)
     stage = options.second_stage
     if not stage:
         return first

@@ -10,7 +10,7 @@ from nomos.errors import ConfigError, IndexNotFound, VectorsMissing
 from nomos.opensearch.client import make_client
 from nomos.retrieval.fusion_config import FusionConfig
 from nomos.retrieval.registry import MethodOptions, make_retriever
-from nomos.stages.searching import MethodUnavailable, Searcher, SearchRequest, search, search_page
+from nomos.stages.searching import MethodUnavailable, SearchRequest, SearchStage, search, search_page
 from tests.beir_files import QUERIES
 from tests.portal_support import free_port, requests_sent
 
@@ -68,7 +68,7 @@ def test_a_command_line_search_sends_what_a_portal_page_sends(dense, method):
 
 
 def test_the_page_and_the_command_line_give_the_same_hits(dense):
-    searcher = Searcher(dense)
+    searcher = SearchStage(dense)
     for method in ("bm25", "hybrid"):
         with_facets = searcher.search(SearchRequest(CASE, method, 6))
         hits_only = searcher.search(SearchRequest(CASE, method, 6, facets=False))
@@ -79,7 +79,7 @@ def test_the_page_and_the_command_line_give_the_same_hits(dense):
 
 
 def test_no_method_is_the_best_the_index_serves(dense):
-    page = Searcher(dense).search(SearchRequest(CASE, k=3, facets=False))
+    page = SearchStage(dense).search(SearchRequest(CASE, k=3, facets=False))
     assert page.method == "hybrid" and page.defaulted
     assert search(dense, CASE, None, 3)[0].doc_id == "PK::372"
 
@@ -116,7 +116,7 @@ def test_errors_are_typed(dense, os_settings):
     with pytest.raises(IndexNotFound):
         search(os_settings.with_overrides(index_alias="pytest-no-such-index"), CASE, "bm25")
     with pytest.raises(MethodUnavailable) as refused:
-        Searcher(dense, offered=("bm25",)).search(SearchRequest(CASE, "hybrid"))
+        SearchStage(dense, offered=("bm25",)).search(SearchRequest(CASE, "hybrid"))
     assert refused.value.needs == "offer"
     no_llm = dense.model_copy(update={"llm_base_url": None, "llm_model": None, "llm_port": free_port()})
     with pytest.raises(MethodUnavailable) as no_endpoint:
@@ -145,7 +145,7 @@ def test_a_search_reads_the_querys_citations_once(dense, monkeypatch, query):
         return citations.parse_citation(text)
 
     monkeypatch.setattr(direct, "parse_citation", counted)
-    page = Searcher(dense).search(SearchRequest(query, "bm25", 10))
+    page = SearchStage(dense).search(SearchRequest(query, "bm25", 10))
     assert calls == [query]
     if query == "άρθρο 372 ΠΚ":
         assert page.hits[0].doc_id == "PK::372" and page.hits[0].details["direct"] == "citation"
@@ -160,7 +160,7 @@ def test_search_explain_says_how_a_long_case_was_read(dense):
 
     from nomos.cli import cli
 
-    reading = Searcher(dense).reading(LONG_CASE, "hybrid")
+    reading = SearchStage(dense).reading(LONG_CASE, "hybrid")
     assert reading["question_found"] == "last blank line" and reading["question"].endswith("Ποια πράξη τέλεσε;")
     assert reading["bm25"]["question_boost"] > 0 and reading["knn"]["windows"] > 1
     assert reading["knn"]["question_weight"] > 0  # longer than the window: the question embedded apart too

@@ -1,5 +1,5 @@
 """The institutional legal search portal: a Greek web page and a JSON API over the same search stage as the CLI
-(:class:`nomos.stages.searching.Searcher`).
+(:class:`nomos.stages.searching.SearchStage`).
 
 ``create_app(settings)`` builds the application; ``serve(settings, …)`` runs it with uvicorn (``cli.py serve``).
 The routes live in routers: :mod:`~nomos.portal.pages` (HTML), :mod:`~nomos.portal.api` (``/api/*``) and

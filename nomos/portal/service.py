@@ -1,5 +1,5 @@
 """The portal's state and what its pages ask of the packages: a search (through the same
-:class:`~nomos.stages.searching.Searcher` as ``cli.py search``), an article page, the methods on offer and the
+:class:`~nomos.stages.searching.SearchStage` as ``cli.py search``), an article page, the methods on offer and the
 node's health. Plain synchronous methods; the routes run them in worker threads (:func:`nomos.portal.web.run`).
 """
 
@@ -19,7 +19,7 @@ from nomos.retrieval.graph import ArticleGraph, article_graph, law_contents
 from nomos.retrieval.in_force import ArticleInForce, article_in_force
 from nomos.retrieval.registry import BEST_WITH_VECTORS, best_method, portal_methods
 from nomos.settings import Settings
-from nomos.stages.searching import MethodUnavailable, Searcher, SearchPage, SearchRequest
+from nomos.stages.searching import MethodUnavailable, SearchPage, SearchRequest, SearchStage
 
 # The methods a person can choose (the registry's portal methods), in the order the page lists them, with their
 # Greek labels.
@@ -31,7 +31,7 @@ __all__ = ["METHOD_LABELS", "MethodUnavailable", "Portal"]
 @dataclass
 class Portal:
     """The portal's state, kept on ``app.state.portal`` (routes get it with ``Depends(get_portal)``): settings,
-    the one OpenSearch client and its :class:`Searcher`, and the LLM methods' deadline and slots (LLM searches
+    the one OpenSearch client and its :class:`SearchStage`, and the LLM methods' deadline and slots (LLM searches
     run on a few threads of their own, so a slow LLM never holds up BM25 pages)."""
 
     settings: Settings
@@ -39,11 +39,11 @@ class Portal:
     llm_deadline: float = 90.0
     llm_slots: int = 4
     deadline: float = field(init=False)  # every other request's, from settings.portal_deadline_seconds
-    searcher: Searcher = field(init=False, repr=False)
+    searcher: SearchStage = field(init=False, repr=False)
     llm_limiter: anyio.CapacityLimiter = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.searcher = Searcher(self.settings, self.client, offered=METHOD_LABELS)
+        self.searcher = SearchStage(self.settings, self.client, offered=METHOD_LABELS)
         self.client = self.searcher.client
         self.llm_limiter = anyio.CapacityLimiter(self.llm_slots)
         self.deadline = self.settings.portal_deadline_seconds

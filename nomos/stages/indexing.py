@@ -56,9 +56,9 @@ def index_status(settings: Settings) -> dict[str, str]:
     from nomos.errors import IndexNotFound
     from nomos.retrieval.registry import MethodOptions, resolved_options
     from nomos.stages.search_types import readiness_note
-    from nomos.stages.searching import Searcher, cluster_errors
+    from nomos.stages.searching import SearchStage, cluster_errors
 
-    searcher = Searcher(settings)
+    searcher = SearchStage(settings)
     alias = settings.index_alias
     with cluster_errors(settings, f"the index {alias}"):
         try:

@@ -1,6 +1,6 @@
 """The search stage: one query answered the same way for ``cli.py search`` and for the portal's pages and API.
 
-A :class:`Searcher` holds one OpenSearch client, the LLM settings (resolved once: a running local server is
+A :class:`SearchStage` holds one OpenSearch client, the LLM settings (resolved once: a running local server is
 probed at most once per ``KEEP_S``), and the retrievers it built, keyed by method and options. ``search`` takes a
 :class:`SearchRequest` and returns a :class:`SearchPage`: the hits with titles and snippets, the legal-source and
 legal-area facets, the total, the time taken, the method used (and whether it was the index's default), a ReAct
@@ -61,7 +61,7 @@ from nomos.settings import Settings
 from nomos.stages.query_cost import query_words
 from nomos.stages.search_types import KEEP_S, Kept, MethodUnavailable, SearchPage, SearchRequest, readiness_note
 
-__all__ = ["FILTER_DEPTH", "KEEP_S", "Kept", "MethodUnavailable", "SearchPage", "SearchRequest", "Searcher",
+__all__ = ["FILTER_DEPTH", "KEEP_S", "Kept", "MethodUnavailable", "SearchPage", "SearchRequest", "SearchStage",
            "cluster_errors", "default_method", "search", "search_page"]
 
 FILTER_DEPTH = 100  # methods that cannot filter inside OpenSearch: filter this many candidates, keep k
@@ -88,7 +88,7 @@ def _key(method: str, options: MethodOptions) -> tuple[str, str]:
     return method, repr(options)  # options may hold filter dicts (unhashable); their repr is stable
 
 
-class Searcher:
+class SearchStage:
     """Searches one index (``settings.index_alias``) on one client; see the module's docstring. Safe to share
     between threads: BM25's retriever is shared (it keeps no per-call state), dense and fused ones are per thread
     (an encoder loads once per thread; the vector cache is per thread), LLM ones are built per search (an LLM
@@ -262,7 +262,7 @@ class Searcher:
     def rank_many(self, queries: dict[str, str], k: int, method: str | None = None,
                   options: MethodOptions = MethodOptions(), on_progress: Progress | None = None) -> dict[str, list[Hit]]:
         """Many queries ranked by ``method`` (None: the index's best) exactly as ``eval`` ranks them: the method's
-        ranking alone (no snippets, no named articles pinned). Python's ``nomos.Searcher.batch_search``."""
+        ranking alone (no snippets, no named articles pinned). Python's ``nomos.SearchStage.batch_search``."""
         method = method or self.default_method()
         spec = self.check(method, options)
         options = resolved_options(self.settings, options, method)
@@ -352,12 +352,12 @@ class Searcher:
 def default_method(settings: Settings, client: OpenSearch | None = None) -> str:
     """The best method the live index serves (hybrid where it holds the embedder's vectors, else BM25): what
     ``search`` and the portal use when no method is named."""
-    return Searcher(settings, client).default_method()
+    return SearchStage(settings, client).default_method()
 
 
 def search_page(settings: Settings, request: SearchRequest, client: OpenSearch | None = None) -> SearchPage:
-    """One search on a new :class:`Searcher` (one client): the command line's entry, the portal's path."""
-    return Searcher(settings, client).search(request)
+    """One search on a new :class:`SearchStage` (one client): the command line's entry, the portal's path."""
+    return SearchStage(settings, client).search(request)
 
 
 def search(settings: Settings, query: str, method: str | None = "bm25", k: int = 10,

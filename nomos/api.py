@@ -78,7 +78,7 @@ class Searcher:
 
     @property
     def index(self) -> str:
-        return self.settings.index_alias
+        return self.settings.cluster.index_alias
 
     def default_method(self) -> str:
         """What ``method=None`` means on this index: hybrid once every article has its vector, else BM25."""

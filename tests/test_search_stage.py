@@ -53,12 +53,12 @@ EXPECTED = {"bm25": ["/_search"], "hybrid-fused": ["/_mapping", "/_mapping", "/_
 def test_a_command_line_search_sends_what_a_portal_page_sends(dense, method):
     requested, method = method, method.partition("-")[0]
     dense = dense.with_overrides(rerank=None if requested == "hybrid" else "none")
-    client = make_client(dense)
+    client = make_client(dense.cluster)
     with requests_sent(client) as sent:
         page = search_page(dense, SearchRequest(CASE, method, 5, facets=False), client=client)
     paths = [url[url.rindex("/"):].split("?")[0] for _, url in sent]
     assert (sorted(paths) if requested == "hybrid" else paths) == EXPECTED[requested], sent
-    direct = make_retriever(dense, method, make_client(dense)).search(CASE, 5)
+    direct = make_retriever(dense, method, make_client(dense.cluster)).search(CASE, 5)
     scores = requested == "hybrid" or not positional(method)  # the learned ranker's scores do not depend on k
     assert ranking(page.hits, scores) == ranking(direct, scores)  # the retriever's ranking, untouched
     theft = {h.doc_id: h for h in page.hits}["PK::372"]
@@ -94,7 +94,7 @@ def test_no_method_is_the_best_the_index_serves(dense):
 def test_command_line_options_are_honoured(dense, options):
     method = "knn" if options.exact or options.ef_search else "hybrid"
     got = search(dense, CASE, method, 5, options)
-    direct = make_retriever(dense, method, make_client(dense), options).search(CASE, 5)
+    direct = make_retriever(dense, method, make_client(dense.cluster), options).search(CASE, 5)
     assert ranking(got, not positional(method, options)) == ranking(direct, not positional(method, options))
     assert all(h.title for h in got)
 
@@ -102,7 +102,7 @@ def test_command_line_options_are_honoured(dense, options):
 def test_methods_without_a_page_rank_then_decorate(dense):
     for method in ("rrf", "bm25-prf"):
         got = search(dense, CASE, method, 4)
-        assert ranking(got) == ranking(make_retriever(dense, method, make_client(dense)).search(CASE, 4))
+        assert ranking(got) == ranking(make_retriever(dense, method, make_client(dense.cluster)).search(CASE, 4))
         assert got and all(h.title for h in got)
 
 

@@ -13,13 +13,14 @@ from opensearchpy import OpenSearch
 
 from nomos.errors import ClusterError
 from nomos.opensearch.transport import Transport
+from nomos.portal.settings import PortalConfig
 from nomos.retrieval.articles import Article, ArticleRef, article_page
 from nomos.retrieval.direct import by_id
 from nomos.retrieval.graph import ArticleGraph, article_graph, law_contents
 from nomos.retrieval.in_force import ArticleInForce, article_in_force
 from nomos.retrieval.registry import BEST_WITH_VECTORS, best_method, portal_methods
-from nomos.settings import Settings
 from nomos.stages.searching import MethodUnavailable, SearchPage, SearchRequest, SearchStage
+from nomos.stages.settings import StageSettings
 
 # The methods a person can choose (the registry's portal methods), in the order the page lists them, with their
 # Greek labels.
@@ -34,7 +35,7 @@ class Portal:
     the one OpenSearch client and its :class:`SearchStage`, and the LLM methods' deadline and slots (LLM searches
     run on a few threads of their own, so a slow LLM never holds up BM25 pages)."""
 
-    settings: Settings
+    settings: PortalConfig
     client: OpenSearch
     llm_deadline: float = 90.0
     llm_slots: int = 4
@@ -61,7 +62,7 @@ class Portal:
     def laws(self) -> dict[str, str]:
         return self.searcher.laws()
 
-    def llm_settings(self) -> Settings:
+    def llm_settings(self) -> StageSettings:
         return self.searcher.llm_settings()
 
     @property

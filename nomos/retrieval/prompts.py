@@ -24,10 +24,10 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
 
 from nomos.errors import ConfigError
-from nomos.settings import PROMPT_SETS
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 DEFAULT_SET = "neutral"
+PROMPT_SETS = ("neutral", "paper")  # the folders of PROMPTS_DIR (NOMOS_PROMPTS, --prompts)
 NAMES = ("sparse", "dense", "planner_first", "planner_next", "observer", "rerank")
 ROLE_LINES = {
     "Ρόλος: αναδιατυπωτής (λέξεις-κλειδιά).": "sparse",

@@ -57,9 +57,9 @@ from nomos.retrieval.registry import (
     method_spec,
     resolved_options,
 )
-from nomos.settings import Settings
 from nomos.stages.query_cost import query_words
 from nomos.stages.search_types import KEEP_S, Kept, MethodUnavailable, SearchPage, SearchRequest, readiness_note
+from nomos.stages.settings import StageSettings
 
 __all__ = ["FILTER_DEPTH", "KEEP_S", "Kept", "MethodUnavailable", "SearchPage", "SearchRequest", "SearchStage",
            "cluster_errors", "default_method", "search", "search_page"]
@@ -67,12 +67,12 @@ __all__ = ["FILTER_DEPTH", "KEEP_S", "Kept", "MethodUnavailable", "SearchPage", 
 FILTER_DEPTH = 100  # methods that cannot filter inside OpenSearch: filter this many candidates, keep k
 
 
-def unavailable_hint(settings: Settings) -> str:
+def unavailable_hint(settings: StageSettings) -> str:
     return "start the local node with `python cli.py server start`" if settings.uses_local_node else "check OPENSEARCH_URL"
 
 
 @contextmanager
-def cluster_errors(settings: Settings, what: str) -> Iterator[None]:
+def cluster_errors(settings: StageSettings, what: str) -> Iterator[None]:
     """Inside the block, opensearch-py's transport errors become :mod:`nomos.errors` types (ClusterUnavailable,
     IndexNotFound, SearchError… with status and reason), so callers decide by type. Nothing else is caught: every
     retriever sends through :class:`~nomos.opensearch.transport.Transport`, whose errors are typed already."""
@@ -96,7 +96,7 @@ class SearchStage:
 
     ``offered``: the methods this searcher runs (the portal's list); None: every method."""
 
-    def __init__(self, settings: Settings, client: OpenSearch | None = None, *, offered: Iterable[str] | None = None,
+    def __init__(self, settings: StageSettings, client: OpenSearch | None = None, *, offered: Iterable[str] | None = None,
                  keep_s: float = KEEP_S) -> None:
         if settings.search_type == "auto":
             # "auto" would look the index's shard count up (a request) to choose dfs only for several shards;
@@ -105,7 +105,7 @@ class SearchStage:
             settings = settings.with_overrides(search_type="dfs_query_then_fetch")
         self.settings = settings
         # every search it sends, the portal's included, is cut by the node past NOMOS_SEARCH_TIMEOUT_SECONDS
-        self.client = bound_searches(client if client is not None else make_client(settings),
+        self.client = bound_searches(client if client is not None else make_client(settings.cluster),
                                      settings.search_timeout_seconds)
         # the page helpers' requests (facets, filters, snippets, the index's state): no retries, so a page while the
         # node is down answers at once (503) instead of waiting NOMOS_RETRY_SECONDS; errors name the cluster
@@ -114,7 +114,7 @@ class SearchStage:
                                    unavailable_hint=unavailable_hint(settings), user=user, user_variable=variable)
         self.offered = None if offered is None else tuple(offered)
         self._keep_s = keep_s
-        self._llm: Kept[Settings] = Kept(keep_s)
+        self._llm: Kept[StageSettings] = Kept(keep_s)
         self._vectors: Kept[bool] = Kept(keep_s)
         self._readiness: Kept[VectorReadiness] = Kept(keep_s)
         self._laws: Kept[dict[str, str]] = Kept(keep_s)
@@ -126,7 +126,7 @@ class SearchStage:
         return self.settings.index_alias
 
     # ---------------------------------------------------------------------------------------- what it serves
-    def llm_settings(self) -> Settings:
+    def llm_settings(self) -> StageSettings:
         """The settings LLM methods run with: the configured endpoint, else a local server (``cli.py llm start``)
         on NOMOS_LLM_PORT, looked up at most once per ``keep_s`` (one started later shows up)."""
         return self._llm.get(lambda: resolve_llm_settings(self.settings))
@@ -324,7 +324,7 @@ class SearchStage:
         return hits, facets, total, list(rounds) if rounds is not None else None, retriever.score_kind
 
     # ---------------------------------------------------------------------------------------- retrievers
-    def _build(self, settings: Settings, method: str, options: MethodOptions) -> Retriever:
+    def _build(self, settings: StageSettings, method: str, options: MethodOptions) -> Retriever:
         try:
             return make_retriever(settings, method, self.client, options)
         except ValueError as exc:  # the registry and the retrievers refuse bad options with ValueError
@@ -349,18 +349,18 @@ class SearchStage:
 
 
 # -------------------------------------------------------------------------------------------- the CLI's calls
-def default_method(settings: Settings, client: OpenSearch | None = None) -> str:
+def default_method(settings: StageSettings, client: OpenSearch | None = None) -> str:
     """The best method the live index serves (hybrid where it holds the embedder's vectors, else BM25): what
     ``search`` and the portal use when no method is named."""
     return SearchStage(settings, client).default_method()
 
 
-def search_page(settings: Settings, request: SearchRequest, client: OpenSearch | None = None) -> SearchPage:
+def search_page(settings: StageSettings, request: SearchRequest, client: OpenSearch | None = None) -> SearchPage:
     """One search on a new :class:`SearchStage` (one client): the command line's entry, the portal's path."""
     return SearchStage(settings, client).search(request)
 
 
-def search(settings: Settings, query: str, method: str | None = "bm25", k: int = 10,
+def search(settings: StageSettings, query: str, method: str | None = "bm25", k: int = 10,
            options: MethodOptions = MethodOptions()) -> list[Hit]:
     """One query's hits with titles and highlighted snippets, as ``cli.py search`` shows them (no facets).
     ``method`` None: the best the index serves."""

@@ -32,7 +32,7 @@ from nomos.portal.links import article_url, make_templates, search_url
 from nomos.portal.params import Method
 from nomos.portal.ratelimit import RateLimited, RateLimits
 from nomos.portal.service import Portal
-from nomos.portal.settings import PortalConfig
+from nomos.portal.settings import PortalConfig, PortalSettings
 from nomos.portal.web import error_response, retry_after
 from nomos.safe_text import escape_controls
 
@@ -219,7 +219,7 @@ class EscapedControls(logging.Filter):
         return True
 
 
-def log_config(settings: PortalConfig) -> dict[str, Any]:
+def log_config(settings: PortalSettings) -> dict[str, Any]:
     """uvicorn's logging configuration: both its handlers filtered by :class:`EscapedControls`, and its access
     handler by :class:`WithoutQueryString` too unless ``NOMOS_LOG_QUERIES`` is on (the filters travel in the
     configuration, so every worker process applies them)."""
@@ -236,7 +236,7 @@ def log_config(settings: PortalConfig) -> dict[str, Any]:
     return config
 
 
-def server_options(settings: PortalConfig, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info"
+def server_options(settings: PortalSettings, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info"
                    ) -> dict[str, Any]:
     """uvicorn's options for the portal: its logging, no proxy headers of uvicorn's own (the portal decides whom it
     believes: :mod:`nomos.portal.identity`), no Server header, and the bounded httptools protocol (request heads,
@@ -256,7 +256,7 @@ def serve(settings: PortalConfig, host: str = "127.0.0.1", port: int = 8000, wor
     """Run the portal with uvicorn (``workers`` processes; one process when 1)."""
     import uvicorn
 
-    common = server_options(settings, host, port, log_level)
+    common = server_options(settings.portal, host, port, log_level)
     if workers <= 1:
         uvicorn.run(create_app(settings, llm_deadline=llm_deadline), **common)
         return

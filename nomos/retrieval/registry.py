@@ -177,7 +177,7 @@ def _reform(name: str, sparse: bool, dense: bool) -> Factory:
         from nomos.retrieval.llm import make_llm_client
         from nomos.retrieval.reformulate import ReformRetriever
 
-        llm = make_llm_client(settings, name)
+        llm = make_llm_client(settings.llm, name, settings.llm_cache)
         pool = _llm_client_pool(settings)
         return ReformRetriever(name, llm, bm25=_bm25(settings, pool, options, for_llm=True) if sparse else None,
                                knn=_knn(settings, pool, options) if dense else None,
@@ -196,7 +196,7 @@ def react_config(settings: SearchSettings) -> Any:  # ReActConfig, imported lazi
     config = ReActConfig(rounds=settings.react_rounds, concurrency=settings.llm_concurrency, prompts=settings.prompts,
                          planner_kept=settings.react_planner_kept, planner_history=settings.react_planner_history,
                          planner_article_chars=settings.react_planner_article_chars,
-                         local_ctx=settings.llm_ctx if is_local_endpoint(settings) else None)
+                         local_ctx=settings.llm_ctx if is_local_endpoint(settings.llm) else None)
     budget = observer_budget(settings)
     return replace(config, observer_budget=budget) if budget else config
 
@@ -205,7 +205,7 @@ def _build_react(settings: SearchSettings, transport: Transport, options: Method
     from nomos.retrieval.llm import make_llm_client
     from nomos.retrieval.react import ReActRetriever
 
-    llm = make_llm_client(settings, "react")
+    llm = make_llm_client(settings.llm, "react", settings.llm_cache)
     config = react_config(settings)
     return ReActRetriever(_bm25(settings, _llm_client_pool(settings), options, for_llm=True), llm, config)
 
@@ -276,10 +276,19 @@ def require_llm(settings: S, method: str) -> S:
     return _llm_endpoint(settings, method)
 
 
-def _llm_endpoint(settings: S, who: str) -> S:
-    from nomos.retrieval.llm import LLMNotConfigured, not_configured_message, resolve_llm_settings
+def with_llm_endpoint(settings: S) -> S:
+    """``settings`` with the LLM part's endpoint resolved (a running local server where none is set:
+    :func:`~nomos.retrieval.llm.resolve_llm_settings`); the same object when nothing changed."""
+    from nomos.retrieval.llm import resolve_llm_settings
 
-    settings = resolve_llm_settings(settings)
+    llm = resolve_llm_settings(settings.llm)
+    return settings if llm is settings.llm else settings.model_copy(update={"llm": llm})
+
+
+def _llm_endpoint(settings: S, who: str) -> S:
+    from nomos.retrieval.llm import LLMNotConfigured, not_configured_message
+
+    settings = with_llm_endpoint(settings)
     if not (settings.llm_base_url and settings.llm_model):
         raise LLMNotConfigured(not_configured_message(who))
     return settings
@@ -296,7 +305,7 @@ def make_reranker(settings: SearchSettings, spec: str) -> Any:
         from nomos.retrieval.llm import make_llm_client
 
         settings = _llm_endpoint(settings, "--rerank llm")
-        return LLMListwiseReranker(make_llm_client(settings, "--rerank llm"), concurrency=settings.llm_concurrency,
+        return LLMListwiseReranker(make_llm_client(settings.llm, "--rerank llm", settings.llm_cache), concurrency=settings.llm_concurrency,
                                    prompt_set=settings.prompts)
     kind, _, model = spec.partition(":")
     if kind in ("cross-encoder", "ce") and model:

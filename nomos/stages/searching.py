@@ -46,7 +46,7 @@ from nomos.retrieval.case_reading import explain_reading
 from nomos.retrieval.decorate import decorate
 from nomos.retrieval.direct import NameReading, look_up
 from nomos.retrieval.knn import FACET_DEPTH, VectorReadiness, index_has_vectors, vector_readiness
-from nomos.retrieval.llm import not_configured_message, resolve_llm_settings
+from nomos.retrieval.llm import not_configured_message
 from nomos.retrieval.marks import with_own_marks
 from nomos.retrieval.pages import facet_aggs, read_facets
 from nomos.retrieval.registry import (
@@ -56,6 +56,7 @@ from nomos.retrieval.registry import (
     make_retriever,
     method_spec,
     resolved_options,
+    with_llm_endpoint,
 )
 from nomos.stages.query_cost import query_words
 from nomos.stages.search_types import KEEP_S, Kept, MethodUnavailable, SearchPage, SearchRequest, readiness_note
@@ -129,7 +130,7 @@ class SearchStage:
     def llm_settings(self) -> StageSettings:
         """The settings LLM methods run with: the configured endpoint, else a local server (``cli.py llm start``)
         on NOMOS_LLM_PORT, looked up at most once per ``keep_s`` (one started later shows up)."""
-        return self._llm.get(lambda: resolve_llm_settings(self.settings))
+        return self._llm.get(lambda: with_llm_endpoint(self.settings))
 
     @property
     def llm_configured(self) -> bool:

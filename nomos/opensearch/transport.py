@@ -192,7 +192,7 @@ def require_transport(target: object, who: str) -> Transport:
     out a long retry inside its page deadline because a helper built its own transport)."""
     if not isinstance(target, Transport):
         raise TypeError(f"{who} takes a nomos Transport, got {type(target).__name__}: "
-                        "make_transport(settings, client) builds one with the settings' retries")
+                        "make_transport(settings.cluster, client) builds one with the settings' retries")
     return target
 
 

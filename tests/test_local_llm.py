@@ -197,13 +197,13 @@ def test_react_three_queries_two_rounds_fit_the_local_context(os_settings, local
     ratio measured by the server's /tokenize and usage counts, and no prompt is refused as too long."""
     import time
 
-    from nomos.retrieval.registry import react_config, with_llm_endpoint
+    from nomos.retrieval.registry import react_config
 
     data = load_beir(write_beir(tmp_path / "long", articles=_long_articles(), queries=STAND_IN_QUERIES,
                                 qrels=QRELS + [("q3", "AK::914", 1)]))  # stand-in judgments: quality is not measured
     index_dataset(os_settings, data)
     settings = _settings(os_settings).with_overrides(react_rounds=2, cache_dir=tmp_path / "cache")
-    resolved = with_llm_endpoint(settings)
+    resolved = settings.with_llm_endpoint()
     config = react_config(resolved)
     assert config.local_ctx == 4096 and config.observer_budget == 4096 - 512  # NOMOS_LLM_REPLY_ROOM's 512
     started = time.perf_counter()

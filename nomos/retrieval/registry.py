@@ -276,19 +276,10 @@ def require_llm(settings: S, method: str) -> S:
     return _llm_endpoint(settings, method)
 
 
-def with_llm_endpoint(settings: S) -> S:
-    """``settings`` with the LLM part's endpoint resolved (a running local server where none is set:
-    :func:`~nomos.retrieval.llm.resolve_llm_settings`); the same object when nothing changed."""
-    from nomos.retrieval.llm import resolve_llm_settings
-
-    llm = resolve_llm_settings(settings.llm)
-    return settings if llm is settings.llm else settings.model_copy(update={"llm": llm})
-
-
 def _llm_endpoint(settings: S, who: str) -> S:
     from nomos.retrieval.llm import LLMNotConfigured, not_configured_message
 
-    settings = with_llm_endpoint(settings)
+    settings = settings.with_llm_endpoint()
     if not (settings.llm_base_url and settings.llm_model):
         raise LLMNotConfigured(not_configured_message(who))
     return settings

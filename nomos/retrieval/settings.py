@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pydantic import Field, field_validator
+from typing_extensions import Self
 
 from nomos.opensearch.settings import ClusterSettings
 from nomos.retrieval.fusion_config import DEFAULT_WEIGHTS, parse_weights
@@ -80,3 +81,11 @@ class SearchSettings(Composed):
     def llm_cache(self) -> Path:
         """Disk cache of LLM replies, keyed by (model, messages, parameters): a re-run costs nothing."""
         return self.cache_dir / "llm.sqlite"
+
+    def with_llm_endpoint(self) -> Self:
+        """These settings with the LLM part's endpoint resolved (a running local server where none is set:
+        :func:`~nomos.retrieval.llm.resolve_llm_settings`); the same object when nothing changed."""
+        from nomos.retrieval.llm.endpoint import resolve_llm_settings
+
+        llm = resolve_llm_settings(self.llm)
+        return self if llm is self.llm else self.model_copy(update={"llm": llm})

@@ -56,7 +56,6 @@ from nomos.retrieval.registry import (
     make_retriever,
     method_spec,
     resolved_options,
-    with_llm_endpoint,
 )
 from nomos.stages.query_cost import query_words
 from nomos.stages.search_types import KEEP_S, Kept, MethodUnavailable, SearchPage, SearchRequest, readiness_note
@@ -130,7 +129,7 @@ class SearchStage:
     def llm_settings(self) -> StageSettings:
         """The settings LLM methods run with: the configured endpoint, else a local server (``cli.py llm start``)
         on NOMOS_LLM_PORT, looked up at most once per ``keep_s`` (one started later shows up)."""
-        return self._llm.get(lambda: with_llm_endpoint(self.settings))
+        return self._llm.get(self.settings.with_llm_endpoint)
 
     @property
     def llm_configured(self) -> bool:

@@ -26,9 +26,8 @@ if TYPE_CHECKING:
     from nomos.retrieval.settings import SearchSettings
     from nomos.vectors.cache import VectorCache
     from nomos.vectors.encoders import Encoder
+    S = TypeVar("S", bound=SearchSettings)  # a composition of the search's parts, returned as the same kind
 
-
-S = TypeVar("S", bound="SearchSettings")  # a composition of the search's parts, returned as the same kind
 
 @dataclass(frozen=True)
 class MethodOptions:

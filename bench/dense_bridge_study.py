@@ -40,17 +40,9 @@ from nomos.ingest.loader import load_dataset
 from nomos.retrieval.case_reading import DEFAULT_QUESTION_WEIGHT, combine, fits_encoder, query_pieces
 from nomos.retrieval.registry import encoder_for, vector_cache
 from nomos.settings import Settings
+from nomos.vectors.adapter import fit_weights as fit_adapter
+from nomos.vectors.adapter import unit
 from nomos.vectors.cache import encode_cached
-
-
-def unit(x: np.ndarray) -> np.ndarray:
-    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-12)
-
-
-def fit_adapter(x: np.ndarray, y: np.ndarray, ridge: float) -> np.ndarray:
-    """W minimising ||X W - Y||² + ridge ||W - I||²: the identity where the pairs say nothing."""
-    d = x.shape[1]
-    return np.linalg.solve(x.T @ x + ridge * np.eye(d), x.T @ y + ridge * np.eye(d))
 
 
 def main() -> None:

@@ -2,8 +2,9 @@
 
 For every query of the three dev sets (bench/dev_sets.py) the pool is built as the ranker builds it at query time
 (:mod:`nomos.retrieval.ltr.pools`: hybrid's fused top 100 with BM25's and kNN's own lists where the index holds
-vectors, else BM25's top 100; the anchor clause's top 20 either way) and its features are read through OpenSearch by
-:class:`~nomos.retrieval.ltr.features.FeatureReader`. Then, over grouped folds (by case file, ``--repeats``
+vectors, else BM25's top 100; the anchor clause's top 20 either way; where the index holds the dense bridge,
+:mod:`nomos.retrieval.ltr.dense_bridge`'s two lists and columns, unless ``--no-bridge``) and its features are read
+through OpenSearch by :class:`~nomos.retrieval.ltr.features.FeatureReader`. Then, over grouped folds (by case file, ``--repeats``
 reshuffles, seeded), a model is trained on the training queries only and ranks the held-out pools. Printed per set:
 the first stage, the pool's recall (the ceiling), and the ranker held out (Recall@10/100, nDCG@10).
 
@@ -14,6 +15,7 @@ Usage (an index built by this checkout; with the embedder's vectors for the dens
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import sys
@@ -31,7 +33,8 @@ from nomos.eval.metrics import evaluate
 from nomos.opensearch.transport import make_transport
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.knn import index_has_vectors
-from nomos.retrieval.ltr.features import FEATURES, FeatureReader
+from nomos.retrieval.ltr.dense_bridge import load_bridge
+from nomos.retrieval.ltr.features import BRIDGED_FEATURES, FEATURES, FeatureReader
 from nomos.retrieval.ltr.model import GRID, ROUNDS, query_key, train
 from nomos.retrieval.ltr.pools import bridge_lists, lists_of, order
 from nomos.retrieval.registry import MethodOptions, make_retriever
@@ -62,15 +65,14 @@ def main() -> None:
                     help="model.GRID settings each outer fold chooses among by an inner grouped CV ('' : --params)")
     ap.add_argument("--params", default="{}", help="LightGBM parameters over model.PARAMS, as JSON (a sensitivity run)")
     ap.add_argument("--rounds", type=int, default=0, help="boosting rounds (default: model.ROUNDS)")
-    ap.add_argument("--dense-bridge", default="", metavar="JSON",
-                    help="add the dense bridge's lists and columns, simulated offline (bench/dense_bridge_trial.py; "
-                         "'{}' for its defaults, e.g. '{\"alpha\": 0}' without the adapter); not with --save")
+    ap.add_argument("--bridge-depths", default="", metavar="ADAPTED,ANCHORS",
+                    help="the dense bridge's two lists' depths (default: dense_bridge.ADAPTED_DEPTH, ANCHOR_LIST_DEPTH)")
+    ap.add_argument("--no-bridge", action="store_true",
+                    help="leave the dense bridge out where the index holds it (the plain model: features v3)")
     ap.add_argument("--dump", default="", help="also pickle the pools, labels and sets there (for exploration)")
     ap.add_argument("--save", default="", help="then train on every judged query and write the model there "
                                                 "(PATH.txt and its card PATH.json), for --rerank ltr:PATH")
     args = ap.parse_args()
-    if args.dense_bridge and args.save:
-        raise SystemExit("--dense-bridge is a simulation: the shipped ranker cannot read its columns (no --save)")
     started = time.perf_counter()
     sets = dev_sets(Path(args.dataset))
     settings = Settings.from_env().with_overrides(index_alias=args.index)
@@ -78,30 +80,34 @@ def main() -> None:
     bm25 = BM25Retriever(transport, args.index)
     dense = index_has_vectors(transport, args.index, settings.embedder)
     texts = sets.texts
+    bridge = None
     if dense:
         hybrid = make_retriever(settings, "hybrid", transport, MethodOptions(analysis=args.analysis, rerank="none"))
         first = hybrid.search_many(texts, 100)
         knn = hybrid.knn  # type: ignore[attr-defined]
         vectors = dict(zip(texts, knn.query_vectors(list(texts.values())), strict=True))
-        reader = FeatureReader(bm25, knn.field)
+        bridge = None if args.no_bridge else load_bridge(transport, args.index, settings.embedder)
+        if bridge is not None and args.bridge_depths:
+            adapted_depth, anchor_depth = (int(v) for v in args.bridge_depths.split(","))
+            bridge = dataclasses.replace(bridge, adapted_depth=adapted_depth, anchor_depth=anchor_depth)
+        reader = FeatureReader(bm25, knn.field, bridge)
     else:
         first = BM25Retriever(transport, args.index, analysis=args.analysis).search_many(texts, 100)
         vectors, reader = {}, FeatureReader(bm25)
-    print(f"first stage: {'hybrid' if dense else 'bm25 (no vectors in the index)'}, "
-          f"{time.perf_counter() - started:.0f} s", file=sys.stderr)
+    print(f"first stage: {'hybrid' if dense else 'bm25 (no vectors in the index)'}; dense bridge: "
+          f"{'yes' if bridge else 'no'}; {time.perf_counter() - started:.0f} s", file=sys.stderr)
     lists = lists_of(first, *bridge_lists(bm25, texts))
+    adapted = None
+    if bridge is not None:  # the adapted query's two lists join the pool, as at query time (LearnedRanker)
+        adapted = dict(zip(vectors, bridge.adapt(np.stack(list(vectors.values()))), strict=True))
+        for q, more in bridge.lists(bm25, adapted).items():
+            lists[q] = {**lists[q], **more}
     t0 = time.perf_counter()
-    pools = reader.read(texts, lists, vectors)
+    pools = reader.read(texts, lists, vectors, adapted)
     feature_s = time.perf_counter() - t0
     print(f"features of {sum(len(p.ids) for p in pools.values())} pool rows: {feature_s:.0f} s "
           f"({1000 * feature_s / len(texts):.0f} ms a query)", file=sys.stderr)
-    names: tuple[str, ...] = FEATURES
-    if args.dense_bridge:  # simulated offline (bench/dense_bridge_trial.py): not what the shipped ranker reads
-        from bench.dense_bridge_trial import Trial, extend_pools
-
-        trial = Trial(**json.loads(args.dense_bridge))
-        pools, columns = extend_pools(settings, args.dataset, texts, vectors, lists, reader, trial)
-        names = (*FEATURES, *columns)
+    names: tuple[str, ...] = BRIDGED_FEATURES if bridge is not None else FEATURES
     keep = [i for i, f in enumerate(names) if f not in set(args.drop.split(","))]
     labels = {q: np.asarray([1.0 if sets.qrels.get(q, {}).get(d, 0) > 0 else 0.0 for d in pools[q].ids]) for q in texts}
     params, rounds = json.loads(args.params), args.rounds or ROUNDS
@@ -163,12 +169,13 @@ def main() -> None:
     print(f"# The learned ranker: {', '.join(f'{n} ({len(q)})' for n, q in sets.members.items())}; "
           f"{args.folds}-fold CV grouped by case file, {args.repeats} repeats, seed {args.seed}\n")
     print(f"command: {' '.join(sys.argv)}\n")
-    print(f"first stage: {'hybrid (fused top 100; pool: + BM25 top 100, anchors top 20, lemmas top 50)' if dense else 'bm25 (pool: + anchors top 20, lemmas top 50)'}; "
+    more = "; + the dense bridge's adapted top 100 and anchor-vector top 50" if bridge is not None else ""
+    print(f"first stage: {'hybrid (fused top 100; pool: + BM25 top 100, anchors top 20, lemmas top 50' if dense else 'bm25 (pool: + anchors top 20, lemmas top 50'}{more}); "
           f"features: {len(keep)}; training {np.mean(train_s):.1f} s a fold; settings chosen (nested CV): "
           f"{dict(chosen.most_common())}\n")
     print("| set | first stage " + " / ".join(SHOWN) + " | pool recall | ranker held out " + " / ".join(SHOWN) + " |")
     print("| --- | --- | --- | --- |")
-    report: dict = {"sets": {n: len(q) for n, q in sets.members.items()}, "dense": dense, "features": [names[i] for i in keep],
+    report: dict = {"sets": {n: len(q) for n, q in sets.members.items()}, "dense": dense, "bridge": bridge is not None, "features": [names[i] for i in keep],
                     "first": {}, "held_out": {}, "pool_recall": {}, "command": " ".join(sys.argv)}
     for name, ids in sets.members.items():
         b = [mean(baseline, ids, m) for m in SHOWN]
@@ -183,7 +190,7 @@ def main() -> None:
                       feature_names=[names[i] for i in keep], params=grid[setting][0], rounds=grid[setting][1],
                       card={"setting": setting, "trained_on": {n: len(q) for n, q in sets.members.items()}, "index": args.index,
                             "trained_queries": sorted(query_key(texts[q]) for q in judged),
-                            "dense": dense, "trained_at": time.strftime("%Y-%m-%d"), "commit": commit(),
+                            "dense": dense, "dense_bridge": bridge is not None, "trained_at": time.strftime("%Y-%m-%d"), "commit": commit(),
                             "cross_validated": {"first": report["first"], "held_out": report["held_out"],
                                                 "metrics": list(SHOWN), "command": report["command"]}})
         model.save(Path(args.save))

@@ -44,8 +44,13 @@ def plain_snippet(fragment: str) -> str:
     return terminal_snippet(fragment)
 
 
-def hit_record(rank: int, hit: Hit) -> dict[str, Any]:
-    """One hit of ``search --json``: rank, id, title, law, source, score, plain snippets and the raw fragments."""
+IN_FORCE_RECORD: dict[str, Any] = {"status": "in-force", "by": []}
+
+
+def hit_record(rank: int, hit: Hit, standing: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One hit of ``search --json``: rank, id, title, law, source, score, where it stands in law (``standing``:
+    its status and the amending articles, :meth:`nomos.retrieval.standing.Standing.as_dict`), plain snippets and
+    the raw fragments."""
     return {
         "rank": rank,
         "id": hit.doc_id,
@@ -53,16 +58,22 @@ def hit_record(rank: int, hit: Hit) -> dict[str, Any]:
         "law": hit.law,
         "source": hit.source,
         "score": hit.score,
+        # named or cited by the query (citation, id, title, cited): placed there, its score is not the method's
+        "placed": (hit.details or {}).get("direct"),
+        "standing": dict(standing) if standing is not None else IN_FORCE_RECORD,
         "snippets": [plain_snippet(h) for h in hit.highlights],
         "highlights": list(hit.highlights),  # OpenSearch's HTML, <mark> around the matched terms
     }
 
 
 def search_document(query: str, method: str, k: int, index: str, hits: Sequence[Hit],
-                    score_kind: str = "bm25") -> dict[str, Any]:
-    """The whole ``search --json`` answer: what was asked, what the scores are and the ranked hits."""
+                    score_kind: str = "bm25", standing: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """The whole ``search --json`` answer: what was asked, what the scores are and the ranked hits (``standing``:
+    article id -> where it stands, as :func:`hit_record` takes it; a repealed article is listed after those in
+    force, and ``repealed`` counts them)."""
+    records = [hit_record(i, h, (standing or {}).get(h.doc_id)) for i, h in enumerate(hits, start=1)]
     return {"query": query, "method": method, "k": k, "index": index, "score_kind": score_kind,
-            "hits": [hit_record(i, h) for i, h in enumerate(hits, start=1)]}
+            "repealed": sum(1 for r in records if r["standing"]["status"] == "repealed"), "hits": records}
 
 
 def jsonable(value: Any) -> Any:  # any JSON-shaped value

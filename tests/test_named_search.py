@@ -61,3 +61,30 @@ def test_the_portal_and_its_api_name_the_cited_article(named_index):
             assert res.status_code == 200, path
         assert web.get("/api/articles/PK::386A").json()["id"] == "PK::386Α"
         assert web.get("/articles/PK::999").status_code == 404
+
+
+def test_a_named_article_is_shown_as_placed_not_with_a_score(named_index):
+    """Issue 50: `search PK::386A` showed «1.000» under «scores: BM25 score»; that number is where the lookup put
+    the article, not a BM25 score. The CLI says why it stands there instead, JSON and the API say so per hit
+    (``placed``), and the page shows no score for it."""
+    import json
+
+    from click.testing import CliRunner
+
+    from nomos.cli import cli
+
+    target = ["--url", named_index.url, "--index", named_index.index_alias, "search", "--method", "bm25", "-k", "2"]
+    plain = CliRunner().invoke(cli, [*target, "PK::386A"])
+    assert plain.exit_code == 0, plain.output
+    first = plain.stdout.splitlines()[0]
+    assert "PK::386Α  [named: its id]" in first and "1.000" not in first
+    assert "an article the query names or cites is placed, shown without a score" in plain.stderr
+    doc = json.loads(CliRunner().invoke(cli, [*target, "--json", "PK::386A"]).stdout)
+    assert doc["hits"][0]["placed"] == "id" and all(h["placed"] is None for h in doc["hits"][1:])
+    with TestClient(create_app(named_index)) as web:
+        hits = web.get("/api/search", params={"q": "άρθρο 386A ΠΚ", "method": "bm25"}).json()["hits"]
+        assert hits[0]["placed"] == "citation"
+        html = web.get("/search", params={"q": "άρθρο 386A ΠΚ", "method": "bm25", "k": 3}).text
+    first_hit = html[html.index('<li class="hit'):html.index("</li>", html.index('<li class="hit'))]
+    assert 'class="score"' not in first_hit  # the others keep theirs
+    assert html.count('class="score"') == html.count('<li class="hit') - 1 >= 1

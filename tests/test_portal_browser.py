@@ -58,6 +58,8 @@ def test_search_and_open_an_article_in_chromium(cluster, tmp_path, browser):
         wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, ".judge-saved")))
         assert "judged=PK%3A%3A372" in browser.current_url and browser.current_url.endswith("#j-PK%3A%3A372")
         assert browser.find_element(By.CSS_SELECTOR, ".judge-saved").text == "Αποθηκεύτηκε: 2"
+        kept = browser.find_elements(By.CSS_SELECTOR, ".hit form.judge")[0].find_element(By.CSS_SELECTOR, "input[name=note]")
+        assert kept.get_attribute("value") == "κλοπή ρολογιού"  # issue 50: the note stays in its field
         assert browser.find_elements(By.CSS_SELECTOR, ".hit-title")[0].text == "Κλοπή"  # the same search
         browser.find_element(By.LINK_TEXT, "Αξιολογήσεις").click()
         wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#judgments tr.judged")))
@@ -252,3 +254,58 @@ def test_a_pasted_case_file_is_searched_whole_and_one_too_long_is_given_back(clu
                 assert f"{len(too_long):,}".replace(",", ".") in error and "20.000" in error, error
             else:
                 assert browser.find_elements(By.CSS_SELECTOR, ".hit-title")[0].text == "Κλοπή"
+
+
+def test_a_repealed_article_is_marked_and_listed_after_those_in_force(cluster, tmp_path, browser):
+    """Issue 50: N_3979_2011::5 came first, unmarked, though its text in force is «[Καταργείται]». In a real browser:
+    PK::46, repealed by the small corpus's N_4855_2021::90 and ranked first by BM25, is listed last, its entry says
+    in words that it was repealed and by what (a link to the repealing article), framed apart from the others; a
+    note above the list says why it stands last."""
+    import uuid
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as EC
+    from selenium.webdriver.support.ui import Select, WebDriverWait
+
+    from nomos.ingest.beir import load_beir
+    from nomos.opensearch.client import make_client
+    from nomos.stages.indexing import index_dataset
+    from tests.beir_files import write_beir
+    from tests.in_force_support import ARTICLES, LAW_4855
+
+    words = "άμεση συνδρομή του αυτουργού"
+    wait = WebDriverWait(browser, 20)
+    settings = cluster.with_overrides(index_alias=f"pytest-repealed-{uuid.uuid4().hex[:8]}", runs_dir=tmp_path / "runs",
+                                      cache_dir=tmp_path / "cache")
+    articles = [*ARTICLES, {"_id": "N_4855_2021::90", "title": "Καταργούμενες διατάξεις", **LAW_4855,
+                            "text": "Το άρθρο 46 ΠΚ καταργείται."}]
+    index_dataset(settings, load_beir(write_beir(tmp_path / "repealed", articles, [{"_id": "q1", "text": words}],
+                                                 [("q1", "PK::49", 1)])))
+    try:
+        with live_portal(create_app(settings)) as base:
+            browser.get(base + "/")
+            browser.find_element(By.ID, "q").send_keys(words)
+            Select(browser.find_element(By.ID, "method")).select_by_value("bm25")
+            browser.find_element(By.ID, "submit").click()
+            wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "#results .hit")))
+            hits = browser.find_elements(By.CSS_SELECTOR, "#results .hit")
+            ids = [h.find_element(By.CSS_SELECTOR, ".badge").text for h in hits]
+            assert ids[0] == "PK::49" and ids[-1] == "PK::46"
+            last = hits[-1]
+            mark = last.find_element(By.CSS_SELECTOR, ".standing-repealed")
+            assert mark.is_displayed()
+            assert mark.text == "Καταργήθηκε με το άρθρο 90 ν. 4855/2021· εμφανίζεται μετά τα ισχύοντα άρθρα."
+            assert not hits[0].find_elements(By.CSS_SELECTOR, ".standing")  # in force as written: nothing said
+            colours = browser.execute_script("return [getComputedStyle(arguments[0]).borderLeftColor, "
+                                             "getComputedStyle(arguments[1]).borderLeftColor];", last, hits[0])
+            assert colours[0] != colours[1]  # framed apart, besides the words
+            assert "έχει καταργηθεί" in browser.find_element(By.ID, "repealed-note").text
+            browser.save_screenshot(str(tmp_path / "repealed.png"))
+            mark.find_element(By.LINK_TEXT, "άρθρο 90 ν. 4855/2021").click()
+            wait.until(EC.url_contains("N_4855_2021%3A%3A90"))
+            assert "Καταργούμενες διατάξεις" in browser.find_element(By.CSS_SELECTOR, "#article h1").text
+            problems = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
+            assert not problems, problems
+    finally:
+        make_client(settings.cluster).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
+    assert (tmp_path / "repealed.png").stat().st_size > 10_000

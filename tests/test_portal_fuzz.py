@@ -54,7 +54,9 @@ def test_api_never_answers_5xx(api_schema, mode):
     operations = [op.ok() for op in api_schema.get_all_operations()]
     assert {op.path for op in operations} == {"/api/search", "/api/articles/{article_id}", "/api/health", *JUDGMENT_PATHS,
                                               "/api/articles/{article_id}/graph", "/api/articles/{article_id}/in-force",
-                                              "/api/laws/{source}"}
+                                              "/api/articles/{article_id}/versions",
+                                              "/api/articles/{article_id}/versions/{law}",
+                                              "/api/articles/{article_id}/diff", "/api/laws/{source}"}
     assert {(op.method.upper(), op.path) for op in operations if op.path == "/api/judgments"} == {("GET", "/api/judgments"),
                                                                                                   ("POST", "/api/judgments")}
     search = next(op for op in operations if op.path == "/api/search")

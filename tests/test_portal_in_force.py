@@ -38,6 +38,12 @@ RENAMED_46 = InForce(
                superseded_by=AMENDS_372),), title="Άμεσοι και ουσιώδεις συνεργοί")
 
 
+# two paragraphs changed by two amending articles (stored on an article nothing else here reads)
+TWO_CHANGED = InForce("full", (Passage("1. Πρώτη νέα διατύπωση.", AMENDS_372, True), Passage("2. Δεύτερη νέα διατύπωση.", "N_4855_2021::87", True)),
+                      (AMENDS_372, "N_4855_2021::87"), (Applied(AMENDS_372, "replace-paragraph", "1"),
+                                                        Applied("N_4855_2021::87", "replace-paragraph", "2")))
+
+
 @pytest.fixture(scope="module")
 def in_force_settings(cluster, tmp_path_factory):
     folder = tmp_path_factory.mktemp("in-force")
@@ -46,7 +52,7 @@ def in_force_settings(cluster, tmp_path_factory):
     index_dataset(settings, load_beir(write_beir(folder / "data", ARTICLES, [{"_id": "q1", "text": "κλοπή"}],
                                                  [("q1", "PK::372", 1)])))
     client = make_client(settings.cluster)
-    store_in_force(client, alias, {"PK::46": RENAMED_46})
+    store_in_force(client, alias, {"PK::46": RENAMED_46, "N_4855_2021::88": TWO_CHANGED})
     try:
         yield settings
     finally:
@@ -156,3 +162,11 @@ def test_a_new_title_heads_the_text_in_force_and_a_superseded_instruction_is_lis
     assert 'id="partial"' not in page  # superseded: the text in force does not lack it
     original = web.get("/articles/PK::46", params={"text": "original"}).text
     assert "<h1>Άρθρο 46 — Άμεσοι συνεργοί</h1>" in original and 'id="title-changed"' not in original
+
+
+def test_the_note_on_changed_paragraphs_agrees_in_number(web):
+    """Issue 50: «Οι 3 παράγραφοι … ποιο άρθρο τη διαμόρφωσε»: the plural takes «τις»."""
+    many = re.sub(r"\s+", " ", web.get("/articles/N_4855_2021::88").text)
+    assert "Οι 2 παράγραφοι που άλλαξαν σημειώνονται με πλαίσιο και γράφουν ποιο άρθρο τις διαμόρφωσε." in many
+    one = re.sub(r"\s+", " ", web.get("/articles/PK::372").text)
+    assert "Η παράγραφος που άλλαξε σημειώνεται με πλαίσιο και γράφει ποιο άρθρο τη διαμόρφωσε." in one

@@ -119,8 +119,12 @@ def test_the_readme_block_runs_as_written(os_settings: Settings, mini_folder: Pa
     only change), against the session's node through the environment, as a user's notebook would."""
     code = readme_block()
     assert STAND_IN in code
+    # issue 50: the block indexed into the live alias `make run` was filling, without a word; it has an alias of its
+    # own (here the test's), named on both calls, and never the environment's
+    assert code.count('index="nomos-notebook"') == 2
+    code = code.replace('"nomos-notebook"', repr(os_settings.index_alias))
     monkeypatch.setenv("NOMOS_HTTP_PORT", str(os_settings.http_port))
-    monkeypatch.setenv("NOMOS_INDEX", os_settings.index_alias)
+    monkeypatch.setenv("NOMOS_INDEX", "pytest-the-live-alias-must-not-be-used")
     monkeypatch.setenv("NOMOS_CACHE_DIR", str(os_settings.cache_dir))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -129,6 +133,9 @@ def test_the_readme_block_runs_as_written(os_settings: Settings, mini_folder: Pa
     assert lines[0] == "PK::372 Κλοπή"  # the theft article first for a theft query
     means = eval(lines[-1], {})  # a dict of floats the block printed
     assert set(means) == {"recall@100", "ndcg@10"} and means["recall@100"] == pytest.approx(1.0)
+    from nomos.opensearch.client import make_client
+
+    assert not make_client(os_settings.cluster).indices.exists_alias(name="pytest-the-live-alias-must-not-be-used")
 
 
 @pytest.mark.integration

@@ -29,3 +29,11 @@ def test_the_readmes_rows_are_the_regression_files_numbers(rows, file):
         (row,) = [line for line in readme if line.startswith(start)]
         quoted = [float(x) for x in re.findall(r"\|\s*(\d\.\d{4})\s*(?=\|)", row)]
         assert quoted == [round(pinned[run][m], 4) for m in COLUMNS], (run, row)
+
+
+def test_the_readme_names_every_column_of_the_graph_export():
+    """Issue 50: the README's graph columns left out ``in_corpus`` and ``count``."""
+    from nomos.stages.graph import TSV_COLUMNS
+
+    line = next(x for x in (ROOT / "README.md").read_text(encoding="utf-8").splitlines() if "graph export --dataset" in x)
+    assert f"TSV ({', '.join(TSV_COLUMNS)}" in line

@@ -60,7 +60,7 @@ def test_tune_sweeps_a_clone_and_leaves_the_index_alone(os_settings, client, tmp
     assert out["provenance"]["code"]["commit"] and json.loads(open(out["path"]).read())["metric"] == "ndcg@10"
     after = client.indices.get_settings(index=live)[live]["settings"]["index"]
     assert after["similarity"] == before["similarity"] and "blocks" not in after  # untouched, writable
-    assert set(client.indices.get(index=f"{os_settings.index_alias}*")) == {live}  # the clone is gone
+    assert set(client.indices.get(index=f"{os_settings.index_alias}*")) == {live}  # the copy is gone
     # the setting really changes the scores: check with the similarity applied the way the sweep applies it
     from nomos.opensearch.admin import set_bm25 as _set_bm25
     from nomos.retrieval.bm25 import BM25Retriever
@@ -115,3 +115,26 @@ def test_cli_repeat_and_tune(os_settings, tmp_path):
                                    "--runs-dir", str(os_settings.runs_dir)])
     assert res.exit_code == 0, res.output
     assert "cross-validated recall@100" in res.output and "oracle (best on all queries): k1=" in res.output
+
+
+@pytest.mark.integration
+def test_tune_never_blocks_writes_on_the_live_index_and_scores_as_it(os_settings, client, tmp_path):
+    """Issue 50: tune set index.blocks.write on the live index for a _clone; during an encode that would refuse
+    the indexer's writes. It now copies the text (scroll and bulk), sending the live index nothing that blocks or
+    changes it, and the copy scores as the live index does at the live setting."""
+    from nomos.eval.metrics import evaluate
+    from nomos.retrieval.bm25 import BM25Retriever
+    from tests.portal_support import requests_sent
+
+    data = load_beir(write_beir(tmp_path / "mini"))
+    index_dataset(os_settings, data)
+    live = next(iter(client.indices.get_alias(index=os_settings.index_alias)))
+    with requests_sent(client) as sent:
+        out = tune_bm25(os_settings, data, metric="ndcg@10", k1s=(1.5,), bs=(0.75,), folds=2, seed=3, client=client)
+    writes = [(m, url) for m, url in sent if m != "GET" and f"/{live}/" in url + "/" and "_search" not in url
+              and "_msearch" not in url]
+    assert not writes, writes  # no _settings, no _clone, no close/open on the live index
+    assert not any("_clone" in url or "blocks" in url for _, url in sent)
+    hits = BM25Retriever(Transport(client), os_settings.index_alias).search_many({q.id: q.case_text for q in data.queries}, 100).hits
+    live_scores = evaluate({q: [(h.doc_id, h.score) for h in hs] for q, hs in hits.items()}, data.qrels, ("ndcg@10",))
+    assert out["per_query"]["1.5/0.75"] == {q: v["ndcg@10"] for q, v in live_scores.per_query.items()}

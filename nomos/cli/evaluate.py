@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,7 @@ class EvalArgs:
     queries_file: Path | None
     as_json: bool
     strict: bool
+    while_indexing: bool
 
     @classmethod
     def take(cls, kw: dict[str, Any]) -> EvalArgs:
@@ -106,6 +108,9 @@ class EvalArgs:
 @click.option("--strict", is_flag=True,
               help="LLM methods: fail (exit 1, after writing the run) when any kind of LLM degradation (format errors, "
                    "unknown ids, truncations, fallbacks…) exceeds NOMOS_LLM_ISSUE_THRESHOLD (5%) of the calls.")
+@click.option("--while-indexing", is_flag=True,
+              help="Run even while `index` writes the index's vectors (refused otherwise: scores move meanwhile); "
+                   "the run's manifest records it (index.moving) and stderr says so.")
 @json_option
 @click.pass_obj
 def eval_cmd(settings: Settings, **kw: Any) -> None:
@@ -147,9 +152,11 @@ def _single(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:
     from nomos.render import evaluation_document
     from nomos.stages.evaluation import check_degradation, evaluate_method
 
-    with progress(len(data.queries), f"eval {a.method}", "query", settings.progress_seconds) as bar:
+    started = time.perf_counter()
+    with progress(len(data.queries), f"eval {a.method}", "queries", settings.progress_seconds) as bar:
         outcome = evaluate_method(settings, data, method=a.method, k=a.k, run_name=a.run_name, options=options,
-                                  resume=a.resume, on_progress=bar.update, metrics=a.metrics)
+                                  resume=a.resume, on_progress=bar.update, metrics=a.metrics,
+                                  while_indexing=a.while_indexing)
     extra = outcome.extra or {}
     recall = outcome.evaluation.mean.get(f"recall@{a.k}")
     diagnosis = fusion_summary(extra["fusion_diagnosis"], recall) if extra.get("fusion_diagnosis") and recall is not None else None
@@ -160,7 +167,7 @@ def _single(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:
         if a.strict:
             check_degradation(outcome)
         return
-    print_evaluation(outcome, diagnosis)
+    print_evaluation(outcome, diagnosis, total_s=time.perf_counter() - started)
     if a.to_opensearch:
         push(settings, folder, data)
     if a.strict:
@@ -172,11 +179,12 @@ def _repeated(settings: Settings, data: Any, a: EvalArgs, options: Any) -> None:
     from nomos.render import repeated_document
     from nomos.stages.evaluation import check_degradation, evaluate_repeated
 
-    with progress(len(data.queries) * a.repeat, f"eval {a.method} ×{a.repeat}", "query",
+    with progress(len(data.queries) * a.repeat, f"eval {a.method} ×{a.repeat}", "queries",
                   settings.progress_seconds) as bar:
         summary, outcomes = evaluate_repeated(settings, data, method=a.method, k=a.k, run_name=a.run_name, options=options,
                                               repeat=a.repeat, seed=a.seed if a.seed is not None else 0,
-                                              on_progress=bar.update, metrics=a.metrics)
+                                              on_progress=bar.update, metrics=a.metrics,
+                                              while_indexing=a.while_indexing)
     if a.as_json:
         doc = repeated_document(summary, outcomes)
         if a.to_opensearch:

@@ -52,7 +52,7 @@ def index_cmd(settings: Settings, dataset: str, corpus_file: str, k1: float | No
     every = settings.progress_seconds
     with progress(len(data.articles), "indexing", "art", every) as bar, \
             progress(len(data.articles) * len(embedders) * (2 if settings.article_windows else 1), "encoding", "art",
-                     every, disable=not embedders) as enc:
+                     every, disable=not embedders, lazy=True) as enc:
         report = index_dataset(settings, data, on_progress=bar.update, embedders=embedders, on_vector_progress=enc.update,
                                on_published=lambda name: _published(bar, name, embedders))
     print_index_report(report)

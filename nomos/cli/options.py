@@ -165,7 +165,9 @@ method_options = stack(  # options of dense and fused methods (ignored by bm25) 
                  help="How many of the top articles are re-ranked."),
     click.option("--amendments", default=None, metavar="MODE",
                  help="Amendment-aware ranking (any method): 'follow[:DEPTH]' puts each article an amending article "
-                      "amends right after it, 'credit[:WEIGHT[:DEPTH]]' adds WEIGHT x its score to the amended one, "
+                      "amends right after it, 'precede[:DEPTH]' puts the article an amending article restates "
+                      "(its text mostly that article's new wording) right before it, "
+                      "'credit[:WEIGHT[:DEPTH]]' adds WEIGHT x its score to the amended one, "
                       "'off'; default NOMOS_AMENDMENTS, else the method's cross-validated default."),
 )
 llm_options = stack(  # the LLM methods (reform-*, react); the key comes from NOMOS_LLM_API_KEY or OPENAI_API_KEY

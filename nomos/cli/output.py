@@ -33,25 +33,34 @@ def print_index_report(report: Any) -> None:  # stages.indexing's report
         click.echo(f"deleted old versions: {', '.join(report.deleted)}")
 
 
-_WHY = ("bm25_rank", "knn_rank", "fused_rank", "anchors_rank", "lemmas_rank", "part", "direct")
+# why an article stands where it does without a score of the method's (``details["direct"]``, nomos.retrieval.direct)
+PLACED = {"citation": "named: a citation", "id": "named: its id", "title": "named: its title", "cited": "cited by the case"}
+_WHY = ("bm25_rank", "knn_rank", "fused_rank", "anchors_rank", "lemmas_rank", "part", "direct", "amended_by")
 
 
-def print_hits(hits: Sequence[Any], *, explain: bool = False, score_kind: str = "bm25") -> None:
+def print_hits(hits: Sequence[Any], *, explain: bool = False, score_kind: str = "bm25",
+               standing: Mapping[str, Any] | None = None) -> None:
     """Ranked hits: id, score, title, law, then each highlighted snippet on its own line; with ``explain``, why each
     ranked (each clause's rank, the part of a fused list it came from, a named article). A fused list whose scores
     are an order only (``score_kind`` "rank" or "learned", :data:`~nomos.retrieval.base.ORDER_ONLY`) shows none: 100.000, 99.000… read as relevance scores; stderr says what
-    the scores are."""
+    the scores are. ``standing``: article id -> its :class:`~nomos.retrieval.standing.Standing` (a line under
+    each amended or repealed article)."""
     from nomos.retrieval.base import ORDER_ONLY, SCORE_KINDS
 
     if not hits:
         click.echo("no articles matched (the query may hold only stop words or punctuation)")
         return
-    click.echo(f"scores: {SCORE_KINDS.get(score_kind, score_kind)}" + (" (not shown)" if score_kind in ORDER_ONLY else ""),
-               err=True)
+    click.echo(f"scores: {SCORE_KINDS.get(score_kind, score_kind)}" + (" (not shown)" if score_kind in ORDER_ONLY else "")
+               + ("; an article the query names or cites is placed, shown without a score"
+                  if any((h.details or {}).get("direct") for h in hits) else ""), err=True)
     for i, h in enumerate(hits, start=1):
-        score = "" if score_kind in ORDER_ONLY else f"  {h.score:.3f}"
+        placed = (h.details or {}).get("direct")  # named or cited by the query: placed, its score is not the method's
+        score = f"  [{PLACED.get(placed, placed)}]" if placed else "" if score_kind in ORDER_ONLY else f"  {h.score:.3f}"
         title, law = escape_controls(h.title), escape_controls(h.law)  # the corpus's text, never raw to a terminal
         click.echo(f"{i:>3}. {click.style(escape_controls(h.doc_id), bold=True)}{score}  {title}  [{law}]")
+        said = standing[h.doc_id].describe() if standing and h.doc_id in standing else ""
+        if said:
+            click.echo(f"       {click.style(said, fg='red' if standing[h.doc_id].repealed else None)}")  # type: ignore[index]
         if explain:
             why = ", ".join(f"{k.replace('_', ' ')} {h.details[k]}" for k in _WHY if h.details.get(k) is not None)
             click.echo(f"       why: {why or 'its own score'}")
@@ -74,8 +83,10 @@ def print_reading(reading: dict[str, Any]) -> None:
                    + (f", mixed with the question embedded on its own (weight {weight:g})" if weight else ""))
 
 
-def print_evaluation(outcome: Any, diagnosis: str | None) -> None:  # stages.evaluation.EvalOutcome
-    """One run's metrics table, then (when the method has them) ReAct rounds, LLM cost and the fusion diagnosis."""
+def print_evaluation(outcome: Any, diagnosis: str | None, total_s: float | None = None) -> None:  # an EvalOutcome
+    """One run's metrics table, then (when the method has them) ReAct rounds, LLM cost and the fusion diagnosis,
+    then the times: the query phase (what the manifest records, and what the progress line counted) and, given
+    ``total_s``, the rest of the run (loading, scoring, writing), named as such."""
     from nomos.eval.results import format_table
 
     ev = outcome.evaluation
@@ -98,7 +109,13 @@ def print_evaluation(outcome: Any, diagnosis: str | None) -> None:  # stages.eva
         click.echo(llm_issue_line(issues))
     if diagnosis:
         click.echo("\n" + diagnosis)
-    click.echo(f"{len(ev.queries)} queries, query phase {outcome.seconds:.2f}s ({1000 * outcome.seconds / len(ev.queries):.1f} ms/query)")
+    n = len(ev.queries)
+    line = f"{n} queries searched in {outcome.seconds:.2f} s ({1000 * outcome.seconds / n:.1f} ms a query: the query phase)"
+    if total_s is not None:
+        from nomos.stages.search_types import duration_text
+
+        line += f"; the whole run took {duration_text(total_s)} (loading, searching, scoring, writing)"
+    click.echo(line)
     click.echo(f"results: {outcome.paths['manifest'].parent}")
 
 

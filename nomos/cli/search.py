@@ -21,6 +21,7 @@ from nomos.cli.options import (
     method_options_from,
 )
 from nomos.cli.output import print_hits, print_reading
+from nomos.safe_text import escape_controls
 from nomos.settings import Settings
 
 log = logging.getLogger("nomos.search")
@@ -41,10 +42,17 @@ log = logging.getLogger("nomos.search")
 @click.option("--run-tag", default=None, help="With --topics: the run's tag column (default: the method, as eval names runs).")
 @click.option("--explain", is_flag=True, help="Also say how the query was read (the question found, BM25's question "
               "clause, kNN's windows) and why each article ranked (each clause's rank).")
+@click.option("--after", "after_law", default=None, metavar="LAW",
+              help="Also give each amended hit's wording as it stood after this law («ν. 4855/2021», 4855/2021, "
+                   "N_4855_2021): the version of that date, and the laws that changed it since. The ranking reads "
+                   "the original wording and today's, as always.")
+@click.option("--before", "before_law", default=None, metavar="LAW",
+              help="The same, on the eve of this law (facts that happened before ν. 4855/2021: --before 4855/2021).")
 @json_option
 @click.pass_obj
 def search_cmd(settings: Settings, words: tuple[str, ...], k: int, method: str | None, topics: Path | None, output: Path | None,
-               run_tag: str | None, as_json: bool, explain: bool, **kw: Any) -> None:
+               run_tag: str | None, as_json: bool, explain: bool, after_law: str | None, before_law: str | None,
+               **kw: Any) -> None:
     """Top-k articles for a case description (WORDS: the query): id, title, score and highlighted snippets. With --topics, every
     query of a file to a TREC run (Pyserini style; no judgments needed, score it with eval-style tools or compare).
     Unquoted words are one query, as typed (`search μου έκλεψαν το πορτοφόλι`)."""
@@ -57,6 +65,10 @@ def search_cmd(settings: Settings, words: tuple[str, ...], k: int, method: str |
         raise click.UsageError("--topics needs --output FILE (the TREC run to write)")
     if topics is None and (output is not None or run_tag is not None):
         raise click.UsageError("--output and --run-tag go with --topics")
+    if after_law is not None and before_law is not None:
+        raise click.UsageError("give --after or --before, not both")
+    if topics is not None and (after_law or before_law):
+        raise click.UsageError("--after and --before go with a QUERY, not --topics")
     if topics is not None:
         if method is None:
             from nomos.stages.searching import default_method
@@ -78,16 +90,48 @@ def search_cmd(settings: Settings, words: tuple[str, ...], k: int, method: str |
     for label in page.missing:
         click.echo(f"the index holds no {label.replace('άρθρο', 'article', 1)}: the results below are the method's", err=True)
     reading = explain_query(settings, query, page.method, options) if explain else None  # type: ignore[arg-type]
+    law = after_law or before_law
+    then = _wording_then(settings, page.hits, law, before_law is not None) if law else None
     if as_json:
         from nomos.render import search_document
 
         document = search_document(query, page.method, k, settings.index_alias, page.hits,  # type: ignore[arg-type]
-                                   page.score_kind)
+                                   page.score_kind, {d: s.as_dict() for d, s in page.standing.items()})
+        if then is not None:
+            document = {**document, "as_of": {"law": law, "before": before_law is not None, "hits": then}}
         emit_json({**document, "reading": reading} if reading is not None else document)
         return
-    print_hits(page.hits, explain=explain, score_kind=page.score_kind)
+    print_hits(page.hits, explain=explain, score_kind=page.score_kind, standing=page.standing)
+    if page.repealed:
+        click.echo(f"{page.repealed} repealed article{'s' if page.repealed > 1 else ''} listed after those in force",
+                   err=True)
+    if then is not None:
+        _print_then(page.hits, then, f"{'before' if before_law else 'after'} {law}")
     if reading is not None:
         print_reading(reading)
+
+
+def _wording_then(settings: Settings, hits: Any, law: str, before: bool) -> dict[str, dict[str, Any]]:
+    """Each amended hit's wording after (before) ``law`` (nomos.stages.versions.wording_as_of), as JSON."""
+    from nomos.stages.versions import wording_as_of
+
+    found = wording_as_of(settings, [h.doc_id for h in hits], law, before)
+    return {i: {"version": a.law, "label": a.label, "today": a.today, "changed_since_by": list(a.later),
+                "text": a.text} for i, a in found.items()}
+
+
+def _print_then(hits: Any, then: dict[str, dict[str, Any]], when: str) -> None:
+    click.echo(f"\nthe amended hits' wording {when} (the others read the same at every date the corpus knows):")
+    for n, h in enumerate(hits, start=1):
+        a = then.get(h.doc_id)
+        if a is None:
+            continue
+        if a["today"]:
+            click.echo(f"{n:>3}. {h.doc_id}: {a['label']}, today's text in force")
+            continue
+        text = " ".join(a["text"].split())
+        click.echo(f"{n:>3}. {h.doc_id}: {a['label']} (changed since by {', '.join(a['changed_since_by'])}): "
+                   f"{escape_controls(text[:400])}{'…' if len(text) > 400 else ''}")
 
 
 def explain_query(settings: Settings, query: str, method: str, options: Any) -> dict[str, Any]:
@@ -113,7 +157,7 @@ def _batch(settings: Settings, topics: Path, output: Path, method: str, k: int, 
     if tag is not None and (not tag or any(c.isspace() for c in tag)):
         raise ConfigError(f"--run-tag must be one word, got {tag!r}")
     queries = read_topics(topics)
-    with progress(len(queries), f"search {method}", "query", settings.progress_seconds) as bar:
+    with progress(len(queries), f"search {method}", "queries", settings.progress_seconds) as bar:
         path, lines = search_topics(settings, queries, output, method=method, k=k, options=options, tag=tag,
                                     on_progress=bar.update)
     click.echo(f"{len(queries)} queries, {lines} lines -> {path}")

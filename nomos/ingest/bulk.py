@@ -18,7 +18,7 @@ from opensearchpy import OpenSearch, helpers
 from nomos.errors import ClusterError
 from nomos.ingest.bridge import NO_BRIDGE, Bridge
 from nomos.ingest.graph import CorpusReading, own_source
-from nomos.ingest.in_force import CorpusInForce, in_force_fields, in_force_key
+from nomos.ingest.in_force import CorpusInForce, in_force_fields
 from nomos.ingest.records import Article
 from nomos.legal.graph.edges import REFERENCES_VERSION, edge_fields
 from nomos.legal.text.lemmas import VERSION as LEMMAS_VERSION
@@ -72,8 +72,10 @@ def article_document(article: Article, reading: CorpusReading | None = None, bri
     headings from ``bridge`` (the whole corpus's; none by default) and its text in force from ``in_force_of`` (the
     whole corpus's, computed once; None: computed here over the corpus ``reading`` read)."""
     reading = reading or CorpusReading.of([article])
-    in_force = (in_force_of or CorpusInForce.of(reading.articles, reading)).get(article)
+    corpus_in_force = in_force_of or CorpusInForce.of(reading.articles, reading)
+    in_force = corpus_in_force.get(article)
     in_force_part = in_force_fields(in_force)
+    restates = corpus_in_force.restates(article)  # the articles whose new wording it mostly is (search's precede)
     return {
         "article_id": article.id,
         "title": article.title,
@@ -83,9 +85,11 @@ def article_document(article: Article, reading: CorpusReading | None = None, bri
         "area": article.area,
         "number": article.number,
         "text_words": len(article.text.split()),  # the learned ranker's length feature (nomos.retrieval.ltr)
-        "content_sha": content_sha(article, reading.source(article), in_force_key(in_force), bridge.key(article)),
+        "content_sha": content_sha(article, reading.source(article), corpus_in_force.digest(article),
+                                  bridge.key(article)),
         **edge_fields(reading.references(article)),
         **in_force_part,
+        **({"restates": restates} if restates else {}),
         **bridge.fields(article),
         # the words' dictionary forms, as BM25's lemma clause reads them (nomos.legal.text.lemmas), over what `content`
         # holds: the title, the text and the text in force

@@ -13,16 +13,18 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections import defaultdict
+from collections import ChainMap, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from nomos.ingest.graph import CorpusReading
+from nomos.ingest.ratified import ratification, ratified_acts
 from nomos.ingest.records import Article
 from nomos.legal.inforce.engine import AMENDMENT_KINDS, CONSOLIDATION_VERSION, Amending, Consolidation, consolidate
 from nomos.legal.inforce.instructions import Instruction
 from nomos.legal.inforce.reading import read_instructions
+from nomos.legal.inforce.versions import effective_rule, is_commencement
 
 
 def amended_by(articles: Iterable[Article], reading: CorpusReading) -> dict[str, list[str]]:
@@ -42,21 +44,51 @@ def corpus_in_force(articles: Sequence[Article], reading: CorpusReading) -> dict
     consolidation: nothing amends its text, and it is stored as one nothing amends."""
     by_id = {a.id: a for a in articles}
     amending = amended_by(articles, reading)
+    acts = ratified_acts(articles, reading)  # an act quoted whole in its ratification: its own instructions
     read: dict[str, list[Instruction]] = {}
+    act_read: dict[str, list[Instruction]] = {}
     out: dict[str, Consolidation] = {}
-    for target in sorted(amending):
+    commencement = commencements(articles)
+    for target in sorted(set(amending) | set(acts)):
         article = by_id[target]
-        sources = []
-        for source_id in amending[target]:
+        sources = list(acts.get(target, ()))
+        for act in sources:
+            if act.id not in act_read:
+                act_read[act.id] = read_instructions(act.text)
+        ratifying = {act.id for act in sources}
+        for source_id in amending.get(target, ()):
+            if source_id in ratifying:
+                continue  # the ratifying article: its act is read above, its own words quote it
             source = by_id[source_id]
             if source_id not in read:
                 read[source_id] = read_instructions(source.text)
             refs = [r.as_dict() for r in reading.references(source)]
             sources.append(Amending(source_id, source.text, refs, source.source, source.law))
-        result = consolidate(target, article.title, article.text, sources, article.source, article.law, read)
+        instructions = ChainMap(act_read, read) if ratifying else read
+        result = consolidate(target, article.title, article.text, sources, article.source, article.law, instructions)
         if result.in_force.amendments:
-            out[target] = result
+            out[target] = with_effective(result, by_id, commencement)
     return out
+
+
+def commencements(articles: Iterable[Article]) -> dict[str, str]:
+    """Law (corpus source) -> the text of its commencement article («Έναρξη ισχύος»), where the corpus holds one."""
+    out: dict[str, str] = {}
+    for a in articles:
+        if is_commencement(a.title) and a.source not in out:
+            out[a.source] = a.text
+    return out
+
+
+def with_effective(result: Consolidation, by_id: Mapping[str, Article], commencement: Mapping[str, str]) -> Consolidation:
+    """``result`` with each version's ``effective``: what its law says of when its amending articles take effect
+    (:func:`~nomos.legal.inforce.versions.effective_rule`), one rule where they share it."""
+    versions = []
+    for v in result.versions:
+        rules = [ratification(by_id[a]) or effective_rule(a, by_id[a].text, commencement.get(by_id[a].source, ""))
+                 for a in v.amending if a in by_id]
+        versions.append(replace(v, effective="; ".join(dict.fromkeys(r for r in rules if r))))
+    return replace(result, versions=tuple(versions))
 
 
 @dataclass(frozen=True)
@@ -71,6 +103,21 @@ class CorpusInForce:
     @classmethod
     def of(cls, articles: Sequence[Article], reading: CorpusReading | None = None) -> CorpusInForce:
         return cls(tuple(articles), reading or CorpusReading.of(articles))
+
+    def digest(self, article: Article) -> str:
+        """What the article's content hash takes from this table: its text in force's digest
+        (:func:`in_force_key`) and the articles it restates ("" for an article with neither)."""
+        restates = self.restates(article)
+        return in_force_key(self.get(article)) + ("|restates:" + ",".join(restates) if restates else "")
+
+    def restates(self, article: Article) -> list[str]:
+        """The corpus articles ``article`` restates (:func:`restated`), in id order; [] for most."""
+        return self._restates.get(article.id, []) if self._same(article) else []
+
+    @functools.cached_property
+    def _restates(self) -> Mapping[str, list[str]]:
+        by_id = {a.id: a for a in self.articles}
+        return restated(self._table, {i: a.text for i, a in by_id.items()})
 
     def get(self, article: Article) -> Consolidation | None:
         """The text in force of ``article`` when corpus articles amend it, else None."""
@@ -94,14 +141,36 @@ class CorpusInForce:
                    for a in self._by_id.get(article.id, ()))
 
 
+RESTATES_SHARE = 0.5  # an amending article whose applied new wording of one article is this much of its text
+
+
+def restated(results: Mapping[str, Consolidation], texts: Mapping[str, str]) -> dict[str, list[str]]:
+    """Amending article id -> the articles it restates: those whose new wording (a whole article or paragraphs,
+    applied) makes at least :data:`RESTATES_SHARE` of the amending article's text («Κλοπή - Τροποποίηση της παρ. 1
+    του άρθρου 372 ΠΚ … και το άρθρο 372 διαμορφώνεται ως εξής: «…»»). Search's ``precede`` mode puts the
+    restated article before it (:mod:`nomos.retrieval.amendments`); ingest stores it as ``restates``."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for target in sorted(results):
+        worded: dict[str, int] = defaultdict(int)
+        for a in results[target].in_force.applied:
+            if a.action in ("replace-article", "replace-paragraph", "insert-paragraph"):
+                worded[a.source] += len(a.instruction)
+        for source, length in worded.items():
+            if texts.get(source) and length >= RESTATES_SHARE * len(texts[source]):
+                out[source].append(target)
+    return dict(out)
+
+
 def in_force_fields(result: Consolidation | None) -> dict[str, Any]:
     """The article document's fields for its text in force: ``in_force`` (the stored object, not indexed),
-    ``in_force_text`` (the searchable text, analysed like ``text``) and ``in_force_version``; none for an article
-    nothing amends."""
+    ``in_force_text`` (the searchable text, analysed like ``text``), ``in_force_version`` and
+    ``in_force_versions`` (every version, the original first: :mod:`nomos.legal.inforce.versions`; stored, not
+    indexed); none for an article nothing amends."""
     if result is None:
         return {}
     return {"in_force": result.in_force.to_doc(), "in_force_text": result.in_force.text,
-            "in_force_version": CONSOLIDATION_VERSION}
+            "in_force_version": CONSOLIDATION_VERSION,
+            "in_force_versions": [v.to_doc() for v in result.versions]}
 
 
 def in_force_key(result: Consolidation | None) -> str:

@@ -18,15 +18,17 @@ from opensearchpy import OpenSearch, helpers
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
 from opensearchpy.exceptions import ConnectionTimeout, NotFoundError, RequestError
 
+from nomos.ingest.anchor_vectors import bridge_entry, fill_bridge, lacking_anchor_vectors
 from nomos.ingest.bridge import Bridge
 from nomos.ingest.bulk import content_sha, load_articles
 from nomos.ingest.graph import CorpusReading
-from nomos.ingest.in_force import CorpusInForce, in_force_key
+from nomos.ingest.in_force import CorpusInForce
 from nomos.ingest.records import Dataset
-from nomos.ingest.vectors import VectorReport, fill_vectors, fill_windows, ids_missing_windows
-from nomos.mappings import MappingError, body_hash, vector_field_name, windows_field_name
+from nomos.ingest.vectors import Resend, VectorReport, fill_vectors, fill_windows, ids_missing_windows
+from nomos.mappings import MappingError, anchor_vectors_field_name, body_hash, vector_field_name, windows_field_name
 from nomos.opensearch.client import ClusterUnavailable
 from nomos.opensearch.transport import Transport
+from nomos.vectors.adapter import adapter_index
 from nomos.vectors.cache import VectorCache
 from nomos.vectors.encoders import Encoder, slug
 
@@ -121,6 +123,8 @@ class VectorPlan:
     expunge_wait_s: float = 90.0
     # after each encoder's single vectors, its article windows (nomos.vectors.windows) in a nested field
     windows: bool = True
+    # then its anchor vectors and the query adapter (nomos.ingest.anchor_vectors: the learned ranker's dense bridge)
+    bridge: bool = True
 
 
 def build_index(
@@ -159,7 +163,7 @@ def build_index(
     bridge = Bridge.of(dataset.articles, reading)  # anchors and headings: they too depend on other articles
     in_force_of = CorpusInForce.of(dataset.articles, reading)  # the texts in force: amending articles are others
     todo = [a for a in dataset.articles
-            if have.get(a.id) != content_sha(a, reading.source(a), in_force_key(in_force_of.get(a)), bridge.key(a))]
+            if have.get(a.id) != content_sha(a, reading.source(a), in_force_of.digest(a), bridge.key(a))]
     if on_progress and len(todo) < len(dataset.articles):
         on_progress(len(dataset.articles) - len(todo))  # unchanged articles count as done
     plan = vectors or VectorPlan()
@@ -167,8 +171,11 @@ def build_index(
     carried = [e for e in plan.encoders if live and _complete(client, live[0], e)]
     later = [e for e in plan.encoders if e not in carried]
     fill = functools.partial(_fill, client, name, dataset, plan, on_vector_progress)
-    fill_w = functools.partial(_fill_windows, client, name, dataset, plan, on_vector_progress)
+    resend = Resend(plan.encoders, plan.cache, bridge.anchors)
+    fill_w = functools.partial(_fill_windows, client, name, dataset, plan, resend, on_vector_progress)
+    fill_b = functools.partial(_fill_bridge, client, name, dataset, plan, resend)
     carried_windows = [e for e in carried if plan.windows and _windows_complete(client, live[0], e)]
+    carried_bridge = [e for e in carried if plan.bridge and _bridge_complete(client, live[0], e)]
     # Loading is much faster without periodic refreshes; restore the default afterwards.
     with _interruptible(alias, name, published=False):
         client.indices.put_settings(index=name, body={"index": {"refresh_interval": "-1"}})
@@ -176,6 +183,7 @@ def build_index(
             load_articles(client, todo, name, on_progress=on_progress, reading=reading, bridge=bridge,
                           in_force_of=in_force_of)
             reports = [fill(e) for e in carried] + [fill_w(e) for e in carried_windows]
+            reports += [fill_b(e) for e in carried_bridge]
         finally:
             client.indices.put_settings(index=name, body={"index": {"refresh_interval": None}})
     client.indices.refresh(index=name)
@@ -187,13 +195,16 @@ def build_index(
         )
     previous = swap_alias(client, alias, name)
     # Prune only when this run replaced something, so a re-run never deletes the rollback copy.
-    deleted = prune_versions(client, alias, keep=[name, *previous[:keep_previous]]) if previous else []
+    kept = [name, *previous[:keep_previous]]
+    deleted = prune_versions(client, alias, keep=[*kept, *(adapter_index(k) for k in kept)]) if previous else []
     if on_published:
         on_published(name)
     with _interruptible(alias, name, published=True):
         reports += [fill(e) for e in later]
         # the windows last: hybrid serves from the single vectors while they are encoded
         reports += [fill_w(e) for e in plan.encoders if plan.windows and e not in carried_windows]
+        # the dense bridge last (the ranker reads it once it is complete; until then it ranks without it)
+        reports += [fill_b(e) for e in plan.encoders if plan.bridge and e not in carried_bridge]
         if any(r.filled for r in reports) and plan.expunge_wait_s > 0:
             expunge_replaced(client, name, plan.expunge_wait_s)
         merge_segments(client, name)
@@ -252,11 +263,13 @@ class RateNote:
     portal) can say how long is left without a request of its own."""
 
     def __init__(self, client: OpenSearch, index: str, field: str, on_progress: Callable[[int], None] | None,
-                 every_s: float = PROGRESS_EVERY_S, clock: Callable[[], float] = time.monotonic) -> None:
+                 every_s: float = PROGRESS_EVERY_S, clock: Callable[[], float] = time.monotonic,
+                 left: int | None = None) -> None:
         self.client, self.index, self.field, self.on_progress = client, index, field, on_progress
         self.every_s, self.clock = every_s, clock
         self.started = self.noted = clock()
         self.done = 0
+        self.left = left  # the articles this pass has to encode (None: unknown; readers count the index's instead)
 
     def __call__(self, n: int) -> None:
         if self.on_progress is not None:
@@ -265,8 +278,10 @@ class RateNote:
         now = self.clock()
         if now - self.noted >= self.every_s and now > self.started:
             meta = index_meta(self.client, self.index)
-            meta.setdefault("progress", {})[self.field] = {"rate": round(self.done / (now - self.started), 4),
-                                                          "at": round(time.time(), 1)}
+            note: dict[str, float] = {"rate": round(self.done / (now - self.started), 4), "at": round(time.time(), 1)}
+            if self.left is not None:  # what the log line divides by the same rate (nomos.eta)
+                note["left"] = max(self.left - self.done, 0)
+            meta.setdefault("progress", {})[self.field] = note
             self.client.indices.put_mapping(index=self.index, body={"_meta": meta})
             self.noted = now
 
@@ -282,7 +297,9 @@ def _fill(client: OpenSearch, name: str, dataset: Dataset, plan: VectorPlan,
           on_vector_progress: Callable[[int], None] | None, encoder: Encoder) -> VectorReport:
     """One encoder's vectors for every article that lacks them, then the check that all have them and the index's
     ``_meta.vectors`` entry (what ``index_meta`` and the readiness of hybrid search read)."""
-    note = RateNote(client, name, vector_field_name(slug(encoder.spec)), on_vector_progress)
+    field = vector_field_name(slug(encoder.spec))
+    left = int(client.count(index=name)["count"]) - int(client.count(index=name, body={"query": {"exists": {"field": field}}})["count"])
+    note = RateNote(client, name, field, on_vector_progress, left=left)
     report = fill_vectors(client, name, list(dataset.articles), encoder, plan.cache, plan.m, plan.ef_construction, note)
     client.indices.refresh(index=name)
     if report.filled:
@@ -302,18 +319,37 @@ def _windows_complete(client: OpenSearch, index: str, encoder: Encoder) -> bool:
     return windows_field_name(slug(encoder.spec)) in (index_meta(client, index).get("windows") or {})
 
 
-def _fill_windows(client: OpenSearch, name: str, dataset: Dataset, plan: VectorPlan,
+def _fill_windows(client: OpenSearch, name: str, dataset: Dataset, plan: VectorPlan, resend: Resend,
                   on_vector_progress: Callable[[int], None] | None, encoder: Encoder) -> VectorReport:
     """One encoder's article windows for every article that lacks them, the check that all have them, and the
     index's ``_meta.windows`` entry (then dense search scores articles by their best window)."""
     report = fill_windows(client, name, list(dataset.articles), encoder, plan.cache, plan.m, plan.ef_construction,
-                          on_vector_progress, also=plan.encoders)
+                          on_vector_progress, resend)
     client.indices.refresh(index=name)
     if ids_missing_windows(client, name, report.field):
         raise RuntimeError(f"{name}: some articles lack {report.field}; re-run `index` to finish")
     live_meta = index_meta(client, name)
     live_meta.setdefault("windows", {})[report.field] = report.encoder
     client.indices.put_mapping(index=name, body={"_meta": live_meta})
+    return report
+
+
+def _bridge_complete(client: OpenSearch, index: str, encoder: Encoder) -> bool:
+    """Whether ``index``'s ``_meta`` lists ``encoder``'s dense bridge (anchor vectors and adapter) as complete."""
+    return anchor_vectors_field_name(slug(encoder.spec)) in (index_meta(client, index).get("bridge") or {})
+
+
+def _fill_bridge(client: OpenSearch, name: str, dataset: Dataset, plan: VectorPlan, resend: Resend,
+                 encoder: Encoder) -> VectorReport:
+    """One encoder's dense bridge (:func:`~nomos.ingest.anchor_vectors.fill_bridge`), then the index's
+    ``_meta.bridge`` entry: what the learned ranker checks before it reads the bridge's features."""
+    done = _bridge_complete(client, name, encoder)
+    report, adapter = fill_bridge(client, name, list(dataset.articles), resend.anchors, encoder, plan.cache, resend,
+                                  plan.m, plan.ef_construction, refit=not done)
+    if adapter is not None:  # fitted again: something changed (or the entry was never written)
+        live_meta = index_meta(client, name)
+        live_meta.setdefault("bridge", {})[report.field] = bridge_entry(encoder, resend.anchors, adapter)
+        client.indices.put_mapping(index=name, body={"_meta": live_meta})
     return report
 
 
@@ -324,10 +360,11 @@ def _forget_broken_windows(client: OpenSearch, name: str) -> None:
     live_meta = index_meta(client, name)
     listed = dict(live_meta.get("windows") or {})
     broken = [f for f in listed if ids_missing_windows(client, name, f)]
-    if broken:
-        for f in broken:
-            listed.pop(f)
-        live_meta["windows"] = listed
+    bridged = dict(live_meta.get("bridge") or {})
+    dropped = [f for f in bridged if lacking_anchor_vectors(client, name, f)]
+    if broken or dropped:
+        live_meta["windows"] = {f: v for f, v in listed.items() if f not in broken}
+        live_meta["bridge"] = {f: v for f, v in bridged.items() if f not in dropped}
         client.indices.put_mapping(index=name, body={"_meta": live_meta})
 
 

@@ -96,7 +96,7 @@ def articles_index_body(
     # each vector doubled what it parsed (384 floats are ~4.4 KB of JSON; the stand-in's articles average 4.4 KB,
     # median 2.8 KB). The k-NN field holds the vectors; nomos.vectors.stored reads them back. Partial updates
     # rebuild a document from _source, so whoever updates one re-sends its vectors.
-    body["mappings"]["_source"] = {"excludes": [VECTOR_PREFIX + "*", WINDOWS_PREFIX + "*"]}
+    body["mappings"]["_source"] = {"excludes": [VECTOR_PREFIX + "*", WINDOWS_PREFIX + "*", ANCHOR_VECTORS_PREFIX + "*"]}
     return body
 
 
@@ -136,6 +136,15 @@ WINDOW_VECTOR = "vector"  # the knn_vector inside each nested window
 def windows_field_name(encoder_slug: str) -> str:
     """The nested field of an encoder's article windows (nomos.vectors.windows), beside its single vector."""
     return WINDOWS_PREFIX + encoder_slug
+
+
+ANCHOR_VECTORS_PREFIX = "anc_"
+
+
+def anchor_vectors_field_name(encoder_slug: str) -> str:
+    """The nested field of an encoder's anchor vectors: each anchor text of the article (nomos.ingest.anchors)
+    embedded as a passage, one nested document each, in the same shape as the windows (:func:`windows_mapping`)."""
+    return ANCHOR_VECTORS_PREFIX + encoder_slug
 
 
 def windows_mapping(dim: int, m: int = 16, ef_construction: int = 128) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
+from nomos.portal.as_of import AsOfLaw, AsOfOut, BeforeLaw, wording_then
 from nomos.portal.errors import PortalError
 from nomos.portal.links import article_url, law_url, linkable, safe_snippet, search_url
 from nomos.portal.params import (
@@ -29,6 +30,19 @@ from nomos.retrieval.articles import citation
 router = APIRouter(prefix="/api")
 
 
+class AmendingOut(BaseModel):
+    id: str
+    citation: str = Field(description="how to cite the amending article, e.g. «άρθρο 108 ν. 4727/2020»")
+
+
+class StandingOut(BaseModel):
+    status: str = Field("in-force", description="where the article stands in law: in-force (nothing in the "
+                        "collection amends it), amended, inserted (provisions added only), partial (amended, its "
+                        "text in force only partly consolidated) or repealed (listed after the articles in force)")
+    by: list[AmendingOut] = Field(default_factory=list, description="the amending (or repealing) articles, in the "
+                                  "order applied")
+
+
 class HitOut(BaseModel):
     id: str
     title: str
@@ -38,6 +52,10 @@ class HitOut(BaseModel):
     snippets: list[str] = Field(description="HTML: the article's text, escaped, with the query's terms in <mark>")
     citation: str = Field(description="how to cite the article, e.g. «άρθρο 372 ΠΚ», «άρθρο 5 ν. 4624/2019»")
     url: str = Field(description="the article's page, the case's terms highlighted, scrolled to the first one")
+    placed: str | None = Field(None, description="why the hit stands where it does without a score of the method's: "
+                               "the query names it (citation, id, title) or the case cites it (cited); null: ranked")
+    standing: StandingOut = Field(default_factory=lambda: StandingOut(status="in-force"), description="where the article stands in law")
+    as_of: AsOfOut | None = Field(default=None, description="with ?after= or ?before=: an amended article's wording then")
 
 
 class FacetOut(BaseModel):
@@ -70,6 +88,7 @@ class SearchOut(BaseModel):
     total: int
     took_ms: float
     hits: list[HitOut]
+    repealed: int = Field(0, description="how many hits are repealed articles: they are listed after those in force")
     facets: list[FacetOut]
     areas: list[AreaFacetOut] = Field(default_factory=list, description="the legal areas of the matches, with counts")
     trace: list[TraceRound] | None = None
@@ -224,9 +243,15 @@ ERRORS: dict[int | str, dict[str, Any]] = {400: {"model": ErrorOut}, 503: {"mode
                                                                  504: {"model": ErrorOut}},
             summary="Top articles for a case description")
 async def api_search(request: Request, portal: PortalDep, q: RequiredQuery, method: MethodParam = None, k: KParam = 10,
-                     source: SourceParam = None, area: AreaParam = None) -> SearchOut:
+                     source: SourceParam = None, area: AreaParam = None, after: AsOfLaw = None,
+                     before: BeforeLaw = None) -> SearchOut:
     limit(request, "search")
-    return _search_out(await run_search(portal, q, method, k, source, area))
+    page = await run_search(portal, q, method, k, source, area)
+    then = await wording_then(portal, [h.doc_id for h in page.hits], after, before)
+    out = _search_out(page)
+    if then is not None:  # each amended hit's wording as of the law asked (issue 49)
+        out.hits = [h.model_copy(update={"as_of": then.get(h.id)}) for h in out.hits]
+    return out
 
 
 class SearchIn(BaseModel):
@@ -252,8 +277,9 @@ def _search_out(r: Any) -> SearchOut:  # a SearchPage
         query=r.query, method=r.method, k=r.k, source=r.source, area=r.area, total=r.total, took_ms=round(r.took_ms, 2),
         hits=[HitOut(id=h.doc_id, title=h.title, law=h.law, source=h.source, score=h.score,
                      snippets=[str(safe_snippet(s)) for s in h.highlights], citation=citation(h.doc_id, h.source, h.law),
-                     url=article_url(h.doc_id, r.query))
+                     url=article_url(h.doc_id, r.query), placed=h.details.get("direct"), standing=StandingOut(**r.standing_of(h.doc_id).as_dict()))
               for h in r.hits],
+        repealed=r.repealed,
         named=[d.doc_id for d in r.named], cited=list(r.cited), missing=list(r.missing), hybrid_ready=r.hybrid_ready, hybrid_eta_s=r.hybrid_eta_s,
         score_kind=r.score_kind,
         facets=[FacetOut(**asdict(f)) for f in r.facets],

@@ -24,7 +24,7 @@ from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from nomos.errors import NomosError
 from nomos.opensearch.client import make_client
-from nomos.portal import api, judgments, pages
+from nomos.portal import api, judgments, pages, versions
 from nomos.portal.credentials import CredentialBackoff
 from nomos.portal.errors import INTERNAL, classify, greek_problem, log, log_failure
 from nomos.portal.identity import Proxies
@@ -175,7 +175,7 @@ def create_app(settings: PortalConfig, llm_deadline: float = 90.0, llm_slots: in
         StarletteHTTPException: _http, Exception: _unexpected}
     for kind, handler in handlers.items():
         app.add_exception_handler(kind, handler)
-    for router in (pages.router, api.router, judgments.router):
+    for router in (pages.router, api.router, versions.api_router, versions.page_router, judgments.router):
         app.include_router(router)
     return app
 

@@ -58,6 +58,13 @@ _REASONS: tuple[tuple[str, str], ...] = (
      "το τροποποιητικό άρθρο δεν είναι μεταγενέστερου νόμου· η οδηγία μάλλον αφορά ομώνυμο άρθρο άλλου νόμου"),
     (f"the action «{_}» is not applied", "η ενέργεια «{1}» δεν εφαρμόζεται αυτόματα"),
     ("a subcase \\(υποπερίπτωση\\) is not read", "η υποπερίπτωση δεν διαβάζεται αυτόματα"),
+    # a point of an article numbered by points, «του άρθρου 14.6.2.» (points.py)
+    (f"point {_} of the article is read for word changes only, not for «{_}»",
+     "το σημείο {1} του άρθρου διαβάζεται αυτόματα μόνο για αλλαγές λέξεων, όχι για «{2}»"),
+    (f"point {_} is not in the article", "το σημείο {1} δεν υπάρχει στο άρθρο"),
+    (f"point {_} is numbered twice in the article", "το σημείο {1} εμφανίζεται δύο φορές στο άρθρο"),
+    (f"several cases of point {_}", "περισσότερες από μία περιπτώσεις του σημείου {1}"),
+    (f"case {_} is not in point {_}", "η περίπτωση {1} δεν υπάρχει στο σημείο {2}"),
     ("the article was repealed before", "το άρθρο είχε ήδη καταργηθεί"),
     (f"paragraph {_} is not in the article", "η παράγραφος {1} δεν υπάρχει στο άρθρο"),
     (f"paragraph {_} is numbered twice in the article", "ο αριθμός παραγράφου {1} εμφανίζεται δύο φορές στο άρθρο"),

@@ -16,6 +16,7 @@ from typing import Literal
 from markupsafe import Markup
 
 from nomos.legal.inforce.result import InForce
+from nomos.legal.inforce.versions import ORIGINAL, law_name, law_of
 from nomos.portal.in_force_reasons import Reason, greek_reason
 from nomos.portal.links import marked_spans, marked_text
 from nomos.retrieval.articles import Article, citation, cut_text
@@ -74,6 +75,8 @@ class InForceView:
     changed: int
     length: int  # characters of the whole text in force
     cut: bool  # the page shows its start only (as a long original is cut); ``full=1`` shows the rest
+    # the version picker's choices: (law, label), the original first, then each law that changed the article
+    versions: tuple[tuple[str, str], ...] = ()
 
     @property
     def partial(self) -> bool:
@@ -114,7 +117,9 @@ def in_force_view(article: Article, graph: ArticleGraph, mode: str | None = None
         unapplied=tuple(u for u in unapplied if u.superseded_by is None),
         superseded=tuple(u for u in unapplied if u.superseded_by is not None),
         title=in_force.title if shown and in_force.title != article.title else "",
-        applied=len(in_force.applied), changed=sum(p.changed for p in in_force.passages), length=len(whole), cut=cut)
+        applied=len(in_force.applied), changed=sum(p.changed for p in in_force.passages), length=len(whole), cut=cut,
+        versions=((ORIGINAL, "Αρχικό κείμενο"),) + tuple(
+            (law, f"Μετά τον {law_name(law)}") for law in dict.fromkeys(law_of(a.source) for a in in_force.applied)))
 
 
 def _passages(in_force: InForce, article: Article, graph: ArticleGraph, visible: int) -> tuple[PassageView, ...]:

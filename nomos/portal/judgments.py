@@ -263,8 +263,8 @@ def _form_fields(raw: bytes) -> dict[str, str]:
 
 
 def back_to_search(fields: dict[str, str], j: store.Judgment) -> str:
-    """The search the form was posted from, saying which result was just graded (``judged``/``grade``, which the
-    search page ignores and the grade control shows), scrolled to that result."""
+    """The search the form was posted from, saying which result was just graded (``judged``/``grade``/``note``,
+    which the search page ignores and the grade control shows), scrolled to that result."""
     params: dict[str, str] = {"q": j.query}
     if j.method:
         params["method"] = j.method
@@ -277,6 +277,8 @@ def back_to_search(fields: dict[str, str], j: store.Judgment) -> str:
     params.update(judged=j.article_id, grade=str(j.grade))
     if fields.get("user") and j.user == fields["user"]:  # a name typed on the form (not a proxy's): kept for the next grade
         params["by"] = j.user
+    if j.note:  # the note just saved, shown again in its field (issue 50: the form came back with it empty)
+        params["note"] = j.note
     return "/search?" + urlencode(params) + "#j-" + quote(j.article_id, safe="")
 
 

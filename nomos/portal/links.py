@@ -22,6 +22,7 @@ from nomos.portal.params import K_CHOICES, MAX_QUERY_CHARS
 from nomos.portal.service import METHOD_LABELS
 from nomos.retrieval.articles import citation
 from nomos.retrieval.registry import DEFAULT_METHOD
+from nomos.retrieval.standing import cite_id
 
 TEMPLATES = Path(__file__).parent / "templates"
 MATCH_ANCHOR = "match"  # the id of the first highlighted passage on an article page; links with ?q= point at it
@@ -214,13 +215,18 @@ class Grading:
     grade: str | None
     by: str
     signed_in: bool
+    note: str = ""  # the note saved with that grade, kept in its field
+
+    def note_of(self, article_id: str) -> str:
+        """The note to show in ``article_id``'s field: the one just saved with it, else none."""
+        return self.note if self.grade is not None and self.judged == article_id else ""
 
     @classmethod
     def of(cls, request: Any) -> Grading:  # a Starlette request
         params = request.query_params
         grade = params.get("grade")
         return cls(params.get("judged"), grade if grade in ("0", "1", "2") else None, params.get("by", ""),
-                   signed_in(request) is not None)
+                   signed_in(request) is not None, params.get("note", "")[:1000])
 
 
 def heading(title: str, article_id: str, source: str = "", law: str = "") -> str:
@@ -242,7 +248,7 @@ def make_templates() -> Jinja2Templates:
                        METHOD_LABELS=METHOD_LABELS, K_CHOICES=K_CHOICES, MAX_QUERY_CHARS=MAX_QUERY_CHARS,
                        AREA_LABELS={a.key: a.label for a in legal_areas().values()}, citation=citation,
                        greek_readiness=greek_readiness, SCORE_LABELS=SCORE_LABELS,
-                       heading=heading, grading=Grading.of)
+                       heading=heading, grading=Grading.of, cite_id=cite_id)
     env.filters["snippet"] = safe_snippet
     env.filters["anchored"] = anchored_snippet
     return Jinja2Templates(env=env)

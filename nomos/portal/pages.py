@@ -11,6 +11,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from nomos.errors import NomosError
+from nomos.portal.api_greek import PARAMETERS, SUMMARIES, WHERE, greek_type
 from nomos.portal.errors import PortalError, classify, log_failure
 from nomos.portal.in_force_view import in_force_view
 from nomos.portal.links import linkable, posted_form, search_url
@@ -110,16 +111,18 @@ async def api_page(request: Request) -> Response:
 
 
 def api_endpoints(schema: dict[str, Any]) -> list[dict[str, Any]]:
-    """The endpoints of an OpenAPI description, by path, with their parameters in plain words."""
+    """The endpoints of an OpenAPI description, by path, with their parameters in plain Greek words
+    (:mod:`nomos.portal.api_greek`; the description itself stays English for tools). An endpoint or parameter with
+    no Greek words yet shows none rather than English ones (a test keeps the table whole)."""
     out = []
     for path, operations in sorted(schema.get("paths", {}).items()):
         for method, op in operations.items():
-            params = [{"name": p["name"], "where": {"query": "query", "path": "διαδρομή"}.get(p.get("in", ""), p.get("in", "")),
-                       "required": bool(p.get("required")), "type": _type_of(p.get("schema", {})),
-                       "description": p.get("description") or p.get("schema", {}).get("description", "")}
+            params = [{"name": p["name"], "where": WHERE.get(p.get("in", ""), p.get("in", "")),
+                       "required": bool(p.get("required")), "type": greek_type(_type_of(p.get("schema", {}))),
+                       "description": PARAMETERS.get(p["name"], "")}
                       for p in op.get("parameters", [])]
-            out.append({"method": method.upper(), "path": path, "summary": op.get("summary", ""),
-                        "description": op.get("description", ""), "params": params})
+            out.append({"method": method.upper(), "path": path, "summary": SUMMARIES.get((method.upper(), path), ""),
+                        "description": "", "params": params})
     return out
 
 

@@ -12,12 +12,19 @@ import anyio
 from opensearchpy import OpenSearch
 
 from nomos.errors import ClusterError
+from nomos.legal.inforce.versions import Version
 from nomos.opensearch.transport import Transport
 from nomos.portal.settings import PortalConfig
 from nomos.retrieval.articles import Article, ArticleRef, article_page
 from nomos.retrieval.direct import by_id
 from nomos.retrieval.graph import ArticleGraph, article_graph, law_contents
-from nomos.retrieval.in_force import ArticleInForce, article_in_force
+from nomos.retrieval.in_force import (
+    ArticleInForce,
+    ArticleVersions,
+    article_in_force,
+    article_versions,
+    versions_of_many,
+)
 from nomos.retrieval.registry import BEST_WITH_VECTORS, best_method, portal_methods
 from nomos.stages.searching import MethodUnavailable, SearchPage, SearchRequest, SearchStage
 from nomos.stages.settings import StageSettings
@@ -133,6 +140,21 @@ class Portal:
             if named:
                 found = article_in_force(self.transport, self.index, named[0].doc_id)
         return found
+
+    def versions(self, article_id: str) -> ArticleVersions | None:
+        """Every stored version of the article (:func:`~nomos.retrieval.in_force.article_versions`), the id
+        found as :meth:`in_force` finds it; None: unknown."""
+        found = article_versions(self.transport, self.index, article_id)
+        if found is None:
+            named = by_id(self.transport, self.index, article_id)
+            if named:
+                found = article_versions(self.transport, self.index, named[0].doc_id)
+        return found
+
+    def versions_of(self, ids: list[str]) -> dict[str, tuple[Version, ...]]:
+        """The stored versions of the amended articles among ``ids`` (one ``mget``): a search's wording as of a
+        law (:mod:`nomos.portal.versions`)."""
+        return versions_of_many(self.transport, self.index, ids)
 
     def law(self, source: str) -> tuple[str, list[ArticleRef]]:
         """A law's table of contents: its name and articles in article-number order (empty: unknown source)."""

@@ -9,6 +9,11 @@ nomos/legal/graph/references.py), and this stage reads them for the first stage'
   where the method had it or brought in from outside its list; scores become rank-derived (strictly descending).
 * ``credit``: an amended article's score becomes its own plus ``weight`` × the best score among the articles
   amending it (0 when the method had not found it), and the list is re-sorted by (score desc, doc id).
+* ``precede`` (issue 49): an article ``restates`` (an amending article whose text is mostly another corpus
+  article's new wording, the ``restates`` field ingest writes from the consolidation engine's steps) has that
+  article put right before it, moved up or brought in; the amending article stays right after it (a lawyer cites
+  both). ``search "κλοπή ρολογιού"`` put N_4855_2021::86 («Κλοπή - Τροποποίηση της παρ. 1») first and PK::372
+  fourth; with ``precede`` PK::372 comes first, marked as amended by it. Scores become rank-derived.
 * ``off``: the method's ranking as it is.
 
 Written once, like the re-ranker, so every method (BM25, kNN, fusions, LLM methods) gets the same option. Every
@@ -27,7 +32,7 @@ from nomos.errors import ConfigError
 from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit, Progress, Retriever, SearchResult, check_k, rank
 
-MODES = ("off", "follow", "credit")
+MODES = ("off", "follow", "credit", "precede")
 DEFAULT_DEPTH = 100  # amending articles this deep in the first stage's list bring their targets
 DEFAULT_WEIGHT = 0.5  # credit: share of the amending article's score an amended article receives
 
@@ -51,8 +56,8 @@ class AmendmentConfig:
     @property
     def spec(self) -> str:
         """The option's canonical text (the results folder's name part, the manifest)."""
-        if self.mode == "follow":
-            return "follow" if self.depth == DEFAULT_DEPTH else f"follow:{self.depth}"
+        if self.mode in ("follow", "precede"):
+            return self.mode if self.depth == DEFAULT_DEPTH else f"{self.mode}:{self.depth}"
         if self.mode == "credit":
             tail = "" if self.depth == DEFAULT_DEPTH else f":{self.depth}"
             return "credit" if (self.weight == DEFAULT_WEIGHT and not tail) else f"credit:{self.weight:g}{tail}"
@@ -64,13 +69,14 @@ def parse_amendments(spec: str | None) -> AmendmentConfig:
     :class:`ConfigError` naming the option."""
     text = (spec or "off").strip().lower()
     mode, *rest = text.split(":")
-    bad = ConfigError(f"amendments {spec!r}: expected off, follow[:DEPTH] or credit[:WEIGHT[:DEPTH]]",
+    bad = ConfigError(f"amendments {spec!r}: expected off, follow[:DEPTH], precede[:DEPTH] or credit[:WEIGHT[:DEPTH]]",
                       hint="e.g. follow or credit:0.5 (the amendments option, --amendments, NOMOS_AMENDMENTS)")
-    if mode not in MODES or (mode == "off" and rest) or (mode == "follow" and len(rest) > 1) or len(rest) > 2:
+    if mode not in MODES or (mode == "off" and rest) or (mode in ("follow", "precede") and len(rest) > 1) \
+            or len(rest) > 2:
         raise bad
     try:
-        if mode == "follow":
-            cfg = AmendmentConfig("follow", depth=int(rest[0]) if rest else DEFAULT_DEPTH)
+        if mode in ("follow", "precede"):
+            cfg = AmendmentConfig(mode, depth=int(rest[0]) if rest else DEFAULT_DEPTH)
         elif mode == "credit":
             cfg = AmendmentConfig("credit", weight=float(rest[0]) if rest else DEFAULT_WEIGHT,
                                   depth=int(rest[1]) if len(rest) > 1 else DEFAULT_DEPTH)
@@ -83,16 +89,16 @@ def parse_amendments(spec: str | None) -> AmendmentConfig:
     return cfg
 
 
-def stored_targets(transport: Transport, index: str) -> Lookup:
-    """A lookup of the ``amends`` field for a list of article ids (one ``mget``)."""
+def stored_targets(transport: Transport, index: str, field: str = "amends") -> Lookup:
+    """A lookup of the ``amends`` field (``restates`` for ``precede``) for a list of article ids (one ``mget``)."""
 
     def lookup(ids: Sequence[str]) -> Targets:
         if not ids:
             return {}
-        docs = transport.mget(index, list(ids), source=["amends"], what="the articles the results amend")
+        docs = transport.mget(index, list(ids), source=[field], what="the articles the results amend")
         out: dict[str, list[str]] = {}
         for d in docs:
-            amends = (d.get("_source") or {}).get("amends") if d.get("found") else None
+            amends = (d.get("_source") or {}).get(field) if d.get("found") else None
             if amends:
                 out[d["_id"]] = [amends] if isinstance(amends, str) else list(amends)
         return out
@@ -151,10 +157,41 @@ def credit(hits: Sequence[Hit], targets: Targets, depth: int, weight: float) -> 
     return out, moves
 
 
+def precede(hits: Sequence[Hit], targets: Targets, depth: int) -> tuple[list[Hit], list[dict[str, Any]]]:
+    """Each article an amending article (within ``depth``) restates, right before the first one that restates it
+    (moved up, or brought in; never moved down); scores rank-derived. ``targets``: the ``restates`` field."""
+    before = {h.doc_id: i for i, h in enumerate(hits)}
+    by_id = {h.doc_id: h for h in hits}
+    placed: set[str] = set()
+    order: list[tuple[Hit, str | None]] = []
+    for i, h in enumerate(hits):
+        if h.doc_id in placed:
+            continue
+        if i < depth:
+            for t in targets.get(h.doc_id, ()):
+                if t not in placed and t != h.doc_id:
+                    order.append((by_id.get(t) or Hit(t, 0.0), h.doc_id))
+                    placed.add(t)
+        order.append((h, None))
+        placed.add(h.doc_id)
+    n = len(order)
+    out: list[Hit] = []
+    moves: list[dict[str, Any]] = []
+    for pos, (h, by) in enumerate(order):
+        old = before.get(h.doc_id)
+        if by is not None and old != pos:
+            moves.append({"id": h.doc_id, "by": by, "from": None if old is None else old + 1, "to": pos + 1})
+        out.append(replace(h, score=float(n - pos), details={**h.details, "first_score": h.score,
+                                                              **({"amended_by": by} if by else {})}))
+    return out, moves
+
+
 def apply(hits: Sequence[Hit], targets: Targets, config: AmendmentConfig) -> tuple[list[Hit], list[dict[str, Any]]]:
     """One query's list under ``config`` (the pure part: tested on hand-made lists)."""
     if config.mode == "follow":
         return follow(hits, targets, config.depth)
+    if config.mode == "precede":
+        return precede(hits, targets, config.depth)
     if config.mode == "credit":
         return credit(hits, targets, config.depth, config.weight)
     return list(hits), []

@@ -35,6 +35,9 @@ class Hit:
     # an amended article's snippet fragments of its text in force (the search stage shows them instead of
     # ``highlights`` where they mark as much of the query: nomos.retrieval.marks.with_own_marks)
     in_force_highlights: tuple[str, ...] = ()
+    # what a results page read of the article's stored text in force (``in_force``'s status and actions, for
+    # nomos.retrieval.standing): {} where nothing amends it; None where the page did not read it
+    in_force: Mapping[str, Any] | None = None
 
 
 def by_score(pairs: Iterable[tuple[str, float]]) -> list[tuple[str, float]]:

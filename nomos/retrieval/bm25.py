@@ -26,6 +26,7 @@ from nomos.retrieval.pages import (
     HIGHLIGHT_TAGS,
     HIT_FIELDS,
     PAGE_FILTER,
+    PAGE_SOURCE,
     FacetedHits,
     exact_page,
     faceted_page,
@@ -212,7 +213,7 @@ class BM25Retriever:
             "track_scores": True,
         }
         if fields:
-            body["_source"] = ["title", "law", "source"]
+            body["_source"] = PAGE_SOURCE
             body["highlight"] = snippet_highlight(text)
         else:
             # Evaluation needs only ids and scores, both in the sort values: skipping stored fields avoids

@@ -22,5 +22,6 @@ def decorate(transport: Transport, index: str, hits: list[Hit], query: str) -> l
         s = src.get("_source", {})
         out.append(replace(h, title=s.get("title", ""), law=s.get("law", ""), source=s.get("source", ""),
                            highlights=tuple(src.get("highlight", {}).get("text", ())),
-                           in_force_highlights=tuple(src.get("highlight", {}).get(IN_FORCE_TEXT, ()))))
+                           in_force_highlights=tuple(src.get("highlight", {}).get(IN_FORCE_TEXT, ())),
+                           in_force=(s.get("in_force") or {}) if src else None))
     return out

@@ -19,6 +19,7 @@ import numpy as np
 from opensearchpy import OpenSearch
 
 from nomos.errors import SearchError, VectorsMissing
+from nomos.eta import STALE_S, noted_seconds_left
 from nomos.mappings import WINDOW_VECTOR, vector_field_name, windows_field_name
 from nomos.opensearch.stored_scripts import KNN_SCORE
 from nomos.opensearch.transport import Transport, require_transport
@@ -300,18 +301,14 @@ class VectorReadiness:
         return self.started and not self.complete
 
 
-PROGRESS_STALE_S = 600.0  # a rate noted longer ago than this says nothing about now (the indexer stopped)
+PROGRESS_STALE_S = STALE_S  # a rate noted longer ago than this says nothing about now (the indexer stopped)
 
 
 def eta_seconds(progress: dict[str, Any] | None, left: int, now: float) -> float | None:
-    """Seconds until ``left`` more articles have vectors at the rate the indexer last noted in ``_meta.progress``
-    (:class:`~nomos.ingest.indexer.RateNote`); None without a recent note."""
-    if not progress or left <= 0:
-        return None
-    rate, at = float(progress.get("rate") or 0), float(progress.get("at") or 0)
-    if rate <= 0 or now - at > PROGRESS_STALE_S:
-        return None
-    return left / rate
+    """Seconds until ``left`` more articles have vectors by the indexer's last note in ``_meta.progress``
+    (:class:`~nomos.ingest.indexer.RateNote`): the one estimate, :func:`nomos.eta.noted_seconds_left`, that the
+    log line says too; None without a recent note."""
+    return noted_seconds_left(progress, left, now)
 
 
 def vector_readiness(transport: Transport, index: str, embedder: str) -> VectorReadiness:

@@ -23,7 +23,10 @@ HIT_FIELDS = ("_id", "_score", "sort", "_source", "highlight")
 PAGE_FILTER = ",".join(["hits.total", "aggregations"] + [f"hits.hits.{f}" for f in HIT_FIELDS])
 HIGHLIGHT_TAGS = {"pre_tags": ["<mark>"], "post_tags": ["</mark>"], "encoder": "html"}
 SNIPPET_FALLBACK_CHARS = 180  # a dense hit need not contain any query word: then its text's start is the snippet
-PAGE_SOURCE = ["title", "law", "source"]  # what a result line shows besides its snippet
+# where a result stands in law: the part of the stored text in force a result line reads (nomos.retrieval.standing;
+# ``in_force`` is stored, not indexed: source filtering reads it all the same), in the page's own request
+STANDING_SOURCE = ["in_force.status", "in_force.amendments", "in_force.applied.action", "in_force.applied.source"]
+PAGE_SOURCE = ["title", "law", "source", *STANDING_SOURCE]  # what a result line shows besides its snippet
 MATCHING = "_matching"  # the filter aggregation that counts what the page's query matched
 IN_FORCE_TEXT = "in_force_text"  # an amended article's text in force (nomos.legal.inforce.result), copied into ``content``
 
@@ -66,6 +69,7 @@ def page_hit(h: Mapping[str, Any]) -> Hit:
         source=src.get("source", ""),
         highlights=tuple((h.get("highlight") or {}).get("text") or ()),
         in_force_highlights=tuple((h.get("highlight") or {}).get(IN_FORCE_TEXT) or ()),
+        in_force=(src.get("in_force") or {}) if src else None,  # a page's hit (ids-only rankings read no source)
     )
 
 

@@ -11,7 +11,7 @@ from it at start-up. The retrievers are imported when one is built.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable
 
 from nomos.errors import ConfigError
 from nomos.retrieval.fusion_config import FusionConfig
@@ -23,10 +23,9 @@ if TYPE_CHECKING:
     from nomos.retrieval.base import Retriever
     from nomos.retrieval.bm25 import BM25Retriever
     from nomos.retrieval.knn import KnnRetriever
-    from nomos.retrieval.settings import SearchSettings
+    from nomos.retrieval.settings import SearchSettings, SearchSettingsT
     from nomos.vectors.cache import VectorCache
     from nomos.vectors.encoders import Encoder
-    S = TypeVar("S", bound=SearchSettings)  # a composition of the search's parts, returned as the same kind
 
 
 @dataclass(frozen=True)
@@ -267,7 +266,7 @@ def method_spec(method: str) -> MethodSpec:
         raise ConfigError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}") from None
 
 
-def require_llm(settings: S, method: str) -> S:
+def require_llm(settings: SearchSettingsT, method: str) -> SearchSettingsT:
     """The settings an LLM method runs with: with no endpoint configured, a running local server
     (``cli.py llm start``) fills it in; with neither, fail at once naming the settings. Other methods: unchanged."""
     if not method_spec(method).needs_llm:
@@ -275,7 +274,7 @@ def require_llm(settings: S, method: str) -> S:
     return _llm_endpoint(settings, method)
 
 
-def _llm_endpoint(settings: S, who: str) -> S:
+def _llm_endpoint(settings: SearchSettingsT, who: str) -> SearchSettingsT:
     from nomos.retrieval.llm import LLMNotConfigured, not_configured_message
 
     settings = settings.with_llm_endpoint()
@@ -318,7 +317,7 @@ def check_model(model: str) -> None:
 # A method's default --amendments (methods not listed: off). Empty: on the extended dev set (bench/amendments_cv.py,
 # docs/history/benchmarks-diary.md "Amendment-aware ranking") bm25's `follow` won every held-out fold on Recall@100
 # (+0.008), but from two queries of 74 (paired p 0.5); knn lost held out. Add {"bm25": "follow"} once a larger graph
-# or set shows it.
+# or set shows it. `precede` (issue 49) moved no metric of any dev set (bench/precede_cv.py): offered, not default.
 AMENDMENT_DEFAULTS: dict[str, str] = {}
 
 
@@ -351,8 +350,9 @@ def learned_ranker(settings: SearchSettings, transport: Transport, first: Retrie
     shipped model or the one at PATH. A missing model or one trained on other features fails here, naming the file;
     an index built before the features fails at the first search (building a retriever asks nothing of the node).
     The anchors' and lemmas' lists keep ``first``'s filters, so the pool holds only what the first stage may."""
+    from nomos.retrieval.ltr.dense_bridge import BridgeWatch
     from nomos.retrieval.ltr.features import FeatureReader, check_index
-    from nomos.retrieval.ltr.model import DEFAULT_MODEL, load
+    from nomos.retrieval.ltr.model import DEFAULT_MODEL, PLAIN_MODEL, load
     from nomos.retrieval.ltr.retriever import LearnedRanker
 
     _, _, path = (options.rerank or "").partition(":")
@@ -360,8 +360,11 @@ def learned_ranker(settings: SearchSettings, transport: Transport, first: Retrie
     knn = getattr(first, "knn", None)
     bm25 = _bm25(settings, transport, replace(options, highlight=False))
     index = settings.index_alias
+    # the shipped model reads the dense bridge where the index has it; the plain one ranks until then
+    watch = BridgeWatch(transport, index, knn.encoder.spec) if knn is not None and model.bridged else None
+    plain = load(PLAIN_MODEL) if model.bridged and not path else None
     return LearnedRanker(first, bm25, FeatureReader(bm25, knn.field if knn is not None else None), model, knn,
-                         check=lambda: check_index(transport, index))
+                         check=lambda: check_index(transport, index), watch=watch, plain=plain)
 
 
 def make_retriever(settings: SearchSettings, method: str, client: OpenSearch | Transport | None = None,
@@ -382,7 +385,8 @@ def make_retriever(settings: SearchSettings, method: str, client: OpenSearch | T
     first = spec.factory(settings, transport, options)
     amendments = parse_amendments(options.amendments)
     if amendments.active:  # before a re-ranker, so the judge sees the articles the amendments brought
-        first = AmendmentRetriever(first, stored_targets(transport, settings.index_alias), amendments)
+        field = "restates" if amendments.mode == "precede" else "amends"
+        first = AmendmentRetriever(first, stored_targets(transport, settings.index_alias, field), amendments)
     stage = options.second_stage
     if not stage:
         return first

@@ -6,6 +6,7 @@ and the cache folder), the part the method registry (:mod:`nomos.retrieval.regis
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypeVar
 
 from pydantic import Field, field_validator
 from typing_extensions import Self
@@ -31,9 +32,9 @@ class RetrievalSettings(SettingsPart):
     # a re-ranking stage for every search that names none (--rerank): "llm" or "cross-encoder:<model>"; the portal
     # applies it to every method. None: no re-ranking unless asked for; `--rerank none` turns a set one off.
     rerank: str | None = None
-    # amendment-aware ranking for every search that names none (--amendments): "off", "follow[:DEPTH]" or
-    # "credit[:WEIGHT[:DEPTH]]" (nomos/retrieval/amendments.py). None: each method's default, the choice that
-    # helped held-out folds of the extended dev set (retrieval.registry.AMENDMENT_DEFAULTS,
+    # amendment-aware ranking for every search that names none (--amendments): "off", "follow[:DEPTH]",
+    # "precede[:DEPTH]" or "credit[:WEIGHT[:DEPTH]]" (nomos/retrieval/amendments.py). None: each method's default,
+    # the choice that helped held-out folds of the extended dev set (retrieval.registry.AMENDMENT_DEFAULTS,
     # docs/history/benchmarks-diary.md "Amendment-aware ranking").
     amendments: str | None = None
     # estimated tokens per observer call (estimated with the chars-per-token ratio the endpoint's own token counts
@@ -89,3 +90,7 @@ class SearchSettings(Composed):
 
         llm = resolve_llm_settings(self.llm)
         return self if llm is self.llm else self.model_copy(update={"llm": llm})
+
+
+# a composition of the search's parts (SearchSettings or one built on it), for functions returning the same kind
+SearchSettingsT = TypeVar("SearchSettingsT", bound=SearchSettings)

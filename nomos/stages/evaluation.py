@@ -33,6 +33,7 @@ from nomos.retrieval.registry import (
     require_llm,
     resolved_options,
 )
+from nomos.stages.index_motion import check_still, moving_text
 from nomos.stages.settings import StageSettings
 
 log = logging.getLogger(__name__)
@@ -131,6 +132,7 @@ def evaluate_method(
     on_progress: Progress | None = None,
     metrics: Sequence[str] = METRICS,
     write: bool = True,
+    while_indexing: bool = False,
 ) -> EvalOutcome:
     """Run every query through ``method``, score with ranx, write the results folder under ``runs_dir``.
 
@@ -139,7 +141,9 @@ def evaluate_method(
     ``metrics``: what ranx scores (default: the paper's five; per-round LLM metrics stay the five).
     Everything written comes from the one :class:`SearchResult` the retriever returns. ``analysis`` (None: the
     options', else stemmed) names BM25's analyzer and overrides ``options.analysis``. ``write`` False: score only,
-    nothing written (``paths`` is empty; an LLM method's checkpoint is not kept either).
+    nothing written (``paths`` is empty; an LLM method's checkpoint is not kept either). While the index's vectors
+    are being written it refuses (:class:`~nomos.stages.index_motion.IndexMoving`), or with ``while_indexing`` runs,
+    warns and records it in the manifest (``index.moving``).
     """
     check_judged(dataset)
     spec = method_spec(method)
@@ -148,6 +152,10 @@ def evaluate_method(
     version = cluster_version(client, settings.cluster)
     meta = index_meta(client, settings.index_alias)
     check_index_matches(meta, dataset, settings.index_alias)
+    moving = check_still(client, settings.index_alias, meta, while_indexing)
+    if moving is not None:
+        log.warning("index %s: %s: this run's scores may not repeat (recorded in its manifest as index.moving)",
+                    settings.index_alias, moving_text(moving))
     options = options or MethodOptions()
     if analysis is not None:
         options = replace(options, analysis=analysis)
@@ -179,6 +187,7 @@ def evaluate_method(
             "bm25": meta.get("bm25"),
             "analyzer_chain": meta.get("analyzers", {}).get(options.analysis),
             "vectors": meta.get("vectors", {}),
+            **({"moving": moving} if moving is not None else {}),
         },
         opensearch_version=version,
         metrics=evaluation.mean,
@@ -304,6 +313,7 @@ def evaluate_repeated(
     options: MethodOptions | None = None,
     on_progress: Progress | None = None,
     metrics: Sequence[str] = METRICS,
+    while_indexing: bool = False,
 ) -> tuple[dict[str, Any], list[EvalOutcome]]:
     """Run ``method`` ``repeat`` times, repetition i with LLM seed ``seed + i`` (a new cache key, so new
     samples), into ``<run>-seed<S>`` folders, and write ``<run>-repeat/summary.json`` with mean, sample std, min
@@ -319,7 +329,8 @@ def evaluate_repeated(
     seeds = [seed + i for i in range(repeat)]
     for s in seeds:
         outcomes.append(evaluate_method(settings.with_overrides(llm_seed=s), dataset, method=method, k=k, run_name=f"{base}-seed{s}",
-                                        options=options, on_progress=on_progress, metrics=metrics))
+                                        options=options, on_progress=on_progress, metrics=metrics,
+                                        while_indexing=while_indexing))
     metrics = outcomes[0].evaluation.metrics
     summary: dict[str, Any] = {
         "method": method, "run": base, "repeat": repeat, "seeds": seeds, "runs": [o.run_name for o in outcomes],

@@ -15,6 +15,7 @@ from nomos.retrieval.base import Hit
 from nomos.retrieval.direct import DirectHit
 from nomos.retrieval.knn import VectorReadiness
 from nomos.retrieval.registry import MethodOptions
+from nomos.retrieval.standing import IN_FORCE, Standing
 
 T = TypeVar("T")
 
@@ -126,3 +127,15 @@ class SearchPage:
     hybrid_ready: int | None = None
     hybrid_eta_s: float | None = None  # and the seconds left at the indexer's rate (None: unknown)
     score_kind: str = "bm25"  # what the hits' scores are (nomos.retrieval.base.SCORE_KINDS): "rank" is a position
+    # article id -> where it stands in law (repealed, amended…: nomos.retrieval.standing); repealed hits are listed
+    # after those in force (save an article the query names)
+    standing: dict[str, Standing] = field(default_factory=dict)
+
+    def standing_of(self, article_id: str) -> Standing:
+        """Where the hit ``article_id`` stands (in force as written where nothing was read of it)."""
+        return self.standing.get(article_id, IN_FORCE)
+
+    @property
+    def repealed(self) -> int:
+        """How many hits are repealed articles (listed after those in force)."""
+        return sum(1 for h in self.hits if self.standing_of(h.doc_id).repealed)

@@ -57,6 +57,7 @@ from nomos.retrieval.registry import (
     method_spec,
     resolved_options,
 )
+from nomos.retrieval.standing import demote_repealed, hits_standing
 from nomos.stages.query_cost import query_words
 from nomos.stages.search_types import KEEP_S, Kept, MethodUnavailable, SearchPage, SearchRequest, readiness_note
 from nomos.stages.settings import StageSettings
@@ -240,6 +241,9 @@ class SearchStage:
                 shown = {h.doc_id: h for h in decorate(self.transport, self.index, bare, request.query)}
             hits = [shown.get(h.doc_id, h) for h in hits]
         hits = with_own_marks(hits, request.query)  # no mark on a stem's namesake («ρόλο» for «ρολόι»)
+        with cluster_errors(self.settings, "where the results stand in law"):  # repealed, amended… (read by the page)
+            standing = hits_standing(self.transport, self.index, hits)
+        hits = demote_repealed(hits, standing, keep={d.doc_id for d in named.named})  # after those in force
         ready = eta = None
         if request.method is None and method != "hybrid":
             progress = self.readiness()
@@ -248,7 +252,7 @@ class SearchStage:
         return SearchPage(request.query, method, request.k, request.source, hits, facets.sources, total, took, trace,
                           area=request.area, areas=facets.areas, reranked=options.second_stage,
                           defaulted=request.method is None, named=list(named.named), cited=added, missing=list(named.missing), hybrid_ready=ready,
-                          hybrid_eta_s=eta, score_kind=kind)
+                          hybrid_eta_s=eta, score_kind=kind, standing=standing)
 
     def reading(self, query: str, method: str | None = None, options: MethodOptions = MethodOptions()) -> dict[str, Any]:
         """How ``method`` (None: the index's best) reads ``query``: the question found, BM25's question clause, kNN's

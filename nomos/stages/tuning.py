@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any, Callable
 
@@ -37,12 +38,13 @@ def tune_bm25(
     client: OpenSearch | None = None,
     on_progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    """Sweep k1 × b on a clone of the live index (the alias and its index are never closed or changed), score
-    every query at every setting, then cross-validate the choice over the queries (``eval.tuning``).
+    """Sweep k1 × b on a copy of the live index's text (the alias and its index are never closed, changed or
+    blocked), score every query at every setting, then cross-validate the choice over the queries
+    (``eval.tuning``).
 
-    A clone is hard links to the same segments: cheaper than reindexing the corpus per setting, and each grid
-    point then costs one close/update/open plus one ``_msearch`` of all queries. Writes
-    ``<runs_dir>/<dataset>/tune-bm25-<metric>.json`` with provenance and returns its content.
+    The copy is made once (:func:`text_copy`), and each grid point then costs one close/update/open plus one
+    ``_msearch`` of all queries. Writes ``<runs_dir>/<dataset>/tune-bm25-<metric>.json`` with provenance and
+    returns its content.
     """
     import uuid
 
@@ -54,16 +56,11 @@ def tune_bm25(
     check_index_matches(meta, dataset, settings.index_alias)
     source = next(iter(client.indices.get_alias(index=settings.index_alias)))
     tmp = f"{settings.index_alias}-tune-{uuid.uuid4().hex[:8]}"
-    client.indices.put_settings(index=source, body={"index.blocks.write": True})  # _clone requires it, briefly
-    try:
-        client.indices.clone(index=source, target=tmp, body={"settings": {"index.blocks.write": None}}, params={"wait_for_active_shards": "1"})
-    finally:
-        client.indices.put_settings(index=source, body={"index.blocks.write": None})
     queries = {q.id: q.case_text for q in dataset.queries}
     scores: dict[tuple[float, float], dict[str, float]] = {}
     started = time.perf_counter()
     try:
-        client.cluster.health(index=tmp, wait_for_status="yellow")
+        text_copy(client, source, tmp)
         bm25 = BM25Retriever(make_transport(settings.cluster, client), tmp, analysis=analysis)
         for k1 in k1s:
             for b in bs:
@@ -85,9 +82,38 @@ def tune_bm25(
         "per_query": {f"{k1}/{b}": s for (k1, b), s in sorted(scores.items())},
         "provenance": {"dataset": dataset.describe(), "index": {"alias": settings.index_alias, "version": meta.get("index_version")},
                        "opensearch_version": version, "code": code_commit(), "seconds": round(time.perf_counter() - started, 2),
-                       "method": "clone of the live index; per setting: close, update index.similarity, open"},
+                       "method": "a copy of the live index's text (scroll and bulk, no vectors); per setting: close, update "
+                                 "index.similarity, open"},
     }
     path = settings.runs_dir / dataset.name / f"tune-bm25-{analysis}-{metric.replace('@', '')}.json"
     atomic_write_json(path, out)
     out["path"] = str(path)
     return out
+
+
+def text_copy(client: OpenSearch, source: str, target: str) -> None:
+    """``target``: a new index with ``source``'s analysis, similarity and text fields, its articles copied (a
+    scroll and bulk writes: the local node has no reindex module; vectors left out: BM25 reads none). Never a
+    ``_clone``: that needs ``index.blocks.write`` on the live index, and a block while ``index`` writes vectors
+    would refuse the indexer's writes (issue 50). The copy is merged to one segment as ``index`` leaves the live
+    one, so BM25's statistics are the live index's."""
+    got = client.indices.get(index=source)[source]
+    index_settings = got["settings"]["index"]
+    mappings = dict(got["mappings"])
+    # vector fields, and the windows' nested ones that hold vectors
+    vectors = sorted(f for f, spec in mappings.get("properties", {}).items() if "knn_vector" in json.dumps(spec))
+    mappings["properties"] = {f: spec for f, spec in mappings["properties"].items() if f not in vectors}
+    body = {"settings": {"index": {"number_of_shards": index_settings.get("number_of_shards", "1"), "number_of_replicas": 0,
+                                   "analysis": index_settings.get("analysis", {}),
+                                   "similarity": index_settings.get("similarity", {})}},
+            "mappings": mappings}
+    client.indices.create(index=target, body=body)
+    from opensearchpy.helpers import bulk, scan
+
+    docs = scan(client, index=source, query={"query": {"match_all": {}}}, size=500, _source_excludes=vectors or None,
+                preserve_order=False)
+    bulk(client, ({"_index": target, "_id": d["_id"], "_source": d["_source"]} for d in docs), chunk_size=500,
+         request_timeout=600, raise_on_error=True)
+    client.indices.forcemerge(index=target, params={"max_num_segments": "1", "request_timeout": 600})
+    client.indices.refresh(index=target)
+    client.cluster.health(index=target, wait_for_status="yellow")

@@ -25,7 +25,10 @@ applied nor unapplied, and an amending article that does nothing else to it is n
 article that gave it its wording ("" : the original's) and whether it differs from the original paragraph at its
 place. A code's article may end with the code's own structural lines (a chapter or section heading in capitals,
 a note «Άρθρα 382 - 384 (Καταργούνται)»: :func:`~nomos.legal.text.article_parts.structural_tail`): they are outside the
-article, so no instruction matches them, and they follow whatever wording it has, unchanged and the original's.
+article, so no instruction matches them, and the text in force leaves them out (engine v5: an outside audit found
+them read as the article's own after its new wording or after «[Καταργείται]», PK::279, N_3979_2011::11). An
+amending article whose only edges to this one are mentions, or that inserts this very article (:mod:`.mentions`),
+is not among its amendments either.
 This module orders the amending articles, binds their instructions to the article and keeps what was applied and
 what not; each action's rules live in the module of the unit it changes (:mod:`.article`, :mod:`.paragraph`,
 :mod:`.case`, :mod:`.sentence`, :mod:`.words`), named once in its table of actions (``_ACTIONS``). It reads text
@@ -43,17 +46,20 @@ from nomos.legal.inforce.article import repeal_article, replace_article, replace
 from nomos.legal.inforce.case import insert_case, repeal_case, replace_case
 from nomos.legal.inforce.edit import Edit, Par, Refused, State, Step, norm
 from nomos.legal.inforce.instructions import Instruction, bind
+from nomos.legal.inforce.mentions import is_inserted_article, is_mention
 from nomos.legal.inforce.paragraph import insert_paragraph, repeal_paragraph, replace_paragraph
+from nomos.legal.inforce.points import refuse_unless_words
 from nomos.legal.inforce.reading import read_instructions
 from nomos.legal.inforce.result import Applied, InForce, Passage, Status, Unapplied
 from nomos.legal.inforce.sentence import insert_sentence, repeal_sentence, replace_sentence
+from nomos.legal.inforce.versions import ORIGINAL, Version, law_name, law_of
 from nomos.legal.inforce.words import delete_words, insert_words, replace_words
 from nomos.legal.text.article_parts import paragraphs, structural_tail
 from nomos.legal.text.folding import fold
 
 # Bump whenever the rules change what the engine produces (reading or applying): ingest stores the text in force
 # and the article's content hash includes it, so a re-index recomputes it then.
-CONSOLIDATION_VERSION = "4"
+CONSOLIDATION_VERSION = "5"
 AMENDMENT_KINDS = frozenset({"amends", "replaces", "inserts", "repeals"})
 # instructions that name an article only as the place where new articles go («Μετά το άρθρο 205 … προστίθεται
 # άρθρο 205Α»): no instruction for its text, so neither applied nor unapplied; an amending article that gives the
@@ -80,6 +86,7 @@ class Consolidation:
 
     in_force: InForce
     steps: tuple[Step, ...] = ()
+    versions: tuple[Version, ...] = ()
 
 
 def law_key(article_id: str, source: str = "", law: str = "") -> tuple[int, int]:
@@ -194,7 +201,7 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
     ``amendments`` (any order: they are put in the laws' order here). ``instructions``: each amending article's
     instructions already read (the corpus-wide run reads an article amending many once); read here otherwise."""
     tail_at = structural_tail(text)
-    text, tail = text[:tail_at], text[tail_at:].strip()
+    text = text[:tail_at]
     original = [Par(p.number, p.text) for p in paragraphs(text)]
     state = State(article_id, title, [Par(p.number, p.text) for p in original], original)
     applied: list[Applied] = []
@@ -204,7 +211,11 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
     whole_after: list[tuple[int, str]] = []  # (position in order, amending id) of whole-article instructions applied
     paragraph_after: list[tuple[int, str, tuple[str, ...]]] = []
     placed: set[str] = set()  # amending articles that only put new articles after this one
+    versions = [Version(ORIGINAL, "", _passages(state, original), title)]
     for k, amending in enumerate(order):
+        if k and law_key(amending.id, amending.source, amending.law) != law_key(order[k - 1].id, order[k - 1].source,
+                                                                                order[k - 1].law):
+            _close_version(versions, state, original, order[k - 1], applied, unapplied)
         refs = [_ref_dict(r) for r in amending.references]
         read = instructions.get(amending.id) if instructions is not None else None
         if read is None:
@@ -217,6 +228,12 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
             placed.add(amending.id)
             continue
         theirs = law_key(amending.id, amending.source, amending.law)
+        if not mine and (is_mention(amending.text, refs, article_id, read)
+                         or is_inserted_article(amending.text, article_id, own == theirs != (0, 0))):
+            # a citation in another article's amending sentence, or this article is the text the amending
+            # article inserts (:mod:`.mentions`): nothing amends its text
+            placed.add(amending.id)
+            continue
         if not mine:
             reason = "no instruction for this article was read in the amending article's text"
             unapplied.append((Unapplied(amending.id, _clause_near(amending.text, refs, article_id), reason), None, k))
@@ -248,6 +265,7 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
                 continue
             snapshot = [Par(p.number, p.text, p.source) for p in state.pars], state.title, state.repealed
             try:
+                refuse_unless_words(ins)
                 before, after = action(engine, ins)
             except Refused as refused:
                 state.pars, state.title, state.repealed = snapshot
@@ -262,6 +280,8 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
                 whole_after.append((k, amending.id))
             elif ins.action == "replace-paragraph":
                 paragraph_after.append((k, amending.id, ins.place.paragraphs))
+    if order:
+        _close_version(versions, state, original, order[-1], applied, unapplied)
     listed = []
     open_ = 0
     for u, maybe, k in unapplied:
@@ -272,13 +292,30 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
             open_ += 1
         listed.append(u)
     status: Status = "none" if not applied else ("partial" if open_ else "full")
-    passages = tuple(Passage(p.text, p.source, _changed(p, i, original)) for i, p in enumerate(state.pars))
-    if tail:
-        passages += (Passage(tail),)
+    passages = _passages(state, original)
     result = InForce(status, passages, tuple(dict.fromkeys(a.id for a in order if a.id not in placed)),
                      tuple(applied), tuple(listed),
                      title=state.title if state.title != title else "")
-    return Consolidation(result, tuple(state.steps))
+    return Consolidation(result, tuple(state.steps), tuple(versions))
+
+
+def _passages(state: State, original: list[Par]) -> tuple[Passage, ...]:
+    return tuple(Passage(p.text, p.source, _changed(p, i, original)) for i, p in enumerate(state.pars))
+
+
+def _close_version(versions: list[Version], state: State, original: list[Par], last: Amending,
+                   applied: list[Applied], unapplied: list[tuple[Unapplied, Instruction | None, int]]) -> None:
+    """After the last amending article of a law: the article as that law left it, when one of the law's
+    instructions was applied (its ``applied`` and ``unapplied`` are those of the law's amending articles)."""
+    law = law_of(last.id, last.source)
+    mine = [a for a in applied if law_of(a.source) == law]
+    done = {a.source for v in versions for a in v.applied}
+    mine = [a for a in mine if a.source not in done]
+    if not mine:
+        return
+    amending = tuple(dict.fromkeys(a.source for a in mine))
+    versions.append(Version(law, law_name(law, last.law), _passages(state, original), state.title, amending,
+                            tuple(mine), tuple(u for u, _, _ in unapplied if law_of(u.source) == law)))
 
 
 def _superseded_by(u: Unapplied, ins: Instruction | None, k: int, whole_after: list[tuple[int, str]],
@@ -305,8 +342,6 @@ def _changed(p: Par, index: int, original: list[Par]) -> bool:
 
 
 def original_in_force(text: str) -> tuple[Passage, ...]:
-    """An article's original paragraphs as passages (what the API shows for an article nothing amends), its
-    trailing structural lines one passage of their own, as :func:`consolidate` gives them."""
-    tail_at = structural_tail(text)
-    tail = text[tail_at:].strip()
-    return tuple(Passage(p.text) for p in paragraphs(text[:tail_at])) + ((Passage(tail),) if tail else ())
+    """An article's original paragraphs as passages (the text in force of an article none of whose amendments
+    applied), without the code's structural lines after it, as :func:`consolidate` gives them."""
+    return tuple(Passage(p.text) for p in paragraphs(text[:structural_tail(text)]))

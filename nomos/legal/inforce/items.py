@@ -21,6 +21,9 @@ _SUBITEM_DOT = re.compile(r"(?m)^[ \t\xa0]*(?P<l>[α-ω]{1,3})\.(?=[ \t\xa0])") 
 _NOT_ITEM = re.compile(r"(?:περ|παρ|εδ|στοιχ|υποπερ|περιπτωσ\w*)\.?\s*$")  # «της περ. β)»: a reference, no item
 
 
+_ZETA = case_index("ζ") or 6
+
+
 @dataclass(frozen=True)
 class Segment:
     start: int
@@ -42,7 +45,7 @@ def mask(text: str) -> str:
     """The folded text with every quotation's inside blanked (same length; «» kept), Latin lookalikes in Greek
     words read as Greek."""
     chars = list(_greek_lookalikes(fold(text)))
-    for a, b in quote_spans(text):
+    for a, b in quotes(text):
         for k in range(a + 1, b - 1 if text[b - 1:b] == "»" else b):
             if chars[k] != "\n":
                 chars[k] = " "
@@ -72,9 +75,10 @@ def cut_items(masked: str) -> list[Segment]:
             if _NOT_ITEM.search(masked, max(0, m.start("l") - 10), m.start("l")):
                 continue
             index = case_index(letter)
-            if index is not None and index == expected_sub:
+            # «ε) … ζ) …»: a list that skips «στ)» (written so by some drafters) goes on at «ζ)»
+            if index is not None and (index == expected_sub or index == _ZETA and expected_sub == _ZETA - 1):
                 subs.append((m.start("l"), letter))
-                expected_sub += 1
+                expected_sub = index + 1
         sub_bounds = [s for s, _ in subs] + [b]
         for i, (s, letter) in enumerate(subs):
             out.append(Segment(s, sub_bounds[i + 1], 2))
@@ -110,4 +114,52 @@ def quoted_words(text: str, span: tuple[int, int]) -> str:
 
 
 def quote_closed(text: str, span: tuple[int, int]) -> bool:
-    return text[span[1] - 1:span[1]] == "»"
+    """Whether the quotation ends with its closing mark, or is one the amending article never closes but whose end
+    its next item tells (:func:`quotes`)."""
+    return text[span[1] - 1:span[1]] == "»" or _item_after(text, span[0], span[1]) is not None
+
+
+# a line that opens the amending article's next item with an instruction: «2. Στην παρ. 17 … προστίθεται … «17. …»
+_NEXT_ITEM = re.compile(r"[ \t\xa0]*\n[ \t\xa0]*(?P<n>\d{1,3})[ \t\xa0]*\.[ \t\xa0]+(?P<line>[^«\n]{0,300})")
+_ITEM_START = re.compile(r"(?m)^[ \t\xa0]*(\d{1,3})[ \t\xa0]*\.[ \t\xa0]")
+_AMENDING_VERB = re.compile(r"(?<![\w])(?:αντικαθιστα|διαμορφωνε|τροποποιε|τροποποιου|συμπληρωνε|προστιθε|καταργει|"
+                            r"καταργου|απαλειφ|διαγραφ)\w*")
+
+
+# the instruction names its law («του ν. 4727/2020», «ΠΚ»): a numbered paragraph of new wording seldom does so
+_LAW_CITED = re.compile(r"(?<![\w])(?:ν|π\.?δ|ν\.?δ|α\.?ν)\.\s*\d{1,5}\s*/\s*\d{4}|(?<![\w])(?:πκ|κπδ|ακ|κπολδ)(?![\w])")
+
+
+def _item_after(text: str, start: int, end: int) -> int | None:
+    """Where an unclosed quotation opened at ``start`` ends (``end``, a line's end) because the next line opens the
+    amending article's next item (numbered one above the item the quotation stands in) with an amending verb and a
+    citation of a law before any quotation of its own; None otherwise."""
+    if text[end - 1:end] == "»":
+        return None
+    m = _NEXT_ITEM.match(text, end)
+    held = [int(x.group(1)) for x in _ITEM_START.finditer(text, 0, start)]
+    if m is None or not held or int(m.group("n")) != held[-1] + 1:
+        return None
+    line = fold(m.group("line"))
+    if not _AMENDING_VERB.search(line) or not _LAW_CITED.search(line):
+        return None
+    return end
+
+
+def quotes(text: str) -> list[tuple[int, int]]:
+    """The quotations as the instruction reader takes them: :func:`~nomos.legal.text.article_parts.quote_spans`,
+    except that a quotation the amending article never closes ends at the line before its next item where that
+    item opens with an instruction of its own (ν. 4830/2021 art. 69: «1. … προστίθεται παρ. 4 ως εξής: «4. …»
+    closed nowhere, then «2. Στην παρ. 17 … προστίθεται …»); the text after it is read again."""
+    spans = quote_spans(text)
+    if not spans or text[spans[-1][1] - 1:spans[-1][1]] == "»":
+        return spans
+    start = spans[-1][0]
+    for line in re.finditer(r"\n", text[start:]):
+        end = start + line.start()
+        while end > start and text[end - 1] in " \t\xa0":
+            end -= 1
+        if _item_after(text, start, end) is not None:
+            rest = [(a + end, b + end) for a, b in quotes(text[end:])]
+            return [*spans[:-1], (start, end), *rest]
+    return spans

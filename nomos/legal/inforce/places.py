@@ -30,6 +30,9 @@ _DET = r"(?P<det>στουσ|στον|στην|στισ|στη|στο|στα|το
 _NUM = r"\d{1,4}[α-ω]{0,2}(?![\w])(?!\.\d)"
 _SEP = r"\s*(?:,|και|εωσ\s+και|εωσ|εωσ\s+και\s+τη|-|–)\s*"
 _NUMS = rf"{_NUM}(?:{_SEP}{_NUM})*"
+# «του άρθρου 14.6.2.»: codes numbered by points (the anti-doping code, ν. 4791/2021) name article 14's point
+# 14.6.2 so; the article is the number before the first dot
+_POINT = r"(?P<point>(?P<pointart>\d{1,3})(?:\.\d{1,3}){1,4})\.?(?![\w.])"
 _LETTER = r"(?:\((?:[α-ω]{1,4}|\d{1,3})\)|(?:[α-ω]{1,4}|\d{1,3})\s?[΄'’`]\)?|(?:[α-ω]{1,4}|\d{1,3})\))"
 _LETTERS = rf"{_LETTER}(?:{_SEP}{_LETTER})*"
 _ORDINALS = {
@@ -41,7 +44,7 @@ _OF_SAME = r"(?:(?:ιδιου|ιδιασ|ιδιων|ιδιο|ιδια|ωσ\s+α�
 
 MENTION = re.compile(
     rf"(?<![\w])(?:{_DET})?{_OF_SAME}(?:"
-    rf"(?P<article>αρθρ(?:ου|ων|ο|α))(?!\w)(?:\s+(?P<anums>{_NUMS}))?"
+    rf"(?P<article>αρθρ(?:ου|ων|ο|α))(?!\w)(?:\s+(?:{_POINT}|(?P<anums>{_NUMS})))?"
     rf"|(?P<par>παρ\.|παρ(?=\s)|παραγραφ(?:ουσ|οσ|ου|οι|ων|ο)(?!\w))\s*(?P<pnums>{_NUMS})"
     rf"|(?P<barepar>παραγραφ(?:οσ|ο)(?!\w))(?!\s*\d)"
     rf"|(?:(?P<ord>{_ORD})\w*\s+)?(?:(?:νεο|νεα|νεου|νεων)\s+)?(?:(?P<ord2>{_ORD})\w*\s+)?"
@@ -76,6 +79,7 @@ class Place:
     phrase: tuple[int, int] | None = None
     end: bool = False  # «στο τέλος της …»
     start_of: bool = False  # «στην αρχή της …»
+    point: str = ""  # «του άρθρου 14.6.2.»: the point 14.6.2 of article 14 (codes numbered by points)
 
     @property
     def level(self) -> int:
@@ -115,7 +119,7 @@ class Place:
         level = self.level
         out = self
         if level > 0 and context.articles:
-            out = replace(out, articles=context.articles, article_span=context.article_span)
+            out = replace(out, articles=context.articles, article_span=context.article_span, point=context.point)
         if level > 1 and context.paragraphs:
             out = replace(out, paragraphs=context.paragraphs)
         if level > 2 and context.cases:
@@ -129,7 +133,7 @@ class Place:
     def covers(self, other: Place) -> bool:
         """Whether the unit this place names holds ``other``'s (the same article; every level this one names is
         ``other``'s too, and ``other`` is no more general)."""
-        if self.articles != other.articles or self.depth > other.depth:
+        if self.articles != other.articles or self.point != other.point or self.depth > other.depth:
             return False
         pairs = ((self.paragraphs, other.paragraphs), (self.cases, other.cases), (self.subcases, other.subcases))
         for mine, theirs in pairs:
@@ -151,6 +155,7 @@ class Mention:
     new: bool = False
     quote: tuple[int, int] | None = None
     span: tuple[int, int] | None = None  # the numbers' span (articles)
+    point: str = ""  # an article's point («14.6.2»)
 
 
 def _numbers(raw: str) -> tuple[str, ...]:
@@ -193,7 +198,10 @@ def mentions(masked: str, start: int = 0, end: int | None = None) -> list[Mentio
     out: list[Mention] = []
     for m in MENTION.finditer(masked, start, len(masked) if end is None else end):
         det = m.group("det") or ""
-        if m.group("article"):
+        if m.group("article") and m.group("point"):
+            out.append(Mention(m.start(), m.end(), det, "article", (m.group("pointart"),),
+                               span=(m.start("article"), m.end()), point=m.group("point")))
+        elif m.group("article"):
             nums = m.group("anums")
             out.append(Mention(m.start(), m.end(), det, "article", _numbers(nums) if nums else (),
                                span=(m.start("article"), m.end())))
@@ -262,7 +270,7 @@ class Phrase:
 def _add(place: Place, m: Mention) -> Place:
     if m.kind == "article":
         return replace(place, articles=m.values or place.articles, article_span=m.span if m.values else place.article_span,
-                       title=place.title)
+                       title=place.title, point=m.point if m.values else place.point)
     if m.kind == "paragraph":
         return replace(place, paragraphs=m.values)
     if m.kind == "case":

@@ -32,9 +32,9 @@ import re
 from dataclasses import replace
 
 from nomos.legal.inforce.instructions import Context, Instruction, Verb, absorb, make_instructions
-from nomos.legal.inforce.items import Segment, cut_items, deepest, holding, mask, quote_closed, quoted_words
+from nomos.legal.inforce.items import Segment, cut_items, deepest, holding, mask, quote_closed, quoted_words, quotes
 from nomos.legal.inforce.places import ACCUSATIVE, DATIVE, NOMINATIVE, Phrase, Place, phrases
-from nomos.legal.text.article_parts import paragraphs, quote_spans
+from nomos.legal.text.article_parts import paragraphs
 
 VERB = re.compile(
     r"(?<![\w])(?:(?P<replace>αντικαθιστα(?:ται|νται))"
@@ -177,7 +177,7 @@ def _list_objects(masked: str, verb: Verb, segments: list[Segment], found: list[
 def read_instructions(text: str) -> list[Instruction]:
     """Every instruction ``text`` gives, in reading order, each with its place merged with its context."""
     masked = mask(text)
-    quotes = quote_spans(text)
+    spans = quotes(text)
     segments = cut_items(masked)
     found = phrases(masked)
     verbs = _verbs(masked)
@@ -202,7 +202,7 @@ def read_instructions(text: str) -> list[Instruction]:
         continued: tuple[int, int] | None = None
         continuation_problem = ""
         if follows:
-            wording, wording_end = _payload(text, masked, follows.end(), quotes)
+            wording, wording_end = _payload(text, masked, follows.end(), spans)
             if not wording:
                 unquoted = _looks_like_wording(masked, follows.end())
             elif not any(s.depth == 1 for s in chain):
@@ -245,7 +245,7 @@ def read_instructions(text: str) -> list[Instruction]:
         everywhere = _EVERYWHERE.search(masked, subject_left, verb.start) is not None
         for ctx in ([Context(p, context.start) for p in context.alternatives] if context and context.alternatives
                     else [context]):
-            made = make_instructions(text, masked, verb, subject, after, ctx, position, wording, quotes, unquoted,
+            made = make_instructions(text, masked, verb, subject, after, ctx, position, wording, spans, unquoted,
                          start_words, end_words, found, bool(listed), continued=continued,
                          continuation_problem=continuation_problem)
             out.extend(replace(ins, verb=verb.kind, everywhere=everywhere) for ins in made)

@@ -7,10 +7,13 @@ period could be one); :func:`sentence_span` is also how a phrase inside a named 
 
 from __future__ import annotations
 
+import re
+
 from nomos.legal.inforce.case import find_case
 from nomos.legal.inforce.edit import Edit, Par, Refused, number_prefix, one_paragraph
 from nomos.legal.inforce.instructions import Instruction
 from nomos.legal.text.article_parts import paragraph_body, sentences
+from nomos.legal.text.folding import fold
 
 
 def _sentence_unit(e: Edit, ins: Instruction) -> tuple[int, int, int]:
@@ -33,13 +36,17 @@ def replace_sentence(e: Edit, ins: Instruction) -> tuple[str, str]:
         raise Refused("the new wording of a sentence opens with a paragraph number: it is not one sentence")
     i, a, b = _sentence_unit(e, ins)
     text = e.s.pars[i].text
-    span = sentence_span(text, a, b, ins.place.sentence)
+    span = sentence_span(text, a, b, ins.place.sentence, ins.wording[0])
     new = text[:span[0]] + ins.wording[0].strip() + text[span[1]:]
     e.s.pars[i] = Par(e.s.pars[i].number, new, e.source)
     return text, new
 
 
-def sentence_span(text: str, a: int, b: int, ordinal: int) -> tuple[int, int]:
+def sentence_span(text: str, a: int, b: int, ordinal: int, wording: str = "") -> tuple[int, int]:
+    """The span of the ``ordinal``-th sentence (from the end where negative) of ``text[a:b]``. Where a period
+    after an abbreviation or acronym leaves its end uncertain (its start being certain), the sentence's new
+    ``wording`` may tell it: the one candidate end whose last words are the new wording's (a new wording that
+    changes a few words of the sentence keeps its end: ν. 4872/2021 art. 64 on ν. 4820/2021 art. 205)."""
     sub = text[:b]
     s = sentences(sub, a)
     if ins_count := len(s.spans):
@@ -47,10 +54,29 @@ def sentence_span(text: str, a: int, b: int, ordinal: int) -> tuple[int, int]:
         if not 0 <= index < ins_count:
             raise Refused(f"the unit has {ins_count} sentences, not a sentence {ordinal}")
         if not (s.certain(index) if ordinal > 0 else s.all_certain()):
-            raise Refused("the unit's sentences cannot be told apart exactly (an abbreviation or acronym "
-                           "before a period)")
+            told = _told_by_wording(text, s.spans, index, s.ambiguous_after, wording) if ordinal > 0 else None
+            if told is None:
+                raise Refused("the unit's sentences cannot be told apart exactly (an abbreviation or acronym "
+                              "before a period)")
+            return told
         return s.spans[index]
     raise Refused("the unit holds no sentence")
+
+
+def _last_words(text: str, n: int = 4) -> list[str]:
+    return [fold(w) for w in re.findall(r"\w+", text)[-n:]]
+
+
+def _told_by_wording(text: str, spans: tuple[tuple[int, int], ...], index: int, ambiguous_after: int | None,
+                     wording: str) -> tuple[int, int] | None:
+    """The sentence's span, its start certain and its end the one candidate whose last words are ``wording``'s."""
+    if not wording or ambiguous_after is None or index >= ambiguous_after:
+        return None
+    tail = _last_words(wording)
+    if len(tail) < 4:
+        return None
+    ends = [spans[j][1] for j in range(index, len(spans)) if _last_words(text[spans[index][0]:spans[j][1]]) == tail]
+    return (spans[index][0], ends[0]) if len(ends) == 1 else None
 
 
 def repeal_sentence(e: Edit, ins: Instruction) -> tuple[str, str]:

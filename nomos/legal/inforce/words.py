@@ -12,6 +12,7 @@ import re
 from nomos.legal.inforce.case import find_case
 from nomos.legal.inforce.edit import Edit, Par, Refused
 from nomos.legal.inforce.instructions import Instruction
+from nomos.legal.inforce.points import point_units
 from nomos.legal.inforce.sentence import sentence_span
 from nomos.legal.text.article_parts import paragraph_body
 
@@ -50,6 +51,12 @@ def _cased(found: str, phrase: str, new: str) -> str:
 def _word_units(e: Edit, ins: Instruction) -> list[tuple[int, int, int]]:
     """(paragraph index, start, end) of each unit a word instruction acts in."""
     place = ins.place
+    if place.point:
+        units = point_units(e, ins)
+        if place.sentence is not None:
+            i, a, b = units[0]
+            return [(i, *sentence_span(e.s.pars[i].text, a, b, place.sentence))]
+        return units
     if place.paragraphs:
         at = [e.s.find(n) for n in place.paragraphs]
     elif place.cases or place.sentence is not None:

@@ -146,11 +146,11 @@ def read_heading(wording: str, title_now: str = "", text_now: str = "") -> Headi
     if line_end >= 0 and len(line) <= 200 and not re.search(r"[.;·]\s*$", line.strip()[-2:]) \
             and re.match(r"\s*(?:\d{1,3}[Α-Ωα-ω]?\s*\.|[α-ω]{1,2}\))", rest[line_end + 1:]):
         return Heading(m.group("num"), line.strip(), m.end() + line_end + 1)
-    now = " ".join(fold(title_now).split())
+    now = _title_form(title_now)
     words = line.split()
     if now:
         for n in range(1, min(len(words), 40) + 1):
-            if " ".join(fold(" ".join(words[:n])).split()) == now:
+            if _title_form(" ".join(words[:n])) == now:
                 cut = 0
                 for w in words[:n]:
                     cut = rest.index(w, cut) + len(w)
@@ -166,6 +166,12 @@ def read_heading(wording: str, title_now: str = "", text_now: str = "") -> Headi
     if line_end >= 0 and len(line) <= 200:
         return "the heading of the new wording runs into its text on one line without a paragraph number"
     return "the heading of the new wording cannot be told from its text (no line break, no «1.», not the current title)"
+
+
+def _title_form(title: str) -> str:
+    """A title as compared with another: folded, its spaces joined, and none around a hyphen or dash
+    («βρεφοκόμων - παιδοκόμων» is the title «βρεφοκόμων-παιδοκόμων» written with spaces)."""
+    return re.sub(r"\s*([-–—])\s*", r"\1", " ".join(fold(title).split()))
 
 
 # words a period follows without ending a sentence (folded): «παρ. 2», «ν. 4619/2019», «περ. α΄», «κ.λπ.»

@@ -6,7 +6,7 @@ anchors, headings, lemmas, the case file's question), the exact cosine of every 
 article's length and place in the legal graph, and how well its legal area agrees with the query's best hits. A
 quick trial showed why (issue 46): LambdaMART over the lists' own ranks and scores lost nDCG@10 held out.
 
-Every feature is computed through OpenSearch, for training (bench/ltr_study.py, ``cli.py ltr train``) and at query
+Every feature is computed through OpenSearch, for training (bench/ltr_study.py) and at query
 time alike, by the same code, so a model never meets a feature computed another way. Missing values (an article
 outside a list) are :data:`MISSING_RANK` for ranks and 0 for scores, never NaN: the model file says what it read.
 """
@@ -28,6 +28,7 @@ from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.case_reading import read_case
+from nomos.retrieval.ltr.dense_bridge import BRIDGE_FEATURES, DenseBridge
 
 # the bump of every feature-list change: a model trained on another version is refused (model.check_features)
 FEATURES_VERSION = "3"
@@ -58,6 +59,10 @@ FEATURES: tuple[str, ...] = (
 # out with raw scores alone, features v2). BM25s as a share of the pool's highest, the cosine as its distance below.
 RELATIVE = ("bm25_score", "question_score", *(f"field_{f}" for f in FIELDS))
 FEATURES = (*FEATURES, *(f"rel_{f}" for f in RELATIVE), "rel_knn_cosine")
+# with the dense bridge (nomos.retrieval.ltr.dense_bridge) where the index holds it: a model reads one list or the
+# other, as its card says (model.check_features)
+BRIDGED_FEATURES = (*FEATURES, *BRIDGE_FEATURES)
+BRIDGED_VERSION = "4"
 
 
 @dataclass(frozen=True)
@@ -68,9 +73,10 @@ class PoolFeatures:
     matrix: np.ndarray  # len(ids) x len(FEATURES), float32
 
 
-def check_index(transport: Transport, index: str) -> None:
+def check_index(transport: Transport, index: str) -> dict[str, Any]:
     """The index must hold every field the features read: an index built before them would give zeros where the
-    model expects evidence, a silent misranking. One clear error instead."""
+    model expects evidence, a silent misranking. One clear error instead. Returns the mapping read (the dense
+    bridge's lookup reads it too: one request at the first search)."""
     mapping = transport.get_mapping(index, what="the index's mapping")
     for name, m in mapping.items():
         have = set(m.get("mappings", {}).get("properties", {}))
@@ -78,6 +84,7 @@ def check_index(transport: Transport, index: str) -> None:
         if missing:
             raise ConfigError(f"learned ranker: index {name} has no {', '.join(missing)} (built before the ranker's "
                               f"features v{FEATURES_VERSION})", hint="re-index it with this version: `cli.py index`")
+    return mapping
 
 
 def pool_of(lists: Mapping[str, Sequence[Hit]]) -> list[str]:
@@ -108,9 +115,12 @@ class FeatureReader:
 
     bm25: BM25Retriever
     vector_field: str | None = None  # the knn_vector field the cosines are read from (None: no dense features)
+    bridge: DenseBridge | None = None  # the dense bridge's clauses and columns (read where ``adapted`` is given)
 
-    def body(self, text: str, ids: Sequence[str], vector: np.ndarray | None) -> dict[str, Any]:
-        """The search of one query's pool: a named clause per score."""
+    def body(self, text: str, ids: Sequence[str], vector: np.ndarray | None,
+             adapted: np.ndarray | None = None) -> dict[str, Any]:
+        """The search of one query's pool: a named clause per score (with the bridge's where ``adapted``, the query
+        vector through the bridge's adapter, is given)."""
         clauses = {"content": self.bm25.query_clause(text)}
         clauses |= {f"field_{f}": self.bm25.text_clause(text, field=f) for f in FIELDS}
         reading = read_case(text)
@@ -120,21 +130,28 @@ class FeatureReader:
             values = np.asarray(vector, dtype=np.float64).tolist()
             script = KNN_SCORE.ref({"field": self.vector_field, "query_value": values, "space_type": "cosinesimil"})
             clauses["cosine"] = {"script_score": {"query": {"match_all": {}}, "script": script}}
+        if adapted is not None and self.bridge is not None:
+            clauses |= self.bridge.clauses(adapted)
         return _pool_body(clauses, ids)
 
     def read(self, queries: Mapping[str, str], lists: Mapping[str, Mapping[str, Sequence[Hit]]],
-             vectors: Mapping[str, np.ndarray] | None = None) -> dict[str, PoolFeatures]:
-        """``lists``: query id -> list name (of :data:`LISTS`) -> that list's hits. Returns each query's pool and
-        features."""
+             vectors: Mapping[str, np.ndarray] | None = None,
+             adapted: Mapping[str, np.ndarray] | None = None) -> dict[str, PoolFeatures]:
+        """``lists``: query id -> list name (of :data:`LISTS`, and the bridge's) -> that list's hits. Returns each
+        query's pool and features: :data:`FEATURES`, then :data:`BRIDGE_FEATURES` where ``adapted`` (query id ->
+        the adapted vector) is given."""
+        width = len(BRIDGED_FEATURES if adapted is not None else FEATURES)
         items = [(q, pool_of(lists[q])) for q in queries]
 
         def features(item: tuple[str, list[str]]) -> PoolFeatures:
             q, ids = item
             if not ids:
-                return PoolFeatures([], np.zeros((0, len(FEATURES)), dtype=np.float32))
-            response = self.bm25.transport.search(self.bm25.index, self.body(queries[q], ids, (vectors or {}).get(q)),
-                                                  what=f"the learned ranker's features of query {q!r}", params=NAMED_SCORES)
-            return PoolFeatures(ids, self._matrix(queries[q], ids, lists[q], response))
+                return PoolFeatures([], np.zeros((0, width), dtype=np.float32))
+            bridged = adapted.get(q) if adapted is not None else None
+            body = self.body(queries[q], ids, (vectors or {}).get(q), bridged)
+            response = self.bm25.transport.search(self.bm25.index, body, params=NAMED_SCORES,
+                                                  what=f"the learned ranker's features of query {q!r}")
+            return PoolFeatures(ids, self._matrix(queries[q], ids, lists[q], response, bridged is not None))
 
         if len(items) == 1:  # a page: no thread to start
             return {items[0][0]: features(items[0])}
@@ -142,7 +159,7 @@ class FeatureReader:
             return dict(zip((q for q, _ in items), pool.map(features, items), strict=True))
 
     def _matrix(self, text: str, ids: Sequence[str], lists: Mapping[str, Sequence[Hit]],
-                response: Mapping[str, Any]) -> np.ndarray:
+                response: Mapping[str, Any], bridged: bool = False) -> np.ndarray:
         hits = response.get("hits", {}).get("hits", [])
         docs = {str(_first(h["fields"]["article_id"])): h["fields"] for h in hits}
         named: dict[str, dict[str, float]] = {}  # clause name -> article -> the clause's score (absent: no match)
@@ -174,7 +191,11 @@ class FeatureReader:
                 float(sum(d in ranks[name] for name in LISTS)),
             ])
         raw = np.asarray(rows, dtype=np.float64).reshape(len(ids), len(FEATURES) - len(RELATIVE) - 1)
-        return np.concatenate([raw, _relative(raw)], axis=1).astype(np.float32)
+        parts = [raw, _relative(raw)]
+        if bridged and self.bridge is not None:
+            anchored = [bool(_first(docs.get(d, {}).get("anchor_count")) or 0) for d in ids]
+            parts.append(self.bridge.columns(ids, named, lists, anchored))
+        return np.concatenate(parts, axis=1).astype(np.float32)
 
 
 def _relative(raw: np.ndarray) -> np.ndarray:

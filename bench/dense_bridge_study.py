@@ -31,13 +31,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.dev_sets import SHOWN, cv_report, dev_sets
+from bench.dev_sets import SHOWN, cv_report, dev_sets, query_vectors
 from nomos.eval.grouped_cv import cross_validate, mean
 from nomos.eval.metrics import evaluate
 from nomos.ingest.anchors import corpus_anchors
 from nomos.ingest.graph import CorpusReading
 from nomos.ingest.loader import load_dataset
-from nomos.retrieval.case_reading import DEFAULT_QUESTION_WEIGHT, combine, fits_encoder, query_pieces
 from nomos.retrieval.registry import encoder_for, vector_cache
 from nomos.settings import Settings
 from nomos.vectors.adapter import fit_weights as fit_adapter
@@ -76,16 +75,7 @@ def main() -> None:
 
     sets = dev_sets(Path(args.dataset))
     qids = sorted(sets.texts)
-    fits = fits_encoder(encoder)
-    pieces = [query_pieces(sets.texts[q], fits, DEFAULT_QUESTION_WEIGHT) for q in qids]
-    flat = [p for piece in pieces for p in piece.texts()]
-    vecs, _ = encode_cached(encoder, flat, "query", cache)
-    queries, at = [], 0
-    for piece in pieces:
-        n = len(piece.texts())
-        queries.append(combine(piece, vecs[at : at + n], DEFAULT_QUESTION_WEIGHT))
-        at += n
-    q = unit(np.stack(queries))
+    q = query_vectors(encoder, cache, [sets.texts[x] for x in qids])
 
     x = unit(np.concatenate([anchor_q, title_q]))
     y = starts[[i for i, _ in owners] + [i for i, _ in titles]]

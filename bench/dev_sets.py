@@ -10,11 +10,18 @@ Each query keeps its set's group (``set:case``), so grouped folds never split a 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from nomos.eval.grouped_cv import CVResult, mean
 from nomos.ingest.beir import read_qrels, read_queries
+from nomos.retrieval.case_reading import DEFAULT_QUESTION_WEIGHT, combine, fits_encoder, query_pieces
+from nomos.vectors.adapter import unit
+from nomos.vectors.cache import VectorCache, encode_cached
+from nomos.vectors.encoders import Encoder
 
 DATA = Path(__file__).resolve().parent / "data"
 SHOWN = ("recall@10", "recall@100", "ndcg@10")
@@ -73,3 +80,17 @@ def cv_report(title: str, per_query: dict, before: str, cv: CVResult, sets: DevS
         report["oracle"][name] = cells
         print(f"| {name} | " + " | ".join(cells) + " |")
     return report
+
+
+def query_vectors(encoder: Encoder, cache: VectorCache, texts: Sequence[str]) -> np.ndarray:
+    """Each text's query vector as KnnRetriever reads it (its windows and its question, through the cache), length 1:
+    the studies that score by exact cosine offline read the queries as the system does."""
+    fits = fits_encoder(encoder)
+    pieces = [query_pieces(t, fits, DEFAULT_QUESTION_WEIGHT) for t in texts]
+    vecs, _ = encode_cached(encoder, [p for piece in pieces for p in piece.texts()], "query", cache)
+    out, at = [], 0
+    for piece in pieces:
+        n = len(piece.texts())
+        out.append(combine(piece, vecs[at : at + n], DEFAULT_QUESTION_WEIGHT))
+        at += n
+    return unit(np.stack(out))

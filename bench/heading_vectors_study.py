@@ -28,12 +28,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.dev_sets import SHOWN, cv_report, dev_sets
+from bench.dev_sets import SHOWN, cv_report, dev_sets, query_vectors
 from nomos.eval.grouped_cv import cross_validate
 from nomos.eval.metrics import evaluate
 from nomos.ingest.loader import load_dataset
 from nomos.ingest.structure import law_context
-from nomos.retrieval.case_reading import DEFAULT_QUESTION_WEIGHT, combine, fits_encoder, query_pieces
 from nomos.retrieval.registry import encoder_for, vector_cache
 from nomos.settings import Settings
 from nomos.vectors.adapter import unit
@@ -67,15 +66,7 @@ def main() -> None:
     readings = {"plain": unit(plain), "headed": unit(headed), "mean": unit(unit(plain) + unit(headed))}
 
     qids = sorted(sets.texts)
-    fits = fits_encoder(encoder)
-    pieces = [query_pieces(sets.texts[q], fits, DEFAULT_QUESTION_WEIGHT) for q in qids]
-    vecs, _ = encode_cached(encoder, [p for piece in pieces for p in piece.texts()], "query", cache)
-    queries, at = [], 0
-    for piece in pieces:
-        n = len(piece.texts())
-        queries.append(combine(piece, vecs[at : at + n], DEFAULT_QUESTION_WEIGHT))
-        at += n
-    q = unit(np.stack(queries))
+    q = query_vectors(encoder, cache, [sets.texts[x] for x in qids])
     ids = [a.id for a in sample]
     per_query = {}
     for name, vectors in readings.items():

@@ -125,16 +125,7 @@ def follow(hits: Sequence[Hit], targets: Targets, depth: int) -> tuple[list[Hit]
                 continue
             order.append((by_id.get(t) or Hit(t, 0.0), h.doc_id))
             placed.add(t)
-    n = len(order)
-    out: list[Hit] = []
-    moves: list[dict[str, Any]] = []
-    for pos, (h, by) in enumerate(order):
-        old = before.get(h.doc_id)
-        if by is not None and old != pos:
-            moves.append({"id": h.doc_id, "by": by, "from": None if old is None else old + 1, "to": pos + 1})
-        out.append(replace(h, score=float(n - pos), details={**h.details, "first_score": h.score,
-                                                              **({"amended_by": by} if by else {})}))
-    return out, moves
+    return _placed(order, before)
 
 
 def credit(hits: Sequence[Hit], targets: Targets, depth: int, weight: float) -> tuple[list[Hit], list[dict[str, Any]]]:
@@ -174,6 +165,13 @@ def precede(hits: Sequence[Hit], targets: Targets, depth: int) -> tuple[list[Hit
                     placed.add(t)
         order.append((h, None))
         placed.add(h.doc_id)
+    return _placed(order, before)
+
+
+def _placed(order: Sequence[tuple[Hit, str | None]],
+            before: Mapping[str, int]) -> tuple[list[Hit], list[dict[str, Any]]]:
+    """``order``'s hits scored by position (the first highest), each placed by an amender (``by``) noted with where it
+    moved from (``before``: id -> its old position); the moves listed."""
     n = len(order)
     out: list[Hit] = []
     moves: list[dict[str, Any]] = []

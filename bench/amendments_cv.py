@@ -61,11 +61,11 @@ def main() -> None:
     root = Path(args.dataset)
     data = replace_judgments(load_dataset(str(root)), root / args.qrels, root / args.queries)
     settings = Settings.from_env()
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     retriever = make_retriever(settings, args.method, client, MethodOptions(amendments="off"))
     queries = {q.id: q.text for q in data.queries}
     first = retriever.search_many(queries, K).hits
-    lookup = stored_targets(make_transport(settings, client), settings.index_alias)
+    lookup = stored_targets(make_transport(settings.cluster, client), settings.index_alias)
     targets = lookup(sorted({h.doc_id for hs in first.values() for h in hs}))
     qrels = data.qrels
     scores: dict[str, dict[tuple[float, float], dict[str, float]]] = {m: {} for m in METRICS}

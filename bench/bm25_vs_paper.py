@@ -145,7 +145,7 @@ def wait_for_node(client: OpenSearch, settings: Settings, wait_s: float) -> str:
     deadline = time.monotonic() + wait_s
     while True:
         try:
-            return cluster_version(client, settings)
+            return cluster_version(client, settings.cluster)
         except ClusterUnavailable as exc:
             if time.monotonic() >= deadline:
                 sys.exit(f"bm25_vs_paper: {exc}")
@@ -282,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="bench-bm25-") as tmp:
         settings = Settings.from_env().with_overrides(index_alias=args.index, runs_dir=Path(tmp))
-        client = make_client(settings)
+        client = make_client(settings.cluster)
         version = wait_for_node(client, settings, args.wait_node)
         # OpenSearch first, right after the node answered; the slow Python pipeline needs no node.
         print(f"# OpenSearch {version}: full build of {settings.index_alias} …", file=sys.stderr, flush=True)

@@ -45,7 +45,7 @@ def main() -> None:
     args = ap.parse_args()
     started = time.perf_counter()
     sets = dev_sets(Path(args.dataset))
-    transport = make_transport(Settings.from_env().with_overrides(index_alias=args.index))
+    transport = make_transport(Settings.from_env().with_overrides(index_alias=args.index).cluster)
 
     per_query = {}
     grid = [(float(a), float(c), lem) for a in args.anchors.split(",") for c in args.contexts.split(",")

@@ -102,7 +102,7 @@ def main() -> None:
     data = Path(args.dataset)
     texts, groups, qrels, members = dev_sets(data, Path(args.cases))
     settings = Settings.from_env().with_overrides(index_alias=args.index, embedder=args.embedder)
-    transport = make_transport(settings)
+    transport = make_transport(settings.cluster)
 
     runs: dict[str, dict] = {}
     boosts = [float(b) for b in args.boosts.split(",")]

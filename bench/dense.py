@@ -43,8 +43,8 @@ def main() -> None:
     if not Path(args.dataset).is_dir():
         sys.exit(f"dataset folder {args.dataset} not found: pass --dataset")
     settings = Settings.from_env().with_overrides(index_alias=args.index, embedder=args.embedder)
-    client = make_client(settings)
-    version = cluster_version(client, settings)
+    client = make_client(settings.cluster)
+    version = cluster_version(client, settings.cluster)
     data = load_dataset(args.dataset)
     encoder = encoder_for(settings, args.embedder)
 

@@ -39,7 +39,7 @@ def main() -> None:
         settings = base.with_overrides(http_port=args.port, index_alias="dfs-cost", shards=args.shards, replicas=0)
         ds = load_dataset(args.dataset)
         index_dataset(settings, ds)
-        client = make_client(settings)
+        client = make_client(settings.cluster)
         queries = {q.id: q.text for q in ds.queries}
         times: dict[str, list[float]] = {"query_then_fetch": [], "dfs_query_then_fetch": []}
         retrievers = {t: BM25Retriever(Transport(client), "dfs-cost", search_type=t) for t in times}

@@ -49,7 +49,7 @@ def main() -> None:
     ap.add_argument("--target", default="recall@100", choices=METRICS)
     args = ap.parse_args()
     settings = Settings.from_env().with_overrides(index_alias=args.index, embedder=args.embedder)
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     data = load_dataset(args.dataset)
     queries = {q.id: q.text for q in data.queries}
     bm25 = make_retriever(settings, "bm25", client, MethodOptions()).search_many(queries, args.depth).hits

@@ -214,7 +214,7 @@ def main() -> None:
                      transport_port=args.port + 100, heap=args.heap)
     install(cfg)
     start(cfg, timeout=300)
-    client = make_client(settings.with_overrides(opensearch_url=cfg.url, request_timeout=600))
+    client = make_client(settings.with_overrides(opensearch_url=cfg.url, request_timeout=600).cluster)
     version = client.info()["version"]["number"]
     rows: list[dict[str, Any]] = []
     try:

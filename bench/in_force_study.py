@@ -225,7 +225,7 @@ def main() -> None:  # one study, read top to bottom
     sets = tuple(members)  # the two dev sets (members gains a third group below)
 
     settings = Settings.from_env().with_overrides(http_port=args.port, index_alias=args.study_index)
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     t0 = time.perf_counter()
     docs = list(read_corpus(client, args.in_force_index)) if args.in_force_index else engine_corpus(data)
     print(f"texts in force {'read' if args.in_force_index else 'computed'} in {time.perf_counter() - t0:.0f} s",
@@ -238,7 +238,7 @@ def main() -> None:  # one study, read top to bottom
           f"{len(touched)} of {len(qrels)} dev queries have an amended (consolidated) article in their gold",
           file=sys.stderr)
     build_study_index(client, args.study_index, docs)
-    transport = make_transport(settings.with_overrides(index_alias=args.study_index))
+    transport = make_transport(settings.with_overrides(index_alias=args.study_index).cluster)
 
     runs: dict[str, dict[str, list[Hit]]] = {}
     for reading in READINGS_BM25:
@@ -253,7 +253,7 @@ def main() -> None:  # one study, read top to bottom
         knn_settings = Settings.from_env().with_overrides(index_alias=args.knn_index, embedder=args.embedder,
                                                           **({"opensearch_url": args.knn_url} if args.knn_url else
                                                              {"http_port": args.port}))
-        knn_transport = make_transport(knn_settings)
+        knn_transport = make_transport(knn_settings.cluster)
         encoder = encoder_for(knn_settings, args.embedder)
         cache = vector_cache(knn_settings)
         knn = KnnRetriever(knn_transport, args.knn_index, encoder, cache=cache, windows=args.windows == "on")

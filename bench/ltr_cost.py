@@ -39,7 +39,7 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=60)
     args = ap.parse_args()
     settings = Settings.from_env().with_overrides(index_alias=args.index)
-    transport = make_transport(settings)
+    transport = make_transport(settings.cluster)
     texts = dev_sets(Path(args.dataset)).texts
     # an even spread over the three sets (their ids are grouped by set)
     ids = sorted(texts)[:: max(1, len(texts) // args.queries)][: args.queries]

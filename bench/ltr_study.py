@@ -76,7 +76,7 @@ def main() -> None:
     started = time.perf_counter()
     sets = dev_sets(Path(args.dataset))
     settings = Settings.from_env().with_overrides(index_alias=args.index)
-    transport = make_transport(settings)
+    transport = make_transport(settings.cluster)
     bm25 = BM25Retriever(transport, args.index)
     dense = index_has_vectors(transport, args.index, settings.embedder)
     texts = sets.texts

@@ -24,7 +24,7 @@ from nomos.ingest.loader import load_dataset
 from nomos.legal.text.citation_forms import citation_forms
 from nomos.legal.text.folding import fold
 from nomos.settings import Settings
-from nomos.stages.searching import Searcher, SearchRequest
+from nomos.stages.searching import SearchRequest, SearchStage
 
 EDGE = " \t\n.,;:!?«»\"'()[]"
 
@@ -38,7 +38,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     data = load_dataset(args.dataset)
-    searcher = Searcher(Settings.from_env())
+    searcher = SearchStage(Settings.from_env())
     ids = sorted(a.id for a in data.articles if a.id.startswith(("PK::", "N_", "PD_")))
     chosen = random.Random(args.seed).sample(ids, args.sample)
     cases = [(form, {doc_id}) for doc_id in chosen for form in citation_forms(doc_id)]

@@ -48,7 +48,7 @@ def main() -> None:
     args = ap.parse_args()
     settings = {s: Settings.from_env().with_overrides(opensearch_url=url, index_alias=args.index)
                 for s, url in (("A", args.a), ("B", args.b))}
-    clients = {s: make_client(settings[s]) for s in settings}
+    clients = {s: make_client(settings[s].cluster) for s in settings}
     cpu = {s: node_cpu(clients[s]) for s in clients}
     if not all(cpu.values()):
         raise SystemExit("both nodes must run on this machine (their CPU is read from /proc)")

@@ -222,7 +222,7 @@ def main() -> None:
         raise SystemExit(f"--variants: unknown {bad}; choose from {', '.join(table)}")
     settings = Settings.from_env()
     index = args.index or settings.index_alias
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     if not client.indices.exists(index=index):
         raise SystemExit(f"--index {index}: no such index or alias on {settings.url} (index the stand-in first: cli.py index)")
     if args.method == "bm25":

@@ -1,12 +1,12 @@
 """Where a results page's CPU goes, per request kind: every request one portal page sends (captured from the real
-:class:`~nomos.stages.searching.Searcher`), re-sent with OpenSearch's profile API, and the page's own Python time.
+:class:`~nomos.stages.searching.SearchStage`), re-sent with OpenSearch's profile API, and the page's own Python time.
 
-For each dev query and method the script runs ``Searcher.search`` once to learn the requests the page sends (the
+For each dev query and method the script runs ``SearchStage.search`` once to learn the requests the page sends (the
 transport's calls are recorded, not changed), then re-sends every ``_search`` and ``_msearch`` item with
 ``"profile": true`` and sums the shard profile's parts over the queries: the query phase (by query type: the
 top-level ``BooleanQuery``, ``TermQuery``… with their ``create_weight``/``build_scorer``/``next_doc``/``score``
 split), the collectors (top docs, sort), the aggregations, and the fetch phase (``_source``, highlight). Then it
-times the page in Python: ``time.process_time`` around ``Searcher.search`` (this process's CPU: building bodies,
+times the page in Python: ``time.process_time`` around ``SearchStage.search`` (this process's CPU: building bodies,
 parsing JSON, reading names, marks), with cProfile's top functions by own time.
 
     .venv/bin/python bench/page_profile.py --dataset ../shared/data/greek-statutes [--index nomos-dense-reg]
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from nomos.opensearch.transport import Transport  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
-from nomos.stages.searching import Searcher, SearchRequest  # noqa: E402
+from nomos.stages.searching import SearchRequest, SearchStage  # noqa: E402
 
 
 class Recorder:
@@ -98,7 +98,7 @@ def main() -> None:
         settings = settings.model_copy(update={"index_alias": args.index})
     queries = [json.loads(line)["text"] for line in Path(args.dataset, "queries.jsonl").read_text(encoding="utf-8").splitlines()
                if line.strip()]
-    searcher = Searcher(settings)
+    searcher = SearchStage(settings)
     client = searcher.client
     for method in [m.strip() for m in args.method.split(",") if m.strip()]:
         requests_by_query: list[list[tuple[str, str, dict[str, Any]]]] = []
@@ -148,7 +148,7 @@ def main() -> None:
                 searcher.search(SearchRequest(q, method, 10))
                 prof.disable()
                 cpu.append(1000 * (time.process_time() - c0))
-        print(f"\nPython CPU per page (Searcher.search, this process; profiler on): mean {statistics.mean(cpu):.2f} ms, "
+        print(f"\nPython CPU per page (SearchStage.search, this process; profiler on): mean {statistics.mean(cpu):.2f} ms, "
               f"median {statistics.median(cpu):.2f} ms over {len(cpu)} pages")
         out = io.StringIO()
         pstats.Stats(prof, stream=out).sort_stats("tottime").print_stats(args.top)
@@ -168,7 +168,7 @@ def _what(body: dict[str, Any]) -> str:
     return "+".join(parts) or "plain"
 
 
-def _transports(searcher: Searcher) -> list[Transport]:
+def _transports(searcher: SearchStage) -> list[Transport]:
     """Every Transport the searcher's retrievers and page helpers send through (built on first use)."""
     seen: dict[int, Transport] = {id(searcher.transport): searcher.transport}
     for kept in searcher._shared.values():  # a bench looks inside

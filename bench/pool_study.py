@@ -80,7 +80,7 @@ def main() -> None:
     ap.add_argument("--heads", default="3,5,8,10,20", help="head sizes of 'rrf head h + knn tail'")
     args = ap.parse_args()
     settings = Settings.from_env().with_overrides(index_alias=args.index, embedder=args.embedder)
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     data = load_dataset(args.dataset)
     queries = {q.id: q.text for q in data.queries}
     bm25r = make_retriever(settings, "bm25", client, MethodOptions())

@@ -85,8 +85,8 @@ FLOORS = {"home": "/"}
 
 def ensure_indexed(settings: Settings, dataset: str, vectors: bool = False) -> None:
     """The dataset behind the alias (and, with ``vectors``, the embedder's vector field), indexed only if missing."""
-    client = make_client(settings)
-    cluster_version(client, settings)
+    client = make_client(settings.cluster)
+    cluster_version(client, settings.cluster)
     data = load_dataset(dataset)
     try:
         same = index_meta(client, settings.index_alias).get("dataset", {}).get("fingerprint") == data.fingerprint

@@ -49,12 +49,12 @@ def main() -> None:
     args = ap.parse_args()
     sets = dev_sets(Path(args.dataset))
     settings = Settings.from_env()
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     retriever = make_retriever(settings, args.method, client, MethodOptions(amendments="off"))
     texts = {**sets.texts, "_example": args.query}
     first = retriever.search_many(texts, K).hits
     heads = sorted({h.doc_id for hs in first.values() for h in hs})
-    transport = make_transport(settings, client)
+    transport = make_transport(settings.cluster, client)
     fields = {"precede": stored_targets(transport, settings.index_alias, "restates")(heads),
               "follow": stored_targets(transport, settings.index_alias, "amends")(heads)}
     per_query = {}

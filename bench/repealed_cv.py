@@ -35,7 +35,7 @@ from nomos.eval.metrics import evaluate
 from nomos.retrieval.registry import MethodOptions
 from nomos.retrieval.standing import demote_repealed, read_standings
 from nomos.settings import Settings
-from nomos.stages.searching import Searcher
+from nomos.stages.searching import SearchStage
 
 DEPTH = 100
 PAGE = 10
@@ -53,7 +53,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path)
     args = ap.parse_args()
     sets = dev_sets(Path(args.dataset))
-    searcher = Searcher(Settings.from_env())
+    searcher = SearchStage(Settings.from_env())
     queries = {q: sets.texts[q] for q in sets.qrels}
     ranked = searcher.rank_many(queries, DEPTH, args.method, MethodOptions())
     standing = read_standings(searcher.transport, searcher.index, sorted({h.doc_id for hs in ranked.values() for h in hs}

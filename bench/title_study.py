@@ -69,7 +69,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="write every number here")
     args = ap.parse_args()
     settings = Settings.from_env()
-    transport = make_transport(settings)
+    transport = make_transport(settings.cluster)
     folder = Path(args.dataset)
     data = replace_judgments(load_dataset(args.dataset), folder / "qrels" / "extended.tsv", folder / "queries-extended.jsonl")
     cases = {q.id: q.text for q in data.queries}

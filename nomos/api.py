@@ -69,7 +69,7 @@ class Searcher:
     def __init__(self, url: str | None = None, index: str | None = None, *, settings: Settings | None = None,
                  **overrides: Any) -> None:  # Settings fields of their own types
         self.settings = _settings(settings, url, index, overrides)
-        self._stage = searching.Searcher(self.settings)
+        self._stage = searching.SearchStage(self.settings)
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Searcher:  # Settings fields of their own types
@@ -78,7 +78,7 @@ class Searcher:
 
     @property
     def index(self) -> str:
-        return self.settings.index_alias
+        return self.settings.cluster.index_alias
 
     def default_method(self) -> str:
         """What ``method=None`` means on this index: hybrid once every article has its vector, else BM25."""

@@ -158,14 +158,14 @@ def os_settings(cluster: Settings, tmp_path: Path) -> Iterator[Settings]:
     alias = f"pytest-{uuid.uuid4().hex[:8]}"
     settings = cluster.with_overrides(index_alias=alias, runs_dir=tmp_path / "runs", cache_dir=tmp_path / "cache")
     yield settings
-    make_client(settings).indices.delete(index=f"{alias}*", ignore_unavailable=True)
+    make_client(settings.cluster).indices.delete(index=f"{alias}*", ignore_unavailable=True)
 
 
 @pytest.fixture
 def client(os_settings: Settings):
     from nomos.opensearch.client import make_client
 
-    return make_client(os_settings)
+    return make_client(os_settings.cluster)
 
 
 @pytest.fixture(scope="session")
@@ -226,7 +226,7 @@ def _index_state(settings: Settings) -> dict[str, tuple[int, int, int]]:
     """Every index under the alias' prefix: (documents, index operations, delete operations)."""
     from nomos.opensearch.client import make_client
 
-    stats = make_client(settings).indices.stats(index=f"{settings.index_alias}*", metric="docs,indexing")["indices"]
+    stats = make_client(settings.cluster).indices.stats(index=f"{settings.index_alias}*", metric="docs,indexing")["indices"]
     return {name: (s["primaries"]["docs"]["count"], s["primaries"]["indexing"]["index_total"],
                    s["primaries"]["indexing"]["delete_total"]) for name, s in sorted(stats.items())}
 

@@ -62,7 +62,7 @@ def indexed_mini(cluster: Settings, folder: Path, alias_prefix: str = "pytest-po
     try:
         yield settings
     finally:
-        make_client(settings).indices.delete(index=f"{alias}*", ignore_unavailable=True)
+        make_client(settings.cluster).indices.delete(index=f"{alias}*", ignore_unavailable=True)
 
 
 def free_port() -> int:

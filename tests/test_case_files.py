@@ -165,9 +165,9 @@ def test_nfd_greek_finds_what_nfc_finds(web):
 @pytest.mark.parametrize("query", NO_WORDS)
 def test_a_query_with_no_searchable_words_matches_nothing_in_every_method(shared_dense_index, query):
     """hybrid and kNN gave ten arbitrary articles (a vector of nothing is near something)."""
-    from nomos.stages.searching import Searcher, SearchRequest
+    from nomos.stages.searching import SearchRequest, SearchStage
 
-    searcher = Searcher(shared_dense_index)
+    searcher = SearchStage(shared_dense_index)
     for method in ("bm25", "knn", "hybrid"):
         page = searcher.search(SearchRequest(query, method, 10))
         assert (page.hits, page.total) == ([], 0), (method, [h.doc_id for h in page.hits])

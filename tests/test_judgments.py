@@ -52,7 +52,7 @@ def web(mini):
 def fresh(mini):
     """No judgments yet: the judgments index deleted (it is created again by the first write)."""
     settings = mini[0]
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     client.indices.delete(index=store.index_name(settings.index_alias), ignore_unavailable=True)
     return settings, client
 
@@ -277,7 +277,7 @@ def test_bad_form_posts_are_refused_with_a_greek_page_naming_the_field(web, fres
     assert forged.status_code == 403 and "Origin" in forged.text
     forged = web.post("/judgments", data=form, headers={"Sec-Fetch-Site": "cross-site", "Origin": "null"}, follow_redirects=False)
     assert forged.status_code == 403 and "Sec-Fetch-Site" in forged.text
-    assert store.list_judgments(make_client(fresh[0]), fresh[0].index_alias, query=THEFT) == []
+    assert store.list_judgments(make_client(fresh[0].cluster), fresh[0].index_alias, query=THEFT) == []
 
 
 # ------------------------------------------------------------------------------------------------ export and eval

@@ -25,7 +25,7 @@ def test_the_lemma_chain_finds_what_the_stems_miss_on_a_real_node(shared_bm25_in
     from nomos.retrieval.bm25 import BM25Retriever
 
     settings = shared_bm25_index
-    transport = make_transport(settings)
+    transport = make_transport(settings.cluster)
     query = "αφαίρεσε"  # PK::372 says «αφαιρεί»: Snowball gives αφαιρεσ / αφαιρ, the lemmas αφαιρω both
     stems = BM25Retriever(transport, settings.index_alias).search(query, 5)
     lemmas = BM25Retriever(transport, settings.index_alias, analysis="lemma").search(query, 5)

@@ -235,7 +235,7 @@ def test_settings_from_environment():
 
 def test_unconfigured_client_names_the_settings():
     with pytest.raises(LLMNotConfigured, match="NOMOS_LLM_BASE_URL.*NOMOS_LLM_MODEL"):
-        make_llm_client(Settings(), "react")
+        make_llm_client(Settings().llm, "react", Settings().llm_cache)
 
 
 def test_prompts_render_greek_and_hash_every_template():

@@ -70,7 +70,7 @@ def test_status_and_idempotent_start(local_llm):
 
 def test_chat_completion_through_llm_client(local_llm, tmp_path):
     settings = _settings(Settings(cache_dir=tmp_path))
-    client = make_llm_client(resolve_llm_settings(settings), "react")  # what make_retriever does
+    client = make_llm_client(resolve_llm_settings(settings.llm), "react", settings.llm_cache)  # what make_retriever does
     assert client.config.base_url == f"http://127.0.0.1:{PORT}/v1" and client.config.model == "SmolLM2-135M-Instruct.Q4_1"
 
     async def ask():
@@ -90,11 +90,11 @@ def test_chat_completion_through_llm_client(local_llm, tmp_path):
 
 def test_no_server_no_endpoint_is_still_not_configured(tmp_path):
     settings = _settings(Settings(cache_dir=tmp_path)).model_copy(update={"llm_port": PORT + 7})  # nothing listens there
-    assert resolve_llm_settings(settings).llm_base_url is None
+    assert resolve_llm_settings(settings.llm).llm_base_url is None
     with pytest.raises(LLMNotConfigured, match="NOMOS_LLM_BASE_URL"):
         require_llm(settings, "reform-bm25")
     explicit = settings.with_overrides(llm_base_url="http://example.invalid/v1", llm_model="m")
-    assert resolve_llm_settings(explicit) is explicit  # a configured endpoint is never replaced
+    assert resolve_llm_settings(explicit.llm) is explicit.llm  # a configured endpoint is never replaced
 
 
 def test_start_stop_cycle_and_errors(tmp_path):
@@ -203,7 +203,7 @@ def test_react_three_queries_two_rounds_fit_the_local_context(os_settings, local
                                 qrels=QRELS + [("q3", "AK::914", 1)]))  # stand-in judgments: quality is not measured
     index_dataset(os_settings, data)
     settings = _settings(os_settings).with_overrides(react_rounds=2, cache_dir=tmp_path / "cache")
-    resolved = resolve_llm_settings(settings)
+    resolved = settings.with_llm_endpoint()
     config = react_config(resolved)
     assert config.local_ctx == 4096 and config.observer_budget == 4096 - 512  # NOMOS_LLM_REPLY_ROOM's 512
     started = time.perf_counter()

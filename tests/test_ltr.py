@@ -109,7 +109,7 @@ def test_an_index_built_before_the_features_is_refused_naming_what_it_lacks(os_s
                                                                           "anchors": {"type": "text"}}}})
     try:
         with pytest.raises(ConfigError, match=r"has no context, lemmas, anchor_count, cited_by_count, text_words"):
-            check_index(make_transport(os_settings, client), name)
+            check_index(make_transport(os_settings.cluster, client), name)
     finally:
         client.indices.delete(index=name)
 

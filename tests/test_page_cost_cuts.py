@@ -84,7 +84,7 @@ def test_a_finished_index_is_one_segment_and_a_rerun_merges_nothing(os_settings,
 def settings_client(settings):
     from nomos.opensearch.client import make_client
 
-    return make_client(settings)
+    return make_client(settings.cluster)
 
 
 def test_the_clients_json_is_the_stock_serializers_json():
@@ -140,7 +140,7 @@ def test_a_page_renders_its_methods_from_the_searchers_fresh_lookups(shared_bm25
     from nomos.opensearch.client import make_client
     from nomos.portal.service import Portal
 
-    portal = Portal(shared_bm25_index, make_client(shared_bm25_index))
+    portal = Portal(shared_bm25_index, make_client(shared_bm25_index.cluster))
     assert portal.known_methods() is None
     looked_up = portal.methods()
     assert portal.known_methods() == looked_up

@@ -57,7 +57,7 @@ def test_the_results_page_ranks_as_pool_fusion_and_counts_the_pool(dense_mini, d
     from nomos.retrieval.registry import MethodOptions, make_retriever
     from tests.beir_files import QUERIES
 
-    client = make_client(dense_mini)
+    client = make_client(dense_mini.cluster)
     hybrid = make_retriever(dense_mini, "hybrid", client, MethodOptions(rerank="none", fusion=FusionConfig(depth=depth)))
     k = min(depth, 6)
     for q in QUERIES:
@@ -82,7 +82,7 @@ def test_server_and_client_fusion_pages_rank_as_their_runs(dense_mini, where):
     from nomos.retrieval.registry import MethodOptions, make_retriever
     from tests.beir_files import QUERIES
 
-    hybrid = make_retriever(dense_mini, "hybrid", make_client(dense_mini), MethodOptions(rerank="none", fusion=FusionConfig(where=where)))
+    hybrid = make_retriever(dense_mini, "hybrid", make_client(dense_mini.cluster), MethodOptions(rerank="none", fusion=FusionConfig(where=where)))
     for q in QUERIES:
         want = [h.doc_id for h in hybrid.search(q["text"], 4)]
         page = hybrid.search_faceted(q["text"], 4, _facet_aggs(15))

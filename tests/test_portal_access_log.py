@@ -28,7 +28,7 @@ def _served_log(settings: Settings, capfd) -> str:  # pytest's capfd
 
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="info",
-                                           log_config=log_config(settings)))
+                                           log_config=log_config(settings.portal)))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

@@ -68,7 +68,7 @@ def test_law_names_once_then_pages_without_the_law_sub_aggregation(web, mini_set
     from nomos.opensearch.client import make_client
     from nomos.retrieval.articles import faceted_search, law_names
 
-    client = make_client(mini_settings)
+    client = make_client(mini_settings.cluster)
     assert law_names(Transport(client), mini_settings.index_alias) == {"PK": "Ποινικός Κώδικας", "AK": "Αστικός Κώδικας"}
     web.get("/api/search", params={"q": THEFT})  # the portal has looked its law names up
     bodies: list = []
@@ -156,7 +156,7 @@ def test_query_string_syntax_is_plain_text(web, app, mini_settings):
 def test_portal_reads_only_its_alias_and_sends_no_query_string(web, app, mini_settings, cluster):
     from nomos.opensearch.client import make_client
 
-    other = make_client(cluster)
+    other = make_client(cluster.cluster)
     other_index = mini_settings.index_alias + "-other"  # the alias' prefix: a portal reading "<alias>*" would see it
     other.index(index=other_index, id="XX::1", body={"title": "Κλοπή", "text": "κλοπή κλοπή"}, refresh=True)
 

@@ -40,7 +40,7 @@ def big_settings(cluster, tmp_path_factory):
                                       cache_dir=folder / "cache")
     index_dataset(settings, load_beir(write_beir(folder / "big", articles=[*ARTICLES, biggest_article()])))
     yield settings
-    make_client(settings).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
+    make_client(settings.cluster).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
 
 
 @pytest.fixture(scope="module")

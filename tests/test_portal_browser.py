@@ -151,7 +151,7 @@ def test_follow_a_reference_and_see_the_amendment_warning(cluster, tmp_path, bro
             problems = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
             assert not problems, problems
     finally:
-        make_client(settings).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
+        make_client(settings.cluster).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
     assert (tmp_path / "amended.png").stat().st_size > 10_000
 
 
@@ -177,7 +177,7 @@ def test_an_amended_article_shows_its_text_in_force_and_the_original_one_click_a
                                       cache_dir=tmp_path / "cache")
     index_dataset(settings, load_beir(write_beir(tmp_path / "in-force", ARTICLES, [{"_id": "q1", "text": "κλοπή"}],
                                                  [("q1", "PK::372", 1)])))
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     store_in_force(client, settings.index_alias, IN_FORCE)
     try:
         with live_portal(create_app(settings)) as base:
@@ -307,5 +307,5 @@ def test_a_repealed_article_is_marked_and_listed_after_those_in_force(cluster, t
             problems = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
             assert not problems, problems
     finally:
-        make_client(settings).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
+        make_client(settings.cluster).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
     assert (tmp_path / "repealed.png").stat().st_size > 10_000

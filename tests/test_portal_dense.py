@@ -34,7 +34,7 @@ def test_knn_and_hybrid_through_the_portal(dense_settings):
             assert r.status_code == 200, r.text
             body = r.json()
             # the CLI's ranking: for hybrid, client-side pool fusion, which the page's one hybrid query reproduces
-            direct = make_retriever(dense_settings, method, make_client(dense_settings)).search(QUERIES[0]["text"], 3)
+            direct = make_retriever(dense_settings, method, make_client(dense_settings.cluster)).search(QUERIES[0]["text"], 3)
             assert [h["id"] for h in body["hits"]] == [h.doc_id for h in direct]
             top = {h["id"]: h for h in body["hits"]}["PK::372"]
             assert top["title"] == "Κλοπή" and top["law"] == "Ποινικός Κώδικας" and top["snippets"]

@@ -49,7 +49,7 @@ def graph_settings(cluster, tmp_path_factory):
     try:
         yield settings, data
     finally:
-        make_client(settings).indices.delete(index=f"{alias}*", ignore_unavailable=True)
+        make_client(settings.cluster).indices.delete(index=f"{alias}*", ignore_unavailable=True)
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +107,7 @@ def test_amendments_follow_and_credit_bring_the_amended_article(graph_settings):
     the index also holds as PK::372's text in force): BM25 alone finds the amending article only; with the
     amendment stage the article it amends comes right after it (follow) or below it with its credit (credit)."""
     settings, data = graph_settings
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     query = {"q1": "αντικαθίσταται"}
 
     def ranked(mode: str):

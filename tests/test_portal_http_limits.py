@@ -36,7 +36,7 @@ class Quick(BoundedHttpToolsProtocol):
 @contextmanager
 def served(protocol: type = BoundedHttpToolsProtocol, log_level: str = "warning") -> Iterator[int]:
     port = free_port()
-    options = {**server_options(Settings(), port=port, log_level=log_level), "http": protocol}
+    options = {**server_options(Settings().portal, port=port, log_level=log_level), "http": protocol}
     server = uvicorn.Server(uvicorn.Config(create_app(Settings()), **options))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -152,4 +152,4 @@ def test_the_connection_limit_is_the_descriptors_less_a_reserve():
 
 @pytest.mark.parametrize("protocol", [BoundedHttpToolsProtocol])
 def test_serve_uses_the_bounded_protocol(protocol: type):
-    assert server_options(Settings())["http"] is protocol
+    assert server_options(Settings().portal)["http"] is protocol

@@ -51,7 +51,7 @@ def in_force_settings(cluster, tmp_path_factory):
     settings = cluster.with_overrides(index_alias=alias, runs_dir=folder / "runs", cache_dir=folder / "cache")
     index_dataset(settings, load_beir(write_beir(folder / "data", ARTICLES, [{"_id": "q1", "text": "κλοπή"}],
                                                  [("q1", "PK::372", 1)])))
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     store_in_force(client, alias, {"PK::46": RENAMED_46, "N_4855_2021::88": TWO_CHANGED})
     try:
         yield settings
@@ -73,7 +73,7 @@ def text_of(page: str) -> str:
 
 
 def test_ingest_stored_the_engines_texts_in_force(in_force_settings):
-    docs = make_client(in_force_settings).mget(index=in_force_settings.index_alias, body={"ids": sorted(IN_FORCE)})["docs"]
+    docs = make_client(in_force_settings.cluster).mget(index=in_force_settings.index_alias, body={"ids": sorted(IN_FORCE)})["docs"]
     stored = {d["_id"]: InForce.from_doc(d["_source"]["in_force"]) for d in docs}
     assert stored == IN_FORCE and [v.status for _, v in sorted(stored.items())] == ["full", "partial", "none"]
 

@@ -39,7 +39,7 @@ def indexed(cluster, tmp_path_factory):
     try:
         yield settings
     finally:
-        make_client(settings).indices.delete(index=f"{alias}*", ignore_unavailable=True)
+        make_client(settings.cluster).indices.delete(index=f"{alias}*", ignore_unavailable=True)
 
 
 @pytest.fixture(scope="module")

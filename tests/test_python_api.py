@@ -37,6 +37,15 @@ def test_the_public_names_resolve_and_are_few() -> None:
     assert issubclass(nomos.ClusterUnavailable, nomos.NomosError) and issubclass(nomos.ConfigError, nomos.NomosError)
 
 
+def test_nomos_searcher_is_the_only_searcher() -> None:
+    """The search stage's class is SearchStage: one name, one class (issue 48 found two classes called Searcher)."""
+    import nomos.stages
+    import nomos.stages.searching
+
+    assert nomos.stages.SearchStage is nomos.stages.searching.SearchStage is not nomos.Searcher
+    assert not hasattr(nomos.stages, "Searcher") and not hasattr(nomos.stages.searching, "Searcher")
+
+
 def test_a_cluster_that_does_not_answer_is_a_nomos_error() -> None:
     searcher = nomos.Searcher(url="http://127.0.0.1:9", index="nowhere", retry_seconds=0)
     with pytest.raises(nomos.ClusterUnavailable, match="127.0.0.1:9"):
@@ -126,7 +135,7 @@ def test_the_readme_block_runs_as_written(os_settings: Settings, mini_folder: Pa
     assert set(means) == {"recall@100", "ndcg@10"} and means["recall@100"] == pytest.approx(1.0)
     from nomos.opensearch.client import make_client
 
-    assert not make_client(os_settings).indices.exists_alias(name="pytest-the-live-alias-must-not-be-used")
+    assert not make_client(os_settings.cluster).indices.exists_alias(name="pytest-the-live-alias-must-not-be-used")
 
 
 @pytest.mark.integration

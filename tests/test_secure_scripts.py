@@ -45,7 +45,7 @@ def dense(secure_node, tmp_path_factory) -> Iterator[Path]:
         assert res.exit_code == 0, res.output
         yield cache
     finally:
-        make_client(Settings.from_env(env)).indices.delete(index=f"{DENSE_ALIAS}-*", ignore_unavailable=True)
+        make_client(Settings.from_env(env).cluster).indices.delete(index=f"{DENSE_ALIAS}-*", ignore_unavailable=True)
 
 
 def portal_settings(node, cache: Path) -> Settings:  # NodeConfig
@@ -53,12 +53,12 @@ def portal_settings(node, cache: Path) -> Settings:  # NodeConfig
 
 
 def test_an_inline_script_is_refused_and_the_portal_cannot_store_one(secure_node, dense) -> None:
-    portal = make_client(portal_settings(secure_node, dense))
+    portal = make_client(portal_settings(secure_node, dense).cluster)
     for body in ({"query": {"match_all": {}}, "script_fields": {"x": {"script": INLINE}}},
                  {"query": {"script_score": {"query": {"match_all": {}}, "script": INLINE}}}):
         with pytest.raises(RequestError, match=r"cannot execute \[inline\] scripts"):
             portal.search(index=DENSE_ALIAS, body=body)
-    indexer = make_client(Settings.from_env(env_for(secure_node, INDEXER_USER, NOMOS_INDEX=DENSE_ALIAS)))
+    indexer = make_client(Settings.from_env(env_for(secure_node, INDEXER_USER, NOMOS_INDEX=DENSE_ALIAS)).cluster)
     with pytest.raises(RequestError, match=r"cannot execute \[inline\] scripts"):  # the cluster's rule, not a role's
         indexer.search(index=DENSE_ALIAS, body={"query": {"match_all": {}}, "script_fields": {"x": {"script": INLINE}}})
     with pytest.raises(AuthorizationException):  # stored scripts only would mean nothing if the portal stored them
@@ -69,7 +69,7 @@ def test_an_inline_script_is_refused_and_the_portal_cannot_store_one(secure_node
 
 def test_the_projects_own_searches_work_as_the_portal(secure_node, dense) -> None:
     settings = portal_settings(secure_node, dense)
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     assert settings.opensearch_user == PORTAL_USER
     queries = {"q1": THEFT}
     bm25 = make_retriever(settings, "bm25", client).search_many(queries, 6).hits["q1"]

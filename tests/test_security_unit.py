@@ -261,15 +261,15 @@ def test_the_client_takes_a_ca_bundle_and_a_password_file(tmp_path: Path):
     pw.write_text("s3cret\n")
     settings = Settings.from_env({"OPENSEARCH_URL": "https://db.example:9200", "NOMOS_OPENSEARCH_CA": str(ca),
                                   "NOMOS_OPENSEARCH_USER": "nomos_indexer", "NOMOS_OPENSEARCH_PASSWORD_FILE": str(pw)})
-    opts = connection_options(settings)
+    opts = connection_options(settings.cluster)
     assert opts["ca_certs"] == str(ca) and opts["verify_certs"] is True and opts["use_ssl"] is True
     assert opts["http_auth"] == ("nomos_indexer", "s3cret")
     assert "s3cret" not in repr(settings)
-    conn = make_client(settings.model_copy(update={"opensearch_ca": None})).transport.connection_pool.connections[0]
+    conn = make_client(settings.model_copy(update={"opensearch_ca": None}).cluster).transport.connection_pool.connections[0]
     assert conn.headers["authorization"].startswith("Basic ")
     env = {"NOMOS_OPENSEARCH_USER": "u", "NOMOS_OPENSEARCH_PASSWORD": "direct"}
-    assert connection_options(Settings.from_env(env))["http_auth"] == ("u", "direct")
-    assert "use_ssl" not in connection_options(Settings.from_env(env))  # http stays http
+    assert connection_options(Settings.from_env(env).cluster)["http_auth"] == ("u", "direct")
+    assert "use_ssl" not in connection_options(Settings.from_env(env).cluster)  # http stays http
 
 
 @pytest.mark.parametrize(("env", "names"), [
@@ -284,7 +284,7 @@ def test_bad_credentials_settings_are_config_errors_naming_the_variable(env, nam
     from nomos.settings import Settings
 
     with pytest.raises(ConfigError, match=names):
-        connection_options(Settings.from_env(env))
+        connection_options(Settings.from_env(env).cluster)
 
 
 def test_sigv4_without_boto3_is_a_clear_error(monkeypatch):
@@ -295,7 +295,7 @@ def test_sigv4_without_boto3_is_a_clear_error(monkeypatch):
     settings = Settings.from_env({"OPENSEARCH_URL": "https://x.eu-central-1.es.amazonaws.com",
                                   "NOMOS_OPENSEARCH_AUTH": "sigv4", "NOMOS_AWS_REGION": "eu-central-1"})
     with pytest.raises(ConfigError, match="needs boto3"):
-        connection_options(settings)
+        connection_options(settings.cluster)
     with pytest.raises(ValueError, match="NOMOS_OPENSEARCH_AUTH"):
         Settings.from_env({"NOMOS_OPENSEARCH_AUTH": "kerberos"})
 
@@ -313,7 +313,7 @@ def test_sigv4_signs_with_boto3s_credentials(monkeypatch):
     monkeypatch.delenv("AWS_PROFILE", raising=False)
     url = "https://search-x.eu-central-1.es.amazonaws.com"
     opts = connection_options(Settings.from_env({"OPENSEARCH_URL": url, "NOMOS_OPENSEARCH_AUTH": "sigv4",
-                                                 "NOMOS_AWS_REGION": "eu-central-1"}))
+                                                 "NOMOS_AWS_REGION": "eu-central-1"}).cluster)
     assert isinstance(opts["http_auth"], AWSV4SignerAuth) and opts["connection_class"] is RequestsHttpConnection
     signed = opts["http_auth"](requests.Request("GET", url + "/_cluster/health").prepare())
     assert signed.headers["Authorization"].startswith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/")
@@ -348,13 +348,13 @@ def test_refusals_of_the_portals_account_name_it_and_its_variables(tmp_path: Pat
     assert both.opensearch_identity() == ("nomos_indexer", "NOMOS_OPENSEARCH_USER")
     assert both.for_portal().opensearch_identity() == ("nomos_portal", "NOMOS_PORTAL_OPENSEARCH_USER")
     refused = AuthenticationException(401, "security_exception", {"error": {"reason": "Authentication failed"}})
-    denied = access_error(refused, "search", both.for_portal())
+    denied = access_error(refused, "search", both.for_portal().cluster)
     assert "user 'nomos_portal' (401)" in str(denied) and "NOMOS_PORTAL_OPENSEARCH_PASSWORD(_FILE)" in str(denied)
     with pytest.raises(ConfigError, match=r"^NOMOS_PORTAL_OPENSEARCH_PASSWORD_FILE=.*missing: cannot read it"):
-        password_of(both.for_portal())
+        password_of(both.for_portal().cluster)
     alone = Settings.from_env({"NOMOS_PORTAL_OPENSEARCH_USER": "nomos_portal"}).for_portal()
     with pytest.raises(ConfigError, match="NOMOS_PORTAL_OPENSEARCH_USER=nomos_portal has no password"):
-        password_of(alone)
+        password_of(alone.cluster)
     (tmp_path / "missing").write_text("b\n")
     app = create_app(both.with_overrides(opensearch_url="http://127.0.0.1:9", allowed_hosts=("testserver",)))
     transport = app.state.portal.searcher.transport
@@ -403,10 +403,10 @@ def test_refusals_name_the_user_status_and_reason():
 
     settings = Settings(opensearch_user="nomos_portal")
     body = {"error": {"root_cause": [{"type": "security_exception", "reason": "no permissions for [indices:admin/delete]"}]}}
-    denied = access_error(AuthorizationException(403, "security_exception", body), "delete", settings)
+    denied = access_error(AuthorizationException(403, "security_exception", body), "delete", settings.cluster)
     assert isinstance(denied, AccessDenied) and denied.status == 403
     assert "'nomos_portal'" in str(denied) and "indices:admin/delete" in str(denied)
-    headless = access_error(AuthorizationException(403, "", None), "exists", settings)  # a HEAD: no body
+    headless = access_error(AuthorizationException(403, "", None), "exists", settings.cluster)  # a HEAD: no body
     assert str(headless).startswith("exists: user 'nomos_portal' may not do this (403): the user's role")
     assert access_error(AuthenticationException(401, "", None), "info", None).status == 401
-    assert access_error(NotFoundError(404, "index_not_found_exception", {}), "search", settings) is None
+    assert access_error(NotFoundError(404, "index_not_found_exception", {}), "search", settings.cluster) is None

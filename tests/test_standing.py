@@ -74,26 +74,26 @@ def repealed_index(cluster, tmp_path_factory):
     try:
         yield settings
     finally:
-        make_client(settings).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
+        make_client(settings.cluster).indices.delete(index=f"{settings.index_alias}*", ignore_unavailable=True)
 
 
 @pytest.mark.integration
 def test_a_repealed_article_is_listed_after_those_in_force_and_marked(repealed_index):
     from nomos.opensearch.client import make_client
     from nomos.retrieval.registry import MethodOptions, make_retriever
-    from nomos.stages.searching import Searcher, SearchRequest
+    from nomos.stages.searching import SearchRequest, SearchStage
 
-    bm25 = make_retriever(repealed_index, "bm25", make_client(repealed_index), MethodOptions())
+    bm25 = make_retriever(repealed_index, "bm25", make_client(repealed_index.cluster), MethodOptions())
     assert [h.doc_id for h in bm25.search(WORDS_46, 10)][:2] == ["PK::46", "PK::49"]  # the method ranks it first
-    page = Searcher(repealed_index).search(SearchRequest(WORDS_46, "bm25", 10))
+    page = SearchStage(repealed_index).search(SearchRequest(WORDS_46, "bm25", 10))
     ids = [h.doc_id for h in page.hits]
     assert ids.index("PK::49") < ids.index("PK::46") and ids[-1] == "PK::46" and page.repealed == 1
     assert page.standing_of("PK::46") == Standing("repealed", (REPEALS_46,))
     assert page.standing_of("PK::49") == IN_FORCE
-    theft = Searcher(repealed_index).search(SearchRequest("κλοπή με διάρρηξη", "bm25", 10))
+    theft = SearchStage(repealed_index).search(SearchRequest("κλοπή με διάρρηξη", "bm25", 10))
     assert theft.standing_of("PK::372") == Standing("amended", ("N_4855_2021::86",))
     # named outright, it stays where the person asked for it, marked all the same
-    named = Searcher(repealed_index).search(SearchRequest("άρθρο 46 ΠΚ", "bm25", 10))
+    named = SearchStage(repealed_index).search(SearchRequest("άρθρο 46 ΠΚ", "bm25", 10))
     assert named.hits[0].doc_id == "PK::46" and named.standing_of("PK::46").repealed
 
 

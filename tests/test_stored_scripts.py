@@ -20,7 +20,7 @@ pytestmark = pytest.mark.integration
 
 
 def test_the_open_node_refuses_inline_scripts_and_holds_the_projects_own(shared_bm25_index) -> None:
-    client = make_client(shared_bm25_index)
+    client = make_client(shared_bm25_index.cluster)
     for script in SCRIPTS:  # stored by `server start` (and by `index`)
         stored = client.get_script(id=script.id)
         assert stored["found"] and stored["script"]["source"] == script.source, script.id
@@ -34,7 +34,7 @@ def test_a_page_over_a_ranking_keeps_its_order_through_the_stored_script(shared_
     ranked = [Hit("AK::914", 3.0), Hit("PK::372", 2.0), Hit("PK::386", 1.0)]  # not BM25's order of anything
     body = ranking_page_body(ranked, "κλοπή", 3, {})
     assert "source" not in body["query"]["script_score"]["script"]
-    resp = make_transport(shared_bm25_index).search(shared_bm25_index.index_alias, body)
+    resp = make_transport(shared_bm25_index.cluster).search(shared_bm25_index.index_alias, body)
     assert [h.doc_id for h in faceted_page(resp, 3).hits] == ["AK::914", "PK::372", "PK::386"]
 
 
@@ -42,5 +42,5 @@ def test_a_script_the_cluster_lacks_says_how_to_store_them(shared_bm25_index) ->
     missing = StoredScript("not-stored", "painless", "params.never_stored", "score")
     body = {"query": {"script_score": {"query": {"match_all": {}}, "script": missing.ref({})}}}
     with pytest.raises(SearchError, match=missing.id) as err:
-        make_transport(shared_bm25_index).search(shared_bm25_index.index_alias, body, what="a page")
+        make_transport(shared_bm25_index.cluster).search(shared_bm25_index.index_alias, body, what="a page")
     assert err.value.hint == MISSING_SCRIPT_HINT

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.integration
 
 @pytest.fixture
 def transport(os_settings) -> Transport:
-    return make_transport(os_settings)
+    return make_transport(os_settings.cluster)
 
 
 def test_a_missing_index_is_index_not_found_with_status_404(transport, os_settings):
@@ -60,7 +60,7 @@ def test_one_bad_msearch_item_names_its_label(transport, client, os_settings):
 
 def test_nothing_listening_is_cluster_unavailable_after_the_retry_window(os_settings):
     settings = os_settings.with_overrides(http_port=free_port(), retry_seconds=1.0)
-    transport = make_transport(settings)
+    transport = make_transport(settings.cluster)
     started = time.monotonic()
     with pytest.raises(ClusterUnavailable) as err:
         transport.search("anything", {"query": {"match_all": {}}})
@@ -80,7 +80,7 @@ def test_our_own_exceptions_pass_through_the_transport_unchanged(transport):
 
 def test_retrievers_take_a_transport_only_and_raise_typed_errors(os_settings, client, tmp_path):
     index_dataset(os_settings, load_beir(write_beir(tmp_path / "mini")))
-    shared = make_transport(os_settings, client)
+    shared = make_transport(os_settings.cluster, client)
     over_client = make_retriever(os_settings, "bm25", client)
     over_transport = make_retriever(os_settings, "bm25", shared)
     query = "κλοπή ξένου κινητού πράγματος"
@@ -108,5 +108,5 @@ def test_the_search_client_does_not_retry_underneath():
     from nomos.settings import Settings
 
     settings = Settings.from_env()
-    assert make_client(settings).transport.max_retries == 0
-    assert make_client(settings, retries=3).transport.max_retries == 3
+    assert make_client(settings.cluster).transport.max_retries == 0
+    assert make_client(settings.cluster, retries=3).transport.max_retries == 3

@@ -70,7 +70,7 @@ def _access_denied(exc: Exception, settings: Any) -> NomosError | None:  # Setti
         return None
     from nomos.opensearch.client import access_error
 
-    return access_error(exc, "OpenSearch refused the request", settings if hasattr(settings, "opensearch_user") else None)
+    return access_error(exc, "OpenSearch refused the request", getattr(settings, "cluster", None))
 
 
 def _take_global_options(cmd: click.Command) -> None:

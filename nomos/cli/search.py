@@ -136,9 +136,9 @@ def _print_then(hits: Any, then: dict[str, dict[str, Any]], when: str) -> None:
 
 def explain_query(settings: Settings, query: str, method: str, options: Any) -> dict[str, Any]:
     """How ``method`` read ``query`` (the search stage's own retriever, so the answer is the ranking's)."""
-    from nomos.stages.searching import Searcher
+    from nomos.stages.searching import SearchStage
 
-    return Searcher(settings).reading(query, method, options)
+    return SearchStage(settings).reading(query, method, options)
 
 
 def run_query(settings: Settings, query: str, method: str | None, k: int, options: Any) -> Any:

@@ -122,13 +122,16 @@ def start(cfg: LocalLLMConfig, timeout: float = 300.0) -> ServerStatus:
     cfg.pid_file.write_text(f"{proc.pid}\n")
     cfg.record_file.write_text(json.dumps({"pid": proc.pid, "gguf": str(gguf), "port": cfg.port, "ctx": cfg.ctx,
                                            "threads": cfg.threads, "started": time.time()}, indent=1))
-    return _wait_healthy(cfg, proc.pid, timeout)
+    return _wait_healthy(cfg, proc.pid, timeout, proc)
 
 
-def _wait_healthy(cfg: LocalLLMConfig, pid: int | None, timeout: float) -> ServerStatus:
+def _wait_healthy(cfg: LocalLLMConfig, pid: int | None, timeout: float,
+                  proc: subprocess.Popen[bytes] | None = None) -> ServerStatus:
+    """Wait for the server to answer. Our own child (``proc``) is watched through ``poll()``: until it has exec'd
+    the server, its command line is still ours, so ``_alive`` would call a busy machine's slow start an exit."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if pid is None or not _alive(pid):
+        if (proc.poll() is not None) if proc is not None else (pid is None or not _alive(pid)):
             _forget(cfg)
             raise LocalLLMError(f"the local LLM server exited while loading; last lines of {cfg.log_file}:\n{_log_tail(cfg)}")
         st = status(cfg)

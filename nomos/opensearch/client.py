@@ -13,7 +13,7 @@ from opensearchpy.serializer import JSONSerializer
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_before_delay, wait_exponential
 
 from nomos.errors import AccessDenied, ClusterError, ClusterUnavailable, ConfigError
-from nomos.settings import Settings
+from nomos.opensearch.settings import ClusterSettings
 
 T = TypeVar("T")
 __all__ = ["INDEXING_RETRIES", "ClusterUnavailable", "cluster_version", "is_transient", "make_client", "retrying"]
@@ -45,7 +45,7 @@ class FastJSON(JSONSerializer):
             raise SerializationError(s, exc) from exc
 
 
-def make_client(settings: Settings, pool_maxsize: int | None = None, retries: int = 0) -> OpenSearch:
+def make_client(settings: ClusterSettings, pool_maxsize: int | None = None, retries: int = 0) -> OpenSearch:
     """A client for ``settings.url``.
 
     ``retries``: how often opensearch-py itself re-sends a request that failed to connect or timed out. 0 by
@@ -98,7 +98,7 @@ def bound_searches(client: OpenSearch, seconds: float) -> OpenSearch:
     return client
 
 
-def connection_options(settings: Settings) -> dict[str, Any]:
+def connection_options(settings: ClusterSettings) -> dict[str, Any]:
     """opensearch-py's TLS and authentication arguments for ``settings``.
 
     https: certificates are always verified, against ``opensearch_ca`` (else a secured local node's own CA, else
@@ -123,7 +123,7 @@ def connection_options(settings: Settings) -> dict[str, Any]:
     return opts
 
 
-def password_of(settings: Settings) -> str:
+def password_of(settings: ClusterSettings) -> str:
     """The password of ``opensearch_user``: NOMOS_OPENSEARCH_PASSWORD, else the first line of
     NOMOS_OPENSEARCH_PASSWORD_FILE (what a secured local node writes, 0600); messages name the portal's variables
     (NOMOS_PORTAL_OPENSEARCH_*) for the portal's account."""
@@ -144,7 +144,7 @@ def password_of(settings: Settings) -> str:
     return lines[0].strip()
 
 
-def sigv4_auth(settings: Settings) -> Any:  # opensearchpy.AWSV4SignerAuth
+def sigv4_auth(settings: ClusterSettings) -> Any:  # opensearchpy.AWSV4SignerAuth
     """opensearch-py's SigV4 signer over boto3's credential chain (environment, profile, instance role), for
     Amazon OpenSearch Service (``aws_service`` "es") or Serverless ("aoss"). boto3 is imported only here."""
     if not settings.aws_region:
@@ -183,10 +183,10 @@ def reason_of(error: Any) -> str:  # OpenSearch's error bodies are free-form JSO
     return str(error) if error else ""
 
 
-def access_error(exc: BaseException, what: str, settings: Settings | None = None, user: str = "",
+def access_error(exc: BaseException, what: str, settings: ClusterSettings | None = None, user: str = "",
                  variable: str = "NOMOS_OPENSEARCH_USER") -> ClusterError | None:
     """The clear error for a request the cluster refused for who sent it (401, 403) or whose TLS certificate
-    could not be verified; None for every other failure. ``settings`` (:meth:`Settings.opensearch_identity`) or
+    could not be verified; None for every other failure. ``settings`` (:meth:`ClusterSettings.opensearch_identity`) or
     ``user`` and the ``variable`` that names it say whose credentials failed (a 401 said "no NOMOS_OPENSEARCH_USER"
     while the portal's user was set, or named the indexer's: the portal's identity was not passed on)."""
     if settings is not None and not user:
@@ -211,7 +211,7 @@ def access_error(exc: BaseException, what: str, settings: Settings | None = None
 INDEXING_RETRIES = 3
 
 
-def cluster_version(client: OpenSearch, settings: Settings) -> str:
+def cluster_version(client: OpenSearch, settings: ClusterSettings) -> str:
     """The server's version number; fails with a hint when nothing answers."""
     try:
         return str(client.info()["version"]["number"])
@@ -244,7 +244,7 @@ def is_transient(exc: BaseException) -> bool:
 def retrying(call: Callable[[], T], seconds: float = 120.0, first_wait: float = 0.5, max_wait: float = 8.0,
              on_retry: Callable[[int, Exception], None] | None = None) -> T:
     """Run ``call``; on a transient error (:func:`is_transient`) wait with exponential backoff (``first_wait``,
-    doubling, at most ``max_wait``) and try again, for at most ``seconds`` (``Settings.retry_seconds``): a retry whose
+    doubling, at most ``max_wait``) and try again, for at most ``seconds`` (``ClusterSettings.retry_seconds``): a retry whose
     wait would end past the deadline is not made, and the last error is raised as it is.
 
     ``on_retry(n, exc)`` is called before the n-th retry's wait (the retrievers count retries with it).

@@ -28,8 +28,8 @@ from opensearchpy.exceptions import ConnectionTimeout, TransportError
 
 from nomos.errors import ClusterError, ClusterUnavailable, IndexNotFound, SearchCancelled, SearchError
 from nomos.opensearch.client import RETRY_STATUSES, access_error, make_client, reason_of, retrying
+from nomos.opensearch.settings import ClusterSettings
 from nomos.opensearch.stored_scripts import MISSING_SCRIPT_HINT
-from nomos.settings import Settings
 
 T = TypeVar("T")
 
@@ -91,7 +91,7 @@ class Transport:
     retry_seconds: float = 120.0
     url: str = ""
     unavailable_hint: str = UNAVAILABLE_HINT
-    user: str = ""  # who the client sends as: a 401 or 403 names it (Settings.opensearch_identity)
+    user: str = ""  # who the client sends as: a 401 or 403 names it (ClusterSettings.opensearch_identity)
     user_variable: str = "NOMOS_OPENSEARCH_USER"  # the variable that names that user (the portal's has its own)
     first_wait: float = 0.5
     max_wait: float = 8.0
@@ -192,11 +192,11 @@ def require_transport(target: object, who: str) -> Transport:
     out a long retry inside its page deadline because a helper built its own transport)."""
     if not isinstance(target, Transport):
         raise TypeError(f"{who} takes a nomos Transport, got {type(target).__name__}: "
-                        "make_transport(settings, client) builds one with the settings' retries")
+                        "make_transport(settings.cluster, client) builds one with the settings' retries")
     return target
 
 
-def make_transport(settings: Settings, client: OpenSearch | Transport | None = None, pool_maxsize: int | None = None) -> Transport:
+def make_transport(settings: ClusterSettings, client: OpenSearch | Transport | None = None, pool_maxsize: int | None = None) -> Transport:
     """The transport for ``settings`` (its cluster, ``retry_seconds`` and the hint that fits a local node or a
     configured URL), over ``client`` where the caller already has one (one client per command or portal)."""
     if isinstance(client, Transport):

@@ -1,6 +1,6 @@
 """The portal's web application: a Greek search page, article pages and a JSON API with an OpenAPI description.
 
-``create_app(settings)`` builds everything from one :class:`Settings`: the :class:`Portal` state on
+``create_app(settings)`` builds everything from one :class:`~nomos.portal.settings.PortalConfig`: the :class:`Portal` state on
 ``app.state.portal`` (no globals; routes get it with ``Depends(get_portal)``), the routers (pages, API,
 judgments), the error handlers and the security headers. ``serve`` runs it with uvicorn (``cli.py serve``).
 """
@@ -32,9 +32,9 @@ from nomos.portal.links import article_url, make_templates, search_url
 from nomos.portal.params import Method
 from nomos.portal.ratelimit import RateLimited, RateLimits
 from nomos.portal.service import Portal
+from nomos.portal.settings import PortalConfig, PortalSettings
 from nomos.portal.web import error_response, retry_after
 from nomos.safe_text import escape_controls
-from nomos.settings import Settings
 
 __all__ = ["Method", "SECURITY_HEADERS", "article_url", "create_app", "search_url", "serve"]
 
@@ -136,7 +136,7 @@ def quiet_client_log() -> None:
 
 
 # ------------------------------------------------------------------------------------------------ the app
-def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 4) -> FastAPI:
+def create_app(settings: PortalConfig, llm_deadline: float = 90.0, llm_slots: int = 4) -> FastAPI:
     """The portal for ``settings`` (its cluster and index alias, LLM endpoint if any).
 
     Searches do not wait out a restarting node as ``eval`` does (``retry_seconds``): a person at the page gets a
@@ -159,7 +159,7 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
     settings = settings.for_portal()
     # after the node refuses that account (401), nothing is sent as it for a while (nomos.portal.credentials)
     app.state.credentials = CredentialBackoff(*settings.opensearch_identity())
-    client = app.state.credentials.guard(make_client(settings, pool_maxsize=32, retries=0))
+    client = app.state.credentials.guard(make_client(settings.cluster, pool_maxsize=32, retries=0))
     app.state.portal = Portal(settings, client, llm_deadline=llm_deadline, llm_slots=llm_slots)
     app.state.templates = make_templates()
     app.state.proxies = Proxies(settings.trusted_proxies, settings.user_header, settings.proxy_secret)
@@ -184,15 +184,15 @@ def create_app(settings: Settings, llm_deadline: float = 90.0, llm_slots: int = 
 SETTINGS_ENV = "NOMOS_PORTAL_SETTINGS"
 
 
-def settings_to_env(settings: Settings, **extra: Any) -> str:
-    """Settings as JSON, for uvicorn worker processes (they import the app by name and rebuild it)."""
+def settings_to_env(settings: PortalConfig, **extra: Any) -> str:
+    """The settings as JSON, for uvicorn worker processes (they import the app by name and rebuild it)."""
     return json.dumps({"settings": settings.model_dump(mode="json"), **extra})
 
 
 def app_from_env() -> FastAPI:
     """Factory for uvicorn workers: ``portal.app:app_from_env`` with the settings ``serve`` put in the environment."""
     raw = json.loads(os.environ[SETTINGS_ENV])
-    return create_app(Settings(**raw["settings"]), llm_deadline=raw.get("llm_deadline", 90.0))
+    return create_app(PortalConfig(**raw["settings"]), llm_deadline=raw.get("llm_deadline", 90.0))
 
 
 class WithoutQueryString(logging.Filter):
@@ -219,7 +219,7 @@ class EscapedControls(logging.Filter):
         return True
 
 
-def log_config(settings: Settings) -> dict[str, Any]:
+def log_config(settings: PortalSettings) -> dict[str, Any]:
     """uvicorn's logging configuration: both its handlers filtered by :class:`EscapedControls`, and its access
     handler by :class:`WithoutQueryString` too unless ``NOMOS_LOG_QUERIES`` is on (the filters travel in the
     configuration, so every worker process applies them)."""
@@ -236,7 +236,7 @@ def log_config(settings: Settings) -> dict[str, Any]:
     return config
 
 
-def server_options(settings: Settings, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info"
+def server_options(settings: PortalSettings, host: str = "127.0.0.1", port: int = 8000, log_level: str = "info"
                    ) -> dict[str, Any]:
     """uvicorn's options for the portal: its logging, no proxy headers of uvicorn's own (the portal decides whom it
     believes: :mod:`nomos.portal.identity`), no Server header, and the bounded httptools protocol (request heads,
@@ -251,12 +251,12 @@ def server_options(settings: Settings, host: str = "127.0.0.1", port: int = 8000
 KEEP_ALIVE_SECONDS = 5  # uvicorn's default, said here: an idle kept-alive connection is closed after it
 
 
-def serve(settings: Settings, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, llm_deadline: float = 90.0,
+def serve(settings: PortalConfig, host: str = "127.0.0.1", port: int = 8000, workers: int = 1, llm_deadline: float = 90.0,
           log_level: str = "info") -> None:
     """Run the portal with uvicorn (``workers`` processes; one process when 1)."""
     import uvicorn
 
-    common = server_options(settings, host, port, log_level)
+    common = server_options(settings.portal, host, port, log_level)
     if workers <= 1:
         uvicorn.run(create_app(settings, llm_deadline=llm_deadline), **common)
         return

@@ -1,5 +1,5 @@
 """The portal's state and what its pages ask of the packages: a search (through the same
-:class:`~nomos.stages.searching.Searcher` as ``cli.py search``), an article page, the methods on offer and the
+:class:`~nomos.stages.searching.SearchStage` as ``cli.py search``), an article page, the methods on offer and the
 node's health. Plain synchronous methods; the routes run them in worker threads (:func:`nomos.portal.web.run`).
 """
 
@@ -14,6 +14,7 @@ from opensearchpy import OpenSearch
 from nomos.errors import ClusterError
 from nomos.legal.inforce.versions import Version
 from nomos.opensearch.transport import Transport
+from nomos.portal.settings import PortalConfig
 from nomos.retrieval.articles import Article, ArticleRef, article_page
 from nomos.retrieval.direct import by_id
 from nomos.retrieval.graph import ArticleGraph, article_graph, law_contents
@@ -25,8 +26,8 @@ from nomos.retrieval.in_force import (
     versions_of_many,
 )
 from nomos.retrieval.registry import BEST_WITH_VECTORS, best_method, portal_methods
-from nomos.settings import Settings
-from nomos.stages.searching import MethodUnavailable, Searcher, SearchPage, SearchRequest
+from nomos.stages.searching import MethodUnavailable, SearchPage, SearchRequest, SearchStage
+from nomos.stages.settings import StageSettings
 
 # The methods a person can choose (the registry's portal methods), in the order the page lists them, with their
 # Greek labels.
@@ -38,19 +39,19 @@ __all__ = ["METHOD_LABELS", "MethodUnavailable", "Portal"]
 @dataclass
 class Portal:
     """The portal's state, kept on ``app.state.portal`` (routes get it with ``Depends(get_portal)``): settings,
-    the one OpenSearch client and its :class:`Searcher`, and the LLM methods' deadline and slots (LLM searches
+    the one OpenSearch client and its :class:`SearchStage`, and the LLM methods' deadline and slots (LLM searches
     run on a few threads of their own, so a slow LLM never holds up BM25 pages)."""
 
-    settings: Settings
+    settings: PortalConfig
     client: OpenSearch
     llm_deadline: float = 90.0
     llm_slots: int = 4
     deadline: float = field(init=False)  # every other request's, from settings.portal_deadline_seconds
-    searcher: Searcher = field(init=False, repr=False)
+    searcher: SearchStage = field(init=False, repr=False)
     llm_limiter: anyio.CapacityLimiter = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.searcher = Searcher(self.settings, self.client, offered=METHOD_LABELS)
+        self.searcher = SearchStage(self.settings, self.client, offered=METHOD_LABELS)
         self.client = self.searcher.client
         self.llm_limiter = anyio.CapacityLimiter(self.llm_slots)
         self.deadline = self.settings.portal_deadline_seconds
@@ -68,7 +69,7 @@ class Portal:
     def laws(self) -> dict[str, str]:
         return self.searcher.laws()
 
-    def llm_settings(self) -> Settings:
+    def llm_settings(self) -> StageSettings:
         return self.searcher.llm_settings()
 
     @property

@@ -8,7 +8,6 @@ from typing import Any
 
 from nomos.mappings import normalization_pipeline, pipeline_name, rrf_pipeline
 from nomos.retrieval.head_fusion import DEFAULT_ADMIT, DEFAULT_HEAD
-from nomos.settings import DEFAULT_FUSION_WEIGHTS
 
 # (bm25, knn). Equal weights fell short of kNN alone on the stand-in (Recall@100 0.500 vs 0.597): at 0.5/0.5 the
 # fused top 100 is roughly each clause's top 50, so a clause that finds 6 of 38 relevant articles displaces the
@@ -17,7 +16,18 @@ from nomos.settings import DEFAULT_FUSION_WEIGHTS
 # keeps a tenth of the say.
 # With an embedder no stronger than BM25 (the paper's BM25 ~ EmbeddingGemma), rerun the study and set
 # NOMOS_FUSION_WEIGHTS or --weights.
-DEFAULT_WEIGHTS: tuple[float, float] = DEFAULT_FUSION_WEIGHTS
+DEFAULT_WEIGHTS: tuple[float, float] = (0.1, 0.9)
+
+
+def parse_weights(raw: str) -> tuple[float, float]:
+    """"0.1,0.9" -> (0.1, 0.9): the BM25 and kNN weights of hybrid fusion (non-negative, not both zero)."""
+    try:
+        w = tuple(float(x) for x in raw.split(","))
+    except ValueError:
+        raise ValueError(f"weights must be two numbers like 0.1,0.9 (BM25,kNN), got {raw!r}") from None
+    if len(w) != 2 or min(w) < 0 or sum(w) <= 0:
+        raise ValueError(f"weights must be two non-negative numbers, not both zero (BM25,kNN), got {raw!r}")
+    return (w[0], w[1])
 
 # hybrid keeps kNN's pool (never below kNN's Recall@k), its top FusionConfig.head ordered by RRF (bench/pool_study.py,
 # docs/history/benchmarks-diary.md "Pool fusion");

@@ -19,15 +19,16 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
-
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, Template
+from typing import TYPE_CHECKING, Any
 
 from nomos.errors import ConfigError
-from nomos.settings import PROMPT_SETS
+
+if TYPE_CHECKING:  # jinja2 is imported when a prompt is rendered: PROMPT_SETS is read at every start-up (settings)
+    from jinja2 import Environment, Template
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 DEFAULT_SET = "neutral"
+PROMPT_SETS = ("neutral", "paper")  # the folders of PROMPTS_DIR (NOMOS_PROMPTS, --prompts)
 NAMES = ("sparse", "dense", "planner_first", "planner_next", "observer", "rerank")
 ROLE_LINES = {
     "Ρόλος: αναδιατυπωτής (λέξεις-κλειδιά).": "sparse",
@@ -47,6 +48,8 @@ def check_set(prompt_set: str) -> str:
 
 @lru_cache(maxsize=len(PROMPT_SETS))
 def _env(prompt_set: str) -> Environment:
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
     return Environment(loader=FileSystemLoader(str(PROMPTS_DIR / prompt_set)), undefined=StrictUndefined,
                        trim_blocks=True, lstrip_blocks=True, autoescape=False, keep_trailing_newline=False)
 

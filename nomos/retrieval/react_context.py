@@ -20,9 +20,14 @@ import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
+
+from nomos.retrieval.llm.settings import LLMSettings
+
+if TYPE_CHECKING:
+    from nomos.retrieval.settings import SearchSettings
 
 log = logging.getLogger(__name__)
 
@@ -97,25 +102,25 @@ class ServerTokenizer:
         return None
 
 
-def is_local_endpoint(settings: Any) -> bool:
+def is_local_endpoint(settings: LLMSettings) -> bool:
     """True when the LLM endpoint is the local server (``cli.py llm start`` on 127.0.0.1:NOMOS_LLM_PORT)."""
     url = (settings.llm_base_url or "").rstrip("/")
-    port = getattr(settings, "llm_port", None)
+    port = settings.llm_port
     return bool(url and port) and url in (f"http://127.0.0.1:{port}/v1", f"http://localhost:{port}/v1")
 
 
-def reply_room(settings: Any) -> int:
+def reply_room(settings: LLMSettings) -> int:
     """Tokens kept free for a reply: NOMOS_LLM_REPLY_ROOM, or NOMOS_LLM_MAX_TOKENS where that is larger."""
     return max(int(settings.llm_reply_room), int(settings.llm_max_tokens or 0))
 
 
-def observer_budget(settings: Any) -> int | None:
+def observer_budget(settings: SearchSettings) -> int | None:
     """NOMOS_REACT_OBSERVER_BUDGET when set; else the local server's context less the reply's room when the
     endpoint is the local server; else None (ReActConfig's default, sized for large hosted contexts)."""
-    if settings.react_observer_budget:
-        return int(settings.react_observer_budget)
-    if is_local_endpoint(settings):
-        return max(256, int(settings.llm_ctx) - reply_room(settings))
+    if settings.retrieval.react_observer_budget:
+        return int(settings.retrieval.react_observer_budget)
+    if is_local_endpoint(settings.llm):
+        return max(256, int(settings.llm.llm_ctx) - reply_room(settings.llm))
     return None
 
 

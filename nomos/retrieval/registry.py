@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from nomos.retrieval.base import Retriever
     from nomos.retrieval.bm25 import BM25Retriever
     from nomos.retrieval.knn import KnnRetriever
-    from nomos.settings import Settings
+    from nomos.retrieval.settings import SearchSettings, SearchSettingsT
     from nomos.vectors.cache import VectorCache
     from nomos.vectors.encoders import Encoder
 
@@ -63,7 +63,7 @@ class MethodOptions:
 OPTION_NAMES = ("analysis", "embedder", "exact", "ef_search", "fusion", "fusion_where", "highlight", "filters",
                 "question_weight", "question_boost")
 
-Factory = Callable[["Settings", "Transport", MethodOptions], "Retriever"]
+Factory = Callable[["SearchSettings", "Transport", MethodOptions], "Retriever"]
 
 
 @dataclass(frozen=True)
@@ -85,25 +85,25 @@ class MethodSpec:
 
 
 # --------------------------------------------------------------------------------------------------- helpers
-def encoder_for(settings: Settings, spec: str) -> Encoder:
+def encoder_for(settings: SearchSettings, spec: str) -> Encoder:
     """Build an encoder with the endpoint settings (only ``openai:`` specs use them)."""
     from nomos.vectors.encoders import make_encoder
 
     return make_encoder(spec, base_url=settings.embed_base_url, api_key=settings.embed_api_key)
 
 
-def vector_cache(settings: Settings) -> VectorCache:
+def vector_cache(settings: SearchSettings) -> VectorCache:
     from nomos.vectors.cache import VectorCache
 
     return VectorCache(settings.cache_dir / "embeddings.sqlite")
 
 
-def _fusion(settings: Settings, fusion: FusionConfig) -> FusionConfig:
+def _fusion(settings: SearchSettings, fusion: FusionConfig) -> FusionConfig:
     """Weights left unset take the settings' (NOMOS_FUSION_WEIGHTS), so CLI, portal and benchmarks agree."""
     return fusion if fusion.weights is not None else replace(fusion, weights=settings.fusion_weights)
 
 
-def _bm25(settings: Settings, transport: Transport, options: MethodOptions, *, for_llm: bool = False) -> BM25Retriever:
+def _bm25(settings: SearchSettings, transport: Transport, options: MethodOptions, *, for_llm: bool = False) -> BM25Retriever:
     from nomos.retrieval.bm25 import BM25Retriever
     from nomos.retrieval.case_reading import DEFAULT_QUESTION_BOOST
 
@@ -115,7 +115,7 @@ def _bm25(settings: Settings, transport: Transport, options: MethodOptions, *, f
                          filters=options.filters, search_type=settings.search_type, question_boost=boost)
 
 
-def _knn(settings: Settings, transport: Transport, options: MethodOptions) -> KnnRetriever:
+def _knn(settings: SearchSettings, transport: Transport, options: MethodOptions) -> KnnRetriever:
     from nomos.retrieval.case_reading import DEFAULT_QUESTION_WEIGHT
     from nomos.retrieval.knn import KnnRetriever
 
@@ -130,37 +130,37 @@ def _knn(settings: Settings, transport: Transport, options: MethodOptions) -> Kn
     )
 
 
-def _llm_client_pool(settings: Settings) -> Transport:
+def _llm_client_pool(settings: SearchSettings) -> Transport:
     """LLM methods run queries concurrently and search from threads: a connection pool that size (make_client's
     default pool keeps one connection, so every concurrent request would open and drop a new one)."""
     from nomos.opensearch.transport import make_transport
 
-    return make_transport(settings, pool_maxsize=max(settings.llm_concurrency, 1) + 4)
+    return make_transport(settings.cluster, pool_maxsize=max(settings.llm_concurrency, 1) + 4)
 
 
 # --------------------------------------------------------------------------------------------------- factories
-def _build_bm25(settings: Settings, transport: Transport, options: MethodOptions) -> Retriever:
+def _build_bm25(settings: SearchSettings, transport: Transport, options: MethodOptions) -> Retriever:
     return _bm25(settings, transport, options)
 
 
-def _build_bm25_prf(settings: Settings, transport: Transport, options: MethodOptions) -> Retriever:
+def _build_bm25_prf(settings: SearchSettings, transport: Transport, options: MethodOptions) -> Retriever:
     from nomos.retrieval.prf import TfidfPrfRetriever
 
     return TfidfPrfRetriever(_bm25(settings, transport, options))
 
 
-def _build_knn(settings: Settings, transport: Transport, options: MethodOptions) -> Retriever:
+def _build_knn(settings: SearchSettings, transport: Transport, options: MethodOptions) -> Retriever:
     return _knn(settings, transport, options)
 
 
-def _build_knn_rocchio(settings: Settings, transport: Transport, options: MethodOptions) -> Retriever:
+def _build_knn_rocchio(settings: SearchSettings, transport: Transport, options: MethodOptions) -> Retriever:
     from nomos.retrieval.prf import RocchioRetriever
 
     return RocchioRetriever(_knn(settings, transport, options))
 
 
 def _fused(kind: str) -> Factory:
-    def build(settings: Settings, transport: Transport, options: MethodOptions) -> Retriever:
+    def build(settings: SearchSettings, transport: Transport, options: MethodOptions) -> Retriever:
         from nomos.retrieval.fusion import FusionRetriever
 
         config = replace(_fusion(settings, options.fusion), kind=kind)
@@ -171,11 +171,11 @@ def _fused(kind: str) -> Factory:
 
 
 def _reform(name: str, sparse: bool, dense: bool) -> Factory:
-    def build(settings: Settings, transport: Transport, options: MethodOptions) -> Retriever:
+    def build(settings: SearchSettings, transport: Transport, options: MethodOptions) -> Retriever:
         from nomos.retrieval.llm import make_llm_client
         from nomos.retrieval.reformulate import ReformRetriever
 
-        llm = make_llm_client(settings, name)
+        llm = make_llm_client(settings.llm, name, settings.llm_cache)
         pool = _llm_client_pool(settings)
         return ReformRetriever(name, llm, bm25=_bm25(settings, pool, options, for_llm=True) if sparse else None,
                                knn=_knn(settings, pool, options) if dense else None,
@@ -185,7 +185,7 @@ def _reform(name: str, sparse: bool, dense: bool) -> Factory:
     return build
 
 
-def react_config(settings: Settings) -> Any:  # ReActConfig, imported lazily
+def react_config(settings: SearchSettings) -> Any:  # ReActConfig, imported lazily
     """ReAct's configuration from the settings: rounds, prompt set, planner limits, and the observer budget (set,
     else the local server's context less the reply's room when that is the endpoint, else ReActConfig's 84k)."""
     from nomos.retrieval.react import ReActConfig
@@ -194,16 +194,16 @@ def react_config(settings: Settings) -> Any:  # ReActConfig, imported lazily
     config = ReActConfig(rounds=settings.react_rounds, concurrency=settings.llm_concurrency, prompts=settings.prompts,
                          planner_kept=settings.react_planner_kept, planner_history=settings.react_planner_history,
                          planner_article_chars=settings.react_planner_article_chars,
-                         local_ctx=settings.llm_ctx if is_local_endpoint(settings) else None)
+                         local_ctx=settings.llm_ctx if is_local_endpoint(settings.llm) else None)
     budget = observer_budget(settings)
     return replace(config, observer_budget=budget) if budget else config
 
 
-def _build_react(settings: Settings, transport: Transport, options: MethodOptions) -> Retriever:
+def _build_react(settings: SearchSettings, transport: Transport, options: MethodOptions) -> Retriever:
     from nomos.retrieval.llm import make_llm_client
     from nomos.retrieval.react import ReActRetriever
 
-    llm = make_llm_client(settings, "react")
+    llm = make_llm_client(settings.llm, "react", settings.llm_cache)
     config = react_config(settings)
     return ReActRetriever(_bm25(settings, _llm_client_pool(settings), options, for_llm=True), llm, config)
 
@@ -266,7 +266,7 @@ def method_spec(method: str) -> MethodSpec:
         raise ConfigError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}") from None
 
 
-def require_llm(settings: Settings, method: str) -> Settings:
+def require_llm(settings: SearchSettingsT, method: str) -> SearchSettingsT:
     """The settings an LLM method runs with: with no endpoint configured, a running local server
     (``cli.py llm start``) fills it in; with neither, fail at once naming the settings. Other methods: unchanged."""
     if not method_spec(method).needs_llm:
@@ -274,10 +274,10 @@ def require_llm(settings: Settings, method: str) -> Settings:
     return _llm_endpoint(settings, method)
 
 
-def _llm_endpoint(settings: Settings, who: str) -> Settings:
-    from nomos.retrieval.llm import LLMNotConfigured, not_configured_message, resolve_llm_settings
+def _llm_endpoint(settings: SearchSettingsT, who: str) -> SearchSettingsT:
+    from nomos.retrieval.llm import LLMNotConfigured, not_configured_message
 
-    settings = resolve_llm_settings(settings)
+    settings = settings.with_llm_endpoint()
     if not (settings.llm_base_url and settings.llm_model):
         raise LLMNotConfigured(not_configured_message(who))
     return settings
@@ -286,7 +286,7 @@ def _llm_endpoint(settings: Settings, who: str) -> Settings:
 RERANKERS = ("llm", "cross-encoder:<model id or folder>", "ltr[:<model path>]")
 
 
-def make_reranker(settings: Settings, spec: str) -> Any:
+def make_reranker(settings: SearchSettings, spec: str) -> Any:
     """The judge a ``--rerank`` value names; unknown values and an LLM judge without an endpoint fail at once."""
     from nomos.retrieval.rerank import CrossEncoderReranker, LLMListwiseReranker
 
@@ -294,7 +294,7 @@ def make_reranker(settings: Settings, spec: str) -> Any:
         from nomos.retrieval.llm import make_llm_client
 
         settings = _llm_endpoint(settings, "--rerank llm")
-        return LLMListwiseReranker(make_llm_client(settings, "--rerank llm"), concurrency=settings.llm_concurrency,
+        return LLMListwiseReranker(make_llm_client(settings.llm, "--rerank llm", settings.llm_cache), concurrency=settings.llm_concurrency,
                                    prompt_set=settings.prompts)
     kind, _, model = spec.partition(":")
     if kind in ("cross-encoder", "ce") and model:
@@ -328,7 +328,7 @@ AMENDMENT_DEFAULTS: dict[str, str] = {}
 RERANK_DEFAULTS: dict[str, str] = {"hybrid": "ltr"}
 
 
-def resolved_options(settings: Settings, options: MethodOptions, method: str | None = None) -> MethodOptions:
+def resolved_options(settings: SearchSettings, options: MethodOptions, method: str | None = None) -> MethodOptions:
     """``options`` with the re-ranker and the amendment stage settled: a ``--rerank`` given wins ("none" turns it
     off), else the settings' (NOMOS_RERANK), else the method's default (RERANK_DEFAULTS); an ``--amendments`` given wins, else NOMOS_AMENDMENTS, else the
     method's default (canonical text, "off" when none). Entry points that name results by their options (eval's
@@ -345,7 +345,7 @@ def resolved_options(settings: Settings, options: MethodOptions, method: str | N
     return options if options.amendments == spec else replace(options, amendments=spec)
 
 
-def learned_ranker(settings: Settings, transport: Transport, first: Retriever, options: MethodOptions) -> Retriever:
+def learned_ranker(settings: SearchSettings, transport: Transport, first: Retriever, options: MethodOptions) -> Retriever:
     """``--rerank ltr[:PATH]``: the learned ranker over ``first``'s pool (:mod:`nomos.retrieval.ltr`), with the
     shipped model or the one at PATH. A missing model or one trained on other features fails here, naming the file;
     an index built before the features fails at the first search (building a retriever asks nothing of the node).
@@ -367,7 +367,7 @@ def learned_ranker(settings: Settings, transport: Transport, first: Retriever, o
                          check=lambda: check_index(transport, index), watch=watch, plain=plain)
 
 
-def make_retriever(settings: Settings, method: str, client: OpenSearch | Transport | None = None,
+def make_retriever(settings: SearchSettings, method: str, client: OpenSearch | Transport | None = None,
                    options: MethodOptions = MethodOptions()) -> Retriever:
     """The retriever for a method name; every entry point (CLI, portal, benchmarks) builds retrievers here.
     With ``options.rerank`` the method's top ``rerank_depth`` is re-ordered by that judge (any method).
@@ -381,7 +381,7 @@ def make_retriever(settings: Settings, method: str, client: OpenSearch | Transpo
     spec = method_spec(method)
     settings = require_llm(settings, method)
     options = resolved_options(settings, options, method)
-    transport = make_transport(settings, client)
+    transport = make_transport(settings.cluster, client)
     first = spec.factory(settings, transport, options)
     amendments = parse_amendments(options.amendments)
     if amendments.active:  # before a re-ranker, so the judge sees the articles the amendments brought

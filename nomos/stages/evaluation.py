@@ -33,8 +33,8 @@ from nomos.retrieval.registry import (
     require_llm,
     resolved_options,
 )
-from nomos.settings import Settings
 from nomos.stages.index_motion import check_still, moving_text
+from nomos.stages.settings import StageSettings
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ def default_run_name(method: str, options: MethodOptions) -> str:
 
 
 def evaluate_method(
-    settings: Settings,
+    settings: StageSettings,
     dataset: Dataset,
     method: str = "bm25",
     analysis: str | None = None,
@@ -148,8 +148,8 @@ def evaluate_method(
     check_judged(dataset)
     spec = method_spec(method)
     settings = require_llm(settings, method)  # a running local LLM server counts
-    client = client or make_client(settings)
-    version = cluster_version(client, settings)
+    client = client or make_client(settings.cluster)
+    version = cluster_version(client, settings.cluster)
     meta = index_meta(client, settings.index_alias)
     check_index_matches(meta, dataset, settings.index_alias)
     moving = check_still(client, settings.index_alias, meta, while_indexing)
@@ -303,7 +303,7 @@ def write_llm_outputs(folder: Path, result: SearchResult, extra: dict[str, Any])
 
 
 def evaluate_repeated(
-    settings: Settings,
+    settings: StageSettings,
     dataset: Dataset,
     method: str,
     repeat: int,
@@ -352,15 +352,15 @@ def evaluate_repeated(
     return summary, outcomes
 
 
-def search_topics(settings: Settings, topics: Mapping[str, str], out: Path, method: str = "bm25", k: int = 100,
+def search_topics(settings: StageSettings, topics: Mapping[str, str], out: Path, method: str = "bm25", k: int = 100,
                   options: MethodOptions | None = None, tag: str | None = None,
                   on_progress: Progress | None = None) -> tuple[Path, int]:
     """Batch search without judgments (Pyserini's ``search --topics … --output run.trec``): every topic through
     the same retriever and ``search_many`` path as :func:`evaluate_method`, written with the same TREC writer as a
     results folder's run.trec. Returns the file and how many lines it holds."""
     settings = require_llm(settings, method)
-    client = make_client(settings)
-    cluster_version(client, settings)
+    client = make_client(settings.cluster)
+    cluster_version(client, settings.cluster)
     options = resolved_options(settings, options or MethodOptions(), method)
     retriever = make_retriever(settings, method, client, options)
     result = retriever.search_many(dict(topics), k, on_progress=on_progress)

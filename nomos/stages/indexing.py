@@ -12,11 +12,11 @@ from nomos.mappings import ANALYZERS, analyzer_chain, articles_index_body
 from nomos.opensearch.client import INDEXING_RETRIES, cluster_version, make_client
 from nomos.opensearch.stored_scripts import store_scripts
 from nomos.retrieval.registry import encoder_for, vector_cache
-from nomos.settings import Settings
+from nomos.stages.settings import StageSettings
 
 
 def index_dataset(
-    settings: Settings,
+    settings: StageSettings,
     dataset: Dataset,
     on_progress: Callable[[int], None] | None = None,
     client: OpenSearch | None = None,
@@ -26,8 +26,8 @@ def index_dataset(
 ) -> IndexReport:
     """Build (or resume) the versioned articles index for ``dataset``, add one vector field per embedder, and
     point the alias at it."""
-    client = client or make_client(settings, retries=INDEXING_RETRIES)
-    cluster_version(client, settings)
+    client = client or make_client(settings.cluster, retries=INDEXING_RETRIES)
+    cluster_version(client, settings.cluster)
     store_scripts(client)  # the searches of this index send the project's scripts by id (stored_scripts)
     body = articles_index_body(settings.bm25_k1, settings.bm25_b, settings.shards, settings.replicas)
     meta = {
@@ -49,16 +49,16 @@ def index_dataset(
     )
 
 
-def index_status(settings: Settings) -> dict[str, str]:
+def index_status(settings: StageSettings) -> dict[str, str]:
     """What ``server status`` says of the index a search would use: the alias and the index behind it, how many
     articles, how far the embedder's vectors are, and which method a search that names none uses now. A missing
     alias says what to run; a cluster that does not answer raises typed (the caller says so)."""
     from nomos.errors import IndexNotFound
     from nomos.retrieval.registry import MethodOptions, resolved_options
     from nomos.stages.search_types import readiness_note
-    from nomos.stages.searching import Searcher, cluster_errors
+    from nomos.stages.searching import SearchStage, cluster_errors
 
-    searcher = Searcher(settings)
+    searcher = SearchStage(settings)
     alias = settings.index_alias
     with cluster_errors(settings, f"the index {alias}"):
         try:

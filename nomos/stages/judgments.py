@@ -29,7 +29,7 @@ from pathlib import Path
 from nomos.eval.runs import atomic_write_text
 from nomos.opensearch import judgments_store as store
 from nomos.opensearch.client import cluster_version, make_client
-from nomos.settings import Settings
+from nomos.stages.settings import StageSettings
 
 
 @dataclass(frozen=True)
@@ -89,13 +89,13 @@ def default_queries_path(qrels: Path) -> Path:
 EXPORT_MODE = 0o600  # issue 47: the export was written 0644, readable by every local account
 
 
-def export_judgments(settings: Settings, out: Path, queries_out: Path | None = None, min_grade: int = 0,
+def export_judgments(settings: StageSettings, out: Path, queries_out: Path | None = None, min_grade: int = 0,
                      user: str | None = None) -> ExportOutcome:
     """Read every judgment of the articles alias (or of one ``user``), aggregate, write qrels and queries."""
     if not 0 <= min_grade <= 2:
         raise ValueError(f"min_grade must be 0, 1 or 2, got {min_grade}")
-    client = make_client(settings)
-    cluster_version(client, settings)  # a clear message when no cluster answers
+    client = make_client(settings.cluster)
+    cluster_version(client, settings.cluster)  # a clear message when no cluster answers
     stored = list(store.all_judgments(client, settings.index_alias, user=user))
     qrels, texts = aggregate(stored)
     kept = {q: {d: g for d, g in docs.items() if g >= min_grade} for q, docs in qrels.items()}

@@ -13,7 +13,7 @@ from nomos.eval.runs import atomic_write_text
 from nomos.ingest.records import Dataset
 from nomos.opensearch.client import make_client
 from nomos.opensearch.results_store import StoredRun, documents, store
-from nomos.settings import Settings
+from nomos.stages.settings import StageSettings
 
 
 def is_run_file(spec: str) -> bool:
@@ -112,9 +112,9 @@ def read_traces(folder: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def store_results(settings: Settings, folder: Path, dataset: Dataset, client: OpenSearch | None = None) -> dict[str, int]:
+def store_results(settings: StageSettings, folder: Path, dataset: Dataset, client: OpenSearch | None = None) -> dict[str, int]:
     """Push one results folder into the result indices (``<results_prefix>-per-query`` …) for Dashboards."""
-    client = client or make_client(settings)
+    client = client or make_client(settings.cluster)
     run, areas = stored_run(folder, {q.id: q.area or q.meta.get("area", "") for q in dataset.queries})
     docs = documents(run, dataset.qrels, areas, {a.id: a.source for a in dataset.articles}, read_traces(folder))
     return store(client, settings.results_prefix, docs)

@@ -81,7 +81,7 @@ class Kept(Generic[T]):
 
 @dataclass(frozen=True)
 class SearchRequest:
-    """One query. ``method`` None: the best the index serves (:meth:`Searcher.default_method`). ``source`` and
+    """One query. ``method`` None: the best the index serves (:meth:`SearchStage.default_method`). ``source`` and
     ``area`` filter the hits (not the facets). ``facets`` False: the hits only (the command line)."""
 
     query: str

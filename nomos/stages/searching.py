@@ -1,6 +1,6 @@
 """The search stage: one query answered the same way for ``cli.py search`` and for the portal's pages and API.
 
-A :class:`Searcher` holds one OpenSearch client, the LLM settings (resolved once: a running local server is
+A :class:`SearchStage` holds one OpenSearch client, the LLM settings (resolved once: a running local server is
 probed at most once per ``KEEP_S``), and the retrievers it built, keyed by method and options. ``search`` takes a
 :class:`SearchRequest` and returns a :class:`SearchPage`: the hits with titles and snippets, the legal-source and
 legal-area facets, the total, the time taken, the method used (and whether it was the index's default), a ReAct
@@ -46,7 +46,7 @@ from nomos.retrieval.case_reading import explain_reading
 from nomos.retrieval.decorate import decorate
 from nomos.retrieval.direct import NameReading, look_up
 from nomos.retrieval.knn import FACET_DEPTH, VectorReadiness, index_has_vectors, vector_readiness
-from nomos.retrieval.llm import not_configured_message, resolve_llm_settings
+from nomos.retrieval.llm import not_configured_message
 from nomos.retrieval.marks import with_own_marks
 from nomos.retrieval.pages import facet_aggs, read_facets
 from nomos.retrieval.registry import (
@@ -58,22 +58,22 @@ from nomos.retrieval.registry import (
     resolved_options,
 )
 from nomos.retrieval.standing import demote_repealed, hits_standing
-from nomos.settings import Settings
 from nomos.stages.query_cost import query_words
 from nomos.stages.search_types import KEEP_S, Kept, MethodUnavailable, SearchPage, SearchRequest, readiness_note
+from nomos.stages.settings import StageSettings
 
-__all__ = ["FILTER_DEPTH", "KEEP_S", "Kept", "MethodUnavailable", "SearchPage", "SearchRequest", "Searcher",
+__all__ = ["FILTER_DEPTH", "KEEP_S", "Kept", "MethodUnavailable", "SearchPage", "SearchRequest", "SearchStage",
            "cluster_errors", "default_method", "search", "search_page"]
 
 FILTER_DEPTH = 100  # methods that cannot filter inside OpenSearch: filter this many candidates, keep k
 
 
-def unavailable_hint(settings: Settings) -> str:
+def unavailable_hint(settings: StageSettings) -> str:
     return "start the local node with `python cli.py server start`" if settings.uses_local_node else "check OPENSEARCH_URL"
 
 
 @contextmanager
-def cluster_errors(settings: Settings, what: str) -> Iterator[None]:
+def cluster_errors(settings: StageSettings, what: str) -> Iterator[None]:
     """Inside the block, opensearch-py's transport errors become :mod:`nomos.errors` types (ClusterUnavailable,
     IndexNotFound, SearchError… with status and reason), so callers decide by type. Nothing else is caught: every
     retriever sends through :class:`~nomos.opensearch.transport.Transport`, whose errors are typed already."""
@@ -89,7 +89,7 @@ def _key(method: str, options: MethodOptions) -> tuple[str, str]:
     return method, repr(options)  # options may hold filter dicts (unhashable); their repr is stable
 
 
-class Searcher:
+class SearchStage:
     """Searches one index (``settings.index_alias``) on one client; see the module's docstring. Safe to share
     between threads: BM25's retriever is shared (it keeps no per-call state), dense and fused ones are per thread
     (an encoder loads once per thread; the vector cache is per thread), LLM ones are built per search (an LLM
@@ -97,7 +97,7 @@ class Searcher:
 
     ``offered``: the methods this searcher runs (the portal's list); None: every method."""
 
-    def __init__(self, settings: Settings, client: OpenSearch | None = None, *, offered: Iterable[str] | None = None,
+    def __init__(self, settings: StageSettings, client: OpenSearch | None = None, *, offered: Iterable[str] | None = None,
                  keep_s: float = KEEP_S) -> None:
         if settings.search_type == "auto":
             # "auto" would look the index's shard count up (a request) to choose dfs only for several shards;
@@ -106,7 +106,7 @@ class Searcher:
             settings = settings.with_overrides(search_type="dfs_query_then_fetch")
         self.settings = settings
         # every search it sends, the portal's included, is cut by the node past NOMOS_SEARCH_TIMEOUT_SECONDS
-        self.client = bound_searches(client if client is not None else make_client(settings),
+        self.client = bound_searches(client if client is not None else make_client(settings.cluster),
                                      settings.search_timeout_seconds)
         # the page helpers' requests (facets, filters, snippets, the index's state): no retries, so a page while the
         # node is down answers at once (503) instead of waiting NOMOS_RETRY_SECONDS; errors name the cluster
@@ -115,7 +115,7 @@ class Searcher:
                                    unavailable_hint=unavailable_hint(settings), user=user, user_variable=variable)
         self.offered = None if offered is None else tuple(offered)
         self._keep_s = keep_s
-        self._llm: Kept[Settings] = Kept(keep_s)
+        self._llm: Kept[StageSettings] = Kept(keep_s)
         self._vectors: Kept[bool] = Kept(keep_s)
         self._readiness: Kept[VectorReadiness] = Kept(keep_s)
         self._laws: Kept[dict[str, str]] = Kept(keep_s)
@@ -127,10 +127,10 @@ class Searcher:
         return self.settings.index_alias
 
     # ---------------------------------------------------------------------------------------- what it serves
-    def llm_settings(self) -> Settings:
+    def llm_settings(self) -> StageSettings:
         """The settings LLM methods run with: the configured endpoint, else a local server (``cli.py llm start``)
         on NOMOS_LLM_PORT, looked up at most once per ``keep_s`` (one started later shows up)."""
-        return self._llm.get(lambda: resolve_llm_settings(self.settings))
+        return self._llm.get(self.settings.with_llm_endpoint)
 
     @property
     def llm_configured(self) -> bool:
@@ -266,7 +266,7 @@ class Searcher:
     def rank_many(self, queries: dict[str, str], k: int, method: str | None = None,
                   options: MethodOptions = MethodOptions(), on_progress: Progress | None = None) -> dict[str, list[Hit]]:
         """Many queries ranked by ``method`` (None: the index's best) exactly as ``eval`` ranks them: the method's
-        ranking alone (no snippets, no named articles pinned). Python's ``nomos.Searcher.batch_search``."""
+        ranking alone (no snippets, no named articles pinned). Python's ``nomos.SearchStage.batch_search``."""
         method = method or self.default_method()
         spec = self.check(method, options)
         options = resolved_options(self.settings, options, method)
@@ -328,7 +328,7 @@ class Searcher:
         return hits, facets, total, list(rounds) if rounds is not None else None, retriever.score_kind
 
     # ---------------------------------------------------------------------------------------- retrievers
-    def _build(self, settings: Settings, method: str, options: MethodOptions) -> Retriever:
+    def _build(self, settings: StageSettings, method: str, options: MethodOptions) -> Retriever:
         try:
             return make_retriever(settings, method, self.client, options)
         except ValueError as exc:  # the registry and the retrievers refuse bad options with ValueError
@@ -353,18 +353,18 @@ class Searcher:
 
 
 # -------------------------------------------------------------------------------------------- the CLI's calls
-def default_method(settings: Settings, client: OpenSearch | None = None) -> str:
+def default_method(settings: StageSettings, client: OpenSearch | None = None) -> str:
     """The best method the live index serves (hybrid where it holds the embedder's vectors, else BM25): what
     ``search`` and the portal use when no method is named."""
-    return Searcher(settings, client).default_method()
+    return SearchStage(settings, client).default_method()
 
 
-def search_page(settings: Settings, request: SearchRequest, client: OpenSearch | None = None) -> SearchPage:
-    """One search on a new :class:`Searcher` (one client): the command line's entry, the portal's path."""
-    return Searcher(settings, client).search(request)
+def search_page(settings: StageSettings, request: SearchRequest, client: OpenSearch | None = None) -> SearchPage:
+    """One search on a new :class:`SearchStage` (one client): the command line's entry, the portal's path."""
+    return SearchStage(settings, client).search(request)
 
 
-def search(settings: Settings, query: str, method: str | None = "bm25", k: int = 10,
+def search(settings: StageSettings, query: str, method: str | None = "bm25", k: int = 10,
            options: MethodOptions = MethodOptions()) -> list[Hit]:
     """One query's hits with titles and highlighted snippets, as ``cli.py search`` shows them (no facets).
     ``method`` None: the best the index serves."""

@@ -17,8 +17,8 @@ from nomos.opensearch.admin import set_bm25
 from nomos.opensearch.client import cluster_version, make_client
 from nomos.opensearch.transport import make_transport
 from nomos.retrieval.bm25 import BM25Retriever
-from nomos.settings import Settings
 from nomos.stages.evaluation import check_index_matches
+from nomos.stages.settings import StageSettings
 
 K1_GRID = (0.6, 0.9, 1.2, 1.5, 1.8, 2.1)
 
@@ -27,7 +27,7 @@ B_GRID = (0.3, 0.4, 0.5, 0.6, 0.7, 0.75, 0.8, 0.9, 1.0)
 
 
 def tune_bm25(
-    settings: Settings,
+    settings: StageSettings,
     dataset: Dataset,
     metric: str = "recall@100",
     k1s: tuple[float, ...] = K1_GRID,
@@ -50,8 +50,8 @@ def tune_bm25(
 
     from nomos.eval.tuning import cross_validate
 
-    client = client or make_client(settings)
-    version = cluster_version(client, settings)
+    client = client or make_client(settings.cluster)
+    version = cluster_version(client, settings.cluster)
     meta = index_meta(client, settings.index_alias)
     check_index_matches(meta, dataset, settings.index_alias)
     source = next(iter(client.indices.get_alias(index=settings.index_alias)))
@@ -61,7 +61,7 @@ def tune_bm25(
     started = time.perf_counter()
     try:
         text_copy(client, source, tmp)
-        bm25 = BM25Retriever(make_transport(settings, client), tmp, analysis=analysis)
+        bm25 = BM25Retriever(make_transport(settings.cluster, client), tmp, analysis=analysis)
         for k1 in k1s:
             for b in bs:
                 set_bm25(client, tmp, k1, b)

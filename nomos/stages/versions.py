@@ -11,19 +11,19 @@ from nomos.legal.inforce.versions import ORIGINAL, Version, find_version, law_ke
 from nomos.opensearch.client import make_client
 from nomos.opensearch.transport import Transport
 from nomos.retrieval.in_force import ArticleVersions, article_versions, versions_of_many
-from nomos.settings import Settings
 from nomos.stages.searching import unavailable_hint
+from nomos.stages.settings import StageSettings
 
 
 class NoSuchVersion(NomosError):
     """An unknown article, or no version of it after the law asked for: the message names what there is."""
 
 
-def versions_of(settings: Settings, article_id: str) -> ArticleVersions:
+def versions_of(settings: StageSettings, article_id: str) -> ArticleVersions:
     """Every stored version of ``article_id`` in the settings' index (one ``mget``)."""
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     try:
-        transport = Transport(client, retry_seconds=settings.retry_seconds, url=settings.url,
+        transport = Transport(client, retry_seconds=settings.cluster.retry_seconds, url=settings.cluster.url,
                               unavailable_hint=unavailable_hint(settings))
         found = article_versions(transport, settings.index_alias, article_id)
     finally:
@@ -61,13 +61,13 @@ def as_of_law(law: str) -> tuple[int, int]:
     return key
 
 
-def wording_as_of(settings: Settings, ids: list[str], law: str, before: bool = False) -> dict[str, AsOf]:
+def wording_as_of(settings: StageSettings, ids: list[str], law: str, before: bool = False) -> dict[str, AsOf]:
     """For each amended article of ``ids``, its wording after ``law`` (``before``: on the eve of it); articles
     nothing amends are left out (their text is the same at every date the corpus knows)."""
     key = as_of_law(law)
-    client = make_client(settings)
+    client = make_client(settings.cluster)
     try:
-        transport = Transport(client, retry_seconds=settings.retry_seconds, url=settings.url,
+        transport = Transport(client, retry_seconds=settings.cluster.retry_seconds, url=settings.cluster.url,
                               unavailable_hint=unavailable_hint(settings))
         stored = versions_of_many(transport, settings.index_alias, ids)
     finally:

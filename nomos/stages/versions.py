@@ -4,14 +4,15 @@ hits the wording each had after (or before) a given law."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from nomos.errors import NomosError
 from nomos.legal.inforce.versions import ORIGINAL, Version, find_version, law_key_of, version_as_of
 from nomos.opensearch.client import make_client
-from nomos.opensearch.transport import Transport
+from nomos.opensearch.transport import Transport, make_transport
 from nomos.retrieval.in_force import ArticleVersions, article_versions, versions_of_many
-from nomos.stages.searching import unavailable_hint
 from nomos.stages.settings import StageSettings
 
 
@@ -19,15 +20,20 @@ class NoSuchVersion(NomosError):
     """An unknown article, or no version of it after the law asked for: the message names what there is."""
 
 
-def versions_of(settings: StageSettings, article_id: str) -> ArticleVersions:
-    """Every stored version of ``article_id`` in the settings' index (one ``mget``)."""
+@contextmanager
+def _transport(settings: StageSettings) -> Iterator[Transport]:
+    """A transport over a client of its own (the settings' retries, hint and identity), closed after the block."""
     client = make_client(settings.cluster)
     try:
-        transport = Transport(client, retry_seconds=settings.cluster.retry_seconds, url=settings.cluster.url,
-                              unavailable_hint=unavailable_hint(settings))
-        found = article_versions(transport, settings.index_alias, article_id)
+        yield make_transport(settings.cluster, client)
     finally:
         client.close()
+
+
+def versions_of(settings: StageSettings, article_id: str) -> ArticleVersions:
+    """Every stored version of ``article_id`` in the settings' index (one ``mget``)."""
+    with _transport(settings) as transport:
+        found = article_versions(transport, settings.index_alias, article_id)
     if found is None:
         raise NoSuchVersion(f"no article {article_id!r} in index {settings.index_alias!r}")
     return found
@@ -65,13 +71,8 @@ def wording_as_of(settings: StageSettings, ids: list[str], law: str, before: boo
     """For each amended article of ``ids``, its wording after ``law`` (``before``: on the eve of it); articles
     nothing amends are left out (their text is the same at every date the corpus knows)."""
     key = as_of_law(law)
-    client = make_client(settings.cluster)
-    try:
-        transport = Transport(client, retry_seconds=settings.cluster.retry_seconds, url=settings.cluster.url,
-                              unavailable_hint=unavailable_hint(settings))
+    with _transport(settings) as transport:
         stored = versions_of_many(transport, settings.index_alias, ids)
-    finally:
-        client.close()
     out = {}
     for article_id, versions in stored.items():
         v = version_as_of(versions, key, before)

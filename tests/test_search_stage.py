@@ -43,11 +43,11 @@ def positional(method, options=MethodOptions()):
 # mapping again (a portal's searcher keeps both a minute, so a page in the steady state sends only its searches).
 # Hybrid with its default learned ranker (the other three: NOMOS_RERANK=none, the fusion alone) sends, besides, the
 # index's mapping once (the features' fields are there, and whether it holds the dense bridge), the bridge's query
-# adapter once (one _mget), the anchors' and lemmas' lists and then the bridge's two (two _msearch, while the first
+# adapter once (one _mget), the anchors' and lemmas' lists with the bridge's two (one _msearch, while the first
 # stage runs: in any order with it) and the pool's features (one search); its page is decorated apart.
 EXPECTED = {"bm25": ["/_search"], "hybrid-fused": ["/_mapping", "/_mapping", "/_msearch", "/_search"],
             "knn": ["/_mapping", "/_mapping", "/_search"],
-            "hybrid": ["/_mapping"] * 3 + ["/_mget"] + ["/_msearch"] * 4 + ["/_search"] * 2}
+            "hybrid": ["/_mapping"] * 3 + ["/_mget"] + ["/_msearch"] * 3 + ["/_search"] * 2}
 
 
 @pytest.mark.parametrize("method", ["bm25", "hybrid-fused", "knn", "hybrid"])

@@ -62,23 +62,28 @@ class DenseBridge:
     def adapt(self, vectors: np.ndarray) -> np.ndarray:
         return self.adapter.apply(vectors)
 
+    def requests(self, bm25: BM25Retriever, vector: np.ndarray) -> list[dict[str, Any]]:
+        """One query's two list searches (:data:`BRIDGE_LISTS`) as ``_msearch`` lines, filtered as ``bm25`` filters:
+        the ranker sends them in the same ``_msearch`` as the anchors' and lemmas' lists (one round trip)."""
+        values = np.asarray(vector, dtype=np.float64).tolist()
+        start = {"knn": {self.start_field: {"vector": values, "k": self.adapted_depth}}}
+        inner = {"knn": {f"{self.anchors_field}.{WINDOW_VECTOR}": {"vector": values, "k": self.anchor_depth}}}
+        anchors = {"nested": {"path": self.anchors_field, "score_mode": "max", "query": inner}}
+        return [*bm25.clause_request(start, self.adapted_depth), *bm25.clause_request(anchors, self.anchor_depth)]
+
+    def read(self, bm25: BM25Retriever, q: str, responses: Sequence[Mapping[str, Any]]) -> dict[str, list[Hit]]:
+        """The two lists of query ``q`` from the responses to its :meth:`requests`, in order."""
+        return {"x_adapted": bm25.hits_of(responses[0], q, self.adapted_depth),
+                "x_anchor": bm25.hits_of(responses[1], q, self.anchor_depth)}
+
     def lists(self, bm25: BM25Retriever, adapted: Mapping[str, np.ndarray]) -> dict[str, dict[str, list[Hit]]]:
         """Each query's two lists (:data:`BRIDGE_LISTS`), in one ``_msearch``, filtered as ``bm25`` filters."""
-        lines: list[dict[str, Any]] = []
-        labels: list[str] = []
-        for q, vector in adapted.items():
-            values = np.asarray(vector, dtype=np.float64).tolist()
-            start = {"knn": {self.start_field: {"vector": values, "k": self.adapted_depth}}}
-            inner = {"knn": {f"{self.anchors_field}.{WINDOW_VECTOR}": {"vector": values, "k": self.anchor_depth}}}
-            anchors = {"nested": {"path": self.anchors_field, "score_mode": "max", "query": inner}}
-            lines += [*bm25.clause_request(start, self.adapted_depth), *bm25.clause_request(anchors, self.anchor_depth)]
-            labels += [f"{q} (adapted)", f"{q} (anchor vectors)"]
+        lines = [line for vector in adapted.values() for line in self.requests(bm25, vector)]
         if not lines:
             return {}
-        responses = bm25.msearch(lines, labels=labels)
-        return {q: {"x_adapted": bm25.hits_of(responses[2 * i], q, self.adapted_depth),
-                    "x_anchor": bm25.hits_of(responses[2 * i + 1], q, self.anchor_depth)}
-                for i, q in enumerate(adapted)}
+        responses = bm25.msearch(lines, labels=[f"{q} ({kind})" for q in adapted
+                                                for kind in ("adapted", "anchor vectors")])
+        return {q: self.read(bm25, q, responses[2 * i : 2 * i + 2]) for i, q in enumerate(adapted)}
 
     def clauses(self, adapted: np.ndarray) -> dict[str, dict[str, Any]]:
         """The pool search's named clauses: the adapted cosine on the start vector, the best anchor's cosine."""

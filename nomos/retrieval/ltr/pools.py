@@ -17,6 +17,7 @@ import numpy as np
 
 from nomos.retrieval.base import Hit, SearchResult
 from nomos.retrieval.bm25 import BM25Retriever
+from nomos.retrieval.ltr.dense_bridge import DenseBridge
 from nomos.retrieval.ltr.features import ANCHOR_DEPTH, LEMMA_DEPTH
 
 Lists = dict[str, dict[str, list[Hit]]]  # query id -> list name -> hits
@@ -27,21 +28,42 @@ def bridge_lists(bm25: BM25Retriever, queries: Mapping[str, str], anchor_depth: 
     """Each query's top ``anchor_depth`` by the anchors field alone and top ``lemma_depth`` by BM25 over the lemmas
     (the same query and question as the first stage's BM25, on the ``lemmas`` field), both in one ``_msearch`` a
     batch; both keep ``bm25``'s filters (one legal source…), so the pool holds only what the first stage may."""
+    anchors, lemmas, _ = side_lists(bm25, queries, anchor_depth=anchor_depth, lemma_depth=lemma_depth)
+    return anchors, lemmas
+
+
+def side_lists(bm25: BM25Retriever, queries: Mapping[str, str], bridge: DenseBridge | None = None,
+               adapted: Mapping[str, np.ndarray] | None = None, anchor_depth: int = ANCHOR_DEPTH,
+               lemma_depth: int = LEMMA_DEPTH) -> tuple[dict[str, list[Hit]], dict[str, list[Hit]], Lists]:
+    """The anchors' and lemmas' lists (:func:`bridge_lists`) and, where ``bridge`` and ``adapted`` (query id -> the
+    adapted query vector) are given, the dense bridge's two lists, all in one ``_msearch`` a batch: the ranker's side
+    thread makes one round trip while the first stage runs (two in a row had made it outlast the first stage)."""
     lemma = replace(bm25, analysis="lemma", anchor_boost=0.0, context_boost=0.0, lemma_boost=0.0, highlight=False)
     anchors: dict[str, list[Hit]] = {}
     lemmas: dict[str, list[Hit]] = {}
+    dense: Lists = {}
     items = list(queries.items())
     for start in range(0, len(items), bm25.batch_size):
         batch = items[start : start + bm25.batch_size]
         lines: list[dict[str, Any]] = []
-        for _, text in batch:
+        labels: list[str] = []
+        for q, text in batch:
             lines += [*bm25.clause_request(bm25.text_clause(text, field="anchors"), anchor_depth),
                       *lemma.request(text, lemma_depth)]
-        responses = bm25.msearch(lines, labels=[label for q, _ in batch for label in (f"{q} (anchors)", f"{q} (lemmas)")])
-        for i, (qid, _) in enumerate(batch):
-            anchors[qid] = bm25.hits_of(responses[2 * i], qid, anchor_depth)
-            lemmas[qid] = lemma.hits_of(responses[2 * i + 1], qid, lemma_depth)
-    return anchors, lemmas
+            labels += [f"{q} (anchors)", f"{q} (lemmas)"]
+            if bridge is not None and adapted is not None and q in adapted:
+                lines += bridge.requests(bm25, adapted[q])
+                labels += [f"{q} (adapted)", f"{q} (anchor vectors)"]
+        responses = bm25.msearch(lines, labels=labels)
+        at = 0
+        for q, _ in batch:
+            anchors[q] = bm25.hits_of(responses[at], q, anchor_depth)
+            lemmas[q] = lemma.hits_of(responses[at + 1], q, lemma_depth)
+            at += 2
+            if bridge is not None and adapted is not None and q in adapted:
+                dense[q] = bridge.read(bm25, q, responses[at : at + 2])
+                at += 2
+    return anchors, lemmas, dense
 
 
 def lists_of(first: SearchResult, anchors: Mapping[str, Sequence[Hit]],

@@ -23,7 +23,7 @@ from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.ltr.dense_bridge import BridgeWatch, DenseBridge
 from nomos.retrieval.ltr.features import FeatureReader
 from nomos.retrieval.ltr.model import RankerModel
-from nomos.retrieval.ltr.pools import bridge_lists, lists_of, order
+from nomos.retrieval.ltr.pools import lists_of, order, side_lists
 
 POOL_DEPTH = 100  # the first stage's depth, whatever k is: the pool the model was trained on
 
@@ -93,9 +93,8 @@ class LearnedRanker:
 
     def _more_lists(self, queries: Mapping[str, str], bridge: DenseBridge | None,
                     adapted: Mapping[str, np.ndarray] | None) -> tuple[Any, Any, dict[str, dict[str, list[Hit]]]]:
-        """The anchors' and lemmas' lists, then the dense bridge's two (where it is read)."""
-        anchors, lemmas = bridge_lists(self.bm25, queries)
-        return anchors, lemmas, bridge.lists(self.bm25, adapted) if bridge is not None and adapted else {}
+        """The anchors' and lemmas' lists and the dense bridge's two (where it is read), one ``_msearch`` a batch."""
+        return side_lists(self.bm25, queries, bridge, adapted)
 
     def ranking_model(self, dense: bool = True,
                       mapping: Mapping[str, Any] | None = None) -> tuple[RankerModel, DenseBridge | None]:

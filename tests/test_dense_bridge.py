@@ -12,6 +12,7 @@ from nomos.retrieval.base import Hit
 from nomos.retrieval.ltr.dense_bridge import BRIDGE_FEATURES, LAMBDA, DenseBridge
 from nomos.retrieval.ltr.features import BRIDGED_FEATURES, BRIDGED_VERSION, FEATURES, FEATURES_VERSION
 from nomos.retrieval.ltr.model import check_features
+from nomos.retrieval.ltr.neighbours import NEIGHBOUR_FEATURES
 from nomos.vectors.adapter import QueryAdapter, unit
 
 
@@ -62,8 +63,12 @@ def test_a_model_reads_the_plain_features_or_the_bridged_ones_and_nothing_else()
     check_features({"features": list(BRIDGED_FEATURES), "features_version": BRIDGED_VERSION}, "bridged.json")
     with pytest.raises(ConfigError, match="bridged-but-v3.json"):
         check_features({"features": list(BRIDGED_FEATURES), "features_version": FEATURES_VERSION}, "bridged-but-v3.json")
-    with pytest.raises(ConfigError, match="missing x_rel_bridge"):
+    with pytest.raises(ConfigError, match=f"missing {BRIDGED_FEATURES[-1]}"):
         check_features({"features": list(BRIDGED_FEATURES[:-1]), "features_version": BRIDGED_VERSION}, "short.json")
+    # a model of features v4 (the bridge without the pool's neighbourhood, session 22's ltr-v4) is refused by name
+    v4 = [f for f in BRIDGED_FEATURES if f not in NEIGHBOUR_FEATURES]
+    with pytest.raises(ConfigError, match="ltr-v4.json"):
+        check_features({"features": v4, "features_version": "4"}, "ltr-v4.json")
 
 
 CITING = {"_id": "PK::377", "title": "Κλοπή και υπεξαίρεση μικρής αξίας", "source": "PK", "law": "Ποινικός Κώδικας",

@@ -1,0 +1,71 @@
+"""The pool's neighbourhood: what the first stage's best articles say about a candidate's place in the law.
+
+Gold articles come in clusters: in the dev sets 134 of the extended queries' 159 gold articles share their law with
+another gold article of the same query (114 of 150 for the case files), and about half sit within five article
+numbers of one (theft, its aggravated forms and its mitigations are neighbours in the Penal Code). A candidate's own
+features cannot see that; its neighbours in the first stage's top ten can. So every pool article gets, from the
+fused list (BM25's where there is no fusion) and the ``cites`` doc values the pool's search already reads:
+
+* ``law_top10``: how many other articles of its law the top ten holds;
+* ``law_rr``: the reciprocal ranks of the other articles of its law in the whole list, summed;
+* ``near_top10``: log(1 + the distance in article numbers to the nearest other article of its law in the top ten);
+* ``cited_by_top10`` / ``cites_top10``: how many top-ten articles cite it, and how many of them it cites.
+
+No request is added: the law and the number are read from the article id (``PK::372``), the citations from the
+pool's doc values. Chosen by grouped cross-validation over the three dev sets (docs/benchmarks.md, issue 46).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from nomos.retrieval.base import Hit
+
+NEIGHBOUR_FEATURES = ("law_top10", "law_rr", "near_top10", "cited_by_top10", "cites_top10")
+TOP = 10
+FAR = 1000  # the distance of an article with no other article of its law in the top ten
+_NUMBER = re.compile(r"\d+")
+
+
+def law_of(doc_id: str) -> str:
+    """The law part of an article id (``PK`` of ``PK::372``, ``N_4624_2019`` of ``N_4624_2019::5``)."""
+    return doc_id.split("::", 1)[0]
+
+
+def number_of(doc_id: str) -> int | None:
+    """The article's number without its letter (``386`` of ``PK::386Α``), or None where the id has none."""
+    m = _NUMBER.match(doc_id.rsplit("::", 1)[-1])
+    return int(m.group()) if m else None
+
+
+def neighbour_columns(ids: Sequence[str], ranking: Sequence[Hit], cites: Mapping[str, Sequence[str]]) -> np.ndarray:
+    """:data:`NEIGHBOUR_FEATURES` of the pool ``ids`` (len(ids) x 5) from the first stage's ``ranking`` and each pool
+    article's citations (``cites``: article -> the corpus articles it cites)."""
+    top = [h.doc_id for h in ranking[:TOP]]
+    top_set = set(top)
+    by_law: dict[str, list[tuple[str, int]]] = {}
+    for rank, h in enumerate(ranking, start=1):
+        by_law.setdefault(law_of(h.doc_id), []).append((h.doc_id, rank))
+    cited_by: dict[str, int] = {}
+    for d in top:
+        for c in set(cites.get(d, ())):
+            if c != d:
+                cited_by[c] = cited_by.get(c, 0) + 1
+    rows = []
+    for d in ids:
+        law, n = law_of(d), number_of(d)
+        same = [(e, r) for e, r in by_law.get(law, ()) if e != d]
+        near_top = [e for e, r in same if r <= TOP]
+        distances = [abs(m - n) for m in (number_of(e) for e in near_top) if m is not None and n is not None]
+        rows.append([
+            float(len(near_top)),
+            sum(1.0 / r for _, r in same),
+            math.log1p(min(distances) if distances else FAR),
+            float(cited_by.get(d, 0)),
+            float(sum(1 for c in set(cites.get(d, ())) if c in top_set and c != d)),
+        ])
+    return np.asarray(rows, dtype=np.float64).reshape(len(ids), len(NEIGHBOUR_FEATURES))

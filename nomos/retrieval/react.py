@@ -34,7 +34,7 @@ from typing import Any
 
 from nomos.retrieval.base import Hit, Progress, SearchResult
 from nomos.retrieval.bm25 import BM25Retriever
-from nomos.retrieval.direct import with_named
+from nomos.retrieval.cited import with_named
 from nomos.retrieval.llm import (
     CheckpointedRun,
     Cost,

@@ -27,7 +27,7 @@ def bridge_lists(bm25: BM25Retriever, queries: Mapping[str, str], anchor_depth: 
     """Each query's top ``anchor_depth`` by the anchors field alone and top ``lemma_depth`` by BM25 over the lemmas
     (the same query and question as the first stage's BM25, on the ``lemmas`` field), both in one ``_msearch`` a
     batch; both keep ``bm25``'s filters (one legal source…), so the pool holds only what the first stage may."""
-    lemma = replace(bm25, analysis="lemma", anchor_boost=0.0, context_boost=0.0, lemma_boost=0.0, highlight=False)
+    lemma = replace(bm25, analysis="lemma", anchor_boost=0.0, context_boost=0.0, lemma_boost=0.0)
     anchors: dict[str, list[Hit]] = {}
     lemmas: dict[str, list[Hit]] = {}
     items = list(queries.items())

@@ -261,7 +261,7 @@ class ReActRetriever:
         return Plan(fallback_query(q.text, q.previous, titles), issue=issue, reasoning=reply.reasoning), waited
 
     async def _search(self, query: str) -> tuple[Search, list[Candidate]]:
-        """BM25's top ``depth`` for the query, the articles it cites first (direct.with_named: «άρθρο 914 ΑΚ
+        """BM25's top ``depth`` for the query, the articles it cites first (cited.with_named: «άρθρο 914 ΑΚ
         αδικοπραξία» also retrieves AK::914), with each article's title and full text."""
         t = time.perf_counter()
         hits = await asyncio.to_thread(self._bm25_and_cited, query)

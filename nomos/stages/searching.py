@@ -236,7 +236,7 @@ class SearchStage:
     def rank_many(self, queries: dict[str, str], k: int, method: str | None = None,
                   options: MethodOptions = MethodOptions(), on_progress: Progress | None = None) -> dict[str, list[Hit]]:
         """Many queries ranked by ``method`` (None: the index's best) exactly as ``eval`` ranks them: the method's
-        ranking alone (no snippets, no named articles pinned). Python's ``nomos.SearchStage.batch_search``."""
+        ranking alone (no snippets, no named articles pinned). Python's ``nomos.Searcher.batch_search``."""
         method = method or self.default_method()
         spec = self.check(method, options)
         options = resolved_options(self.settings, options, method)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from nomos.opensearch.transport import Transport
-from nomos.pages.snippets import SNIPPET_FALLBACK_CHARS, snippet_highlight, snippets_of
+from nomos.pages.snippets import SNIPPET_FALLBACK_CHARS, snippet_request, snippets_of
 from nomos.retrieval.base import FacetedHits, Hit, rank
 from nomos.retrieval.fusion import by_position
 
@@ -22,10 +22,6 @@ from nomos.retrieval.fusion import by_position
 HIT_FIELDS = ("_id", "_score", "sort", "_source", "highlight")
 # A results page (hits with their snippets, the facet aggregations, the count of matching articles) in one response.
 PAGE_FILTER = ",".join(["hits.total", "aggregations"] + [f"hits.hits.{f}" for f in HIT_FIELDS])
-# where a result stands in law: the part of the stored text in force a result line reads (nomos.pages.standing;
-# ``in_force`` is stored, not indexed: source filtering reads it all the same), in the page's own request
-STANDING_SOURCE = ["in_force.status", "in_force.amendments", "in_force.applied.action", "in_force.applied.source"]
-PAGE_SOURCE = ["title", "law", "source", *STANDING_SOURCE]  # what a result line shows besides its snippet
 MATCHING = "_matching"  # the filter aggregation that counts what the page's query matched
 
 
@@ -85,9 +81,8 @@ class PageRequest:
         """``ranking`` with the hits' fields and snippets, the aggregations, the exact count of what it matched
         (``_matching``, read back by :func:`faceted_page`) and the page's filter, ``k`` hits."""
         out = {key: value for key, value in ranking.items() if key != "stored_fields"}
-        out |= {"size": k, "_source": PAGE_SOURCE, "track_total_hits": True,
-                "highlight": snippet_highlight(self.query, no_match_size=SNIPPET_FALLBACK_CHARS if self.fallback else 0),
-                "aggs": matching_aggs(self.aggs, self.post_filter)}
+        out |= {"size": k, **snippet_request(self.query, SNIPPET_FALLBACK_CHARS if self.fallback else 0),
+                "track_total_hits": True, "aggs": matching_aggs(self.aggs, self.post_filter)}
         if self.post_filter:
             out["post_filter"] = dict(self.post_filter)
         return out
@@ -111,8 +106,7 @@ def decorate_body(hits: Sequence[Hit], query: str) -> dict[str, Any]:
     return {
         "size": len(hits),
         "query": {"ids": {"values": [h.doc_id for h in hits]}},
-        "_source": PAGE_SOURCE,
-        "highlight": snippet_highlight(query, no_match_size=SNIPPET_FALLBACK_CHARS),
+        **snippet_request(query, SNIPPET_FALLBACK_CHARS),
     }
 
 

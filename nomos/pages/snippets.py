@@ -1,7 +1,8 @@
-"""A result's snippets: the highlight a results page asks OpenSearch for, and how a hit's snippets are read back.
+"""A result line's fields and snippets: what a results page asks OpenSearch for (:func:`snippet_request`: the
+fields and the highlight), and how a hit's snippets are read back (:func:`snippets_of`).
 
-Every results page asks for them the same way (:func:`snippet_highlight`), in the ranking's own request or, for a
-ranking that came with ids only, in the one request that decorates it (:mod:`nomos.pages.request`). What a reader
+Every results page asks for them the same way, in the ranking's own request or, for a ranking that came with ids
+only, in the one request that decorates it (:mod:`nomos.pages.request`). What a reader
 is shown of them, the query's own words marked and an amended article's text in force chosen, is
 :mod:`nomos.pages.marks`.
 """
@@ -13,6 +14,10 @@ from typing import Any, Mapping
 HIGHLIGHT_TAGS = {"pre_tags": ["<mark>"], "post_tags": ["</mark>"], "encoder": "html"}
 SNIPPET_FALLBACK_CHARS = 180  # a dense hit need not contain any query word: then its text's start is the snippet
 IN_FORCE_TEXT = "in_force_text"  # an amended article's text in force (nomos.legal.inforce.result), copied into ``content``
+# where a result stands in law: the part of the stored text in force a result line reads (nomos.pages.standing;
+# ``in_force`` is stored, not indexed: source filtering reads it all the same), in the page's own request
+STANDING_SOURCE = ["in_force.status", "in_force.amendments", "in_force.applied.action", "in_force.applied.source"]
+PAGE_SOURCE = ["title", "law", "source", *STANDING_SOURCE]  # what a result line shows besides its snippet
 
 
 # How many characters of a text the highlighter may analyse again (OpenSearch 2.2+'s ``max_analyzer_offset``): past
@@ -36,6 +41,12 @@ def snippet_highlight(query: str, no_match_size: int = 0) -> dict[str, Any]:
     if no_match_size:
         text["no_match_size"] = no_match_size
     return {**HIGHLIGHT_TAGS, "fields": {"text": text, IN_FORCE_TEXT: in_force}}
+
+
+def snippet_request(query: str, no_match_size: int = 0) -> dict[str, Any]:
+    """What a results page's request asks for each shown hit: its fields (``_source``) and its snippets
+    (:func:`snippet_highlight`); the one place a page's request and a decoration ask for them."""
+    return {"_source": PAGE_SOURCE, "highlight": snippet_highlight(query, no_match_size)}
 
 
 def snippets_of(hit: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:

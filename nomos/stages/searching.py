@@ -51,6 +51,7 @@ from nomos.stages.settings import StageSettings
 __all__ = ["KEEP_S", "Kept", "MethodUnavailable", "SearchPage", "SearchRequest", "SearchStage",
            "cluster_errors", "default_method", "search", "search_page"]
 
+
 def unavailable_hint(settings: StageSettings) -> str:
     return "start the local node with `python cli.py server start`" if settings.uses_local_node else "check OPENSEARCH_URL"
 

@@ -30,7 +30,8 @@ from page_cost import HYBRID_VARIANTS, node_cpu, page_body  # noqa: E402
 
 from nomos.opensearch.client import make_client  # noqa: E402
 from nomos.opensearch.transport import Transport  # noqa: E402
-from nomos.retrieval.bm25 import PAGE_FILTER, BM25Retriever  # noqa: E402
+from nomos.pages.request import PAGE_FILTER  # noqa: E402
+from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
 from nomos.retrieval.registry import MethodOptions, make_retriever  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
 
@@ -54,7 +55,7 @@ def main() -> None:
         raise SystemExit("both nodes must run on this machine (their CPU is read from /proc)")
     queries = [json.loads(line)["text"] for line in Path(args.dataset, "queries.jsonl").read_text(encoding="utf-8").splitlines()
                if line.strip()]
-    bm25 = BM25Retriever(Transport(clients["A"]), args.index, highlight=True)
+    bm25 = BM25Retriever(Transport(clients["A"]), args.index)
     fusion = make_retriever(settings["A"], "hybrid", clients["A"], MethodOptions())
     bodies = [{"bm25_page": page_body(bm25, q, args.k),
                "hybrid_bm25_list": HYBRID_VARIANTS["bm25_list"][1](fusion, q, args.k),

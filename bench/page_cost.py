@@ -39,10 +39,10 @@ from portal_load import LUA_DONE, cpu_ms, run_wrk  # noqa: E402
 
 from nomos.opensearch.client import make_client  # noqa: E402
 from nomos.opensearch.transport import Transport  # noqa: E402
-from nomos.retrieval.articles import _facet_aggs  # noqa: E402
-from nomos.retrieval.bm25 import PAGE_FILTER, BM25Retriever  # noqa: E402
-from nomos.retrieval.fusion import ranking_page_body  # noqa: E402
-from nomos.retrieval.pages import TIE_SORT, score_ordered  # noqa: E402
+from nomos.pages.facets import facet_aggs  # noqa: E402
+from nomos.pages.request import PAGE_FILTER, PageRequest, ranking_page_body  # noqa: E402
+from nomos.retrieval.base import TIE_SORT, score_ordered  # noqa: E402
+from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
 from nomos.retrieval.registry import MethodOptions, make_retriever  # noqa: E402
 from nomos.settings import Settings  # noqa: E402
 
@@ -60,11 +60,11 @@ def _edit(change: Callable[[dict[str, Any], str], Any]) -> Callable[[dict[str, A
 
 # name -> (what it changes, the change: edits the full page body of query q in place, or returns a new body)
 VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any], str], dict[str, Any] | None]]] = {
-    "full": ("the page as the portal sends it (score order, one hit more: retrieval.pages.exact_page)", _edit(lambda b, q: None)),
+    "full": ("the page as the portal sends it (score order, one hit more: retrieval.base.exact_page)", _edit(lambda b, q: None)),
     "tie_sort": ("sorted by (score, article id), as every page was before issue 38",
                  lambda b, q: {**b, "size": b["size"] - 1, "sort": TIE_SORT, "track_scores": True}),
     "law_subagg": ("with the law name under every source bucket (the page before Portal.laws)",
-                   _edit(lambda b, q: b["aggs"].update(_facet_aggs(15)))),
+                   _edit(lambda b, q: b["aggs"].update(facet_aggs(15)))),
     "no_highlight": ("no snippets", _edit(lambda b, q: b.pop("highlight"))),
     "no_highlight_text": ("no snippets, each hit's text and text in force in the response instead (what snippets made by "
                           "the portal would read)", _edit(lambda b, q: (b.pop("highlight"), b.update(
@@ -103,7 +103,7 @@ def _knn_list(fusion: Any, q: str, **change: Any) -> dict[str, Any]:
 def _page(fusion: Any, q: str, k: int) -> dict[str, Any]:
     bm25, knn = fusion._both_lists(q, DEPTH)
     ranked = fusion._pool({"q": q}, {"q": bm25}, {"q": knn}, DEPTH)["q"]
-    return ranking_page_body(ranked, q, k, _facet_aggs(15, law_names=False))
+    return ranking_page_body(PageRequest(fusion.transport, fusion.index, q, facet_aggs(15, law_names=False)), ranked, k)
 
 
 # name -> (what it is, the request body of query q with the page size k)
@@ -118,9 +118,10 @@ HYBRID_VARIANTS: dict[str, tuple[str, Callable[[Any, str, int], dict[str, Any]]]
 
 
 def page_body(bm25: BM25Retriever, query: str, k: int) -> dict[str, Any]:
-    """The BM25 page's request body as the portal sends it (faceted_search with the portal's law names; by score
+    """The BM25 page's request body as the portal sends it (nomos.pages.results with the portal's law names; by score
     alone, one hit deeper, the sorted request only on a tie at the page's edge)."""
-    return score_ordered(bm25.faceted_body(query, k, _facet_aggs(15, law_names=False)), k)
+    page = PageRequest(bm25.transport, bm25.index, query, facet_aggs(15, law_names=False), fallback=False)
+    return score_ordered(bm25.faceted_body(query, k, page), k)
 
 
 def local_node_pid(client: Any) -> int | None:
@@ -226,7 +227,7 @@ def main() -> None:
     if not client.indices.exists(index=index):
         raise SystemExit(f"--index {index}: no such index or alias on {settings.url} (index the stand-in first: cli.py index)")
     if args.method == "bm25":
-        bm25 = BM25Retriever(Transport(client), index, highlight=True)
+        bm25 = BM25Retriever(Transport(client), index)
 
         def body_of(n: str, q: str) -> dict[str, Any]:
             return variant_body(n, bm25, q, args.k)

@@ -2,8 +2,8 @@
 
 For every query of the three dev sets (bench/dev_sets.py) the method's ranking is computed once to depth 100, as
 ``eval`` ranks it (the search stage's ``rank_many``), and the standing of every ranked article is read once
-(:func:`nomos.retrieval.standing.read_standings`, the search stage's own lookup). Then three settings are applied
-with the stage's own function (:func:`nomos.retrieval.standing.demote_repealed`):
+(:func:`nomos.pages.standing.read_standings`, the search stage's own lookup). Then three settings are applied
+with the stage's own function (:func:`nomos.pages.standing.demote_repealed`):
 
 * ``off``: the method's ranking as it is;
 * ``page``: repealed articles listed after those in force inside the page (the top 10), which is what the search
@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.dev_sets import dev_sets
 from nomos.eval.grouped_cv import cross_validate, mean
 from nomos.eval.metrics import evaluate
+from nomos.pages.standing import demote_repealed, read_standings
 from nomos.retrieval.registry import MethodOptions
-from nomos.retrieval.standing import demote_repealed, read_standings
 from nomos.settings import Settings
 from nomos.stages.searching import SearchStage
 

@@ -4,7 +4,7 @@ Two query sets on the live index: the extended dev cases (``queries-extended.jso
 everyday-language cases) and every non-empty article title of the stand-in's codes used as a query (relevant: the
 code's articles with that title, folded). Settings: BM25 on ``content`` as today, plus a ``should`` clause on the
 title, ``match`` (stemmed, any word) or ``match_phrase`` (the query as a phrase inside the title), with boost w in
-``--grid``; and the direct-hit pin (``nomos.retrieval.direct``: an exact title is put first) over plain BM25.
+``--grid``; and the direct-hit pin (``nomos.pages.named``: an exact title is put first) over plain BM25.
 
 The boost is chosen by ``--folds``-fold cross-validation on the dev cases (nDCG@10, ties to the smaller boost), for
 ``--repeats`` seeded shuffles; the table prints each setting's dev Recall@100 / nDCG@10 beside the titles'
@@ -28,8 +28,9 @@ from nomos.eval.tuning import folds
 from nomos.ingest.loader import load_dataset, replace_judgments
 from nomos.legal.text.folding import fold
 from nomos.opensearch.transport import make_transport
+from nomos.pages.named import by_title
 from nomos.retrieval.base import Hit
-from nomos.retrieval.direct import by_title, pin
+from nomos.retrieval.cited import pin
 from nomos.settings import Settings
 
 EDGE = " \t\n.,;:!?«»\"'()[]"

@@ -49,7 +49,7 @@ IN_FORCE_RECORD: dict[str, Any] = {"status": "in-force", "by": []}
 
 def hit_record(rank: int, hit: Hit, standing: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """One hit of ``search --json``: rank, id, title, law, source, score, where it stands in law (``standing``:
-    its status and the amending articles, :meth:`nomos.retrieval.standing.Standing.as_dict`), plain snippets and
+    its status and the amending articles, :meth:`nomos.pages.standing.Standing.as_dict`), plain snippets and
     the raw fragments."""
     return {
         "rank": rank,

@@ -49,7 +49,7 @@ def engine_in_force(articles: list[dict[str, Any]] = ARTICLES) -> dict[str, InFo
     from nomos.ingest.graph import CorpusReading
     from nomos.ingest.records import Article
     from nomos.legal.inforce.engine import Amending, consolidate
-    from nomos.retrieval.graph import AMENDMENT_KINDS
+    from nomos.pages.graph import AMENDMENT_KINDS
 
     arts = [Article(id=a["_id"], title=a["title"], text=a["text"], source=a["source"], law=a["law"]) for a in articles]
     reading = CorpusReading.of(arts)

@@ -17,7 +17,7 @@ from nomos.ingest.indexer import build_index, versioned_name
 from nomos.ingest.records import Article, DatasetError
 from nomos.legal.text.areas import AREAS_FILE, area_of, areas, fold, label, load_table, resolve_area, short_name
 from nomos.mappings import MappingError, articles_index_body
-from nomos.retrieval.articles import citation
+from nomos.pages.articles import citation
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import QUERIES, write_beir
 

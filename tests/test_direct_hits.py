@@ -1,4 +1,4 @@
-"""Direct hits (nomos.retrieval.direct): citations, typed ids and exact titles name their article, on a real node."""
+"""Direct hits (nomos.pages.named): citations, typed ids and exact titles name their article, on a real node."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ import pytest
 
 from nomos.ingest.beir import load_beir
 from nomos.opensearch.transport import make_transport
+from nomos.pages.named import find_direct, id_candidates
 from nomos.retrieval.base import Hit
-from nomos.retrieval.direct import DirectHit, find_direct, id_candidates, pin
+from nomos.retrieval.cited import DirectHit, pin
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import ARTICLES, write_beir
 

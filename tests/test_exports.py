@@ -12,7 +12,7 @@ import pytest
 
 from nomos.exports import lazy_exports
 
-PACKAGES = ("nomos.ingest", "nomos.eval", "nomos.vectors", "nomos.opensearch", "nomos.retrieval", "nomos.retrieval.llm",
+PACKAGES = ("nomos.ingest", "nomos.eval", "nomos.vectors", "nomos.opensearch", "nomos.pages", "nomos.retrieval", "nomos.retrieval.llm",
             "nomos.stages")
 
 

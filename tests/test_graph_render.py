@@ -3,8 +3,8 @@ as links (nomos/retrieval/graph.links_of): escaping, unresolved references, over
 
 from __future__ import annotations
 
+from nomos.pages.graph import Link, links_of
 from nomos.portal.links import linked_text
-from nomos.retrieval.graph import Link, links_of
 
 TEXT = "Κατά το άρθρο 46 παρ. 1 και 47 <b>ή</b> το άρθρο 9 ν. 1/1900 & τα λοιπά."
 

@@ -4,9 +4,9 @@ text is shown in which mode and status, the passages' marks and links, the cut, 
 from __future__ import annotations
 
 from nomos.legal.inforce.result import Applied, InForce, Passage, Unapplied
+from nomos.pages.articles import Article
+from nomos.pages.graph import ArticleGraph, GraphRef, Link
 from nomos.portal.in_force_view import in_force_view
-from nomos.retrieval.articles import Article
-from nomos.retrieval.graph import ArticleGraph, GraphRef, Link
 
 ORIGINAL = ("1. Όποιος αφαιρεί ξένο κινητό πράγμα τιμωρείται με φυλάκιση έως τρία έτη.\n"
             "2. Η κλοπή κατά το άρθρο 375 διώκεται με έγκληση.")

@@ -387,7 +387,7 @@ def test_positions_are_not_shown_as_scores(os_settings: Settings, tmp_path: Path
 @pytest.mark.parametrize("typed", ["άρθρο 386 Α ΠΚ", "άρθρο 386α ΠΚ", "άρθρο 386-Α ΠΚ", "ΠΚ 386 Α", "άρθρο 386 α΄ ΠΚ"])
 def test_article_letters_typed_apart_are_read_as_one_number(typed: str) -> None:
     from nomos.legal.text.folding import joined_suffixes
-    from nomos.retrieval.direct import NameReading
+    from nomos.pages.named import NameReading
 
     assert [c.id for c in NameReading.of(typed).citations] == ["PK::386Α"]
     assert joined_suffixes("το άρθρο 5 ή το 6 και 7 ο νόμος") == "το άρθρο 5 ή το 6 και 7 ο νόμος"  # «ή», «ο»: words
@@ -410,7 +410,7 @@ def test_a_letter_typed_apart_finds_the_article(os_settings: Settings, tmp_path:
 
 
 def test_highlights_mark_the_querys_own_words_not_their_stems_namesakes() -> None:
-    from nomos.retrieval.marks import own_marks
+    from nomos.pages.marks import own_marks
 
     assert own_marks("ο <mark>ρόλο</mark> του, το <mark>ρολόι</mark>, του <mark>ρολογιού</mark>", "ρολόι") == \
         "ο ρόλο του, το <mark>ρολόι</mark>, του <mark>ρολογιού</mark>"
@@ -481,7 +481,7 @@ def test_the_grading_form_asks_a_name_only_when_no_proxy_signed_one_in(os_settin
 
 
 def test_a_word_and_its_verb_that_share_all_but_the_ending_stay_marked() -> None:
-    from nomos.retrieval.marks import own_marks
+    from nomos.pages.marks import own_marks
 
     assert own_marks("έχει υποχρέωση να τον <mark>αποζημιώσει</mark>", "ζητά αποζημίωση") == \
         "έχει υποχρέωση να τον <mark>αποζημιώσει</mark>"

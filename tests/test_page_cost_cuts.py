@@ -12,8 +12,10 @@ import pytest
 
 from nomos.ingest.loader import load_dataset
 from nomos.opensearch.transport import Transport
+from nomos.pages.facets import facet_aggs
+from nomos.pages.request import PageRequest, faceted_page
+from nomos.retrieval.base import exact_page, score_ordered, tied_at_cut
 from nomos.retrieval.bm25 import BM25Retriever
-from nomos.retrieval.pages import exact_page, facet_aggs, faceted_page, score_ordered, tied_at_cut, with_facets
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import ARTICLES, write_beir
 
@@ -46,7 +48,7 @@ def test_pages_by_score_alone_equal_the_sorted_pages_ties_included(os_settings, 
     settings = os_settings.with_overrides(index_alias="pytest-page-ties")
     index_dataset(settings, dataset)
     transport = Transport(settings_client(settings))
-    bm25 = BM25Retriever(transport, settings.index_alias, highlight=True)
+    bm25 = BM25Retriever(transport, settings.index_alias)
     sent: list[dict] = []
 
     def send(body):
@@ -55,7 +57,7 @@ def test_pages_by_score_alone_equal_the_sorted_pages_ties_included(os_settings, 
 
     for query, k, requests in (("καταργείται", 2, 2), ("καταργείται", 4, 2), ("καταργείται", 5, 1),
                                ("κλοπή κινητό πράγμα", 2, 1), ("κλοπή κινητό πράγμα καταργείται", 3, 2)):
-        body = with_facets(bm25.body(query, k), facet_aggs(15))
+        body = bm25.faceted_body(query, k, PageRequest(transport, settings.index_alias, query, facet_aggs(15), fallback=False))
         sorted_page = faceted_page(transport.search(settings.index_alias, body), k)
         sent.clear()
         page = faceted_page(exact_page(send, body, k), k)
@@ -64,7 +66,8 @@ def test_pages_by_score_alone_equal_the_sorted_pages_ties_included(os_settings, 
         assert (page.aggregations, page.matching) == (sorted_page.aggregations, sorted_page.matching)
         assert len(sent) == requests, (query, k, "requests")
     # the tie rule itself: the repealed articles in id order, the page's edge inside them
-    body = with_facets(bm25.body("καταργείται", 2), facet_aggs(15))
+    page_ask = PageRequest(transport, settings.index_alias, "καταργείται", facet_aggs(15), fallback=False)
+    body = bm25.faceted_body("καταργείται", 2, page_ask)
     assert [h.doc_id for h in faceted_page(exact_page(send, body, 2), 2).hits] == ["N_1_2000::1", "N_1_2000::3"]
 
 

@@ -53,7 +53,8 @@ def dense_mini(shared_dense_index):
 @pytest.mark.parametrize("depth", [3, 100])  # 3: a pool smaller than the corpus, so BM25's restriction to it matters
 def test_the_results_page_ranks_as_pool_fusion_and_counts_the_pool(dense_mini, depth):
     from nomos.opensearch.client import make_client
-    from nomos.retrieval.articles import _facet_aggs
+    from nomos.pages.facets import facet_aggs
+    from nomos.pages.request import PageRequest
     from nomos.retrieval.registry import MethodOptions, make_retriever
     from tests.beir_files import QUERIES
 
@@ -63,12 +64,13 @@ def test_the_results_page_ranks_as_pool_fusion_and_counts_the_pool(dense_mini, d
     for q in QUERIES:
         want = hybrid.search_many({q["_id"]: q["text"]}, k)
         pool = [h.doc_id for h in want.clause_rankings["knn"][q["_id"]][:depth]]
-        page = hybrid.search_faceted(q["text"], k, _facet_aggs(15))
+        page = hybrid.search_faceted(q["text"], k, PageRequest(hybrid.transport, hybrid.index, q["text"], facet_aggs(15)))
         assert [(h.doc_id, h.score) for h in page.hits] == [(h.doc_id, h.score) for h in want.hits[q["_id"]]]
         assert all(h.title and h.source for h in page.hits)
         # the facets and the count are the pool's (every pool article, matching a query word or not)
         assert page.matching == len(pool) and sum(b["doc_count"] for b in page.aggregations["sources"]["buckets"]) == len(pool)
-        only_ak = hybrid.search_faceted(q["text"], k, _facet_aggs(15), post_filter={"term": {"source": "AK"}})
+        only_ak = hybrid.search_faceted(q["text"], k, PageRequest(hybrid.transport, hybrid.index, q["text"], facet_aggs(15),
+                                                                    {"term": {"source": "AK"}}))
         assert [h.doc_id for h in only_ak.hits] == [h.doc_id for h in want.hits[q["_id"]] if h.doc_id.startswith("AK::")]
         assert only_ak.aggregations == page.aggregations  # the filter restricts the page, not the facets
 
@@ -78,15 +80,17 @@ def test_the_results_page_ranks_as_pool_fusion_and_counts_the_pool(dense_mini, d
 @pytest.mark.parametrize("where", ["server", "client"])
 def test_server_and_client_fusion_pages_rank_as_their_runs(dense_mini, where):
     from nomos.opensearch.client import make_client
-    from nomos.retrieval.articles import _facet_aggs
+    from nomos.pages.facets import facet_aggs
+    from nomos.pages.request import PageRequest
     from nomos.retrieval.registry import MethodOptions, make_retriever
     from tests.beir_files import QUERIES
 
     hybrid = make_retriever(dense_mini, "hybrid", make_client(dense_mini.cluster), MethodOptions(rerank="none", fusion=FusionConfig(where=where)))
     for q in QUERIES:
         want = [h.doc_id for h in hybrid.search(q["text"], 4)]
-        page = hybrid.search_faceted(q["text"], 4, _facet_aggs(15))
+        page = hybrid.search_faceted(q["text"], 4, PageRequest(hybrid.transport, hybrid.index, q["text"], facet_aggs(15)))
         assert [h.doc_id for h in page.hits] == want and all(h.title for h in page.hits)
         assert page.matching == 6 and page.aggregations["sources"]["buckets"]
-        only_pk = hybrid.search_faceted(q["text"], 6, _facet_aggs(15), post_filter={"term": {"source": "PK"}})
+        only_pk = hybrid.search_faceted(q["text"], 6, PageRequest(hybrid.transport, hybrid.index, q["text"], facet_aggs(15),
+                                                                    {"term": {"source": "PK"}}))
         assert [h.doc_id for h in only_pk.hits] == [d for d in (h.doc_id for h in hybrid.search(q["text"], 6)) if d.startswith("PK::")]

@@ -66,7 +66,8 @@ def test_law_names_once_then_pages_without_the_law_sub_aggregation(web, mini_set
     """The portal names each source's law from law_names (one aggregation, kept a minute); its pages' requests then
     carry no per-bucket ``law`` aggregation, and the facets still name the law."""
     from nomos.opensearch.client import make_client
-    from nomos.retrieval.articles import faceted_search, law_names
+    from nomos.pages.facets import facet_aggs, law_names, read_facets
+    from nomos.pages.request import PageRequest
 
     client = make_client(mini_settings.cluster)
     assert law_names(Transport(client), mini_settings.index_alias) == {"PK": "Ποινικός Κώδικας", "AK": "Αστικός Κώδικας"}
@@ -79,8 +80,10 @@ def test_law_names_once_then_pages_without_the_law_sub_aggregation(web, mini_set
     assert '"law"' not in aggs and '"sources"' in aggs
     assert {f["source"]: f["law"] for f in body["facets"]} == {"PK": "Ποινικός Κώδικας"}
     # without the map (a library caller), the names come from the sub-aggregation, the same
-    bm25 = BM25Retriever(Transport(client), mini_settings.index_alias, highlight=True)
-    _, facets, _ = faceted_search(bm25, "φυλάκιση αποζημίωση βλάβη", 5)
+    bm25 = BM25Retriever(Transport(client), mini_settings.index_alias)
+    query = "φυλάκιση αποζημίωση βλάβη"
+    page = bm25.search_faceted(query, 5, PageRequest(bm25.transport, bm25.index, query, facet_aggs(15), fallback=False))
+    facets = read_facets(page.aggregations)
     assert {f.source: f.law for f in facets.sources} == {"PK": "Ποινικός Κώδικας", "AK": "Αστικός Κώδικας"}
 
 

@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 
 from nomos.ingest.beir import DEFAULT_MAX_ARTICLE_BYTES, load_beir
 from nomos.opensearch.client import make_client
+from nomos.pages.snippets import HIGHLIGHT_MAX_CHARS
 from nomos.portal import create_app
-from nomos.retrieval.pages import HIGHLIGHT_MAX_CHARS
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import ARTICLES, write_beir
 from tests.portal_support import requests_sent
@@ -88,7 +88,7 @@ def _json(body):
 
 
 def test_the_cut_page_keeps_marks_and_escapes_whole(web):
-    from nomos.retrieval.articles import cut_text
+    from nomos.pages.articles import cut_text
 
     assert cut_text("α <mark>κλοπή</mark> β", 100) == "α <mark>κλοπή</mark> β"
     assert cut_text("αβγ δεζ <mark>κλοπή</mark> ηθ", 12) == "αβγ δεζ"
@@ -136,8 +136,8 @@ def test_a_cut_highlight_reads_as_the_cut_text():
     both read as the same words (an escape counts as one character) and the marks survive the cut."""
     import html as html_
 
+    from nomos.pages.articles import cut_marked, cut_text
     from nomos.portal.links import marked_spans
-    from nomos.retrieval.articles import cut_marked, cut_text
 
     plain = "ο Α & ο Β κλοπή του άρθρου 372 " * 40
     marked = html_.escape(plain).replace("κλοπή", "<mark>κλοπή</mark>")

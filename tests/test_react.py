@@ -345,7 +345,7 @@ def test_scripted_server_sees_parameters(llm):
 @pytest.mark.integration
 def test_planner_query_that_cites_an_article_also_retrieves_it(react_settings):
     """«άρθρο 914 ΑΚ» in a planner query about theft: BM25 alone ranks the theft articles, the search the observer
-    reads has AK::914 first (direct.with_named, the search path's citation reader); a query citing nothing is
+    reads has AK::914 first (cited.with_named, the citation reader the page's lookup builds on); a query citing nothing is
     BM25's list as it is."""
     import asyncio
 

@@ -60,7 +60,7 @@ def test_capabilities_are_consistent():
         if spec.faceted:  # facets and snippets come with the ranking: BM25 and kNN one request, hybrid three
             assert not spec.needs_llm, spec.name
             if not spec.needs_vectors:
-                assert spec.snippets and {"highlight", "filters"} <= spec.options, spec.name
+                assert spec.snippets and "filters" in spec.options, spec.name
         if spec.snippets:
             assert not spec.needs_llm and not spec.needs_vectors, spec.name
     # what needs neither vectors nor an LLM runs anywhere; the default is one of those

@@ -138,7 +138,7 @@ def test_a_search_reads_the_querys_citations_once(dense, monkeypatch, query):
     """The whole-query citation reading (parse_citation) runs once per search, whether the query is a citation, a
     title or a case: the search reads the names once (NameReading) and hands the reading on."""
     import nomos.legal.text.citations as citations
-    import nomos.retrieval.direct as direct
+    import nomos.pages.named as direct
     calls = []
 
     def counted(text):

@@ -19,6 +19,7 @@ from nomos.cli import cli
 from nomos.opensearch.client import make_client
 from nomos.opensearch.node_security import INDEXER_USER, PORTAL_USER
 from nomos.opensearch.stored_scripts import SCRIPTS
+from nomos.pages.request import PageRequest
 from nomos.retrieval.fusion import FusionConfig
 from nomos.retrieval.registry import MethodOptions, make_retriever
 from nomos.settings import Settings
@@ -78,7 +79,8 @@ def test_the_projects_own_searches_work_as_the_portal(secure_node, dense) -> Non
     assert bm25[0].doc_id == "PK::372"
     assert [h.doc_id for h in exact] == [h.doc_id for h in hnsw] and len(exact) == 6  # knn_score, by id
     fused = make_retriever(settings, "hybrid", client, MethodOptions(fusion=FusionConfig(where="client"), rerank="none"))
-    page = fused.search_faceted(THEFT, 3, {"laws": {"terms": {"field": "source"}}})  # rank-by-position, by id
+    laws = {"laws": {"terms": {"field": "source"}}}
+    page = fused.search_faceted(THEFT, 3, PageRequest(fused.transport, fused.index, THEFT, laws))  # rank by position
     assert [h.doc_id for h in page.hits] == [h.doc_id for h in fused.search(THEFT, 3)]
     assert page.hits[0].doc_id in ("PK::372", "PK::375") and page.aggregations["laws"]["buckets"]
     rocchio = make_retriever(settings, "knn-rocchio", client).search_many(queries, 6).hits["q1"]  # copy-vector

@@ -2,7 +2,7 @@
 
 «δικτυακός τόπος φορέα του δημόσιου τομέα υποβολή αναφορών» put N_3979_2011::5 first, its text in force
 «[Καταργείται]» (repealed by ν. 4727/2020 article 108), and neither the results list nor the API's hit said so. Now
-the search stage reads each hit's standing from the text in force ingest stored (nomos.retrieval.standing) and lists
+the search stage reads each hit's standing from the text in force ingest stored (nomos.pages.standing) and lists
 a repealed article after those in force, marked, in the portal's list, the API's hits and ``search --json``; an
 article the query names outright stays first. The small corpus of tests/in_force_support.py with one more article
 that repeals PK::46, indexed by ingest (which consolidates it), on a real node."""
@@ -17,8 +17,8 @@ from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from nomos.legal.inforce.result import Applied, InForce, Passage
+from nomos.pages.standing import IN_FORCE, Standing, demote_repealed, standing_of
 from nomos.retrieval.base import Hit
-from nomos.retrieval.standing import IN_FORCE, Standing, demote_repealed, standing_of
 
 REPEALS_46 = "N_4855_2021::90"
 WORDS_46 = "άμεση συνδρομή του αυτουργού"  # PK::46's words (PK::49 shares «αυτουργού» only)

@@ -13,8 +13,8 @@ from nomos.errors import SearchError
 from nomos.opensearch.client import make_client
 from nomos.opensearch.stored_scripts import MISSING_SCRIPT_HINT, SCRIPTS, StoredScript
 from nomos.opensearch.transport import make_transport
+from nomos.pages.request import PageRequest, faceted_page, ranking_page_body
 from nomos.retrieval.base import Hit
-from nomos.retrieval.pages import faceted_page, ranking_page_body
 
 pytestmark = pytest.mark.integration
 
@@ -32,9 +32,10 @@ def test_the_open_node_refuses_inline_scripts_and_holds_the_projects_own(shared_
 
 def test_a_page_over_a_ranking_keeps_its_order_through_the_stored_script(shared_bm25_index) -> None:
     ranked = [Hit("AK::914", 3.0), Hit("PK::372", 2.0), Hit("PK::386", 1.0)]  # not BM25's order of anything
-    body = ranking_page_body(ranked, "κλοπή", 3, {})
+    transport = make_transport(shared_bm25_index.cluster)
+    body = ranking_page_body(PageRequest(transport, shared_bm25_index.index_alias, "κλοπή"), ranked, 3)
     assert "source" not in body["query"]["script_score"]["script"]
-    resp = make_transport(shared_bm25_index.cluster).search(shared_bm25_index.index_alias, body)
+    resp = transport.search(shared_bm25_index.index_alias, body)
     assert [h.doc_id for h in faceted_page(resp, 3).hits] == ["AK::914", "PK::372", "PK::386"]
 
 

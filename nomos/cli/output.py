@@ -33,7 +33,7 @@ def print_index_report(report: Any) -> None:  # stages.indexing's report
         click.echo(f"deleted old versions: {', '.join(report.deleted)}")
 
 
-# why an article stands where it does without a score of the method's (``details["direct"]``, nomos.retrieval.direct)
+# why an article stands where it does without a score of the method's (``details["direct"]``, nomos.pages.named)
 PLACED = {"citation": "named: a citation", "id": "named: its id", "title": "named: its title", "cited": "cited by the case"}
 _WHY = ("bm25_rank", "knn_rank", "fused_rank", "anchors_rank", "lemmas_rank", "part", "direct", "amended_by")
 
@@ -43,7 +43,7 @@ def print_hits(hits: Sequence[Any], *, explain: bool = False, score_kind: str = 
     """Ranked hits: id, score, title, law, then each highlighted snippet on its own line; with ``explain``, why each
     ranked (each clause's rank, the part of a fused list it came from, a named article). A fused list whose scores
     are an order only (``score_kind`` "rank" or "learned", :data:`~nomos.retrieval.base.ORDER_ONLY`) shows none: 100.000, 99.000… read as relevance scores; stderr says what
-    the scores are. ``standing``: article id -> its :class:`~nomos.retrieval.standing.Standing` (a line under
+    the scores are. ``standing``: article id -> its :class:`~nomos.pages.standing.Standing` (a line under
     each amended or repealed article)."""
     from nomos.retrieval.base import ORDER_ONLY, SCORE_KINDS
 

@@ -10,7 +10,7 @@ are stored beforehand (``PUT _scripts/<id>``):
   a vector back (``_source`` leaves them out; the doc value is the reader's reused buffer); the Rocchio PRF and the
   indexer's windows and second-encoder passes (``nomos.vectors.stored``);
 * ``RANK_BY_POSITION`` (painless, ``score`` context): a results page over a ranking computed beforehand, each
-  article scored by its position (``nomos.retrieval.pages.ranking_page_body``);
+  article scored by its position (``nomos.pages.request.ranking_page_body``);
 * ``KNN_SCORE`` (the k-NN plugin's ``knn`` language, ``score`` context): exact kNN (``knn --exact``). The plugin's
   engine compiles any script whose source is ``knn_score``, stored or inline, so it is stored like the others.
 

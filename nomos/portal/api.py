@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, Field
 
+from nomos.pages.articles import citation
 from nomos.portal.as_of import AsOfLaw, AsOfOut, BeforeLaw, wording_then
 from nomos.portal.errors import PortalError
 from nomos.portal.links import article_url, law_url, linkable, safe_snippet, search_url
@@ -25,7 +26,6 @@ from nomos.portal.params import (
     SourceParam,
 )
 from nomos.portal.web import PAGE_LIMIT, PortalDep, limit, run, run_search
-from nomos.retrieval.articles import citation
 
 router = APIRouter(prefix="/api")
 
@@ -320,7 +320,7 @@ async def api_health(portal: PortalDep) -> dict[str, Any]:
     return await run(portal, portal.health)
 
 
-def _graph_ref(r: Any) -> GraphRefOut:  # a retrieval.graph.GraphRef
+def _graph_ref(r: Any) -> GraphRefOut:  # a pages.graph.GraphRef
     return GraphRefOut(**{f.name: getattr(r, f.name) for f in fields(r)}, url=article_url(r.id))
 
 

@@ -17,10 +17,10 @@ from markupsafe import Markup
 
 from nomos.legal.inforce.result import InForce
 from nomos.legal.inforce.versions import ORIGINAL, law_name, law_of
+from nomos.pages.articles import Article, citation, cut_text
+from nomos.pages.graph import ArticleGraph, GraphRef
 from nomos.portal.in_force_reasons import Reason, greek_reason
 from nomos.portal.links import marked_spans, marked_text
-from nomos.retrieval.articles import Article, citation, cut_text
-from nomos.retrieval.graph import ArticleGraph, GraphRef
 
 TextMode = Literal["in-force", "original"]
 TEXT_MODES: tuple[str, ...] = ("in-force", "original")
@@ -97,7 +97,7 @@ def in_force_view(article: Article, graph: ArticleGraph, mode: str | None = None
                   max_chars: int | None = None) -> InForceView | None:
     """The page's reading of ``article.in_force`` (None: the article has none; the page is as before). ``mode``:
     ``original`` asks for the original text, anything else the default. ``max_chars``: the text in force is cut
-    to its start as a long original is (:func:`~nomos.retrieval.articles.cut_text`), so a page stays bounded."""
+    to its start as a long original is (:func:`~nomos.pages.articles.cut_text`), so a page stays bounded."""
     in_force = article.in_force
     if in_force is None:
         return None

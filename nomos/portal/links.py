@@ -17,12 +17,12 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup, escape
 
 from nomos.legal.text.areas import areas as legal_areas
+from nomos.pages.articles import citation
+from nomos.pages.standing import cite_id
 from nomos.portal.errors import PortalError, greek_readiness
 from nomos.portal.params import K_CHOICES, MAX_QUERY_CHARS
 from nomos.portal.service import METHOD_LABELS
-from nomos.retrieval.articles import citation
 from nomos.retrieval.registry import DEFAULT_METHOD
-from nomos.retrieval.standing import cite_id
 
 TEMPLATES = Path(__file__).parent / "templates"
 MATCH_ANCHOR = "match"  # the id of the first highlighted passage on an article page; links with ?q= point at it

@@ -14,17 +14,17 @@ from opensearchpy import OpenSearch
 from nomos.errors import ClusterError
 from nomos.legal.inforce.versions import Version
 from nomos.opensearch.transport import Transport
-from nomos.portal.settings import PortalConfig
-from nomos.retrieval.articles import Article, ArticleRef, article_page
-from nomos.retrieval.direct import by_id
-from nomos.retrieval.graph import ArticleGraph, article_graph, law_contents
-from nomos.retrieval.in_force import (
+from nomos.pages.articles import Article, ArticleRef, article_page
+from nomos.pages.graph import ArticleGraph, article_graph, law_contents
+from nomos.pages.in_force import (
     ArticleInForce,
     ArticleVersions,
     article_in_force,
     article_versions,
     versions_of_many,
 )
+from nomos.pages.named import by_id
+from nomos.portal.settings import PortalConfig
 from nomos.retrieval.registry import BEST_WITH_VECTORS, best_method, portal_methods
 from nomos.stages.searching import MethodUnavailable, SearchPage, SearchRequest, SearchStage
 from nomos.stages.settings import StageSettings
@@ -106,7 +106,7 @@ class Portal:
 
     def article(self, article_id: str, query: str | None = None, full: bool = False) -> Article | None:
         """The article's page; an id typed another way (any case, Latin look-alike letters: «PK::386A») finds the
-        one article it can only mean (:func:`~nomos.retrieval.direct.by_id`). Unless ``full``, a text longer than
+        one article it can only mean (:func:`~nomos.pages.named.by_id`). Unless ``full``, a text longer than
         ``NOMOS_PORTAL_ARTICLE_CHARS`` is cut to its start (the page links to the rest)."""
         cap = None if full else self.settings.portal_article_chars
         found = article_page(self.transport, self.index, article_id, query=query or None, max_chars=cap)
@@ -117,7 +117,7 @@ class Portal:
         return found
 
     def graph(self, article_id: str, text: str | None = None) -> ArticleGraph | None:
-        """The article's references, who cites it and what amends it (:func:`~nomos.retrieval.graph.article_graph`);
+        """The article's references, who cites it and what amends it (:func:`~nomos.pages.graph.article_graph`);
         None for an unknown id."""
         return article_graph(self.transport, self.index, article_id, text)
 
@@ -132,7 +132,7 @@ class Portal:
         return art, graph or ArticleGraph(art.id)
 
     def in_force(self, article_id: str) -> ArticleInForce | None:
-        """The article's text in force as stored at ingest (:func:`~nomos.retrieval.in_force.article_in_force`);
+        """The article's text in force as stored at ingest (:func:`~nomos.pages.in_force.article_in_force`);
         an id typed another way finds the one article it can only mean, as the article page does; None: unknown."""
         found = article_in_force(self.transport, self.index, article_id)
         if found is None:
@@ -142,7 +142,7 @@ class Portal:
         return found
 
     def versions(self, article_id: str) -> ArticleVersions | None:
-        """Every stored version of the article (:func:`~nomos.retrieval.in_force.article_versions`), the id
+        """Every stored version of the article (:func:`~nomos.pages.in_force.article_versions`), the id
         found as :meth:`in_force` finds it; None: unknown."""
         found = article_versions(self.transport, self.index, article_id)
         if found is None:

@@ -20,13 +20,13 @@ from pydantic import BaseModel, Field
 
 from nomos.legal.inforce.diff import Run, counts, word_diff
 from nomos.legal.inforce.versions import Version, find_version
+from nomos.pages.in_force import ArticleVersions
 from nomos.portal.api import AppliedOut, ErrorOut, PassageOut, UnappliedOut
 from nomos.portal.as_of import label
 from nomos.portal.errors import PortalError
 from nomos.portal.links import article_url
 from nomos.portal.params import ArticleId
 from nomos.portal.web import PAGE_LIMIT, PortalDep, render, run
-from nomos.retrieval.in_force import ArticleVersions
 
 api_router = APIRouter(prefix="/api")
 page_router = APIRouter(include_in_schema=False)

@@ -1,5 +1,6 @@
-"""Retrieval: every method behind one :class:`Retriever` interface, built by :func:`make_retriever`, and the
-results-page and article helpers the portal and the CLI share. Import public names from here
+"""Retrieval: every method behind one :class:`Retriever` interface (those that serve a results page in their own
+requests behind :class:`FacetedRetriever`), built by :func:`make_retriever`; the pages themselves are made a floor
+above, in :mod:`nomos.pages`. Import public names from here
 (``from nomos.retrieval import make_retriever, Hit``), as ranx exports its own.
 
 The LLM methods (:mod:`~nomos.retrieval.llm`, :mod:`~nomos.retrieval.react`, :mod:`~nomos.retrieval.reformulate`)
@@ -12,19 +13,15 @@ from nomos.exports import lazy_exports
 
 __getattr__, __dir__, __all__ = lazy_exports(__name__, {
     "nomos.errors": ("SearchError", "VectorsMissing"),
-    ".articles": ("Article", "ArticleRef", "article_page", "citation", "faceted_search", "get_article", "ids_facets",
-                  "law_names", "matching_ids", "sources_of"),
-    ".base": ("Hit", "Progress", "Ranking", "Retriever", "SearchResult", "by_score", "check_k", "rank", "score_order"),
+    ".base": ("FacetedHits", "FacetedRetriever", "Hit", "PageAsk", "Progress", "Ranking", "Retriever", "SearchResult",
+              "by_score", "check_k", "rank", "score_order"),
     ".bm25": ("BM25Retriever",),
-    ".decorate": ("decorate",),
     ".fusion": ("FusionRetriever", "client_fuse", "fused_hits"),
     ".fusion_config": ("DEFAULT_WEIGHTS", "DEFAULT_WHERE", "FusionConfig"),
     ".knn": ("KnnRetriever", "VectorReadiness", "index_has_vectors", "vector_readiness"),
-    ".pages": ("AreaFacet", "Facet", "FacetedHits", "Facets", "facet_aggs", "faceted_page", "page_filter",
-               "ranking_page_body", "read_facets", "snippet_highlight"),
     ".registry": ("BEST_WITH_VECTORS", "DEFAULT_METHOD", "METHODS", "MethodOptions", "MethodSpec", "best_method",
                   "encoder_for", "make_reranker", "make_retriever", "method_names", "method_spec", "portal_methods",
                   "require_llm", "resolved_options", "vector_cache"),
     ".texts": ("clip", "fetch_texts"),
-    ".direct": ("DirectHit", "NameReading", "Named", "find_direct", "look_up", "pin"),
+    ".cited": ("DirectHit", "pin", "with_named"),
 })

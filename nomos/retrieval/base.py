@@ -33,10 +33,10 @@ class Hit:
     highlights: tuple[str, ...] = ()
     details: Mapping[str, Any] = field(default_factory=dict)
     # an amended article's snippet fragments of its text in force (the search stage shows them instead of
-    # ``highlights`` where they mark as much of the query: nomos.retrieval.marks.with_own_marks)
+    # ``highlights`` where they mark as much of the query: nomos.pages.marks.with_own_marks)
     in_force_highlights: tuple[str, ...] = ()
     # what a results page read of the article's stored text in force (``in_force``'s status and actions, for
-    # nomos.retrieval.standing): {} where nothing amends it; None where the page did not read it
+    # nomos.pages.standing): {} where nothing amends it; None where the page did not read it
     in_force: Mapping[str, Any] | None = None
 
 
@@ -162,3 +162,91 @@ class Retriever(Protocol):
     def describe(self) -> dict[str, Any]:
         """Parameters that a results manifest must record to reproduce this ranking."""
         ...
+
+
+# --------------------------------------------------------------------------------------------------- results pages
+@dataclass(frozen=True)
+class FacetedHits:
+    """A results page as a retriever's ``search_faceted`` returns it: the ranked page, the aggregations over every
+    matching article (or candidate), and how many articles the query matches (before the page's ``post_filter``)."""
+
+    hits: list[Hit]
+    aggregations: dict[str, Any]
+    matching: int
+
+
+class PageAsk(Protocol):
+    """What a results page asks a ranking's own request to carry, decided on the page floor above retrieval
+    (:class:`nomos.pages.request.PageRequest`) and handed down: the hits' fields and snippets, the aggregations, the
+    page's filter, and how the answer is read. A retriever folds it into the request that ranks (one request for
+    BM25 and kNN, two for hybrid) and hands the page back; it never builds or reads the page's parts itself."""
+
+    @property
+    def aggs(self) -> Mapping[str, Any]: ...
+
+    @property
+    def post_filter(self) -> Mapping[str, Any] | None: ...
+
+    @property
+    def filter_path(self) -> str: ...
+
+    def body(self, ranking: Mapping[str, Any], k: int) -> dict[str, Any]:
+        """``ranking`` (a body that ranks: its query, sort, search pipeline) with the page's parts, ``k`` hits."""
+        ...
+
+    def read(self, response: Mapping[str, Any], k: int) -> FacetedHits:
+        """The answer to :meth:`body`'s request as a page."""
+        ...
+
+    def decorate(self, hits: list[Hit]) -> list[Hit]:
+        """Titles and snippets for hits that came with ids and scores only (one request)."""
+        ...
+
+
+class FacetedRetriever(Retriever, Protocol):
+    """A retriever that serves a results page in its ranking's own requests (``MethodSpec.faceted``; the registry's
+    :func:`~nomos.retrieval.registry.make_faceted` builds one). The page ranks exactly as :meth:`search` does."""
+
+    def search_faceted(self, query: str, k: int, page: PageAsk) -> FacetedHits:
+        """The top ``k`` with what ``page`` asks for: aggregations over every matching article (or candidate), the
+        page's filter restricting only the ranked hits."""
+        ...
+
+
+TIE_SORT = [{"_score": "desc"}, {"article_id": "asc"}]  # the one tie rule (nomos.ordering) as OpenSearch's sort
+
+
+def score_ordered(body: Mapping[str, Any], k: int) -> dict[str, Any]:
+    """``body`` ranked by score alone, one hit deeper than the page: no (score, article id) sort.
+
+    Sorting on a field beside the score makes every competitive hit read the article id's doc values and swaps
+    Lucene's top-score collector for the field-sort one; on the stand-in's case files that was a fifth of a BM25
+    page's CPU in OpenSearch (docs/benchmarks.md "A results page in half the CPU"). The extra hit is how
+    :func:`exact_page` knows the page is the one the tie rule gives."""
+    out = {key: value for key, value in body.items() if key not in ("sort", "track_scores")}
+    out["size"] = k + 1
+    return out
+
+
+def tied_at_cut(resp: Mapping[str, Any], k: int) -> bool:
+    """Whether the hit after the page scores what the page's last hit scores: then which of the tied articles
+    fall inside the page depends on the tie rule, and only the sorted request can say."""
+    hits = resp.get("hits", {}).get("hits", [])
+    return len(hits) > k and float(hits[k]["_score"]) == float(hits[k - 1]["_score"])
+
+
+def exact_page(send: Callable[[dict[str, Any]], Mapping[str, Any]], body: Mapping[str, Any], k: int) -> Mapping[str, Any]:
+    """A results page ranked exactly as ``body``'s (score desc, article id asc) sort ranks it, usually without
+    that sort: the page by score alone and one hit more, and the sorted request only when that hit ties the
+    page's last (:func:`tied_at_cut`). Inside the page, the page's reader orders ties by id as the sort would;
+    the aggregations and the count do not depend on the order."""
+    resp = send(score_ordered(body, k))
+    return send(dict(body)) if tied_at_cut(resp, k) else resp
+
+
+def ranked_hit(h: Mapping[str, Any]) -> Hit:
+    """One hit of a ranking's response, id and score only (from ``_id`` and ``_score``, or the sort values)."""
+    score = h.get("_score")
+    if score is None:
+        score = h["sort"][0]
+    return Hit(doc_id=h.get("_id") or str(h["sort"][1]), score=float(score))

@@ -20,25 +20,25 @@ from nomos.errors import ConfigError, SearchError
 from nomos.legal.text.lemmas import lemma_text, lemma_tokens
 from nomos.mappings import ANALYZERS, FIELDS, LEMMA_FIELD
 from nomos.opensearch.transport import Transport, require_transport
-from nomos.retrieval.base import Hit, Progress, SearchResult, check_k, rank, tick
-from nomos.retrieval.case_reading import DEFAULT_QUESTION_BOOST, bm25_note, question_clause_boost, read_case
-from nomos.retrieval.pages import (
-    HIGHLIGHT_TAGS,
-    HIT_FIELDS,
-    PAGE_FILTER,
-    PAGE_SOURCE,
+from nomos.retrieval.base import (
+    TIE_SORT,
     FacetedHits,
+    Hit,
+    PageAsk,
+    Progress,
+    SearchResult,
+    check_k,
     exact_page,
-    faceted_page,
-    page_hit,
-    snippet_highlight,
-    with_facets,
+    rank,
+    ranked_hit,
+    tick,
 )
+from nomos.retrieval.case_reading import DEFAULT_QUESTION_BOOST, bm25_note, question_clause_boost, read_case
 
-# the page pieces BM25 pages use, importable from here as before (nomos.retrieval.pages is their home)
-__all__ = ["HIGHLIGHT_TAGS", "PAGE_FILTER", "BM25Retriever", "FacetedHits", "SearchError", "chunks", "compact_terms",
-           "snippet_highlight"]
+__all__ = ["BM25Retriever", "SearchError", "chunks", "compact_terms"]
 
+# Only what a ranking needs comes back (a results page's fields and snippets: nomos.pages.request).
+HIT_FIELDS = ("_id", "_score", "sort")
 MSEARCH_FILTER = ",".join(["responses.error", "responses.status"] + [f"responses.hits.hits.{f}" for f in HIT_FIELDS])
 ANALYZE_CHUNK_CHARS = 20_000
 ANALYSED_KEPT = 64  # long texts whose tokens a retriever keeps (cleared when full: a bound, not an LRU)  # stays well under index.analyze.max_token_count (10,000 tokens) per request
@@ -80,7 +80,6 @@ class BM25Retriever:
     max_clauses: int = 1024
     long_query_words: int = 256
     batch_size: int = 32
-    highlight: bool = False
     # Filter clauses (e.g. ``{"term": {"source": "PK"}}``) that restrict which articles rank, without scoring.
     filters: tuple[dict[str, Any], ...] = ()
     # "auto": dfs_query_then_fetch when the index has 2+ shards (scores then use index-wide term statistics and do
@@ -201,25 +200,12 @@ class BM25Retriever:
         return [{"index": self.index}, {"size": k, "query": self.filtered(clause), "stored_fields": "_none_",
                                         "track_scores": True, "sort": [{"_score": "desc"}, {"article_id": "asc"}]}]
 
-    def body(self, text: str, k: int, note: dict[str, Any] | None = None, *, ids_only: bool = False) -> dict[str, Any]:
-        """The search body of one query; ``ids_only`` leaves out the fields and snippets ``highlight`` asks for
-        (a caller that decorates only the page it shows, later)."""
-        fields = self.highlight and not ids_only
-        query = self.filtered(self.query_clause(text, note))
-        body: dict[str, Any] = {
-            "size": k,
-            "query": query,
-            "sort": [{"_score": "desc"}, {"article_id": "asc"}],
-            "track_scores": True,
-        }
-        if fields:
-            body["_source"] = PAGE_SOURCE
-            body["highlight"] = snippet_highlight(text)
-        else:
-            # Evaluation needs only ids and scores, both in the sort values: skipping stored fields avoids
-            # decompressing every hit's _source and makes the query phase several times faster.
-            body["stored_fields"] = "_none_"
-        return body
+    def body(self, text: str, k: int, note: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The search body of one query: ids and scores only (both in the sort values: skipping stored fields
+        avoids decompressing every hit's _source and makes the query phase several times faster). A results page
+        adds its fields and snippets (:meth:`search_faceted`)."""
+        return {"size": k, "query": self.filtered(self.query_clause(text, note)), "sort": TIE_SORT, "track_scores": True,
+                "stored_fields": "_none_"}
 
     def search(self, query: str, k: int) -> list[Hit]:
         return self.search_many({"q": query}, k).hits["q"]
@@ -249,40 +235,38 @@ class BM25Retriever:
     def request(self, text: str, k: int) -> list[dict[str, Any]]:
         """The two ``_msearch`` lines (header, body) of one query, ids and scores only: for callers that send
         BM25 beside other searches in one round trip (hybrid's results page)."""
-        return [{"index": self.index, "search_type": self.effective_search_type()}, self.body(text, k, ids_only=True)]
+        return [{"index": self.index, "search_type": self.effective_search_type()}, self.body(text, k)]
 
     @staticmethod
     def hits_of(response: Mapping[str, Any], qid: str, k: int) -> list[Hit]:
         """The ranked hits of one ``_msearch`` item (the transport has already raised for a refused one)."""
-        return rank([page_hit(h) for h in response.get("hits", {}).get("hits", [])], k)
+        return rank([ranked_hit(h) for h in response.get("hits", {}).get("hits", [])], k)
 
     def msearch(self, lines: Sequence[Mapping[str, Any]], labels: Sequence[str] = ()) -> list[dict[str, Any]]:
         """One ``_msearch`` through the transport (an item refused raises naming its label); its responses."""
         return self.transport.msearch(lines, labels=labels, filter_path=MSEARCH_FILTER, what="BM25 search")
 
-    def faceted_body(self, query: str, k: int, aggs: Mapping[str, Any],
-                     post_filter: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    def faceted_body(self, query: str, k: int, page: PageAsk) -> dict[str, Any]:
         """The body :meth:`search_faceted` sends (bench/page_cost.py times it part by part)."""
-        return with_facets(self.body(query, k), aggs, post_filter)
+        return page.body(self.body(query, k), k)
 
-    def search_faceted(self, query: str, k: int, aggs: Mapping[str, Any],
-                       post_filter: Mapping[str, Any] | None = None) -> FacetedHits:
-        """The top ``k`` and ``aggs`` in one request, as a results page needs them.
+    def search_faceted(self, query: str, k: int, page: PageAsk) -> FacetedHits:
+        """The top ``k`` with what ``page`` asks for (fields, snippets, aggregations, a filter), in one request.
 
-        The aggregations (and ``matching``) cover every article the query matches; ``post_filter`` restricts only the
-        ranked hits (OpenSearch applies it after aggregating), so a page filtered to one legal source still offers
-        the others. Neither the filter nor the aggregations score: the ranking is the one :meth:`search` gives with
-        the same clause in ``filters``. One request instead of a ranking plus a facet query: the match runs once
-        and the node parses, plans and answers one HTTP request per page."""
+        The aggregations (and ``matching``) cover every article the query matches; the page's ``post_filter``
+        restricts only the ranked hits (OpenSearch applies it after aggregating). Neither the filter nor the
+        aggregations score: the ranking is the one :meth:`search` gives with the same clause in ``filters``. One
+        request instead of a ranking plus a facet query: the match runs once and the node parses, plans and
+        answers one HTTP request per page."""
         check_k(k)
-        body = self.faceted_body(query, k, aggs, post_filter)
+        body = self.faceted_body(query, k, page)
         search_type = self.effective_search_type()
 
         def send(b: dict[str, Any]) -> dict[str, Any]:
             return self.transport.search(self.index, b, what="the BM25 results page", search_type=search_type,
-                                         params={"filter_path": PAGE_FILTER})
+                                         params={"filter_path": page.filter_path})
 
-        return faceted_page(exact_page(send, body, k), k)
+        return page.read(exact_page(send, body, k), k)
 
     def effective_search_type(self) -> str:
         """The search type sent with every query; "auto" looks up the index's shard count once."""

@@ -7,28 +7,27 @@ neural-search. Either way each fused document carries its BM25 and kNN rank and 
 ranked where it did.
 
 A results page (:meth:`FusionRetriever.search_faceted`) folds its facets and snippets into the fusion's own
-requests (:mod:`nomos.retrieval.pages`): two for hybrid's default pool fusion.
+requests (what the page asks: :class:`nomos.retrieval.base.PageAsk`): two for hybrid's default pool fusion.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from nomos.errors import ConfigError
+from nomos.opensearch.stored_scripts import RANK_BY_POSITION
 from nomos.opensearch.transport import Transport, require_transport
-from nomos.retrieval.base import Hit, Progress, SearchResult, check_k, rank, tick
+from nomos.retrieval.base import FacetedHits, Hit, PageAsk, Progress, SearchResult, check_k, rank, tick
 from nomos.retrieval.bm25 import BM25Retriever
-from nomos.retrieval.decorate import decorate
 from nomos.retrieval.fusion_config import DEFAULT_WEIGHTS, FusionConfig
 from nomos.retrieval.head_fusion import head_fuse
 from nomos.retrieval.knn import KnnRetriever
-from nomos.retrieval.pages import PAGE_FILTER, FacetedHits, faceted_page, page_parts, ranking_page_body
 from nomos.retrieval.pool_fusion import bm25_pool_page, bm25_scores_in_pool, pool_fuse
 
-__all__ = ["DEFAULT_WEIGHTS", "FusionConfig", "FusionRetriever", "clause_details", "client_fuse", "fused_hits",
-           "ranking_page_body"]
+__all__ = ["DEFAULT_WEIGHTS", "FusionConfig", "FusionRetriever", "by_position", "clause_details", "client_fuse",
+           "fused_hits"]
 
 RANX_NORMS = {"min_max": "min-max", "z_score": "zmuv"}
 
@@ -203,15 +202,14 @@ class FusionRetriever:
                            query_notes=notes)
         return own.merge(bm25, knn)
 
-    def search_faceted(self, query: str, k: int, aggs: Mapping[str, Any],
-                       post_filter: Mapping[str, Any] | None = None) -> FacetedHits:
-        """A fused results page: the top ``k`` with titles and snippets, and ``aggs`` over the fusion's candidates
-        (``post_filter``, a legal source, restricts the page, not the aggregations).
+    def search_faceted(self, query: str, k: int, page: PageAsk) -> FacetedHits:
+        """A fused results page: the top ``k`` with what ``page`` asks for, its aggregations over the fusion's
+        candidates (its ``post_filter``, a legal source, restricts the page, not the aggregations).
 
         Pool fusion with a kNN pool and the "minmax" pool ranking is three requests: kNN's top ``depth`` (100);
         the BM25 scores of exactly those articles with the aggregations over them and the ids the filter keeps
         (:func:`~nomos.retrieval.pool_fusion.bm25_pool_page`); the page's titles and snippets
-        (:func:`~nomos.retrieval.decorate.decorate`). The fusion is :func:`pool_fuse` itself, so the page ranks
+        (``page.decorate``). The fusion is :func:`pool_fuse` itself, so the page ranks
         exactly as ``search`` does. The facets count the pool, the articles the fusion chose among; a filtered page
         is the best of the pool in that source.
 
@@ -236,24 +234,26 @@ class FusionRetriever:
         where = self.config.where
         if where == "pool" and self.config.pool == "knn" and self.config.pool_ranking == "minmax":
             pool = self.knn.search_many({"q": query}, depth).hits["q"]
-            scores, aggregations, allowed = bm25_pool_page(self.bm25, query, [h.doc_id for h in pool], aggs, post_filter)
+            scores, aggregations, allowed = bm25_pool_page(self.bm25, query, [h.doc_id for h in pool], page.aggs,
+                                                           page.post_filter)
             fused = pool_fuse({"q": pool}, {"q": scores}, self.config.bm25_knn_weights, depth, pool_clause="knn")["q"]
             shown = [h for h in fused if allowed is None or h.doc_id in allowed][:k]
-            return FacetedHits(decorate(self.transport, self.index, shown, query), aggregations, len(pool))
+            return FacetedHits(page.decorate(shown), aggregations, len(pool))
         if where == "pool" and self.config.pool_ranking == "rrf-head":
             bm25, knn = self._both_lists(query, depth)
             ranked = self._pool({"q": query}, {"q": bm25}, {"q": knn}, depth)["q"]
-            return self._page_of_ranking(ranked, query, k, aggs, post_filter)
+            return self._page_of_ranking(ranked, k, page)
         if where != "server":
             ranked = self.search_many({"q": query}, depth).hits["q"]
-            return self._page_of_ranking(ranked, query, k, aggs, post_filter)
+            return self._page_of_ranking(ranked, k, page)
         vector = self.knn.query_vectors([query])[0]
         _, pipeline = self.config.pipeline()
         hybrid = {"hybrid": {"queries": [self.bm25.query_clause(query), self.knn.clause(vector, depth)]}}
-        body = {**page_parts(query, k, aggs, post_filter), "query": hybrid, "search_pipeline": pipeline}
+        body = {**page.body({"query": hybrid}, k), "search_pipeline": pipeline}
         with self.knn.vectors_needed():
-            resp = self.transport.search(self.index, body, what="the hybrid results page", params={"filter_path": PAGE_FILTER})
-        return faceted_page(resp, k)
+            resp = self.transport.search(self.index, body, what="the hybrid results page",
+                                         params={"filter_path": page.filter_path})
+        return page.read(resp, k)
 
     def _both_lists(self, query: str, depth: int) -> tuple[list[Hit], list[Hit]]:
         """BM25's and kNN's own top ``depth`` for one query in one ``_msearch`` (the bodies :meth:`search_many`
@@ -264,18 +264,17 @@ class FusionRetriever:
                                           labels=["BM25 list", "k-NN list"])
         return self.bm25.hits_of(bm25, "q", depth), self.knn.hits_of(knn, "q", depth)
 
-    def _page_of_ranking(self, ranked: list[Hit], query: str, k: int, aggs: Mapping[str, Any],
-                         post_filter: Mapping[str, Any] | None) -> FacetedHits:
-        """A page over a ranking computed beforehand: one request scores its articles by their position (so
-        ``post_filter`` and ``size`` keep the ranking's order), aggregates over them and highlights the page."""
+    def _page_of_ranking(self, ranked: list[Hit], k: int, page: PageAsk) -> FacetedHits:
+        """A page over a ranking computed beforehand: one request scores its articles by their position (so the
+        page's ``post_filter`` and ``size`` keep the ranking's order), aggregates over them and highlights the page."""
         if not ranked:
             return FacetedHits([], {}, 0)
-        body = ranking_page_body(ranked, query, k, aggs, post_filter)
-        resp = self.transport.search(self.index, body, what="the fused results page", params={"filter_path": PAGE_FILTER})
-        page = faceted_page(resp, k)
+        body = page.body({"query": by_position(ranked)}, k)
+        resp = self.transport.search(self.index, body, what="the fused results page", params={"filter_path": page.filter_path})
+        shown = page.read(resp, k)
         scores = {h.doc_id: h for h in ranked}
-        hits = [replace(h, score=scores[h.doc_id].score, details=scores[h.doc_id].details) for h in page.hits]
-        return FacetedHits(hits, page.aggregations, page.matching)
+        hits = [replace(h, score=scores[h.doc_id].score, details=scores[h.doc_id].details) for h in shown.hits]
+        return FacetedHits(hits, shown.aggregations, shown.matching)
 
     @property
     def score_kind(self) -> str:
@@ -301,3 +300,10 @@ class FusionRetriever:
         if c.where == "server":
             fusion["pipeline"] = c.pipeline()[1]
         return {"method": self.name, "index": self.index, "bm25": self.bm25.describe(), "knn": self.knn.describe(), "fusion": fusion}
+
+
+def by_position(ranked: Sequence[Hit]) -> dict[str, Any]:
+    """A query that scores a ranking's articles by their position (the stored script ``RANK_BY_POSITION``), so a
+    page's ``post_filter`` and ``size`` keep the ranking's order."""
+    positions = {h.doc_id: len(ranked) - i for i, h in enumerate(ranked)}
+    return {"script_score": {"query": {"ids": {"values": list(positions)}}, "script": RANK_BY_POSITION.ref({"p": positions})}}

@@ -23,7 +23,18 @@ from nomos.eta import STALE_S, noted_seconds_left
 from nomos.mappings import WINDOW_VECTOR, vector_field_name, windows_field_name
 from nomos.opensearch.stored_scripts import KNN_SCORE
 from nomos.opensearch.transport import Transport, require_transport
-from nomos.retrieval.base import Hit, Progress, SearchResult, check_k, rank, tick
+from nomos.retrieval.base import (
+    TIE_SORT,
+    FacetedHits,
+    Hit,
+    PageAsk,
+    Progress,
+    SearchResult,
+    check_k,
+    exact_page,
+    rank,
+    tick,
+)
 from nomos.retrieval.case_reading import (
     DEFAULT_QUESTION_WEIGHT,
     QueryPieces,
@@ -32,20 +43,10 @@ from nomos.retrieval.case_reading import (
     query_pieces,
     reading_note,
 )
-from nomos.retrieval.pages import (
-    PAGE_FILTER,
-    SNIPPET_FALLBACK_CHARS,
-    FacetedHits,
-    exact_page,
-    faceted_page,
-    page_parts,
-    ranked_page_body,
-)
 from nomos.vectors.cache import VectorCache, encode_cached
 from nomos.vectors.encoders import Encoder, slug
 
-__all__ = ["FACET_DEPTH", "SNIPPET_FALLBACK_CHARS", "KnnRetriever", "faceted_page", "index_has_vectors", "page_parts",
-           "vectors_missing"]
+__all__ = ["FACET_DEPTH", "KnnRetriever", "index_has_vectors", "vectors_missing"]
 
 # The k of a dense results page's knn clause: the candidates its facets count and its filter picks from, as
 # deep as hybrid's pool (the lucene engine matches max(k, ef_search) candidates: search_faceted).
@@ -201,16 +202,15 @@ class KnnRetriever:
     def search(self, query: str, k: int) -> list[Hit]:
         return self.search_many({"q": query}, k).hits["q"]
 
-    def search_faceted(self, query: str, k: int, aggs: Mapping[str, Any], post_filter: Mapping[str, Any] | None = None,
-                       *, depth: int = FACET_DEPTH) -> FacetedHits:
-        """A dense results page in one request: the top ``k`` with titles and snippets, and ``aggs`` over kNN's
-        candidates.
+    def search_faceted(self, query: str, k: int, page: PageAsk, *, depth: int = FACET_DEPTH) -> FacetedHits:
+        """A dense results page in one request: the top ``k`` with what ``page`` asks for (titles and snippets, and
+        its aggregations over kNN's candidates).
 
         The query is one ``knn`` clause with ``k`` = ``max(depth, k)``. What it matches, and so what the facet
         counts (and ``matching``) describe, is kNN's candidate set, not "every article about this" (a dense query
         scores every article, so there is no matching set to count): on the lucene engine the HNSW search keeps
         ``max(k, ef_search)`` nearest articles (256 at the default ef_search, per shard) and all of them match.
-        ``post_filter`` (a legal source) picks the page among the same candidates; the facets stay unfiltered.
+        The page's ``post_filter`` (a legal source) picks the page among the same candidates; the facets stay unfiltered.
         The top ``k`` is the ranking :meth:`search` gives: the same vector, and the same HNSW search, which
         explores ``max(k, ef_search)`` either way. With ``exact=True`` every article is a candidate (the script
         scores them all), so the facets count the whole index. Snippets highlight the query's words with the
@@ -218,12 +218,13 @@ class KnnRetriever:
         shows its text's start."""
         check_k(k)
         vector = self.query_vectors([query])[0]
-        body = ranked_page_body(self.clause(vector, max(depth, k)), query, k, aggs, post_filter)
+        body = page.body({"query": self.clause(vector, max(depth, k)), "sort": TIE_SORT, "track_scores": True}, k)
+
         def send(b: dict[str, Any]) -> dict[str, Any]:
-            return self.transport.search(self.index, b, what="the k-NN results page", params={"filter_path": PAGE_FILTER})
+            return self.transport.search(self.index, b, what="the k-NN results page", params={"filter_path": page.filter_path})
 
         with self.vectors_needed():
-            return faceted_page(exact_page(send, body, k), k)
+            return page.read(exact_page(send, body, k), k)
 
     def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
                     on_progress: Progress | None = None) -> SearchResult:

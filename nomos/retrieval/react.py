@@ -34,7 +34,7 @@ from typing import Any
 
 from nomos.retrieval.base import Hit, Progress, SearchResult
 from nomos.retrieval.bm25 import BM25Retriever
-from nomos.retrieval.direct import with_named
+from nomos.retrieval.cited import with_named
 from nomos.retrieval.llm import (
     CheckpointedRun,
     Cost,
@@ -261,7 +261,7 @@ class ReActRetriever:
         return Plan(fallback_query(q.text, q.previous, titles), issue=issue, reasoning=reply.reasoning), waited
 
     async def _search(self, query: str) -> tuple[Search, list[Candidate]]:
-        """BM25's top ``depth`` for the query, the articles it cites first (direct.with_named: «άρθρο 914 ΑΚ
+        """BM25's top ``depth`` for the query, the articles it cites first (cited.with_named: «άρθρο 914 ΑΚ
         αδικοπραξία» also retrieves AK::914), with each article's title and full text."""
         t = time.perf_counter()
         hits = await asyncio.to_thread(self._bm25_and_cited, query)

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from opensearchpy import OpenSearch
 
     from nomos.opensearch.transport import Transport
-    from nomos.retrieval.base import Retriever
+    from nomos.retrieval.base import FacetedRetriever, Retriever
     from nomos.retrieval.bm25 import BM25Retriever
     from nomos.retrieval.knn import KnnRetriever
     from nomos.retrieval.settings import SearchSettings, SearchSettingsT
@@ -37,7 +37,6 @@ class MethodOptions:
     exact: bool = False
     ef_search: int | None = None  # None: settings.knn_ef_search
     fusion: FusionConfig = FusionConfig()
-    highlight: bool = False
     filters: tuple[dict[str, Any], ...] = ()  # bm25 only: filter clauses (no scoring), e.g. one legal source
     # a second stage over any method's top ``rerank_depth``: "llm" (listwise, the LLM settings' endpoint) or
     # "cross-encoder:<model id or folder>" (sentence-transformers); None: no re-ranking
@@ -60,10 +59,11 @@ class MethodOptions:
 
 # The options a method may honour: MethodOptions' fields, with the fusion's server/client choice ("fusion_where")
 # apart from the rest of the fusion (weights, normalisation, rank constant: "fusion").
-OPTION_NAMES = ("analysis", "embedder", "exact", "ef_search", "fusion", "fusion_where", "highlight", "filters",
-                "question_weight", "question_boost")
+OPTION_NAMES = ("analysis", "embedder", "exact", "ef_search", "fusion", "fusion_where", "filters", "question_weight",
+                "question_boost")
 
 Factory = Callable[["SearchSettings", "Transport", MethodOptions], "Retriever"]
+PageFactory = Callable[["SearchSettings", "Transport", MethodOptions], "FacetedRetriever"]  # a retriever that serves pages
 
 
 @dataclass(frozen=True)
@@ -79,9 +79,15 @@ class MethodSpec:
     needs_llm: bool = False  # an OpenAI-compatible endpoint and model must be configured
     fused: bool = False  # fuses a BM25 and a kNN ranking (hits carry both clauses' ranks and scores)
     stochastic: bool = False  # two runs may differ (LLM sampling); the others are deterministic
-    snippets: bool = False  # hits come with titles, laws and highlighted snippets; the others need decorating
-    faceted: bool = False  # one request gives a results page, its facets and a source filter (search_faceted)
+    snippets: bool = False  # every hit holds a query word: its page's snippets need no fallback to the text's start
+    # builds it as a FacetedRetriever, whose results page (facets, a source filter) comes with its ranking's own
+    # requests; None: it ranks, and its page is made after (nomos.pages)
+    pages: PageFactory | None = None
     portal: bool = False  # offered on the portal's search page
+
+    @property
+    def faceted(self) -> bool:
+        return self.pages is not None
 
 
 # --------------------------------------------------------------------------------------------------- helpers
@@ -111,8 +117,8 @@ def _bm25(settings: SearchSettings, transport: Transport, options: MethodOptions
         return BM25Retriever(transport, settings.index_alias, analysis=options.analysis, search_type=settings.search_type,
                              question_boost=0.0)
     boost = DEFAULT_QUESTION_BOOST if options.question_boost is None else options.question_boost
-    return BM25Retriever(transport, settings.index_alias, analysis=options.analysis, highlight=options.highlight,
-                         filters=options.filters, search_type=settings.search_type, question_boost=boost)
+    return BM25Retriever(transport, settings.index_alias, analysis=options.analysis, filters=options.filters,
+                         search_type=settings.search_type, question_boost=boost)
 
 
 def _knn(settings: SearchSettings, transport: Transport, options: MethodOptions) -> KnnRetriever:
@@ -139,18 +145,10 @@ def _llm_client_pool(settings: SearchSettings) -> Transport:
 
 
 # --------------------------------------------------------------------------------------------------- factories
-def _build_bm25(settings: SearchSettings, transport: Transport, options: MethodOptions) -> Retriever:
-    return _bm25(settings, transport, options)
-
-
 def _build_bm25_prf(settings: SearchSettings, transport: Transport, options: MethodOptions) -> Retriever:
     from nomos.retrieval.prf import TfidfPrfRetriever
 
     return TfidfPrfRetriever(_bm25(settings, transport, options))
-
-
-def _build_knn(settings: SearchSettings, transport: Transport, options: MethodOptions) -> Retriever:
-    return _knn(settings, transport, options)
 
 
 def _build_knn_rocchio(settings: SearchSettings, transport: Transport, options: MethodOptions) -> Retriever:
@@ -159,8 +157,8 @@ def _build_knn_rocchio(settings: SearchSettings, transport: Transport, options: 
     return RocchioRetriever(_knn(settings, transport, options))
 
 
-def _fused(kind: str) -> Factory:
-    def build(settings: SearchSettings, transport: Transport, options: MethodOptions) -> Retriever:
+def _fused(kind: str) -> PageFactory:
+    def build(settings: SearchSettings, transport: Transport, options: MethodOptions) -> FacetedRetriever:
         from nomos.retrieval.fusion import FusionRetriever
 
         config = replace(_fusion(settings, options.fusion), kind=kind)
@@ -213,16 +211,17 @@ _BM25_OPTS = frozenset({"analysis", "question_boost"})
 _KNN_OPTS = frozenset({"embedder", "exact", "ef_search", "question_weight"})
 
 _SPECS = (
-    MethodSpec("bm25", _build_bm25, "BM25 over the Greek-analysed text", "BM25 — λέξεις του κειμένου",
-               _BM25_OPTS | {"highlight", "filters"}, snippets=True, faceted=True, portal=True),
+    MethodSpec("bm25", _bm25, "BM25 over the Greek-analysed text", "BM25 — λέξεις του κειμένου",
+               _BM25_OPTS | {"filters"}, snippets=True, pages=_bm25, portal=True),
     MethodSpec("bm25-prf", _build_bm25_prf, "BM25 with TF-IDF pseudo-relevance feedback",
                "BM25 με ανάδραση ψευδο-συνάφειας (TF-IDF)", _BM25_OPTS),
-    MethodSpec("knn", _build_knn, "dense k-NN (HNSW, or exact with --exact)", "Σημασιολογική (kNN)", _KNN_OPTS,
-               needs_vectors=True, faceted=True, portal=True),
+    MethodSpec("knn", _knn, "dense k-NN (HNSW, or exact with --exact)", "Σημασιολογική (kNN)", _KNN_OPTS,
+               needs_vectors=True, pages=_knn, portal=True),
     MethodSpec("knn-rocchio", _build_knn_rocchio, "k-NN with Rocchio pseudo-relevance feedback",
                "Σημασιολογική (kNN) με ανάδραση Rocchio", _KNN_OPTS, needs_vectors=True),
     MethodSpec("hybrid", _fused("hybrid"), "BM25 + k-NN, normalised scores combined", "Υβριδική (BM25 + kNN)",
-               _BM25_OPTS | _KNN_OPTS | {"fusion", "fusion_where"}, needs_vectors=True, fused=True, faceted=True, portal=True),
+               _BM25_OPTS | _KNN_OPTS | {"fusion", "fusion_where"}, needs_vectors=True, fused=True, pages=_fused("hybrid"),
+               portal=True),
     MethodSpec("rrf", _fused("rrf"), "BM25 + k-NN, reciprocal rank fusion", "Υβριδική με RRF (BM25 + kNN)",
                _BM25_OPTS | _KNN_OPTS | {"fusion", "fusion_where"}, needs_vectors=True, fused=True),
     MethodSpec("reform-bm25", _reform("reform-bm25", sparse=True, dense=False), "an LLM rewrites the case into keywords; BM25",
@@ -358,7 +357,7 @@ def learned_ranker(settings: SearchSettings, transport: Transport, first: Retrie
     _, _, path = (options.rerank or "").partition(":")
     model = load(path or DEFAULT_MODEL)
     knn = getattr(first, "knn", None)
-    bm25 = _bm25(settings, transport, replace(options, highlight=False))
+    bm25 = _bm25(settings, transport, options)
     index = settings.index_alias
     # the shipped model reads the dense bridge where the index has it; the plain one ranks until then
     watch = BridgeWatch(transport, index, knn.encoder.spec) if knn is not None and model.bridged else None

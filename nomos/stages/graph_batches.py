@@ -25,7 +25,7 @@ from nomos.legal.text.article_parts import quote_spans as quoted_spans
 from nomos.legal.text.citations import find_citations
 from nomos.legal.text.folding import fold
 from nomos.legal.text.ids import IdResolver
-from nomos.retrieval.articles import citation
+from nomos.pages.articles import citation
 
 AMENDMENT_KINDS = ("amends", "replaces", "inserts", "repeals")
 SEEDS = {"warnings": 3601, "random": 3602, "recall": 3603}

@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, TypeVar, cast
 
 from nomos.errors import ConfigError
+from nomos.pages.facets import AreaFacet, Facet
+from nomos.pages.standing import IN_FORCE, Standing
 from nomos.query_text import read_query
-from nomos.retrieval.articles import AreaFacet, Facet
 from nomos.retrieval.base import Hit
-from nomos.retrieval.direct import DirectHit
+from nomos.retrieval.cited import DirectHit
 from nomos.retrieval.knn import VectorReadiness
 from nomos.retrieval.registry import MethodOptions
-from nomos.retrieval.standing import IN_FORCE, Standing
 
 T = TypeVar("T")
 
@@ -127,7 +127,7 @@ class SearchPage:
     hybrid_ready: int | None = None
     hybrid_eta_s: float | None = None  # and the seconds left at the indexer's rate (None: unknown)
     score_kind: str = "bm25"  # what the hits' scores are (nomos.retrieval.base.SCORE_KINDS): "rank" is a position
-    # article id -> where it stands in law (repealed, amended…: nomos.retrieval.standing); repealed hits are listed
+    # article id -> where it stands in law (repealed, amended…: nomos.pages.standing); repealed hits are listed
     # after those in force (save an article the query names)
     standing: dict[str, Standing] = field(default_factory=dict)
 

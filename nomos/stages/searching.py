@@ -6,12 +6,10 @@ probed at most once per ``KEEP_S``), and the retrievers it built, keyed by metho
 legal-area facets, the total, the time taken, the method used (and whether it was the index's default), a ReAct
 trace and the re-ranker, if any.
 
-Two paths, chosen by what the method can do (:attr:`MethodSpec.faceted`):
-
-* a *results page* (BM25, kNN, hybrid without a re-ranker): ranking, snippets and facets come back with the
-  ranking's own requests (BM25 and kNN one, hybrid two);
-* a *ranking, then its page* (LLM methods, re-ranked or other methods): the ranking, then its facets, the filter
-  and the snippets (two to four requests more).
+The stage chooses the method, checks it can run here and builds its retriever; the page itself is built a floor
+below, by :class:`nomos.pages.results.ResultsPage`, on one of two paths chosen by what the method can do
+(:attr:`MethodSpec.faceted`): a *results page* in the ranking's own requests (BM25, kNN, hybrid without a
+re-ranker), or a *ranking, then its page* (LLM methods, re-ranked or other methods). It comes back up whole.
 
 Both rank exactly as the method's retriever ranks (``Retriever.search``): the tests pin the CLI's and the
 portal's rankings to it. Only opensearch-py's transport errors are turned into :mod:`nomos.errors` types here
@@ -23,8 +21,7 @@ from __future__ import annotations
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import replace
-from typing import Any, Iterable, Iterator, cast
+from typing import Any, Iterable, Iterator
 
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import ConnectionError as OSConnectionError
@@ -32,23 +29,13 @@ from opensearchpy.exceptions import TransportError
 
 from nomos.errors import ConfigError, NomosError, SearchError, VectorsMissing
 from nomos.opensearch.client import bound_searches, make_client
-from nomos.opensearch.transport import Transport, typed_error
-from nomos.retrieval.articles import (
-    Facets,
-    ids_facets_and_matching,
-    law_names,
-    matching_ids,
-    page_filter,
-)
-from nomos.retrieval.base import Hit, Progress, Retriever
-from nomos.retrieval.bm25 import BM25Retriever
+from nomos.opensearch.transport import Transport, make_transport, typed_error
+from nomos.pages.facets import law_names
+from nomos.pages.results import PageQuery, ResultsPage
+from nomos.retrieval.base import FacetedRetriever, Hit, Progress, Retriever
 from nomos.retrieval.case_reading import explain_reading
-from nomos.retrieval.decorate import decorate
-from nomos.retrieval.direct import NameReading, look_up
 from nomos.retrieval.knn import FACET_DEPTH, VectorReadiness, index_has_vectors, vector_readiness
 from nomos.retrieval.llm import not_configured_message
-from nomos.retrieval.marks import with_own_marks
-from nomos.retrieval.pages import facet_aggs, read_facets
 from nomos.retrieval.registry import (
     MethodOptions,
     MethodSpec,
@@ -57,15 +44,12 @@ from nomos.retrieval.registry import (
     method_spec,
     resolved_options,
 )
-from nomos.retrieval.standing import demote_repealed, hits_standing
 from nomos.stages.query_cost import query_words
 from nomos.stages.search_types import KEEP_S, Kept, MethodUnavailable, SearchPage, SearchRequest, readiness_note
 from nomos.stages.settings import StageSettings
 
-__all__ = ["FILTER_DEPTH", "KEEP_S", "Kept", "MethodUnavailable", "SearchPage", "SearchRequest", "SearchStage",
+__all__ = ["KEEP_S", "Kept", "MethodUnavailable", "SearchPage", "SearchRequest", "SearchStage",
            "cluster_errors", "default_method", "search", "search_page"]
-
-FILTER_DEPTH = 100  # methods that cannot filter inside OpenSearch: filter this many candidates, keep k
 
 
 def unavailable_hint(settings: StageSettings) -> str:
@@ -113,13 +97,14 @@ class SearchStage:
         user, variable = settings.opensearch_identity()  # the portal's own account where it has one (for_portal)
         self.transport = Transport(self.client, retry_seconds=0.0, url=settings.url,
                                    unavailable_hint=unavailable_hint(settings), user=user, user_variable=variable)
+        self.pages = ResultsPage(self.transport, settings.index_alias, self.laws)  # the floor that builds its pages
         self.offered = None if offered is None else tuple(offered)
         self._keep_s = keep_s
         self._llm: Kept[StageSettings] = Kept(keep_s)
         self._vectors: Kept[bool] = Kept(keep_s)
         self._readiness: Kept[VectorReadiness] = Kept(keep_s)
         self._laws: Kept[dict[str, str]] = Kept(keep_s)
-        self._shared: dict[tuple[str, str], Kept[Retriever]] = {}
+        self._shared: dict[tuple[str, str], Kept[FacetedRetriever]] = {}
         self._local = threading.local()
 
     @property
@@ -214,19 +199,14 @@ class SearchStage:
         if not query_words(request.query):  # nothing a method could match (empty, emoji, stop words): no articles,
             return SearchPage(request.query, method, request.k, request.source, [], [], 0, 0.0,  # in every method
                               area=request.area, defaulted=request.method is None)
+        ask = PageQuery(request.query, request.k, request.source, request.area, request.facets)
         try:
             with cluster_errors(self.settings, f"the {method} search"):
-                reading = NameReading.of(request.query)  # read once; the page and the lookup share it
-                aggregations: dict[str, Any] | None = None
                 if self._one_page(spec, options, request.k):
-                    # a short query may be a title: the page's own request looks it up (an aggregation)
-                    extra = reading.page_aggregation()
-                    hits, facets, total, aggregations, kind = self._page(method, options, request, extra)
-                    trace = None
+                    results = self.pages.of_page(self._page_retriever(method, options), ask, fallback=not spec.snippets)
                 else:
-                    hits, facets, total, trace, kind = self._ranked_then_page(spec, method, options, request)
-            with cluster_errors(self.settings, "the articles the query names"):
-                named = look_up(self.transport, self.index, reading, aggregations).kept(request.source, request.area)
+                    results = self.pages.of_ranking(self._ranker(spec, method, options), ask,
+                                                    deep=not (spec.needs_llm or options.rerank == "llm"))
         except SearchError as exc:
             if spec.needs_vectors and not self.has_vectors():
                 raise VectorsMissing(
@@ -234,25 +214,16 @@ class SearchStage:
                     status=exc.status, reason=exc.reason,
                     hint=f"re-index with `python cli.py index --embedder {self.settings.embedder}`") from exc
             raise
-        hits, added = named.place(hits, request.k)
-        bare = [h for h in hits if h.details.get("direct") and not h.highlights]
-        if bare:  # snippets of the articles that came in from outside the method's page
-            with cluster_errors(self.settings, "the snippets"):
-                shown = {h.doc_id: h for h in decorate(self.transport, self.index, bare, request.query)}
-            hits = [shown.get(h.doc_id, h) for h in hits]
-        hits = with_own_marks(hits, request.query)  # no mark on a stem's namesake («ρόλο» for «ρολόι»)
-        with cluster_errors(self.settings, "where the results stand in law"):  # repealed, amended… (read by the page)
-            standing = hits_standing(self.transport, self.index, hits)
-        hits = demote_repealed(hits, standing, keep={d.doc_id for d in named.named})  # after those in force
         ready = eta = None
         if request.method is None and method != "hybrid":
             progress = self.readiness()
             ready, eta = (progress.percent, progress.eta_s) if progress.in_progress else (None, None)
         took = 1000 * (time.perf_counter() - started)
-        return SearchPage(request.query, method, request.k, request.source, hits, facets.sources, total, took, trace,
-                          area=request.area, areas=facets.areas, reranked=options.second_stage,
-                          defaulted=request.method is None, named=list(named.named), cited=added, missing=list(named.missing), hybrid_ready=ready,
-                          hybrid_eta_s=eta, score_kind=kind, standing=standing)
+        return SearchPage(request.query, method, request.k, request.source, results.hits, results.facets.sources,
+                          results.total, took, results.trace, area=request.area, areas=results.facets.areas,
+                          reranked=options.second_stage, defaulted=request.method is None, named=list(results.named),
+                          cited=results.cited, missing=list(results.missing), hybrid_ready=ready, hybrid_eta_s=eta,
+                          score_kind=results.score_kind, standing=results.standing)
 
     def reading(self, query: str, method: str | None = None, options: MethodOptions = MethodOptions()) -> dict[str, Any]:
         """How ``method`` (None: the index's best) reads ``query``: the question found, BM25's question clause, kNN's
@@ -266,7 +237,7 @@ class SearchStage:
     def rank_many(self, queries: dict[str, str], k: int, method: str | None = None,
                   options: MethodOptions = MethodOptions(), on_progress: Progress | None = None) -> dict[str, list[Hit]]:
         """Many queries ranked by ``method`` (None: the index's best) exactly as ``eval`` ranks them: the method's
-        ranking alone (no snippets, no named articles pinned). Python's ``nomos.SearchStage.batch_search``."""
+        ranking alone (no snippets, no named articles pinned). Python's ``nomos.Searcher.batch_search``."""
         method = method or self.default_method()
         spec = self.check(method, options)
         options = resolved_options(self.settings, options, method)
@@ -286,46 +257,12 @@ class SearchStage:
             return max(options.ef_search or self.settings.knn_ef_search, k) >= FACET_DEPTH
         return True
 
-    def _page(self, method: str, options: MethodOptions, request: SearchRequest, extra: dict[str, Any]
-              ) -> tuple[list[Hit], Facets, int, dict[str, Any], str]:
-        """Ranking, snippets and facets in the ranking's own requests (BM25 and kNN: one; hybrid: two), with the
-        ``extra`` aggregations; returns the page's aggregations and what its scores are too."""
-        retriever = cast(BM25Retriever, self._page_retriever(method, replace(options, highlight=True)))
-        laws = self.laws() if request.facets else None
-        aggs = {**(facet_aggs(15, request.source, request.area, law_names=laws is None) if request.facets else {}),
-                **extra}
-        page = retriever.search_faceted(request.query, request.k, aggs, post_filter=page_filter(request.source, request.area))
-        facets = read_facets(page.aggregations, laws) if request.facets else Facets()
-        return page.hits, facets, page.matching, page.aggregations, retriever.score_kind
-
-    def _ranked_then_page(self, spec: MethodSpec, method: str, options: MethodOptions, request: SearchRequest
-                          ) -> tuple[list[Hit], Facets, int, list[dict[str, Any]] | None, str]:
-        """LLM methods, re-ranked and the other methods rank outside one page: the ranking, then its facets, the
-        filter and the snippets."""
-        filtered = bool(request.source or request.area)
-        llm = spec.needs_llm or options.rerank == "llm"
-        if llm:
-            retriever = self._build(self.llm_settings(), method, options)  # its LLM client: one search's event loop
-        else:
-            retriever = self._per_thread(method, options)
-        # FILTER_DEPTH deep where a filter will cut the list, or where depth costs nothing (the learned ranker orders
-        # its whole pool anyway): the facets then count the candidates, as a fused page's do, not the page's k
-        deep = filtered or not llm
-        result = retriever.search_many({"q": request.query}, max(request.k, FILTER_DEPTH) if deep else request.k)
-        ranked = result.hits["q"]
-        rounds = result.traces.get("q", {}).get("rounds")  # a round-by-round trace (react) is shown
-        ids = [h.doc_id for h in ranked]
-        facets = Facets()
-        total = len(ranked)
-        if request.facets:  # the facets and the filter's ids in one request
-            facets, keep = ids_facets_and_matching(self.transport, self.index, ids, source=request.source,
-                                                   area=request.area, laws=self.laws())
-            ranked = [h for h in ranked if h.doc_id in keep]
-        elif filtered:
-            keep = matching_ids(self.transport, self.index, ids, request.source, request.area)
-            ranked = [h for h in ranked if h.doc_id in keep]
-        hits = decorate(self.transport, self.index, ranked[: request.k], request.query)
-        return hits, facets, total, list(rounds) if rounds is not None else None, retriever.score_kind
+    def _ranker(self, spec: MethodSpec, method: str, options: MethodOptions) -> Retriever:
+        """The retriever of the rank-then-page path: an LLM method's or judge's is built per search (its LLM client
+        belongs to one search's event loop); the others are per thread."""
+        if spec.needs_llm or options.rerank == "llm":
+            return self._build(self.llm_settings(), method, options)
+        return self._per_thread(method, options)
 
     # ---------------------------------------------------------------------------------------- retrievers
     def _build(self, settings: StageSettings, method: str, options: MethodOptions) -> Retriever:
@@ -336,13 +273,30 @@ class SearchStage:
                 raise
             raise ConfigError(f"{method}: {exc}") from None
 
-    def _page_retriever(self, method: str, options: MethodOptions) -> Retriever:
+    def _build_page(self, method: str, options: MethodOptions) -> FacetedRetriever:
+        """The method's retriever as one that serves a results page (``MethodSpec.pages``), on this searcher's
+        client, as :meth:`_build` builds it (``_one_page`` has checked that no second stage wraps it)."""
+        pages = method_spec(method).pages
+        if pages is None:
+            raise ConfigError(f"method {method} serves no results page of its own")
+        try:
+            return pages(self.settings, make_transport(self.settings.cluster, self.client), options)
+        except ValueError as exc:  # the registry and the retrievers refuse bad options with ValueError
+            if isinstance(exc, NomosError):
+                raise
+            raise ConfigError(f"{method}: {exc}") from None
+
+    def _page_retriever(self, method: str, options: MethodOptions) -> FacetedRetriever:
         """BM25's is kept ``keep_s`` and shared by threads (a new one per page would redo its set-up); dense and
         fused ones are per thread."""
         if method_spec(method).needs_vectors:
-            return self._per_thread(method, options)
+            cache: dict[tuple[str, str], FacetedRetriever] = self._local.__dict__.setdefault("pages", {})
+            key = _key(method, options)
+            if key not in cache:
+                cache[key] = self._build_page(method, options)
+            return cache[key]
         kept = self._shared.setdefault(_key(method, options), Kept(self._keep_s))
-        return kept.get(lambda: self._build(self.settings, method, options))
+        return kept.get(lambda: self._build_page(method, options))
 
     def _per_thread(self, method: str, options: MethodOptions) -> Retriever:
         cache: dict[tuple[str, str], Retriever] = self._local.__dict__.setdefault("retrievers", {})

@@ -1,5 +1,5 @@
 """An article's versions read from the index, for ``cli.py article`` and ``search --after/--before`` (issue 49):
-the stored versions (:func:`~nomos.retrieval.in_force.article_versions`), the one after a law, and for a list of
+the stored versions (:func:`~nomos.pages.in_force.article_versions`), the one after a law, and for a list of
 hits the wording each had after (or before) a given law."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from nomos.errors import NomosError
 from nomos.legal.inforce.versions import ORIGINAL, Version, find_version, law_key_of, version_as_of
 from nomos.opensearch.client import make_client
 from nomos.opensearch.transport import Transport, make_transport
-from nomos.retrieval.in_force import ArticleVersions, article_versions, versions_of_many
+from nomos.pages.in_force import ArticleVersions, article_versions, versions_of_many
 from nomos.stages.settings import StageSettings
 
 

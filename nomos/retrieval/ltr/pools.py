@@ -38,7 +38,7 @@ def side_lists(bm25: BM25Retriever, queries: Mapping[str, str], bridge: DenseBri
     """The anchors' and lemmas' lists (:func:`bridge_lists`) and, where ``bridge`` and ``adapted`` (query id -> the
     adapted query vector) are given, the dense bridge's two lists, all in one ``_msearch`` a batch: the ranker's side
     thread makes one round trip while the first stage runs (two in a row had made it outlast the first stage)."""
-    lemma = replace(bm25, analysis="lemma", anchor_boost=0.0, context_boost=0.0, lemma_boost=0.0, highlight=False)
+    lemma = replace(bm25, analysis="lemma", anchor_boost=0.0, context_boost=0.0, lemma_boost=0.0)
     anchors: dict[str, list[Hit]] = {}
     lemmas: dict[str, list[Hit]] = {}
     dense: Lists = {}

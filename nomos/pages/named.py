@@ -22,6 +22,7 @@ from nomos.legal.text.citations import Citation, find_citations, parse_citation
 from nomos.legal.text.folding import article_variants, fold, joined_suffixes
 from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit
+from nomos.retrieval.cited import FIELDS, DirectHit, cited_and_missing, fields_of, found_ids, pin
 
 # Longer queries are cases, not titles, and cost no title lookup: 323 of the stand-in's 326 code titles have at most
 # 10 words (the longest 14)
@@ -29,20 +30,7 @@ MAX_TITLE_WORDS = 10
 TITLE_CANDIDATES = 50  # articles whose title contains the query as a phrase, of which the exact ones are kept
 _ID = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*::\s*(\d+\s*[A-Za-zΑ-Ωα-ωά-ώ]?)\s*$")
 _EDGE = " \t\n.,;:!?«»\"'()[]"
-FIELDS = ("title", "law", "source", "area")
 TITLE_AGG = "_named_title"  # the aggregation a results page carries to find exact titles in the same request
-
-
-@dataclass(frozen=True)
-class DirectHit:
-    """An article the query names: ``kind`` is ``citation``, ``id`` or ``title``."""
-
-    doc_id: str
-    kind: str
-    title: str = ""
-    law: str = ""
-    source: str = ""
-    area: str = ""
 
 
 def id_candidates(typed: str) -> list[str]:
@@ -58,30 +46,6 @@ def id_candidates(typed: str) -> list[str]:
     return [f"{s}::{n}" for s in sources for n in numbers]
 
 
-def _found(transport: Transport, index: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-    """id -> ``_source`` (title, law, source) of those of ``ids`` the index holds."""
-    if not ids:
-        return {}
-    docs = transport.mget(index, list(dict.fromkeys(ids)), source=list(FIELDS), what="direct hits")
-    return {d["_id"]: d.get("_source") or {} for d in docs if d.get("found")}
-
-
-def by_citation(transport: Transport, index: str, citations: Sequence[Citation]) -> list[DirectHit]:
-    """The cited articles the index holds, in the order cited."""
-    return cited_and_missing(transport, index, citations)[0]
-
-
-def cited_and_missing(transport: Transport, index: str, citations: Sequence[Citation]
-                      ) -> tuple[list[DirectHit], list[Citation]]:
-    """The cited articles the index holds, in the order cited (one mget), and the citations it holds no article of."""
-    wanted = {c.id: [f"{c.source}::{n}" for n in article_variants(c.article)] for c in citations}
-    found = _found(transport, index, [v for variants in wanted.values() for v in variants])
-    ids = [next((v for v in variants if v in found), None) for variants in wanted.values()]
-    first = {c.id: c for c in reversed(citations)}
-    missing = [first[cid] for cid, doc_id in zip(wanted, ids, strict=True) if doc_id is None]
-    return [DirectHit(doc_id, "citation", **_fields(found[doc_id])) for doc_id in dict.fromkeys(ids) if doc_id], missing
-
-
 def citation_label(citation: Citation) -> str:
     """«άρθρο 999 ΠΚ», «άρθρο 5 ν. 4412/2016»: how a page names a citation it found no article for."""
     return f"άρθρο {citation.article} {short_name(citation.source)}"
@@ -89,8 +53,8 @@ def citation_label(citation: Citation) -> str:
 
 def by_id(transport: Transport, index: str, typed: str) -> list[DirectHit]:
     """The one article a typed id names (none when it matches none, or several)."""
-    found = _found(transport, index, id_candidates(typed))
-    return [DirectHit(doc_id, "id", **_fields(src)) for doc_id, src in found.items()] if len(found) == 1 else []
+    found = found_ids(transport, index, id_candidates(typed))
+    return [DirectHit(doc_id, "id", **fields_of(src)) for doc_id, src in found.items()] if len(found) == 1 else []
 
 
 def title_aggregation(query: str) -> dict[str, Any] | None:
@@ -126,7 +90,7 @@ def _exact_titles(hits: Sequence[Mapping[str, Any]], query: str) -> list[DirectH
     codes = {s for s, entry in source_table().sources.items() if entry.get("short")}
     exact = [h for h in hits if fold((h.get("_source") or {}).get("title", "")).strip(_EDGE) == wanted]
     exact = sorted(exact, key=lambda h: ((h["_source"].get("source") not in codes), h["_id"]))
-    return [DirectHit(h["_id"], "title", **_fields(h["_source"])) for h in exact]
+    return [DirectHit(h["_id"], "title", **fields_of(h["_source"])) for h in exact]
 
 
 @dataclass(frozen=True)
@@ -207,21 +171,6 @@ def find_direct(transport: Transport, index: str, query: str) -> list[DirectHit]
     return list(look_up(transport, index, NameReading.of(query)).named)
 
 
-def pin(hits: Sequence[Hit], direct: Sequence[DirectHit], k: int) -> list[Hit]:
-    """``direct`` first (scored just above the method's best, in their order, ``details["direct"]`` saying why),
-    then the method's ranking without them, cut to ``k``."""
-    if not direct:
-        return list(hits[:k])
-    top = max((h.score for h in hits), default=0.0)
-    pinned = {d.doc_id for d in direct}
-    own = {h.doc_id: h for h in hits}
-    head = []
-    for i, d in enumerate(direct):
-        base = own.get(d.doc_id) or Hit(d.doc_id, 0.0, title=d.title, law=d.law, source=d.source)
-        head.append(replace(base, score=top + len(direct) - i, details={**base.details, "direct": d.kind}))
-    return (head + [h for h in hits if h.doc_id not in pinned])[:k]
-
-
 def with_cited(hits: list[Hit], cited: list[DirectHit], k: int) -> tuple[list[Hit], list[str]]:
     """``hits`` with the articles a case cites right after the method's best hit (a lawyer who cites an article
     wants to see it, not find it at the foot of the page; one the method ranked first stays first), each marked
@@ -246,14 +195,3 @@ def with_cited(hits: list[Hit], cited: list[DirectHit], k: int) -> tuple[list[Hi
     return page, [d.doc_id for d in cited if d.doc_id not in own and d.doc_id in shown]
 
 
-def with_named(transport: Transport, index: str, query: str, hits: Sequence[Hit], k: int) -> list[Hit]:
-    """``hits`` with the articles ``query`` cites anywhere in it («άρθρο 914 ΑΚ αδικοπραξία») pinned first
-    (:func:`pin`; one mget, only when it cites something the index holds). For queries written by a program that
-    names articles on purpose (ReAct's planner), where a citation in passing is a request, not a case's detail."""
-    citations = find_citations(query)
-    cited = by_citation(transport, index, citations) if citations else []
-    return pin(hits, cited, k) if cited else list(hits[:k])
-
-
-def _fields(src: Mapping[str, Any]) -> dict[str, str]:
-    return {f: str(src.get(f, "")) for f in FIELDS}

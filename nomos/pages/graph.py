@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nomos.opensearch.transport import Transport
-from nomos.retrieval.articles import ArticleRef, citation, law_articles, natural_key
+from nomos.pages.articles import ArticleRef, citation, law_articles, natural_key
 
 AMENDMENT_KINDS = ("amends", "replaces", "inserts", "repeals")
 MAX_CITED_BY = 200  # the stand-in's most cited article is cited by far fewer; the page lists them all up to this

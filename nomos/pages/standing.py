@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from nomos.opensearch.transport import Transport
-from nomos.retrieval.articles import citation
+from nomos.pages.articles import citation
+from nomos.pages.snippets import STANDING_SOURCE
 from nomos.retrieval.base import Hit
-from nomos.retrieval.pages import STANDING_SOURCE
 
 STATUSES = ("repealed", "partial", "inserted", "amended")
 _WHOLE = ("repeal", "replace-article")  # the actions that give the whole article its wording
@@ -106,7 +106,7 @@ def read_standings(transport: Transport, index: str, ids: Sequence[str]) -> dict
 
 def hits_standing(transport: Transport, index: str, hits: Sequence[Hit]) -> dict[str, Standing]:
     """Article id -> :class:`Standing` of ``hits``: read off what their page read (``Hit.in_force``, in the page's
-    own request: :data:`~nomos.retrieval.pages.STANDING_SOURCE`), and with one ``mget`` for any hit whose page did
+    own request: :data:`~nomos.pages.snippets.STANDING_SOURCE`), and with one ``mget`` for any hit whose page did
     not read it (none, usually)."""
     out = {h.doc_id: standing_of(h.in_force) for h in hits if h.in_force is not None}
     return {**read_standings(transport, index, [h.doc_id for h in hits if h.doc_id not in out]), **out}

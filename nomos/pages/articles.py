@@ -1,10 +1,10 @@
-"""Reading articles for people (the portal): one article with its law's neighbours, similar articles, the legal
-sources and legal areas a query's matches fall into, and how to cite an article.
+"""Reading articles for people (the portal's article page): one article with its law's neighbours, similar
+articles, and how to cite an article.
 
 Every function reads only the index (alias) it is given, through a :class:`~nomos.opensearch.transport.Transport`
 built by ``make_transport`` with the settings' retries (the functions are typed for a transport; a client would
-lose the retries without saying so). User text reaches OpenSearch only inside ``match`` clauses (through
-:meth:`BM25Retriever.query_clause` or a ``highlight_query``); ids go into ``ids`` and ``term`` clauses as values,
+lose the retries without saying so). User text reaches OpenSearch only inside ``match`` clauses (a
+``highlight_query``); ids go into ``ids`` and ``term`` clauses as values,
 never into query syntax.
 """
 
@@ -13,36 +13,19 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from nomos.errors import IndexNotFound
 from nomos.legal.inforce.result import InForce
 from nomos.legal.text.areas import short_name
 from nomos.opensearch.transport import Transport
-from nomos.retrieval.base import Hit
-from nomos.retrieval.bm25 import BM25Retriever
-from nomos.retrieval.marks import own_marks
-from nomos.retrieval.pages import (
-    HIGHLIGHT_MAX_CHARS,
-    HIGHLIGHT_TAGS,
-    IN_FORCE_TEXT,
-    AreaFacet,
-    Facet,
-    Facets,
-    facet_aggs,
-    page_filter,
-    read_facets,
-)
+from nomos.pages.marks import own_marks
+from nomos.pages.snippets import HIGHLIGHT_MAX_CHARS, HIGHLIGHT_TAGS, IN_FORCE_TEXT
 
-# The page pieces that used to live here, importable as before (nomos.retrieval.pages is their home).
-_facet_aggs = facet_aggs
-_facets = read_facets
-__all__ = ["AreaFacet", "Article", "ArticleRef", "Facet", "Facets", "article_page", "citation", "faceted_search",
-           "get_article", "ids_facets", "ids_facets_and_matching", "law_articles", "law_names", "matching_ids", "page_filter", "similar_articles",
-           "sources_of"]
+__all__ = ["Article", "ArticleRef", "article_page", "citation", "cut_marked", "cut_text", "get_article", "law_articles",
+           "natural_key", "similar_articles"]
 
 MAX_LAW_ARTICLES = 2000  # neighbours: every article of one law is listed (the largest stand-in law has 492)
-MAX_SOURCES = 10_000  # law_names: every legal source of an index (the benchmark has 23, the stand-in 67)
 
 
 @dataclass(frozen=True)
@@ -246,71 +229,3 @@ def article_page(transport: Transport, index: str, article_id: str, query: str |
         law_size=len(law),
         similar=tuple(similar_articles(transport, index, article_id, similar)),
     )
-
-
-def law_names(transport: Transport, index: str) -> dict[str, str]:
-    """Every legal source of the index with its law's name (source code -> name), in one aggregation.
-
-    A source names one law, so a results page need not ask for the name beside every facet bucket: the portal
-    keeps this map for a minute and its pages leave the ``law`` sub-aggregation out (8% of a BM25 page's time
-    in OpenSearch, bench/page_cost.py)."""
-    body = {"size": 0, "aggs": {"sources": {
-        "terms": {"field": "source", "size": MAX_SOURCES}, "aggs": {"law": {"terms": {"field": "law", "size": 1}}}}}}
-    resp = transport.search(index, body, what="the law names")
-    return {f.source: f.law for f in read_facets(resp.get("aggregations") or {}).sources}
-
-
-def faceted_search(bm25: BM25Retriever, query: str, k: int, source: str | None = None,
-                   size: int = 15, area: str | None = None,
-                   laws: Mapping[str, str] | None = None) -> tuple[list[Hit], Facets, int]:
-    """A BM25 results page in one request: the top ``k`` (of ``source`` and ``area`` only, when given, as a
-    ``post_filter``), the legal sources and areas of every article the query matches with their counts (each
-    facet unfiltered by its own choice, so a person can switch), and how many articles match. With ``laws``
-    (:func:`law_names`) the sources' names come from it instead of a sub-aggregation."""
-    aggs = facet_aggs(size, source, area, law_names=laws is None)
-    page = bm25.search_faceted(query, k, aggs, post_filter=page_filter(source, area))
-    return page.hits, read_facets(page.aggregations, laws), page.matching
-
-
-def ids_facets(transport: Transport, index: str, ids: Sequence[str], size: int = 15, source: str | None = None,
-               area: str | None = None, laws: Mapping[str, str] | None = None) -> Facets:
-    """Legal sources and areas of a ranked list (LLM methods and re-ranked pages), with counts; ``laws`` as in
-    :func:`faceted_search`."""
-    return ids_facets_and_matching(transport, index, ids, size, source, area, laws)[0]
-
-
-def ids_facets_and_matching(transport: Transport, index: str, ids: Sequence[str], size: int = 15,
-                            source: str | None = None, area: str | None = None,
-                            laws: Mapping[str, str] | None = None) -> tuple[Facets, set[str]]:
-    """:func:`ids_facets` and :func:`matching_ids` in one request: the aggregations over every id, the filter as a
-    ``post_filter`` (it narrows the hits, not the facets) over the hits, ids from doc values (no stored fields)."""
-    if not ids:
-        return Facets(), set()
-    filt = page_filter(source, area)
-    body: dict[str, Any] = {"size": len(ids) if filt else 0, "query": {"ids": {"values": list(ids)}},
-                            "aggs": facet_aggs(size, source, area, law_names=laws is None)}
-    if filt:
-        body |= {"post_filter": filt, "stored_fields": "_none_", "docvalue_fields": ["article_id"]}
-    resp = transport.search(index, body, what="the facets of the results")
-    kept = {str(h["fields"]["article_id"][0]) for h in resp["hits"]["hits"]} if filt else set(ids)
-    return read_facets(resp["aggregations"], laws), kept
-
-
-def sources_of(transport: Transport, index: str, ids: Sequence[str]) -> dict[str, str]:
-    """id -> legal source, for filtering a ranked list of a method that cannot filter inside OpenSearch."""
-    if not ids:
-        return {}
-    docs = transport.mget(index, list(ids), source=["source"], what="the results' legal sources")
-    return {d["_id"]: (d.get("_source") or {}).get("source", "") for d in docs if d.get("found")}
-
-
-def matching_ids(transport: Transport, index: str, ids: Sequence[str], source: str | None = None,
-                 area: str | None = None) -> set[str]:
-    """Which of ``ids`` are of ``source`` and ``area`` (those given): filtering a ranked list of a method that
-    cannot filter inside OpenSearch."""
-    filt = page_filter(source, area)
-    if not ids or filt is None:
-        return set(ids)
-    body = {"size": len(ids), "_source": False, "query": {"bool": {"filter": [{"ids": {"values": list(ids)}}, filt]}}}
-    resp = transport.search(index, body, what="the results' filter")
-    return {h["_id"] for h in resp["hits"]["hits"]}

@@ -47,23 +47,30 @@ def neighbour_columns(ids: Sequence[str], ranking: Sequence[Hit], cites: Mapping
     article's citations (``cites``: article -> the corpus articles it cites)."""
     top = [h.doc_id for h in ranking[:TOP]]
     top_set = set(top)
-    by_law: dict[str, list[tuple[str, int]]] = {}
+    rank_of: dict[str, int] = {}
+    rr_of_law: dict[str, float] = {}  # each law's reciprocal ranks summed over the whole list
+    top_of_law: dict[str, list[tuple[str, int | None]]] = {}  # each law's top-ten articles and their numbers
     for rank, h in enumerate(ranking, start=1):
-        by_law.setdefault(law_of(h.doc_id), []).append((h.doc_id, rank))
+        if h.doc_id in rank_of:
+            continue
+        rank_of[h.doc_id] = rank
+        law = law_of(h.doc_id)
+        rr_of_law[law] = rr_of_law.get(law, 0.0) + 1.0 / rank
+        if rank <= TOP:
+            top_of_law.setdefault(law, []).append((h.doc_id, number_of(h.doc_id)))
     cited_by: dict[str, int] = {}
     for d in top:
         for c in set(cites.get(d, ())):
             if c != d:
                 cited_by[c] = cited_by.get(c, 0) + 1
     rows = []
-    for d in ids:
+    for d in ids:  # a pool is ~270 articles: each row reads its law's totals less its own part
         law, n = law_of(d), number_of(d)
-        same = [(e, r) for e, r in by_law.get(law, ()) if e != d]
-        near_top = [e for e, r in same if r <= TOP]
-        distances = [abs(m - n) for m in (number_of(e) for e in near_top) if m is not None and n is not None]
+        near_top = [m for e, m in top_of_law.get(law, ()) if e != d]
+        distances = [abs(m - n) for m in near_top if m is not None and n is not None]
         rows.append([
             float(len(near_top)),
-            sum(1.0 / r for _, r in same),
+            rr_of_law.get(law, 0.0) - (1.0 / rank_of[d] if d in rank_of else 0.0),
             math.log1p(min(distances) if distances else FAR),
             float(cited_by.get(d, 0)),
             float(sum(1 for c in set(cites.get(d, ())) if c in top_set and c != d)),

@@ -48,7 +48,7 @@ from nomos.legal.inforce.edit import Edit, Par, Refused, State, Step, norm
 from nomos.legal.inforce.instructions import Instruction, bind
 from nomos.legal.inforce.mentions import is_inserted_article, is_mention
 from nomos.legal.inforce.paragraph import insert_paragraph, repeal_paragraph, replace_paragraph
-from nomos.legal.inforce.points import refuse_unless_words
+from nomos.legal.inforce.points import point_action, refuse_unless_words
 from nomos.legal.inforce.reading import read_instructions
 from nomos.legal.inforce.result import Applied, InForce, Passage, Status, Unapplied
 from nomos.legal.inforce.sentence import insert_sentence, repeal_sentence, replace_sentence
@@ -59,7 +59,7 @@ from nomos.legal.text.folding import fold
 
 # Bump whenever the rules change what the engine produces (reading or applying): ingest stores the text in force
 # and the article's content hash includes it, so a re-index recomputes it then.
-CONSOLIDATION_VERSION = "5"
+CONSOLIDATION_VERSION = "6"
 AMENDMENT_KINDS = frozenset({"amends", "replaces", "inserts", "repeals"})
 # instructions that name an article only as the place where new articles go («Μετά το άρθρο 205 … προστίθεται
 # άρθρο 205Α»): no instruction for its text, so neither applied nor unapplied; an amending article that gives the
@@ -266,7 +266,7 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
             snapshot = [Par(p.number, p.text, p.source) for p in state.pars], state.title, state.repealed
             try:
                 refuse_unless_words(ins)
-                before, after = action(engine, ins)
+                before, after = (point_action(ins) or action)(engine, ins)
             except Refused as refused:
                 state.pars, state.title, state.repealed = snapshot
                 unapplied.append((Unapplied(amending.id, words, str(refused)), ins, k))

@@ -131,7 +131,7 @@ def _object_after(masked: str, verb: Verb, found: list[Phrase], next_verb: int) 
                 break
             if p.end <= next_verb and _BEFORE_VERB.match(masked[p.end:next_verb]):
                 break
-        elif not re.fullmatch(r"\s*,?\s*(?:(?:επισησ|ακομη)\s+)?", gap):
+        elif not re.fullmatch(r"\s*,?\s*(?:(?:επισησ|ακομη)\s+|μεταξυ\s+κομματων\s*,\s*)?", gap):
             break
         out.append(p)
         pos = p.end

@@ -46,14 +46,18 @@ def reason_class(reason: str) -> str:
     return out.split(":")[0] if "not of a later law" in out else out
 
 
-def summary(results: dict[str, Consolidation], amended: int) -> dict[str, Any]:
+def summary(results: dict[str, Consolidation], amended_ids: Any) -> dict[str, Any]:
+    """The figures; ``amended_ids``: the articles the graph's edges amend (an act's ratifying article that later
+    laws amend through the ratification is consolidated without such an edge: counted apart)."""
+    ids = set(amended_ids)
+    amended = len(ids)
     statuses = Counter(r.in_force.status for r in results.values())
     applied = Counter(a.action for r in results.values() for a in r.in_force.applied)
     open_ = Counter(reason_class(u.reason) for r in results.values() for u in r.in_force.unapplied if not u.superseded_by)
     moot = Counter(reason_class(u.reason) for r in results.values() for u in r.in_force.unapplied if u.superseded_by)
     changed = sum(1 for r in results.values() if any(p.changed for p in r.in_force.passages))
     return {"amended_articles": amended, "consolidated": len(results),
-            "placing_only": amended - len(results),
+            "placing_only": len(ids - set(results)), "through_ratification": len(set(results) - ids),
             "statuses": {k: statuses.get(k, 0) for k in ("full", "partial", "none")},
             "articles_changed": changed, "applied": sum(applied.values()), "applied_by_action": dict(applied.most_common()),
             "unapplied": sum(open_.values()), "unapplied_by_reason": dict(open_.most_common()),
@@ -129,7 +133,7 @@ def main() -> None:
     consolidated = time.perf_counter() - t0
     doc = {"corpus": args.corpus, "articles": len(articles), "consolidation_version": CONSOLIDATION_VERSION,
            "references_version": REFERENCES_VERSION, "load_s": round(loaded, 1), "references_s": round(read, 1),
-           "consolidation_s": round(consolidated, 2), **summary(results, len(amended)),
+           "consolidation_s": round(consolidated, 2), **summary(results, amended),
            "python": f"{platform.python_implementation()} {platform.python_version()}"}
     if args.dump:
         args.dump.write_text("".join(json.dumps(dump_row(t, results[t]), ensure_ascii=False) + "\n"
@@ -147,7 +151,8 @@ def main() -> None:
           f"articles; loaded {loaded:.1f} s, references {read:.1f} s, consolidation {consolidated:.2f} s")
     s = doc["statuses"]
     print(f"amended corpus articles: {doc['amended_articles']}, of which {doc['placing_only']} only have new articles "
-          f"put after them (their text is not amended); consolidated {doc['consolidated']}: full {s['full']}, partial "
+          f"put after them (their text is not amended), {doc['through_ratification']} more amended through the "
+          f"act they ratify; consolidated {doc['consolidated']}: full {s['full']}, partial "
           f"{s['partial']}, none {s['none']} (text changed in {doc['articles_changed']})")
     print(f"instructions applied: {doc['applied']}: " + ", ".join(f"{k} {v}" for k, v in doc["applied_by_action"].items()))
     print(f"not applied: {doc['unapplied']} (and {doc['superseded']} superseded by a later whole wording)")

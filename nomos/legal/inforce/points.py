@@ -75,12 +75,13 @@ def _missing(e: Edit, point: str) -> str:
     parent = point.rsplit(".", 1)[0]
     level = [m.group(1) for p in e.s.pars for m in _POINT_LINE.finditer(p.text)
              if m.group(1).rsplit(".", 1)[0] == parent]
-    if not level:
-        if "." in parent and parent.count(".") >= 1:
-            return f"point {point} is not in the article (it numbers no point under {parent})"
-        return f"point {point} is not in the article"
-    shown = f"{level[0]}–{level[-1]}" if len(level) > 2 else ", ".join(level)
-    return f"point {point} is not in the article (it numbers {shown} there, and no point {point})"
+    reason = f"point {point} is not in the article"
+    if level:
+        shown = f"{level[0]}–{level[-1]}" if len(level) > 2 else ", ".join(level)
+        reason = f"point {point} is not in the article (it numbers {shown} there, and no point {point})"
+    elif "." in parent:
+        reason = f"point {point} is not in the article (it numbers no point under {parent})"
+    return reason
 
 
 def replace_point(e: Edit, ins: Instruction) -> tuple[str, str]:

@@ -47,8 +47,9 @@ def reason_class(reason: str) -> str:
 
 
 def summary(results: dict[str, Consolidation], amended_ids: Any) -> dict[str, Any]:
-    """The figures; ``amended_ids``: the articles the graph's edges amend (an act's ratifying article that later
-    laws amend through the ratification is consolidated without such an edge: counted apart)."""
+    """The figures; ``amended_ids``: the articles the graph's edges amend. Articles consolidated without such an
+    edge are counted apart (``without_edge``): those the act a ratification quotes amends (ν. 4824/2021 art. 2's
+    act on N_4797_2021::14), and a ratifying article later laws amend through the ratification (engine v6)."""
     ids = set(amended_ids)
     amended = len(ids)
     statuses = Counter(r.in_force.status for r in results.values())
@@ -57,7 +58,7 @@ def summary(results: dict[str, Consolidation], amended_ids: Any) -> dict[str, An
     moot = Counter(reason_class(u.reason) for r in results.values() for u in r.in_force.unapplied if u.superseded_by)
     changed = sum(1 for r in results.values() if any(p.changed for p in r.in_force.passages))
     return {"amended_articles": amended, "consolidated": len(results),
-            "placing_only": len(ids - set(results)), "through_ratification": len(set(results) - ids),
+            "placing_only": len(ids - set(results)), "without_edge": len(set(results) - ids),
             "statuses": {k: statuses.get(k, 0) for k in ("full", "partial", "none")},
             "articles_changed": changed, "applied": sum(applied.values()), "applied_by_action": dict(applied.most_common()),
             "unapplied": sum(open_.values()), "unapplied_by_reason": dict(open_.most_common()),
@@ -151,8 +152,8 @@ def main() -> None:
           f"articles; loaded {loaded:.1f} s, references {read:.1f} s, consolidation {consolidated:.2f} s")
     s = doc["statuses"]
     print(f"amended corpus articles: {doc['amended_articles']}, of which {doc['placing_only']} only have new articles "
-          f"put after them (their text is not amended), {doc['through_ratification']} more amended through the "
-          f"act they ratify; consolidated {doc['consolidated']}: full {s['full']}, partial "
+          f"put after them (their text is not amended), {doc['without_edge']} more amended with no graph edge "
+          f"(by an act a ratification quotes, or through it); consolidated {doc['consolidated']}: full {s['full']}, partial "
           f"{s['partial']}, none {s['none']} (text changed in {doc['articles_changed']})")
     print(f"instructions applied: {doc['applied']}: " + ", ".join(f"{k} {v}" for k, v in doc["applied_by_action"].items()))
     print(f"not applied: {doc['unapplied']} (and {doc['superseded']} superseded by a later whole wording)")

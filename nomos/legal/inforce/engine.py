@@ -26,7 +26,8 @@ article that gave it its wording ("" : the original's) and whether it differs fr
 place. A code's article may end with the code's own structural lines (a chapter or section heading in capitals,
 a note «Άρθρα 382 - 384 (Καταργούνται)»: :func:`~nomos.legal.text.article_parts.structural_tail`): they are outside the
 article, so no instruction matches them, and the text in force leaves them out (engine v5: an outside audit found
-them read as the article's own after its new wording or after «[Καταργείται]», PK::279, N_3979_2011::11). An
+them read as the article's own after its new wording or after «[Καταργείται]», PK::279, N_3979_2011::11); nor the end of its title
+that the corpus writes as its first line (engine v6: :mod:`.title_tail`). An
 amending article whose only edges to this one are mentions, or that inserts this very article (:mod:`.mentions`),
 is not among its amendments either.
 This module orders the amending articles, binds their instructions to the article and keeps what was applied and
@@ -52,6 +53,7 @@ from nomos.legal.inforce.points import point_action, refuse_unless_words
 from nomos.legal.inforce.reading import read_instructions
 from nomos.legal.inforce.result import Applied, InForce, Passage, Status, Unapplied
 from nomos.legal.inforce.sentence import insert_sentence, repeal_sentence, replace_sentence
+from nomos.legal.inforce.title_tail import title_tail
 from nomos.legal.inforce.versions import ORIGINAL, Version, law_name, law_of
 from nomos.legal.inforce.words import delete_words, insert_words, replace_words
 from nomos.legal.text.article_parts import paragraphs, structural_tail
@@ -201,7 +203,7 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
     ``amendments`` (any order: they are put in the laws' order here). ``instructions``: each amending article's
     instructions already read (the corpus-wide run reads an article amending many once); read here otherwise."""
     tail_at = structural_tail(text)
-    text = text[:tail_at]
+    text = text[title_tail(text):tail_at]
     original = [Par(p.number, p.text) for p in paragraphs(text)]
     state = State(article_id, title, [Par(p.number, p.text) for p in original], original)
     applied: list[Applied] = []
@@ -344,4 +346,4 @@ def _changed(p: Par, index: int, original: list[Par]) -> bool:
 def original_in_force(text: str) -> tuple[Passage, ...]:
     """An article's original paragraphs as passages (the text in force of an article none of whose amendments
     applied), without the code's structural lines after it, as :func:`consolidate` gives them."""
-    return tuple(Passage(p.text) for p in paragraphs(text[:structural_tail(text)]))
+    return tuple(Passage(p.text) for p in paragraphs(text[title_tail(text):structural_tail(text)]))

@@ -134,3 +134,27 @@ def test_near_miss_words_quoted_with_their_commas_and_words_added_without() -> N
     assert not ins.commas
     got = run("N_4791_2021::14", ARTICLE_14, "N_4825_2021::66", plain, "άρθρου 14.6.2.")
     assert "του παρόντος σύμφωνα με τους ισχύοντες νόμους" in got.text and "Δεδομένων ότι τα" in got.text
+
+
+# -- «μετά τις λέξεις «Ο WADA» τίθεται κόμμα «,» και προστίθενται οι λέξεις «…»» (ν. 4825/2021 art. 66 item 7) -----
+
+ARTICLE_6 = ("6.8. Ο WADA μπορεί να αποκτήσει την κατοχή δειγμάτων και δεδομένων.\n"
+             "6.9. Τα δεδομένα των αθλητών μεταλλίων, βαθμών, βραβείων και προνομίων τηρούνται.")
+N_4825_66_7 = ("7. Στο πρώτο εδάφιο του άρθρου 6.8. μετά τις λέξεις «Ο WADA» τίθεται κόμμα «,» και προστίθενται οι λέξεις "
+               "«με αποκλειστική διακριτική ευχέρεια,».")
+
+
+def test_a_comma_put_before_the_words_added() -> None:
+    got = run("N_4791_2021::6", ARTICLE_6, "N_4825_2021::66", N_4825_66_7, "άρθρου 6.8.")
+    assert got.status == "full"
+    assert got.text.startswith("6.8. Ο WADA, με αποκλειστική διακριτική ευχέρεια, μπορεί να αποκτήσει")
+
+
+def test_near_miss_no_comma_put_and_a_soft_hyphen_in_the_words_deleted() -> None:
+    plain = N_4825_66_7.replace(" τίθεται κόμμα «,» και", "")
+    got = run("N_4791_2021::6", ARTICLE_6, "N_4825_2021::66", plain, "άρθρου 6.8.")
+    assert got.text.startswith("6.8. Ο WADA με αποκλειστική διακριτική ευχέρεια, μπορεί")
+    # ν. 4825/2021 art. 66 item 11 writes «και προνο\xadμίων» (a soft hyphen where the gazette broke the line)
+    soft = "11. Στο άρθρο 6.9. διαγράφονται οι λέξεις «και προνο\xadμίων»."
+    got = run("N_4791_2021::6", ARTICLE_6, "N_4825_2021::66", soft, "άρθρο 6.9.")
+    assert got.status == "full" and got.text.endswith("μεταλλίων, βαθμών, βραβείων τηρούνται.")

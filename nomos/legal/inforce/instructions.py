@@ -235,6 +235,10 @@ def _insert_words(text: str, masked: str, verb: Verb, after: list[Phrase], ctx: 
     if new_q is None:
         return Instruction("insert-words", ctx, start, end, problem="the words added are not quoted")
     new = quoted_words(text, new_q)
+    if re.search(r"τιθεται\s+κομμα\s+«\s*»[\s,]*(?:και\s+)?$", masked[max(start, verb.start - 80):verb.start]):
+        # «μετά τις λέξεις «Ο WADA» τίθεται κόμμα «,» και προστίθενται οι λέξεις «X»»: the comma goes before X
+        # (ν. 4825/2021 art. 66 items 5 and 7: engine v5 added X without it, the v5 blind check's item 33)
+        new = ", " + new
     end = max(end, new_q[1])
     if position and position[1] is None and position[3] >= 0:
         anchor_q = next((s for s in quotes if s[0] == position[3]), None)

@@ -23,6 +23,7 @@ def _pattern(phrase: str) -> re.Pattern[str]:
     """A phrase as a pattern: whitespace runs match any whitespace, the apostrophes match each other, and the
     phrase stands between word boundaries where it starts or ends with a letter or digit."""
     parts: list[str] = []
+    phrase = phrase.replace("\xad", "")  # a soft hyphen the gazette's line break left («προνο­μίων») is no letter
     for k, ch in enumerate(phrase.strip()):
         if k == 0 and ch.isalpha() and ch.lower() != ch.upper():
             # a phrase may open a sentence where it occurs («με απόφαση …» in «… 4. Με απόφαση …»)

@@ -1,0 +1,53 @@
+"""Engine v6 (issue 49), two instructions the v5 blind check's readers applied and nomos did not (items 103 and
+104, ν. 4795/2021 art. 45 on ν. 4765/2021): «αντικαθίσταται, από τη δημοσίευση του ν. 4765/2021 …, ως εξής: «1. …»»
+(an aside of when between the verb and «ως εξής») and «τροποποιείται ως εξής: «: α) …»» (a colon left before the
+case's mark). Each with a near miss; edges by hand (tests/test_consolidation_audit.py)."""
+
+from __future__ import annotations
+
+from nomos.legal.inforce.engine import Amending, consolidate
+from nomos.legal.inforce.reading import read_instructions
+from nomos.legal.inforce.result import InForce
+
+
+def run(target: str, text: str, amending: str, cited: str) -> InForce:
+    at = amending.index(cited)
+    edge = {"target": target, "kind": "amends", "start": at, "end": at + len(cited)}
+    return consolidate(target, "Τίτλος", text, [Amending("N_4795_2021::45", amending, [edge], "N_4795_2021")],
+                       "N_4765_2021").in_force
+
+
+ITEM_7 = ("7. Η παρ.\xa01 του άρθρου 63 του ν. 4765/2021 αντικαθίσταται, από τη δημοσίευση του ν. 4765/2021 στην "
+          "Εφημερίδα της Κυβερνήσεως, ως εξής: «1. Τα άρθρα 8 έως και 35 και 37 έως και 43 των Μερών Β’ και Γ’ "
+          "τίθενται σε ισχύ μετά την πάροδο τεσσάρων (4) μηνών.».")
+ARTICLE_63 = "1. Τα άρθρα 8 έως και 43 τίθενται σε ισχύ μετά την πάροδο τεσσάρων (4) μηνών.\n2. Τα λοιπά ισχύουν."
+ITEM_6 = ("6. Η περ.\xa0α’ της παρ.\xa01 του άρθρου 51 του ν. 4765/2021, ως προς τις αρμοδιότητες του Γραφείου "
+          "Επιθεώρησης, τροποποιείται ως εξής: «: α) τον έλεγχο των διορισμών ή προσλήψεων του προσωπικού που "
+          "υπάγονται στον παρόντα,».")
+ARTICLE_51 = ("1. Στο Α.Σ.Ε.Π. λειτουργεί Γραφείο Επιθεώρησης, που είναι αρμόδιο για:\nα) τον έλεγχο, σύμφωνα με την "
+              "παρ. 4, των διορισμών του προσωπικού,\nβ) τον έλεγχο της τήρησης των διατάξεων.")
+
+
+def test_an_aside_of_when_before_as_follows() -> None:
+    (ins,) = read_instructions(ITEM_7)
+    assert (ins.action, ins.place.paragraphs, ins.problem) == ("replace-paragraph", ("1",), "")
+    got = run("N_4765_2021::63", ARTICLE_63, ITEM_7, "άρθρου 63")
+    assert got.status == "full" and got.text.startswith("1. Τα άρθρα 8 έως και 35 και 37 έως και 43 των Μερών")
+    assert got.text.endswith("\n2. Τα λοιπά ισχύουν.")
+
+
+def test_near_miss_an_aside_of_another_kind_is_not_skipped() -> None:
+    text = ITEM_7.replace("από τη δημοσίευση του ν. 4765/2021 στην Εφημερίδα της Κυβερνήσεως",
+                          "εφόσον δεν ορίζεται διαφορετικά")
+    assert [i.action for i in read_instructions(text)] == ["describe"]
+
+
+def test_a_colon_left_before_the_cases_mark() -> None:
+    got = run("N_4765_2021::51", ARTICLE_51, ITEM_6, "άρθρου 51")
+    assert got.status == "full"
+    assert "\nα) τον έλεγχο των διορισμών ή προσλήψεων του προσωπικού που υπάγονται στον παρόντα,\nβ)" in got.text
+
+
+def test_near_miss_a_wording_that_opens_with_another_mark() -> None:
+    got = run("N_4765_2021::51", ARTICLE_51, ITEM_6.replace("«: α)", "«: β)"), "άρθρου 51")
+    assert got.status == "none" and got.unapplied[0].reason == "the new wording does not open with case α's mark"

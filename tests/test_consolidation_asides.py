@@ -51,3 +51,19 @@ def test_a_colon_left_before_the_cases_mark() -> None:
 def test_near_miss_a_wording_that_opens_with_another_mark() -> None:
     got = run("N_4765_2021::51", ARTICLE_51, ITEM_6.replace("«: α)", "«: β)"), "άρθρου 51")
     assert got.status == "none" and got.unapplied[0].reason == "the new wording does not open with case α's mark"
+
+
+def test_a_line_that_opens_a_list_is_no_heading() -> None:
+    # ν. 4818/2021 art. 64 on N_4809_2021::65 (the v5 blind check's item 38): v5 took the list's opening words into
+    # the title
+    from nomos.legal.text.article_parts import Heading, read_heading
+
+    wording = ("Άρθρο 65 Καταργούμενες διατάξεις Με την έναρξη ισχύος του παρόντος καταργούνται:\n"
+               "α) τα άρθρα 1 έως 24 του ν. 4603/2019 (Α΄ 48),\nβ) η παρ. 14 του άρθρου 69 του ν. 2725/1999.")
+    got = read_heading(wording, "Καταργούμενες διατάξεις")
+    assert isinstance(got, Heading) and got.title == "Καταργούμενες διατάξεις"
+    assert wording[got.body_start:].startswith("Με την έναρξη ισχύος του παρόντος καταργούνται:\nα)")
+    # near miss: a title line with no colon before a lettered line is the heading, whatever the current title
+    plain = "Άρθρο 65 Καταργούμενες διατάξεις του νόμου\nα) τα άρθρα 1 έως 24 του ν. 4603/2019."
+    got = read_heading(plain, "Άλλος τίτλος")
+    assert isinstance(got, Heading) and got.title == "Καταργούμενες διατάξεις του νόμου"

@@ -143,7 +143,9 @@ def read_heading(wording: str, title_now: str = "", text_now: str = "") -> Headi
         return Heading(m.group("num"), "", m.end())
     if inline:
         return Heading(m.group("num"), line[:inline.start()].strip(), m.end() + inline.start() + 1)
-    if line_end >= 0 and len(line) <= 200 and not re.search(r"[.;·]\s*$", line.strip()[-2:]) \
+    # a line that ends with a colon opens a list («Με την έναρξη ισχύος του παρόντος καταργούνται:»): text, not a
+    # heading (engine v6: v5 took it into the title, ν. 4818/2021 art. 64 on N_4809_2021::65)
+    if line_end >= 0 and len(line) <= 200 and not re.search(r"[.;·:]\s*$", line.strip()[-2:]) \
             and re.match(r"\s*(?:\d{1,3}[Α-Ωα-ω]?\s*\.|[α-ω]{1,2}\))", rest[line_end + 1:]):
         return Heading(m.group("num"), line.strip(), m.end() + line_end + 1)
     now = _title_form(title_now)

@@ -294,8 +294,15 @@ def main() -> None:
                  "corpus": about_old.get("corpus", "corpus.jsonl"), "origin": origin}
         write(items, about, folder)
         readme = args.sheets / "README.md"
-        if readme.exists():
-            (folder / "README.md").write_text(readme.read_text(encoding="utf-8"), encoding="utf-8")
+        preface = (f"# A second blind reading: {len(items)} items of `{args.sheets.name}`\n\n"
+                   f"These {len(items)} items are those of `{args.sheets.name}` ({about['of']} items) whose «what "
+                   f"nomos made of it» engine v{CONSOLIDATION_VERSION} makes otherwise than engine "
+                   f"v{about_old.get('consolidation_version')} did. Judge them as the README below says (its counts "
+                   "and draw are the first batch's; an item once left at «none» that nomos now consolidates is "
+                   "asked as an «in-force» item). Written by\n\n```sh\nPYTHONPATH=$PWD .venv/bin/python "
+                   f"bench/in_force_blind.py changed --sheets bench/data/in-force-judging/{args.sheets.name}\n```\n\n")
+        old_readme = readme.read_text(encoding="utf-8") if readme.exists() else ""
+        (folder / "README.md").write_text(preface + old_readme, encoding="utf-8")
         print(f"{len(items)} of {about['of']} items changed under engine v{CONSOLIDATION_VERSION} -> {folder}")
         for o in origin:
             print(f"  {o['was_n']:3d} {o['was_kind']:8s} -> {o['n']:2d}: {', '.join(o['differs']) or 'kind'}")

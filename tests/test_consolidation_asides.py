@@ -67,3 +67,28 @@ def test_a_line_that_opens_a_list_is_no_heading() -> None:
     plain = "Άρθρο 65 Καταργούμενες διατάξεις του νόμου\nα) τα άρθρα 1 έως 24 του ν. 4603/2019."
     got = read_heading(plain, "Άλλος τίτλος")
     assert isinstance(got, Heading) and got.title == "Καταργούμενες διατάξεις του νόμου"
+
+
+def test_near_miss_a_colon_line_whose_rest_opens_no_sentence_stays_the_heading() -> None:
+    # N_4957_2022::170 (corpus-large): the corpus title is cut («… μέλη»); what follows it is the title's end, not a
+    # sentence: the whole line stays the heading, as in v5
+    from nomos.legal.text.article_parts import Heading, read_heading
+
+    wording = ("Άρθρο 170 Ομότιμοι Καθηγητές - Αφυπηρετήσαντα μέλη Διδακτικού Ερευνητικού Προσωπικού Οι Ομότιμοι "
+               "Καθηγητές δύνανται:\nα) Να παρέχουν διδακτικό έργο.")
+    got = read_heading(wording, "Ομότιμοι Καθηγητές - Αφυπηρετήσαντα μέλη")
+    assert isinstance(got, Heading) and got.title.endswith("Οι Ομότιμοι Καθηγητές δύνανται:")
+
+
+def test_a_whole_new_wording_read_against_the_title_with_its_cut_end() -> None:
+    # the corpus cuts the title and writes its end as the text's first line (N_4919_2022::44, corpus-large): the new
+    # wording's heading is read against the whole title, so its end is no part of the new text
+    text = "και δημοσιεύονται για τα υποκαταστήματα\n1. Τα υποκαταστήματα καταχωρίζονται.\n2. Τα στοιχεία δημοσιεύονται."
+    amending = ("Το άρθρο 44 του ν. 4919/2022 αντικαθίσταται ως εξής: «Άρθρο 44 Στοιχεία που καταχωρίζονται και "
+                "δημοσιεύονται για τα υποκαταστήματα Για τα υποκαταστήματα καταχωρίζονται η επωνυμία και η έδρα.»")
+    at = amending.index("άρθρο 44")
+    edge = {"target": "N_4919_2022::44", "kind": "replaces", "start": at, "end": at + 8}
+    got = consolidate("N_4919_2022::44", "Στοιχεία που καταχωρίζονται", text,
+                      [Amending("N_5000_2023::1", amending, [edge], "N_5000_2023")], "N_4919_2022").in_force
+    assert got.status == "full" and got.text == "Για τα υποκαταστήματα καταχωρίζονται η επωνυμία και η έδρα."
+    assert got.title == "Στοιχεία που καταχωρίζονται και δημοσιεύονται για τα υποκαταστήματα"

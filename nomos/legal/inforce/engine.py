@@ -203,9 +203,11 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
     ``amendments`` (any order: they are put in the laws' order here). ``instructions``: each amending article's
     instructions already read (the corpus-wide run reads an article amending many once); read here otherwise."""
     tail_at = structural_tail(text)
-    text = text[title_tail(text):tail_at]
+    head_at = title_tail(text)
+    cut_title = " ".join(text[:head_at].split())
+    text = text[head_at:tail_at]
     original = [Par(p.number, p.text) for p in paragraphs(text)]
-    state = State(article_id, title, [Par(p.number, p.text) for p in original], original)
+    state = State(article_id, title, [Par(p.number, p.text) for p in original], original, title_tail=cut_title)
     applied: list[Applied] = []
     unapplied: list[tuple[Unapplied, Instruction | None, int]] = []
     order = sorted(amendments, key=lambda a: order_key(a.id, a.source, a.law))
@@ -273,6 +275,8 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
                 state.pars, state.title, state.repealed = snapshot
                 unapplied.append((Unapplied(amending.id, words, str(refused)), ins, k))
                 continue
+            if state.title != snapshot[1]:
+                state.title_tail = ""  # a new title: the cut one's end is no longer its
             done = Applied(amending.id, ins.action, _paragraph_label(ins), words)
             applied.append(done)
             if ins.action in _SMALL:

@@ -143,23 +143,19 @@ def read_heading(wording: str, title_now: str = "", text_now: str = "") -> Headi
         return Heading(m.group("num"), "", m.end())
     if inline:
         return Heading(m.group("num"), line[:inline.start()].strip(), m.end() + inline.start() + 1)
-    # a line that ends with a colon opens a list («Με την έναρξη ισχύος του παρόντος καταργούνται:»): text, not a
-    # heading (engine v6: v5 took it into the title, ν. 4818/2021 art. 64 on N_4809_2021::65)
-    if line_end >= 0 and len(line) <= 200 and not re.search(r"[.;·:]\s*$", line.strip()[-2:]) \
+    if line_end >= 0 and len(line) <= 200 and not re.search(r"[.;·]\s*$", line.strip()[-2:]) \
             and re.match(r"\s*(?:\d{1,3}[Α-Ωα-ω]?\s*\.|[α-ω]{1,2}\))", rest[line_end + 1:]):
+        if line.strip().endswith(":"):
+            # a line that ends with a colon may open a list after the title («Καταργούμενες διατάξεις Με την
+            # έναρξη ισχύος του παρόντος καταργούνται:»): the current title ends the heading where a sentence
+            # opens right after it (engine v6: v5 took the list's opening into the title, N_4809_2021::65)
+            split = _after_title(m.group("num"), m.end(), rest, line, line_end, title_now)
+            if split is not None and _SENTENCE_OPENS.match(fold(wording[split.body_start:])):
+                return split
         return Heading(m.group("num"), line.strip(), m.end() + line_end + 1)
-    now = _title_form(title_now)
-    words = line.split()
-    if now:
-        for n in range(1, min(len(words), 40) + 1):
-            if _title_form(" ".join(words[:n])) == now:
-                cut = 0
-                for w in words[:n]:
-                    cut = rest.index(w, cut) + len(w)
-                if line_end >= 0 and n == len(words):
-                    return Heading(m.group("num"), line.strip(), m.end() + line_end + 1)
-                body = len(rest[cut:]) - len(rest[cut:].lstrip())
-                return Heading(m.group("num"), " ".join(words[:n]), m.end() + cut + body)
+    split = _after_title(m.group("num"), m.end(), rest, line, line_end, title_now)
+    if split is not None:
+        return split
     opening = " ".join(text_now.split()[:4])
     if len(opening) >= 15 and not re.match(r"\d{1,3}\s*\.", opening):
         at = [m.start() for m in re.finditer(re.escape(opening).replace("\\ ", r"\s+"), line)]
@@ -168,6 +164,29 @@ def read_heading(wording: str, title_now: str = "", text_now: str = "") -> Headi
     if line_end >= 0 and len(line) <= 200:
         return "the heading of the new wording runs into its text on one line without a paragraph number"
     return "the heading of the new wording cannot be told from its text (no line break, no «1.», not the current title)"
+
+
+# the words a sentence opens with after a heading's title (folded): an article, a preposition, a conjunction of when
+_SENTENCE_OPENS = re.compile(r"(?:ο|η|το|οι|τα|τον|την|τη|με|απο|για|ωσ|στο|στη|στην|στα|στον|στουσ|στισ|σε|κατα|αν|"
+                             r"εφοσον|οταν|μετα|εντοσ)\s")
+
+
+def _after_title(number: str, at: int, rest: str, line: str, line_end: int, title_now: str) -> Heading | None:
+    """The heading that ends after the article's current title ``title_now`` where its line opens with it."""
+    now = _title_form(title_now)
+    words = line.split()
+    if not now:
+        return None
+    for n in range(1, min(len(words), 40) + 1):
+        if _title_form(" ".join(words[:n])) == now:
+            cut = 0
+            for w in words[:n]:
+                cut = rest.index(w, cut) + len(w)
+            if line_end >= 0 and n == len(words):
+                return Heading(number, line.strip(), at + line_end + 1)
+            body = len(rest[cut:]) - len(rest[cut:].lstrip())
+            return Heading(number, " ".join(words[:n]), at + cut + body)
+    return None
 
 
 def _title_form(title: str) -> str:

@@ -11,6 +11,10 @@ engine's output on every item.
 Usage:
   .venv/bin/python bench/in_force.py [--data ../shared/data/greek-statutes] [--corpus corpus.jsonl] [--json]
   .venv/bin/python bench/in_force.py --sample 64 --seed SEED --out tests/fixtures/in_force/sample.jsonl
+  .venv/bin/python bench/in_force.py --dump /tmp/v6.jsonl   # then: bench/in_force.py --compare /tmp/v5.jsonl /tmp/v6.jsonl
+
+``--dump`` writes every consolidation (id, status, title, text, applied, unapplied) one per line, so two engines'
+texts in force compare byte for byte (``--compare OLD NEW`` lists the articles whose status or text differ).
 """
 
 from __future__ import annotations
@@ -42,14 +46,19 @@ def reason_class(reason: str) -> str:
     return out.split(":")[0] if "not of a later law" in out else out
 
 
-def summary(results: dict[str, Consolidation], amended: int) -> dict[str, Any]:
+def summary(results: dict[str, Consolidation], amended_ids: Any) -> dict[str, Any]:
+    """The figures; ``amended_ids``: the articles the graph's edges amend. Articles consolidated without such an
+    edge are counted apart (``without_edge``): those the act a ratification quotes amends (ν. 4824/2021 art. 2's
+    act on N_4797_2021::14), and a ratifying article later laws amend through the ratification (engine v6)."""
+    ids = set(amended_ids)
+    amended = len(ids)
     statuses = Counter(r.in_force.status for r in results.values())
     applied = Counter(a.action for r in results.values() for a in r.in_force.applied)
     open_ = Counter(reason_class(u.reason) for r in results.values() for u in r.in_force.unapplied if not u.superseded_by)
     moot = Counter(reason_class(u.reason) for r in results.values() for u in r.in_force.unapplied if u.superseded_by)
     changed = sum(1 for r in results.values() if any(p.changed for p in r.in_force.passages))
     return {"amended_articles": amended, "consolidated": len(results),
-            "placing_only": amended - len(results),
+            "placing_only": len(ids - set(results)), "without_edge": len(set(results) - ids),
             "statuses": {k: statuses.get(k, 0) for k in ("full", "partial", "none")},
             "articles_changed": changed, "applied": sum(applied.values()), "applied_by_action": dict(applied.most_common()),
             "unapplied": sum(open_.values()), "unapplied_by_reason": dict(open_.most_common()),
@@ -72,6 +81,33 @@ def sample(results: dict[str, Consolidation], n: int, seed: int) -> list[dict[st
     return out
 
 
+def dump_row(target: str, r: Consolidation) -> dict[str, Any]:
+    """One consolidation as ``--dump`` writes it."""
+    f = r.in_force
+    return {"id": target, "status": f.status, "title": f.title, "text": f.text,
+            "applied": [[a.source, a.action, a.paragraph] for a in f.applied],
+            "unapplied": [[u.source, u.reason, u.superseded_by] for u in f.unapplied]}
+
+
+def compare(old: Path, new: Path) -> None:
+    """The articles whose status or text differ between two dumps, and those only one of them consolidates."""
+    def load(p: Path) -> dict[str, dict[str, Any]]:
+        return {r["id"]: r for r in map(json.loads, p.read_text(encoding="utf-8").splitlines()) if r}
+    a, b = load(old), load(new)
+    same = sum(1 for k in a.keys() & b.keys() if a[k]["text"] == b[k]["text"] and a[k]["status"] == b[k]["status"]
+               and a[k]["title"] == b[k]["title"])
+    print(f"{len(a)} -> {len(b)} consolidated; {same} identical in status, title and text")
+    for k in sorted(a.keys() | b.keys()):
+        x, y = a.get(k), b.get(k)
+        if x is None or y is None:
+            print(f"  {k}: {'only in NEW' if x is None else 'only in OLD'}")
+            continue
+        what = [w for w in ("status", "title", "text") if x[w] != y[w]]
+        if what:
+            print(f"  {k}: {x['status']} -> {y['status']}; differs in {', '.join(what)}; applied "
+                  f"{len(x['applied'])} -> {len(y['applied'])}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "greek-statutes")
@@ -80,7 +116,12 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=0, help="write this many applied instructions for judging")
     ap.add_argument("--seed", type=int, default=3630)
     ap.add_argument("--out", type=Path, default=ROOT / "tests" / "fixtures" / "in_force" / "sample.jsonl")
+    ap.add_argument("--dump", type=Path, help="write every consolidation, one JSON object a line")
+    ap.add_argument("--compare", type=Path, nargs=2, metavar=("OLD", "NEW"), help="compare two dumps and exit")
     args = ap.parse_args()
+    if args.compare:
+        compare(*args.compare)
+        return
     t0 = time.perf_counter()
     articles = load_beir(args.data, corpus_file=args.corpus).articles
     loaded = time.perf_counter() - t0
@@ -93,8 +134,11 @@ def main() -> None:
     consolidated = time.perf_counter() - t0
     doc = {"corpus": args.corpus, "articles": len(articles), "consolidation_version": CONSOLIDATION_VERSION,
            "references_version": REFERENCES_VERSION, "load_s": round(loaded, 1), "references_s": round(read, 1),
-           "consolidation_s": round(consolidated, 2), **summary(results, len(amended)),
+           "consolidation_s": round(consolidated, 2), **summary(results, amended),
            "python": f"{platform.python_implementation()} {platform.python_version()}"}
+    if args.dump:
+        args.dump.write_text("".join(json.dumps(dump_row(t, results[t]), ensure_ascii=False) + "\n"
+                                     for t in sorted(results)), encoding="utf-8")
     if args.sample:
         rows = sample(results, args.sample, args.seed)
         args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -108,7 +152,8 @@ def main() -> None:
           f"articles; loaded {loaded:.1f} s, references {read:.1f} s, consolidation {consolidated:.2f} s")
     s = doc["statuses"]
     print(f"amended corpus articles: {doc['amended_articles']}, of which {doc['placing_only']} only have new articles "
-          f"put after them (their text is not amended); consolidated {doc['consolidated']}: full {s['full']}, partial "
+          f"put after them (their text is not amended), {doc['without_edge']} more amended with no graph edge "
+          f"(by an act a ratification quotes, or through it); consolidated {doc['consolidated']}: full {s['full']}, partial "
           f"{s['partial']}, none {s['none']} (text changed in {doc['articles_changed']})")
     print(f"instructions applied: {doc['applied']}: " + ", ".join(f"{k} {v}" for k, v in doc["applied_by_action"].items()))
     print(f"not applied: {doc['unapplied']} (and {doc['superseded']} superseded by a later whole wording)")

@@ -20,6 +20,14 @@ all). The README beside them says how to judge; ``score`` reads the filled file.
 Usage:
   PYTHONPATH=$PWD .venv/bin/python bench/in_force_blind.py draw [--seed 4900] [--amended 40] [--none 20] [--between 20]
   PYTHONPATH=$PWD .venv/bin/python bench/in_force_blind.py score bench/data/in-force-judging/blind-v5-seed4900/sheets.jsonl
+  PYTHONPATH=$PWD .venv/bin/python bench/in_force_blind.py changed --sheets bench/data/in-force-judging/blind-v5-seed4900
+
+``changed`` lists a judged batch's items whose «what nomos made of it» the engine as it is now makes otherwise
+(the status, title, laws, or text a sheet shows) and writes just those as a new batch for a second blind reading
+(default ``blind-v<engine>-rejudge/`` beside it: the same README, ``sheets.jsonl`` to fill, ``about.json`` with
+each item's origin in the old batch and what differs; the old judgments stay out of it). An item left at none
+that the engine now consolidates is asked as an in-force item. The old batch's judgments of the items that did
+not change carry over as they are.
 """
 
 from __future__ import annotations
@@ -39,6 +47,7 @@ from nomos.ingest.in_force import amended_by, corpus_in_force
 from nomos.ingest.records import Article
 from nomos.legal.graph.edges import REFERENCES_VERSION
 from nomos.legal.inforce.engine import CONSOLIDATION_VERSION, Consolidation, order_key
+from nomos.legal.inforce.versions import Version
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "data" / "in-force-judging"
@@ -102,10 +111,8 @@ def draw(articles: list[Article], seed: int, n_amended: int, n_none: int, n_betw
                 "original_text": a.text, "amending": _amending(target, by_id, amending.get(target, []), reading)}
 
     for target in chosen:
-        r = results[target]
-        items.append({**base("in-force", target), "nomos": {
-            "status": r.in_force.status, "title": r.in_force.title or by_id[target].title, "text": r.in_force.text,
-            "amendments_applied_in_order": list(dict.fromkeys(a.source for a in r.in_force.applied))}, "judgment": None})
+        items.append({**base("in-force", target), "nomos": in_force_block(results[target], by_id[target]),
+                      "judgment": None})
     # most amended articles have one amending law, so their earlier version is the original: the articles with a
     # version between the original and today's (two laws or more) are drawn apart, judged on that version
     between = sorted(t for t in amended if len(results[t].versions) > 2 and t not in chosen)
@@ -114,15 +121,10 @@ def draw(articles: list[Article], seed: int, n_amended: int, n_none: int, n_betw
         versions = results[target].versions
         earlier = versions[1:-1] or versions[:1]
         v = earlier[rng.randrange(len(earlier))]
-        items.append({**base("version", target), "nomos": {
-            "version_after": "the original text" if v.law == "original" else v.law_name,
-            "laws_applied_up_to_it": [x.law_name for x in versions[1:versions.index(v) + 1]],
-            "title": v.title or by_id[target].title, "text": v.text}, "judgment": None})
+        items.append({**base("version", target), "nomos": version_block(versions, v, by_id[target]), "judgment": None})
     for target in nones:
-        r = results.get(target)
-        items.append({**base("none", target), "nomos": {
-            "status": r.in_force.status if r is not None else "no text in force",
-            "text": r.in_force.text if r is not None else by_id[target].text}, "judgment": None})
+        items.append({**base("none", target), "nomos": none_block(results.get(target), by_id[target]),
+                      "judgment": None})
     about = {"seed": seed, "amended": len(chosen), "penal_code": sum(t.startswith("PK::") for t in chosen),
              "between_versions": len(extra), "none": len(nones),
              "pools": {"amended": len(amended), "penal_code": len(pk), "none": len(none_pool),
@@ -132,6 +134,25 @@ def draw(articles: list[Article], seed: int, n_amended: int, n_none: int, n_betw
              "consolidation_version": CONSOLIDATION_VERSION, "references_version": REFERENCES_VERSION,
              "corpus": "corpus.jsonl"}
     return items, about
+
+
+def in_force_block(r: Consolidation, article: Article) -> dict[str, Any]:
+    """What nomos made of an amended article, as an ``in-force`` sheet shows it."""
+    return {"status": r.in_force.status, "title": r.in_force.title or article.title, "text": r.in_force.text,
+            "amendments_applied_in_order": list(dict.fromkeys(a.source for a in r.in_force.applied))}
+
+
+def version_block(versions: tuple[Version, ...], v: Version, article: Article) -> dict[str, Any]:
+    """One earlier version, as a ``version`` sheet shows it."""
+    return {"version_after": "the original text" if v.law == "original" else v.law_name,
+            "laws_applied_up_to_it": [x.law_name for x in versions[1:versions.index(v) + 1]],
+            "title": v.title or article.title, "text": v.text}
+
+
+def none_block(r: Consolidation | None, article: Article) -> dict[str, Any]:
+    """An article left unconsolidated, as a ``none`` sheet shows it."""
+    return {"status": r.in_force.status if r is not None else "no text in force",
+            "text": r.in_force.text if r is not None else article.text}
 
 
 def sheet(item: dict[str, Any]) -> str:
@@ -173,6 +194,56 @@ def write(items: list[dict[str, Any]], about: dict[str, Any], folder: Path) -> N
     (folder / "about.json").write_text(json.dumps(about, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
+def _shown_text(page: str) -> str:
+    """The text a sheet shows under «What nomos made of it» (its last ```text block)."""
+    tail = page.split("## What nomos made of it", 1)[-1]
+    m = re.search(r"```text\n(.*)\n```", tail, re.S)
+    return m.group(1) if m else ""
+
+
+def changed(folder: Path, articles: list[Article]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The items of the batch in ``folder`` whose «what nomos made of it» differs under the engine as it is now
+    (any field the sheet shows, or the text), redone as items for a second blind reading: the same kind and
+    article (a version item: the version after the same law), nomos's block as the engine now makes it. An item
+    of kind ``none`` that the engine now consolidates is asked as ``in-force``. Returns the new items (numbered
+    anew) and, per item, where it came from (the old number, kind, sheet and what differs)."""
+    reading = CorpusReading.of(articles)
+    by_id = {a.id: a for a in articles}
+    amending = amended_by(articles, reading)
+    results: dict[str, Consolidation] = corpus_in_force(articles, reading)
+    old = [json.loads(x) for x in (folder / "sheets.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    items: list[dict[str, Any]] = []
+    origin: list[dict[str, Any]] = []
+    for item in old:
+        target, kind = item["target"], item["kind"]
+        shown = {**item["nomos"], "text": _shown_text((folder / "sheets" / item["sheet"]).read_text(encoding="utf-8"))}
+        r = results.get(target)
+        if kind == "in-force" or kind == "none" and r is not None and r.in_force.applied:
+            now = in_force_block(r, by_id[target]) if r is not None else none_block(None, by_id[target])
+            kind = "in-force" if r is not None else kind
+        elif kind == "version":
+            versions = r.versions if r is not None else ()
+            want = shown.get("version_after")
+            v = next((x for x in versions if (x.law == "original" and want == "the original text")
+                      or x.law_name == want), None)
+            now = version_block(versions, v, by_id[target]) if v is not None else \
+                {"version_after": want, "laws_applied_up_to_it": [], "title": by_id[target].title,
+                 "text": "(nomos no longer has this version)"}
+        else:
+            now = none_block(r, by_id[target])
+        differs = sorted(k for k in set(shown) | set(now) if shown.get(k) != now.get(k))
+        if kind == item["kind"] and not differs:
+            continue
+        a = by_id[target]
+        items.append({"n": len(items), "kind": kind, "target": target, "title": a.title, "law": a.law,
+                      "original_text": a.text,
+                      "amending": _amending(target, by_id, amending.get(target, []), reading),
+                      "nomos": now, "judgment": None})
+        origin.append({"n": items[-1]["n"], "was_n": item["n"], "was_kind": item["kind"], "was_sheet": item["sheet"],
+                       "differs": differs})
+    return items, origin
+
+
 def score(items: list[dict[str, Any]]) -> dict[str, Any]:
     """The shares the issue's bars read, with Wilson 95% intervals: in-force items right (text and status),
     versions right, and ``none`` items a careful reader would apply (the bar: at most 1 in 10)."""
@@ -206,7 +277,37 @@ def main() -> None:
     d.add_argument("--out", type=Path, default=None, help="default: bench/data/in-force-judging/blind-v<engine>-seed<seed>")
     s = sub.add_parser("score", help="score a filled sheets.jsonl")
     s.add_argument("sheets", type=Path)
+    c = sub.add_parser("changed", help="the items whose nomos output the engine now changes, as new sheets")
+    c.add_argument("--sheets", type=Path, required=True, help="a drawn batch's folder (sheets.jsonl, sheets/)")
+    c.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "greek-statutes")
+    c.add_argument("--out", type=Path, default=None, help="default: beside it, blind-v<engine>-rejudge")
     args = ap.parse_args()
+    if args.cmd == "changed":
+        about_old = json.loads((args.sheets / "about.json").read_text(encoding="utf-8"))
+        items, origin = changed(args.sheets, load_beir(args.data, corpus_file=about_old.get("corpus",
+                                                                                            "corpus.jsonl")).articles)
+        folder = args.out or args.sheets.parent / f"blind-v{CONSOLIDATION_VERSION}-rejudge"
+        about = {"rejudge_of": args.sheets.name, "items": len(items), "of": about_old.get("amended", 0) * 2
+                 + about_old.get("between_versions", 0) + about_old.get("none", 0),
+                 "consolidation_version": CONSOLIDATION_VERSION, "references_version": REFERENCES_VERSION,
+                 "was_consolidation_version": about_old.get("consolidation_version"),
+                 "corpus": about_old.get("corpus", "corpus.jsonl"), "origin": origin}
+        write(items, about, folder)
+        readme = args.sheets / "README.md"
+        preface = (f"# A second blind reading: {len(items)} items of `{args.sheets.name}`\n\n"
+                   f"These {len(items)} items are those of `{args.sheets.name}` ({about['of']} items) whose «what "
+                   f"nomos made of it» engine v{CONSOLIDATION_VERSION} makes otherwise than engine "
+                   f"v{about_old.get('consolidation_version')} did. Judge them as the README below says (its counts "
+                   "and draw are the first batch's; an item once left at «none» that nomos now consolidates is "
+                   "asked as an «in-force» item). Written by\n\n```sh\nPYTHONPATH=$PWD .venv/bin/python "
+                   f"bench/in_force_blind.py changed --sheets bench/data/in-force-judging/{args.sheets.name}\n```\n\n")
+        old_readme = readme.read_text(encoding="utf-8") if readme.exists() else ""
+        (folder / "README.md").write_text(preface + old_readme, encoding="utf-8")
+        print(f"{len(items)} of {about['of']} items changed under engine v{CONSOLIDATION_VERSION} -> {folder}")
+        for o in origin:
+            print(f"  {o['was_n']:3d} {o['was_kind']:8s} -> {o['n']:2d}: {', '.join(o['differs']) or 'kind'}")
+        return
+
     if args.cmd == "draw":
         items, about = draw(load_beir(args.data).articles, args.seed, args.amended, args.none, args.between)
         folder = args.out or OUT / f"blind-v{CONSOLIDATION_VERSION}-seed{args.seed}"

@@ -248,11 +248,15 @@ def test_words_changed_in_a_point_of_an_article_numbered_by_points() -> None:
     assert got.text.endswith("19.2.1. Να συμμορφώνονται με όλες τις ισχύουσες πολιτικές.")
 
 
-def test_near_miss_a_points_whole_new_wording_is_not_the_articles() -> None:
+def test_near_miss_a_points_whole_new_wording_is_the_points_not_the_articles() -> None:
+    # engine v5 listed it; v6 (tests/test_consolidation_points.py) replaces the point's own text, never the article
     text = "30. Το άρθρο 19.1. αντικαθίσταται ως εξής: «19.1. Να συμμορφώνονται με τους κανόνες.»"
     got = _article_19(text)
-    assert got.status == "none" and got.text == ARTICLE_19
-    assert "point 19.1 of the article is read for word changes only" in got.unapplied[0].reason
+    assert got.status == "full" and got.text == ARTICLE_19.replace(
+        ARTICLE_19.split("\n")[1], "19.1. Να συμμορφώνονται με τους κανόνες.")
+    inserted = _article_19("30. Στο άρθρο 19.1. προστίθεται περ. (γ) ως εξής: «(γ) Να ενημερώνουν.»")
+    assert inserted.status == "none" and "is read for word changes, its new wording" in inserted.unapplied[0].reason
     # a point the article does not hold is not found, not guessed
     missing = _article_19(N_4825_66.replace("19.1.", "19.7."))
-    assert missing.status == "none" and missing.unapplied[0].reason == "point 19.7 is not in the article"
+    assert missing.status == "none"
+    assert missing.unapplied[0].reason == "point 19.7 is not in the article (it numbers 19.1, 19.2 there, and no point 19.7)"

@@ -19,9 +19,18 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from nomos.ingest.graph import CorpusReading
-from nomos.ingest.ratified import ratification, ratified_acts
+from nomos.ingest.ratified import quoted_act, ratification, ratified_acts
 from nomos.ingest.records import Article
-from nomos.legal.inforce.engine import AMENDMENT_KINDS, CONSOLIDATION_VERSION, Amending, Consolidation, consolidate
+from nomos.legal.inforce.acts import read_through, through_ratification
+from nomos.legal.inforce.engine import (
+    AMENDMENT_KINDS,
+    CONSOLIDATION_VERSION,
+    Amending,
+    Consolidation,
+    consolidate,
+    law_key,
+    order_key,
+)
 from nomos.legal.inforce.instructions import Instruction
 from nomos.legal.inforce.reading import read_instructions
 from nomos.legal.inforce.versions import effective_rule, is_commencement
@@ -68,6 +77,28 @@ def corpus_in_force(articles: Sequence[Article], reading: CorpusReading) -> dict
         result = consolidate(target, article.title, article.text, sources, article.source, article.law, instructions)
         if result.in_force.amendments:
             out[target] = with_effective(result, by_id, commencement)
+    for target, result in through_ratifications(articles, by_id).items():
+        if target not in out:  # an article the graph's edges amend keeps the engine's result
+            out[target] = with_effective(result, by_id, commencement)
+    return out
+
+
+def through_ratifications(articles: Sequence[Article], by_id: Mapping[str, Article]) -> dict[str, Consolidation]:
+    """Ratifying article id -> its consolidation after the later articles that amend the act it quotes through
+    the ratification («… της από 13.8.2021 Πράξης Νομοθετικού Περιεχομένου, η οποία κυρώθηκε με το άρθρο 2 του ν.
+    4824/2021, αντικαθίσταται ως εξής: …»: :mod:`nomos.legal.inforce.acts`). The graph resolves such a citation to
+    no amendment of the ratifying article (it cites its law's article 2), so they are found here by their words."""
+    found = [(a, read_through(a.text)) for a in articles if "κυρώθηκε" in a.text]
+    through = sorted(((a, ins) for a, ins in found if ins), key=lambda x: order_key(x[0].id, x[0].source, x[0].law))
+    out: dict[str, Consolidation] = {}
+    for target in sorted({i.ratifying for _, ins in through for i in ins}):
+        article = by_id.get(target)
+        if article is None or quoted_act(article) is None:
+            continue
+        later = [(a.id, ins) for a, ins in through if law_key(a.id, a.source, a.law) > law_key(target)]
+        made = through_ratification(target, article.title, article.text, later)
+        if made is not None:
+            out[target] = made
     return out
 
 

@@ -11,8 +11,10 @@ article of its own (the ratifying article's id and law, which order it), its ref
 own extractor, and its amendment edges to corpus articles of other laws kept (an edge into the ratifying law is a
 bare number of the act's own articles, resolved to the wrong law).
 
-Not read: later laws that amend the act through its ratification («το άρθρο εικοστό πρώτο της από 13.8.2021 ΠΝΠ,
-η οποία κυρώθηκε με το άρθρο 2 του ν. 4824/2021»): the act's articles are no corpus articles of their own.
+Later laws that amend the act through its ratification («το άρθρο εικοστό της από 13.8.2021 ΠΝΠ, η οποία
+κυρώθηκε με το άρθρο 2 του ν. 4824/2021, αντικαθίσταται ως εξής»): the act's articles are no corpus articles of
+their own, so engine v6 reads them as places inside the ratifying article's text in force
+(:mod:`nomos.legal.inforce.acts`, through :func:`nomos.ingest.in_force.through_ratifications`).
 """
 
 from __future__ import annotations

@@ -185,7 +185,8 @@ class AppliedOut(BaseModel):
     source: str = Field(description="the amending article")
     action: str = Field(description="replace-article, replace-paragraph, replace-case, replace-sentence, "
                         "replace-title, insert-paragraph, insert-sentence, insert-case, repeal, repeal-paragraph, "
-                        "repeal-case, repeal-sentence, replace-words, delete-words, insert-words")
+                        "repeal-case, repeal-sentence, replace-words, delete-words, insert-words, "
+                        "replace-act-article (an article of the act a ratifying article quotes)")
     paragraph: str = Field(description="the paragraph(s) as the instruction names them; '' : the whole article")
     instruction: str = Field(description="the instruction's own words")
 

@@ -97,7 +97,7 @@ from nomos.legal.graph.vocabulary import (
     ordinal_value,
 )
 from nomos.legal.text.article_parts import inside
-from nomos.legal.text.article_parts import quote_spans as quoted_spans
+from nomos.legal.text.article_parts import told_quote_spans as quoted_spans
 from nomos.legal.text.citations import Citation, code_of, find_citations, source_at, sources_in
 from nomos.legal.text.folding import fold
 from nomos.legal.text.ids import IdResolver

@@ -18,7 +18,10 @@ from nomos.legal.text.folding import fold
 
 def replace_article(e: Edit, ins: Instruction) -> tuple[str, str]:
     wording = ins.wording[0]
-    heading = read_heading(wording, e.s.title, e.s.text() if len(e.s.pars) == 1 else "")
+    text_now = e.s.text() if len(e.s.pars) == 1 else ""
+    heading = read_heading(wording, f"{e.s.title} {e.s.title_tail}".strip(), text_now)
+    if isinstance(heading, str) and e.s.title_tail:
+        heading = read_heading(wording, e.s.title, text_now)  # a new title that is not the whole cut one
     if isinstance(heading, str):
         raise Refused(heading)
     number = e.s.article_id.split("::", 1)[-1]

@@ -33,7 +33,9 @@ def replace_case(e: Edit, ins: Instruction) -> tuple[str, str]:
     i = one_paragraph(e, ins)
     letter = ins.place.cases[0]
     c = find_case(e, i, letter)
-    wording = ins.wording[0].strip()
+    # «τροποποιείται ως εξής: «: α) …»»: a colon the drafter left before the case's mark (ν. 4795/2021 art. 45
+    # item 6) is none of the wording
+    wording = re.sub(r"^:\s+(?=\(?[α-ωά-ώ]{1,3}[΄'’]?[).])", "", ins.wording[0].strip())
     mark = re.match(r"\s*\(?([α-ωά-ώ]{1,3})[΄'’]?[).]", wording)
     if not mark or case_index(mark.group(1)) != case_index(letter):
         raise Refused(f"the new wording does not open with case {letter}'s mark")

@@ -53,6 +53,9 @@ class State:
     original: list[Par]
     repealed: bool = False
     steps: list[Step] = field(default_factory=list)
+    # the end of a cut title the corpus wrote as the text's first line (:mod:`.title_tail`), until a new title:
+    # a whole new wording's heading is read against the title with it («… μέλη» + «Διδακτικού … Προσωπικού»)
+    title_tail: str = ""
 
     def text(self) -> str:
         return "\n".join(p.text for p in self.pars)

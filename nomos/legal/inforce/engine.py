@@ -26,7 +26,8 @@ article that gave it its wording ("" : the original's) and whether it differs fr
 place. A code's article may end with the code's own structural lines (a chapter or section heading in capitals,
 a note «Άρθρα 382 - 384 (Καταργούνται)»: :func:`~nomos.legal.text.article_parts.structural_tail`): they are outside the
 article, so no instruction matches them, and the text in force leaves them out (engine v5: an outside audit found
-them read as the article's own after its new wording or after «[Καταργείται]», PK::279, N_3979_2011::11). An
+them read as the article's own after its new wording or after «[Καταργείται]», PK::279, N_3979_2011::11); nor the end of its title
+that the corpus writes as its first line (engine v6: :mod:`.title_tail`). An
 amending article whose only edges to this one are mentions, or that inserts this very article (:mod:`.mentions`),
 is not among its amendments either.
 This module orders the amending articles, binds their instructions to the article and keeps what was applied and
@@ -48,10 +49,11 @@ from nomos.legal.inforce.edit import Edit, Par, Refused, State, Step, norm
 from nomos.legal.inforce.instructions import Instruction, bind
 from nomos.legal.inforce.mentions import is_inserted_article, is_mention
 from nomos.legal.inforce.paragraph import insert_paragraph, repeal_paragraph, replace_paragraph
-from nomos.legal.inforce.points import refuse_unless_words
+from nomos.legal.inforce.points import point_action, refuse_unless_words
 from nomos.legal.inforce.reading import read_instructions
 from nomos.legal.inforce.result import Applied, InForce, Passage, Status, Unapplied
 from nomos.legal.inforce.sentence import insert_sentence, repeal_sentence, replace_sentence
+from nomos.legal.inforce.title_tail import title_tail
 from nomos.legal.inforce.versions import ORIGINAL, Version, law_name, law_of
 from nomos.legal.inforce.words import delete_words, insert_words, replace_words
 from nomos.legal.text.article_parts import paragraphs, structural_tail
@@ -59,7 +61,7 @@ from nomos.legal.text.folding import fold
 
 # Bump whenever the rules change what the engine produces (reading or applying): ingest stores the text in force
 # and the article's content hash includes it, so a re-index recomputes it then.
-CONSOLIDATION_VERSION = "5"
+CONSOLIDATION_VERSION = "6"
 AMENDMENT_KINDS = frozenset({"amends", "replaces", "inserts", "repeals"})
 # instructions that name an article only as the place where new articles go («Μετά το άρθρο 205 … προστίθεται
 # άρθρο 205Α»): no instruction for its text, so neither applied nor unapplied; an amending article that gives the
@@ -201,9 +203,11 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
     ``amendments`` (any order: they are put in the laws' order here). ``instructions``: each amending article's
     instructions already read (the corpus-wide run reads an article amending many once); read here otherwise."""
     tail_at = structural_tail(text)
-    text = text[:tail_at]
+    head_at = title_tail(text)
+    cut_title = " ".join(text[:head_at].split())
+    text = text[head_at:tail_at]
     original = [Par(p.number, p.text) for p in paragraphs(text)]
-    state = State(article_id, title, [Par(p.number, p.text) for p in original], original)
+    state = State(article_id, title, [Par(p.number, p.text) for p in original], original, title_tail=cut_title)
     applied: list[Applied] = []
     unapplied: list[tuple[Unapplied, Instruction | None, int]] = []
     order = sorted(amendments, key=lambda a: order_key(a.id, a.source, a.law))
@@ -266,11 +270,13 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
             snapshot = [Par(p.number, p.text, p.source) for p in state.pars], state.title, state.repealed
             try:
                 refuse_unless_words(ins)
-                before, after = action(engine, ins)
+                before, after = (point_action(ins) or action)(engine, ins)
             except Refused as refused:
                 state.pars, state.title, state.repealed = snapshot
                 unapplied.append((Unapplied(amending.id, words, str(refused)), ins, k))
                 continue
+            if state.title != snapshot[1]:
+                state.title_tail = ""  # a new title: the cut one's end is no longer its
             done = Applied(amending.id, ins.action, _paragraph_label(ins), words)
             applied.append(done)
             if ins.action in _SMALL:
@@ -344,4 +350,4 @@ def _changed(p: Par, index: int, original: list[Par]) -> bool:
 def original_in_force(text: str) -> tuple[Passage, ...]:
     """An article's original paragraphs as passages (the text in force of an article none of whose amendments
     applied), without the code's structural lines after it, as :func:`consolidate` gives them."""
-    return tuple(Passage(p.text) for p in paragraphs(text[:structural_tail(text)]))
+    return tuple(Passage(p.text) for p in paragraphs(text[title_tail(text):structural_tail(text)]))

@@ -52,6 +52,7 @@ class Instruction:
     verb: str = ""
     inserted: tuple[str, ...] = ()  # the paragraphs the instruction itself adds («προστίθεται παρ. 9»), its own or absorbed
     everywhere: bool = False  # «όπου αναφέρεται η φράση …»: every occurrence
+    commas: bool = False  # «προστίθενται, μεταξύ κομμάτων, οι λέξεις «…»»: the words go in between commas
 
     def words(self, text: str) -> str:
         """The instruction's words as the amending article writes them."""
@@ -225,13 +226,19 @@ def _insert_words(text: str, masked: str, verb: Verb, after: list[Phrase], ctx: 
                   position: tuple[str, Place | None, int, int] | None, quotes: list[tuple[int, int]],
                   found: list[Phrase], start: int, end: int) -> Instruction:
     """«μετά τη λέξη «X» προστίθενται οι λέξεις «Y»», «στο τέλος του πρώτου εδαφίου προστίθενται οι λέξεις «Y»»."""
+    commas = False
     if after and after[0].head == "phrase" and after[0].place.phrase:
         new_q: tuple[int, int] | None = after[0].place.phrase
+        commas = re.search(r"μεταξυ\s+κομματων", masked[verb.end:after[0].start]) is not None
     else:
         new_q = next((s for s in quotes if s[0] >= verb.end and re.fullmatch(r"\s*", masked[verb.end:s[0]])), None)
     if new_q is None:
         return Instruction("insert-words", ctx, start, end, problem="the words added are not quoted")
     new = quoted_words(text, new_q)
+    if re.search(r"τιθεται\s+κομμα\s+«\s*»[\s,]*(?:και\s+)?$", masked[max(start, verb.start - 80):verb.start]):
+        # «μετά τις λέξεις «Ο WADA» τίθεται κόμμα «,» και προστίθενται οι λέξεις «X»»: the comma goes before X
+        # (ν. 4825/2021 art. 66 items 5 and 7: engine v5 added X without it, the v5 blind check's item 33)
+        new = ", " + new
     end = max(end, new_q[1])
     if position and position[1] is None and position[3] >= 0:
         anchor_q = next((s for s in quotes if s[0] == position[3]), None)
@@ -240,7 +247,7 @@ def _insert_words(text: str, masked: str, verb: Verb, after: list[Phrase], ctx: 
         if own:
             scope = _scope(own[0], ctx, found)
         return Instruction("insert-words", scope, start, end, new=new, where=position[0],
-                           anchor_words=quoted_words(text, anchor_q) if anchor_q else "")
+                           anchor_words=quoted_words(text, anchor_q) if anchor_q else "", commas=commas)
     if position and position[0] in ("end", "start") and position[1] is not None:
         return Instruction("insert-words", position[1].within(ctx), start, end, new=new, where=position[0])
     return Instruction("insert-words", ctx, start, end, new=new,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from nomos.legal.text.article_parts import case_index, quote_spans
+from nomos.legal.text.article_parts import case_index, item_after, told_quote_spans
 from nomos.legal.text.folding import fold
 
 # an item «N.» opens a line, or follows the closing mark of the item before it on the same line («… 2024.» 5. α) …»);
@@ -115,51 +115,12 @@ def quoted_words(text: str, span: tuple[int, int]) -> str:
 
 def quote_closed(text: str, span: tuple[int, int]) -> bool:
     """Whether the quotation ends with its closing mark, or is one the amending article never closes but whose end
-    its next item tells (:func:`quotes`)."""
-    return text[span[1] - 1:span[1]] == "»" or _item_after(text, span[0], span[1]) is not None
-
-
-# a line that opens the amending article's next item with an instruction: «2. Στην παρ. 17 … προστίθεται … «17. …»
-_NEXT_ITEM = re.compile(r"[ \t\xa0]*\n[ \t\xa0]*(?P<n>\d{1,3})[ \t\xa0]*\.[ \t\xa0]+(?P<line>[^«\n]{0,300})")
-_ITEM_START = re.compile(r"(?m)^[ \t\xa0]*(\d{1,3})[ \t\xa0]*\.[ \t\xa0]")
-_AMENDING_VERB = re.compile(r"(?<![\w])(?:αντικαθιστα|διαμορφωνε|τροποποιε|τροποποιου|συμπληρωνε|προστιθε|καταργει|"
-                            r"καταργου|απαλειφ|διαγραφ)\w*")
-
-
-# the instruction names its law («του ν. 4727/2020», «ΠΚ»): a numbered paragraph of new wording seldom does so
-_LAW_CITED = re.compile(r"(?<![\w])(?:ν|π\.?δ|ν\.?δ|α\.?ν)\.\s*\d{1,5}\s*/\s*\d{4}|(?<![\w])(?:πκ|κπδ|ακ|κπολδ)(?![\w])")
-
-
-def _item_after(text: str, start: int, end: int) -> int | None:
-    """Where an unclosed quotation opened at ``start`` ends (``end``, a line's end) because the next line opens the
-    amending article's next item (numbered one above the item the quotation stands in) with an amending verb and a
-    citation of a law before any quotation of its own; None otherwise."""
-    if text[end - 1:end] == "»":
-        return None
-    m = _NEXT_ITEM.match(text, end)
-    held = [int(x.group(1)) for x in _ITEM_START.finditer(text, 0, start)]
-    if m is None or not held or int(m.group("n")) != held[-1] + 1:
-        return None
-    line = fold(m.group("line"))
-    if not _AMENDING_VERB.search(line) or not _LAW_CITED.search(line):
-        return None
-    return end
+    its next item tells (:func:`~nomos.legal.text.article_parts.told_quote_spans`)."""
+    return text[span[1] - 1:span[1]] == "»" or item_after(text, span[0], span[1]) is not None
 
 
 def quotes(text: str) -> list[tuple[int, int]]:
-    """The quotations as the instruction reader takes them: :func:`~nomos.legal.text.article_parts.quote_spans`,
-    except that a quotation the amending article never closes ends at the line before its next item where that
-    item opens with an instruction of its own (ν. 4830/2021 art. 69: «1. … προστίθεται παρ. 4 ως εξής: «4. …»
-    closed nowhere, then «2. Στην παρ. 17 … προστίθεται …»); the text after it is read again."""
-    spans = quote_spans(text)
-    if not spans or text[spans[-1][1] - 1:spans[-1][1]] == "»":
-        return spans
-    start = spans[-1][0]
-    for line in re.finditer(r"\n", text[start:]):
-        end = start + line.start()
-        while end > start and text[end - 1] in " \t\xa0":
-            end -= 1
-        if _item_after(text, start, end) is not None:
-            rest = [(a + end, b + end) for a, b in quotes(text[end:])]
-            return [*spans[:-1], (start, end), *rest]
-    return spans
+    """The quotations as the instruction reader takes them: those of
+    :func:`~nomos.legal.text.article_parts.told_quote_spans` (an unclosed quotation ends where the amending
+    article's next item tells), which the legal graph's reader takes too since extractor v23."""
+    return told_quote_spans(text)

@@ -44,7 +44,9 @@ _OF_SAME = r"(?:(?:ιδιου|ιδιασ|ιδιων|ιδιο|ιδια|ωσ\s+α�
 
 MENTION = re.compile(
     rf"(?<![\w])(?:{_DET})?{_OF_SAME}(?:"
-    rf"(?P<article>αρθρ(?:ου|ων|ο|α))(?!\w)(?:\s+(?:{_POINT}|(?P<anums>{_NUMS})))?"
+    rf"(?P<ppar>υποπαρ\.|υποπαραγραφ\w*|παρ\.|παραγραφ\w*|υποπερ\.|υποπεριπτωσ\w*|περ\.|περιπτωσ\w*)\s*"
+    rf"(?P<ppoint>\d{{1,3}}(?:\.\d{{1,3}}){{1,4}})\.?(?![\w.])"
+    rf"|(?P<article>αρθρ(?:ου|ων|ο|α))(?!\w)(?:\s+(?:{_POINT}|(?P<anums>{_NUMS})))?"
     rf"|(?P<par>παρ\.|παρ(?=\s)|παραγραφ(?:ουσ|οσ|ου|οι|ων|ο)(?!\w))\s*(?P<pnums>{_NUMS})"
     rf"|(?P<barepar>παραγραφ(?:οσ|ο)(?!\w))(?!\s*\d)"
     rf"|(?:(?P<ord>{_ORD})\w*\s+)?(?:(?:νεο|νεα|νεου|νεων)\s+)?(?:(?P<ord2>{_ORD})\w*\s+)?"
@@ -86,7 +88,7 @@ class Place:
         """The most general level named: 0 article, 1 paragraph, 2 case, 3 subcase, 4 sentence, 5 phrase, 6 none."""
         if self.articles or self.title:
             return 0
-        if self.paragraphs:
+        if self.paragraphs or self.point:
             return 1
         if self.cases:
             return 2
@@ -109,7 +111,7 @@ class Place:
             return 3
         if self.cases:
             return 2
-        if self.paragraphs:
+        if self.paragraphs or self.point:
             return 1
         return 0
 
@@ -119,7 +121,8 @@ class Place:
         level = self.level
         out = self
         if level > 0 and context.articles:
-            out = replace(out, articles=context.articles, article_span=context.article_span, point=context.point)
+            out = replace(out, articles=context.articles, article_span=context.article_span,
+                          point=out.point or context.point)
         if level > 1 and context.paragraphs:
             out = replace(out, paragraphs=context.paragraphs)
         if level > 2 and context.cases:
@@ -149,7 +152,7 @@ class Mention:
     start: int
     end: int
     det: str
-    kind: str  # article, paragraph, sentence, case, subcase, title, phrase, end
+    kind: str  # article, paragraph, point, sentence, case, subcase, title, phrase, end
     values: tuple[str, ...] = ()
     ordinal: int | None = None
     new: bool = False
@@ -198,7 +201,11 @@ def mentions(masked: str, start: int = 0, end: int | None = None) -> list[Mentio
     out: list[Mention] = []
     for m in MENTION.finditer(masked, start, len(masked) if end is None else end):
         det = m.group("det") or ""
-        if m.group("article") and m.group("point"):
+        if m.group("ppoint"):
+            # «της παρ. 22.7.2», «η υποπαρ. 2.1.3.», «η περ. 4.4.2.4.»: a point of a code numbered by points, named
+            # as a paragraph (engine v6); the article is the one the chain names («του άρθρου 22»)
+            out.append(Mention(m.start(), m.end(), det, "point", point=m.group("ppoint")))
+        elif m.group("article") and m.group("point"):
             out.append(Mention(m.start(), m.end(), det, "article", (m.group("pointart"),),
                                span=(m.start("article"), m.end()), point=m.group("point")))
         elif m.group("article"):
@@ -270,7 +277,9 @@ class Phrase:
 def _add(place: Place, m: Mention) -> Place:
     if m.kind == "article":
         return replace(place, articles=m.values or place.articles, article_span=m.span if m.values else place.article_span,
-                       title=place.title, point=m.point if m.values else place.point)
+                       title=place.title, point=(m.point or place.point) if m.values else place.point)
+    if m.kind == "point":
+        return replace(place, point=m.point)
     if m.kind == "paragraph":
         return replace(place, paragraphs=m.values)
     if m.kind == "case":
@@ -290,7 +299,7 @@ def _add(place: Place, m: Mention) -> Place:
     return place
 
 
-_RANK = {"end": 7, "start": 7, "phrase": 6, "sentence": 5, "subcase": 3, "case": 2, "paragraph": 1, "article": 0,
+_RANK = {"end": 7, "start": 7, "phrase": 6, "sentence": 5, "subcase": 3, "case": 2, "paragraph": 1, "point": 1, "article": 0,
          "title": 0}
 
 

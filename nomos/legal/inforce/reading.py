@@ -131,7 +131,7 @@ def _object_after(masked: str, verb: Verb, found: list[Phrase], next_verb: int) 
                 break
             if p.end <= next_verb and _BEFORE_VERB.match(masked[p.end:next_verb]):
                 break
-        elif not re.fullmatch(r"\s*,?\s*(?:(?:επισησ|ακομη)\s+)?", gap):
+        elif not re.fullmatch(r"\s*,?\s*(?:(?:επισησ|ακομη)\s+|μεταξυ\s+κομματων\s*,\s*)?", gap):
             break
         out.append(p)
         pos = p.end
@@ -288,10 +288,11 @@ def _continuation(text: str, masked: str, last: tuple[int, int]) -> tuple[tuple[
 
 
 def _skip_object(masked: str, verb: Verb, after: list[Phrase]) -> int:
-    """Where «ως εξής» may start after a verb: after its object and a comma («προστίθεται παρ. 9, ως εξής:»), or
-    after «και διαμορφώνεται» («αντικαθίσταται και διαμορφώνεται ως εξής»)."""
+    """Where «ως εξής» may start after a verb: after its object and a comma («προστίθεται παρ. 9, ως εξής:»), and
+    an aside of when («αντικαθίσταται, από τη δημοσίευση του ν. 4765/2021 …, ως εξής»: ν. 4795/2021 art. 45 item 7),
+    or after «και διαμορφώνεται» («αντικαθίσταται και διαμορφώνεται ως εξής»)."""
     pos = after[-1].end if after else verb.end
-    m = re.compile(r"\s*,?\s*(?:\([^()]{0,80}\)\s*)?").match(masked, pos)
+    m = re.compile(r"\s*,?\s*(?:\([^()]{0,80}\)\s*)?(?:απο\s+[^«»,:]{1,120},\s*(?=ωσ\s))?").match(masked, pos)
     return m.end() if m else pos
 
 

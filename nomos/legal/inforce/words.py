@@ -1,5 +1,5 @@
 """The actions on words: a phrase replaced (``replace-words``), deleted (``delete-words``) or words added after,
-before or at the end of a unit (``insert-words``).
+before or at the end of a unit (``insert-words``; «μεταξύ κομμάτων»: after the words named, between commas).
 
 The phrase must occur exactly once in the unit named (whitespace and the apostrophes ΄ ’ ' read alike): twice is
 ambiguous, none is not found; «όπου αναφέρεται» asks for every occurrence.
@@ -23,6 +23,7 @@ def _pattern(phrase: str) -> re.Pattern[str]:
     """A phrase as a pattern: whitespace runs match any whitespace, the apostrophes match each other, and the
     phrase stands between word boundaries where it starts or ends with a letter or digit."""
     parts: list[str] = []
+    phrase = phrase.replace("\xad", "")  # a soft hyphen the gazette's line break left («προνο­μίων») is no letter
     for k, ch in enumerate(phrase.strip()):
         if k == 0 and ch.isalpha() and ch.lower() != ch.upper():
             # a phrase may open a sentence where it occurs («με απόφαση …» in «… 4. Με απόφαση …»)
@@ -168,8 +169,15 @@ def insert_words(e: Edit, ins: Instruction) -> tuple[str, str]:
     if ins.where in ("after", "before") and ins.anchor_words:
         hits = _one_match(e, ins, ins.anchor_words, units)
         edits = []
+        if ins.commas and ins.where != "after":
+            raise Refused("words added between commas are read only after the words named")
         for i, a, b in hits:
-            if ins.where == "after":
+            if ins.commas and not new.startswith(","):
+                # «προστίθενται, μεταξύ κομμάτων, οι λέξεις «X»»: «…Z, X, …»; a mark already after Z closes them
+                # (words quoted with their commas, «, παρά ταυτόχρονα,», go in as quoted)
+                closes = e.s.pars[i].text[b:b + 1] in (",", ".", ";", "·")
+                edits.append((i, b, b, f", {new}" + ("" if closes else ",")))
+            elif ins.where == "after":
                 glue = "" if new[:1] in ",.;·)" else " "
                 edits.append((i, b, b, glue + new))
             else:

@@ -145,19 +145,17 @@ def read_heading(wording: str, title_now: str = "", text_now: str = "") -> Headi
         return Heading(m.group("num"), line[:inline.start()].strip(), m.end() + inline.start() + 1)
     if line_end >= 0 and len(line) <= 200 and not re.search(r"[.;·]\s*$", line.strip()[-2:]) \
             and re.match(r"\s*(?:\d{1,3}[Α-Ωα-ω]?\s*\.|[α-ω]{1,2}\))", rest[line_end + 1:]):
+        if line.strip().endswith(":"):
+            # a line that ends with a colon may open a list after the title («Καταργούμενες διατάξεις Με την
+            # έναρξη ισχύος του παρόντος καταργούνται:»): the current title ends the heading where a sentence
+            # opens right after it (engine v6: v5 took the list's opening into the title, N_4809_2021::65)
+            split = _after_title(m.group("num"), m.end(), rest, line, line_end, title_now)
+            if split is not None and _SENTENCE_OPENS.match(fold(wording[split.body_start:])):
+                return split
         return Heading(m.group("num"), line.strip(), m.end() + line_end + 1)
-    now = _title_form(title_now)
-    words = line.split()
-    if now:
-        for n in range(1, min(len(words), 40) + 1):
-            if _title_form(" ".join(words[:n])) == now:
-                cut = 0
-                for w in words[:n]:
-                    cut = rest.index(w, cut) + len(w)
-                if line_end >= 0 and n == len(words):
-                    return Heading(m.group("num"), line.strip(), m.end() + line_end + 1)
-                body = len(rest[cut:]) - len(rest[cut:].lstrip())
-                return Heading(m.group("num"), " ".join(words[:n]), m.end() + cut + body)
+    split = _after_title(m.group("num"), m.end(), rest, line, line_end, title_now)
+    if split is not None:
+        return split
     opening = " ".join(text_now.split()[:4])
     if len(opening) >= 15 and not re.match(r"\d{1,3}\s*\.", opening):
         at = [m.start() for m in re.finditer(re.escape(opening).replace("\\ ", r"\s+"), line)]
@@ -166,6 +164,29 @@ def read_heading(wording: str, title_now: str = "", text_now: str = "") -> Headi
     if line_end >= 0 and len(line) <= 200:
         return "the heading of the new wording runs into its text on one line without a paragraph number"
     return "the heading of the new wording cannot be told from its text (no line break, no «1.», not the current title)"
+
+
+# the words a sentence opens with after a heading's title (folded): an article, a preposition, a conjunction of when
+_SENTENCE_OPENS = re.compile(r"(?:ο|η|το|οι|τα|τον|την|τη|με|απο|για|ωσ|στο|στη|στην|στα|στον|στουσ|στισ|σε|κατα|αν|"
+                             r"εφοσον|οταν|μετα|εντοσ)\s")
+
+
+def _after_title(number: str, at: int, rest: str, line: str, line_end: int, title_now: str) -> Heading | None:
+    """The heading that ends after the article's current title ``title_now`` where its line opens with it."""
+    now = _title_form(title_now)
+    words = line.split()
+    if not now:
+        return None
+    for n in range(1, min(len(words), 40) + 1):
+        if _title_form(" ".join(words[:n])) == now:
+            cut = 0
+            for w in words[:n]:
+                cut = rest.index(w, cut) + len(w)
+            if line_end >= 0 and n == len(words):
+                return Heading(number, line.strip(), at + line_end + 1)
+            body = len(rest[cut:]) - len(rest[cut:].lstrip())
+            return Heading(number, " ".join(words[:n]), at + cut + body)
+    return None
 
 
 def _title_form(title: str) -> str:
@@ -310,3 +331,52 @@ def structural_tail(text: str) -> int:
         if _STRUCTURAL_TAIL.fullmatch(text, at, end):
             return at
     return len(text)
+
+
+# a line that opens the amending article's next item with an instruction: «2. Στην παρ. 17 … προστίθεται … «17. …»
+_NEXT_ITEM = re.compile(r"[ \t\xa0]*\n[ \t\xa0]*(?P<n>\d{1,3})[ \t\xa0]*\.[ \t\xa0]+(?P<line>[^«\n]{0,300})")
+_ITEM_START = re.compile(r"(?m)^[ \t\xa0]*(\d{1,3})[ \t\xa0]*\.[ \t\xa0]")
+_AMENDING_VERB = re.compile(r"(?<![\w])(?:αντικαθιστα|διαμορφωνε|τροποποιε|τροποποιου|συμπληρωνε|προστιθε|καταργει|"
+                            r"καταργου|απαλειφ|διαγραφ)\w*")
+
+
+# the instruction names its law («του ν. 4727/2020», «ΠΚ»): a numbered paragraph of new wording seldom does so
+_LAW_CITED = re.compile(r"(?<![\w])(?:ν|π\.?δ|ν\.?δ|α\.?ν)\.\s*\d{1,5}\s*/\s*\d{4}|(?<![\w])(?:πκ|κπδ|ακ|κπολδ)(?![\w])")
+
+
+def item_after(text: str, start: int, end: int) -> int | None:
+    """Where an unclosed quotation opened at ``start`` ends (``end``, a line's end) because the next line opens the
+    amending article's next item (numbered one above the item the quotation stands in) with an amending verb and a
+    citation of a law before any quotation of its own; None otherwise."""
+    if text[end - 1:end] == "»":
+        return None
+    m = _NEXT_ITEM.match(text, end)
+    held = [int(x.group(1)) for x in _ITEM_START.finditer(text, 0, start)]
+    if m is None or not held or int(m.group("n")) != held[-1] + 1:
+        return None
+    line = fold(m.group("line"))
+    if not _AMENDING_VERB.search(line) or not _LAW_CITED.search(line):
+        return None
+    return end
+
+
+def told_quote_spans(text: str) -> list[tuple[int, int]]:
+    """The quotations as the instruction reader and the legal graph's reader take them: :func:`quote_spans`,
+    except that a quotation the amending article never closes ends at the line before its next item where that
+    item opens with an instruction of its own (ν. 4830/2021 art. 69: «1. … προστίθεται παρ. 4 ως εξής: «4. …»
+    closed nowhere, then «2. Στην παρ. 17 … προστίθεται …»); the text after it is read again. Engine v5 read
+    them so; the graph's extractor since v23 (v22 gave the next item's citations no edge: N_4727_2020::107 lacked
+    ν. 4830/2021 art. 69's sentence). :func:`quote_spans` itself stays as it is: it is what a text's paragraphs,
+    sentences and anchors are cut by."""
+    spans = quote_spans(text)
+    if not spans or text[spans[-1][1] - 1:spans[-1][1]] == "»":
+        return spans
+    start = spans[-1][0]
+    for line in re.finditer(r"\n", text[start:]):
+        end = start + line.start()
+        while end > start and text[end - 1] in " \t\xa0":
+            end -= 1
+        if item_after(text, start, end) is not None:
+            rest = [(a + end, b + end) for a, b in told_quote_spans(text[end:])]
+            return [*spans[:-1], (start, end), *rest]
+    return spans

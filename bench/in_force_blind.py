@@ -277,6 +277,8 @@ def main() -> None:
     d.add_argument("--out", type=Path, default=None, help="default: bench/data/in-force-judging/blind-v<engine>-seed<seed>")
     s = sub.add_parser("score", help="score a filled sheets.jsonl")
     s.add_argument("sheets", type=Path)
+    s.add_argument("--rejudged", type=Path, default=None,
+                   help="a `changed` folder, judged: its items replace the ones they were drawn from (today's engine)")
     c = sub.add_parser("changed", help="the items whose nomos output the engine now changes, as new sheets")
     c.add_argument("--sheets", type=Path, required=True, help="a drawn batch's folder (sheets.jsonl, sheets/)")
     c.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "greek-statutes")
@@ -316,7 +318,21 @@ def main() -> None:
               f"{about['between_versions']} more versions; {about['none']} unconsolidated) -> {folder}")
         return
     lines = args.sheets.read_text(encoding="utf-8").splitlines()
-    print(json.dumps(score([json.loads(x) for x in lines if x.strip()]), ensure_ascii=False, indent=1))
+    items = [json.loads(x) for x in lines if x.strip()]
+    if args.rejudged is not None:
+        items = with_rejudged(items, args.rejudged)
+    print(json.dumps(score(items), ensure_ascii=False, indent=1))
+
+
+def with_rejudged(items: list[dict[str, Any]], folder: Path) -> list[dict[str, Any]]:
+    """The first batch as today's engine makes it: each item a second reading judged (``changed``'s folder, its
+    ``about.json`` naming the item each was drawn from) replaced by that reading, kind and judgment; the rest as
+    judged, since the engine shows them unchanged."""
+    about = json.loads((folder / "about.json").read_text(encoding="utf-8"))
+    again = {int(x["n"]): x for x in (json.loads(line) for line in
+                                      (folder / "sheets.jsonl").read_text(encoding="utf-8").splitlines() if line.strip())}
+    replaced = {int(o["was_n"]): again[int(o["n"])] for o in about["origin"]}
+    return [replaced.get(int(i["n"]), i) for i in items]
 
 
 if __name__ == "__main__":

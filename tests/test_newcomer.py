@@ -229,6 +229,31 @@ def test_the_log_and_the_index_say_one_eta() -> None:
     assert silent.getvalue() == ""
 
 
+def test_a_resumed_encode_counts_only_what_it_has_left() -> None:
+    """After a resumed `index` the log said the whole corpus was left («encoding: 100/6,412 …, about 10 min left»
+    where 6,000 articles already had their vectors). The articles found done are skipped: counted done, left out of
+    the rate, so the line's time left is what the index's readiness says (the note's `left` by the same rate)."""
+    import io
+    from types import SimpleNamespace
+
+    from nomos.cli.progress import PlainProgress, skipper
+    from nomos.eta import noted_seconds_left
+
+    out = io.StringIO()
+    ticks = iter([0.0, 0.0, 40.0])
+    bar = PlainProgress(6412, "encoding", "art", every_s=30.0, stream=out, clock=lambda: next(ticks), lazy=True)
+    skipper(bar)(6000)  # the index holds 6,000 articles' vectors: a lazy bar says nothing yet
+    assert out.getvalue() == ""
+    bar.update(12)
+    bar.update(388)  # 400 encoded in 40 s: 10 art/s, 12 left
+    assert out.getvalue().splitlines() == ["encoding: 6,000/6,412 art",
+                                           "encoding: 6,400/6,412 art (99%), 10.0 art/s, about 1 s left"]
+    assert noted_seconds_left({"rate": 10.0, "at": 0.0, "left": 12}, 12, now=0.0) == 1.2  # the index says the same
+    tqdm_like = SimpleNamespace(total=6412, refresh=lambda: None)  # tqdm has no skip: its total is lowered
+    skipper(tqdm_like)(6000)
+    assert tqdm_like.total == 412
+
+
 def test_eval_says_its_query_phase_and_its_whole_time_apart() -> None:
     """Issue 50: `eval` printed «24/24 query in 53 s» (its bar, closed after scoring) beside «query phase 0.26s».
     The bar ends when its count is reached (searching done) and the last line names both times."""

@@ -170,3 +170,37 @@ def test_search_explain_says_how_a_long_case_was_read(dense):
     assert res.exit_code == 0, res.output
     assert "how the query was read (hybrid)" in res.output and "question as a clause of its own" in res.output
     assert f"{reading['knn']['windows']} window(s)" in res.output and "why: " in res.output
+
+
+VERY_LONG_CASE = " ".join(f"Την ημέρα {i} ο Νίκος πέρασε από την αγορά και μίλησε με τον πωλητή για τον καιρό."
+                          for i in range(140)) + "\n\nΟ Νίκος αφαίρεσε ξένο κινητό πράγμα για να το ιδιοποιηθεί. Ποια πράξη τέλεσε;"
+
+
+def test_a_long_case_gets_a_hybrid_page_read_in_part_and_says_so(dense):
+    """Issue 50: a 20,000-character case on hybrid was a 504 after ~31 s of encoding. Past
+    case_reading.DEFAULT_MAX_WINDOWS the dense reading embeds that many windows spread over the text (and its
+    question); the page says so in Greek, and BM25 still reads it whole."""
+    from fastapi.testclient import TestClient
+
+    from nomos.portal import create_app
+    from nomos.retrieval.case_reading import DEFAULT_MAX_WINDOWS
+
+    page = SearchStage(dense).search(SearchRequest(VERY_LONG_CASE, "hybrid", 5))
+    assert page.hits and page.dense_read is not None
+    read, of, asked = page.dense_read
+    assert read == DEFAULT_MAX_WINDOWS < of and asked
+    assert SearchStage(dense).search(SearchRequest(LONG_CASE, "hybrid", 5)).dense_read is None  # within the cap
+    assert SearchStage(dense).search(SearchRequest(VERY_LONG_CASE, "bm25", 5)).dense_read is None
+    from click.testing import CliRunner
+
+    from nomos.cli import cli
+
+    res = CliRunner().invoke(cli, ["--url", dense.url, "--index", dense.index_alias, "search", "--method", "hybrid",
+                                   "--explain", "-k", "3", VERY_LONG_CASE])
+    assert res.exit_code == 0, res.output
+    assert f"knn: {DEFAULT_MAX_WINDOWS} of the text's {of} windows of the model, spread over it" in res.output
+    with TestClient(create_app(dense)) as web:
+        html = web.post("/search", data={"q": VERY_LONG_CASE, "method": "hybrid"}).text
+    assert 'id="long-case-note"' in html
+    assert (f"η σημασιολογική αναζήτηση (kNN) διάβασε {DEFAULT_MAX_WINDOWS} από τα {of} τμήματα του κειμένου, "
+            "κατανεμημένα από την αρχή ως το τέλος, και την ερώτηση χωριστά") in html

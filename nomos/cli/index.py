@@ -39,7 +39,7 @@ def index_cmd(settings: Settings, dataset: str, corpus_file: str, k1: float | No
     hybrid becomes the default method once they are complete. Then the articles longer than the encoder's window
     are embedded whole, as windows (a second pass of the bar); dense search scores by the best window once they
     are all in."""
-    from nomos.cli.progress import progress
+    from nomos.cli.progress import progress, skipper
     from nomos.stages.indexing import index_dataset
 
     settings = settings.with_overrides(bm25_k1=k1, bm25_b=b, shards=shards, replicas=replicas, hnsw_m=hnsw_m,
@@ -54,7 +54,7 @@ def index_cmd(settings: Settings, dataset: str, corpus_file: str, k1: float | No
             progress(len(data.articles) * len(embedders) * (2 if settings.article_windows else 1), "encoding", "art",
                      every, disable=not embedders, lazy=True) as enc:
         report = index_dataset(settings, data, on_progress=bar.update, embedders=embedders, on_vector_progress=enc.update,
-                               on_published=lambda name: _published(bar, name, embedders))
+                               on_published=lambda name: _published(bar, name, embedders), on_vector_skip=skipper(enc))
     print_index_report(report)
 
 

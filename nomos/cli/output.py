@@ -79,7 +79,9 @@ def print_reading(reading: dict[str, Any]) -> None:
                    + (f"; compacted to {bm25['distinct_terms']} distinct terms" if bm25.get("compact") else ""))
     if knn is not None:
         weight = knn.get("question_weight")
-        click.echo(f"  knn: the whole text in {knn['windows']} window(s) of the model, averaged"
+        read = (f"{knn['windows']} of the text's {knn['windows_of']} windows of the model, spread over it (a long case)"
+                if knn.get("windows_of") else f"the whole text in {knn['windows']} window(s) of the model")
+        click.echo(f"  knn: {read}, averaged"
                    + (f", mixed with the question embedded on its own (weight {weight:g})" if weight else ""))
 
 

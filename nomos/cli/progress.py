@@ -38,13 +38,17 @@ class PlainProgress:
     indexing one, and a bar started then said «encoding: 0/6,412» while indexing was still running and counted the
     indexing time into its rate (issue 50: «about 2 h 15 min» in the log where ``server status`` said «1 h 9 min»);
     a lazy bar never updated says nothing. It ends when its count is reached, not when its block ends: ``eval``'s
-    bar said «24/24 query in 53 s» of searching and scoring beside «query phase 0.26s»."""
+    bar said «24/24 query in 53 s» of searching and scoring beside «query phase 0.26s».
+
+    :meth:`skip` counts items an earlier run already did (a resumed ``index``: the articles whose vectors the index
+    holds): they shorten what is left but never count in the rate; counted as done, the log said a resumed encode
+    had the whole corpus left."""
 
     def __init__(self, total: int, desc: str, unit: str, every_s: float, stream: TextIO | None = None,
                  clock: Callable[[], float] = time.monotonic, lazy: bool = False) -> None:
         self.total, self.desc, self.unit, self.every_s = total, desc, unit, every_s
         self.stream, self.clock = stream, clock
-        self.done = 0
+        self.done = self.skipped = 0
         self.started = self.said = 0.0
         self.begun = False
         self.closed = False
@@ -56,7 +60,7 @@ class PlainProgress:
         if not self.begun:
             self.begun = True
             self.started = self.said = self.clock()
-            self._say(f"{self.desc}: 0/{self.total:,} {self.unit}")
+            self._say(f"{self.desc}: {self.done:,}/{self.total:,} {self.unit}")
 
     def _say(self, line: str) -> None:
         click.echo(line, file=self.stream or sys.stderr)
@@ -64,7 +68,7 @@ class PlainProgress:
     def line(self, now: float) -> str:
         """«encoding: 1,234/6,412 art (19%), 2.1 art/s, about 41 min left» at time ``now`` of the clock."""
         elapsed = max(now - self.started, 1e-9)
-        rate = self.done / elapsed
+        rate = (self.done - self.skipped) / elapsed  # this run's own work: skipped items took no time
         text = f"{self.desc}: {self.done:,}/{self.total:,} {self.unit}"
         if self.total:
             text += f" ({100 * self.done // self.total}%)"
@@ -86,6 +90,15 @@ class PlainProgress:
                 self.said = now
                 self._say(self.line(now))
 
+    def skip(self, n: int) -> None:
+        """``n`` items done before this run: counted done, left out of the rate; says nothing by itself (a lazy bar
+        starts at its first update)."""
+        with self._lock:
+            self.done += n
+            self.skipped += n
+            if self.total and self.done >= self.total:
+                self._end()
+
     def close(self) -> None:
         with self._lock:
             self._end()
@@ -104,8 +117,27 @@ class PlainProgress:
         self.close()
 
 
+def skipper(bar: object) -> Callable[[int], None]:
+    """What tells ``bar`` of items done before this run (:meth:`PlainProgress.skip`); tqdm's bar has no skip, so
+    its total is lowered instead (its rate and time left then count this run's items only)."""
+    own = getattr(bar, "skip", None)
+    if callable(own):
+        return own  # type: ignore[no-any-return]
+
+    def lower(n: int) -> None:
+        total = getattr(bar, "total", None)
+        if n > 0 and total:
+            bar.total = max(total - n, 0)  # type: ignore[attr-defined]
+            getattr(bar, "refresh", lambda: None)()
+
+    return lower
+
+
 class _Silent:
     def update(self, n: int = 1) -> None:
+        pass
+
+    def skip(self, n: int) -> None:
         pass
 
     def close(self) -> None:

@@ -90,6 +90,9 @@ def article_document(article: Article, reading: CorpusReading | None = None, bri
         **edge_fields(reading.references(article)),
         **in_force_part,
         **({"restates": restates} if restates else {}),
+        # an article a later law inserted whole into another law (its corpus id is the inserting law's): the host law
+        # (nomos.legal.graph.insertions), which the results list and the article page name (nomos.pages.standing)
+        **({"inserted_into": reading.sources[article.id]} if article.id in reading.sources else {}),
         **bridge.fields(article),
         # the words' dictionary forms, as BM25's lemma clause reads them (nomos.legal.text.lemmas), over what `content`
         # holds: the title, the text and the text in force

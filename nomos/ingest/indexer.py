@@ -138,6 +138,7 @@ def build_index(
     vectors: VectorPlan | None = None,
     on_vector_progress: Callable[[int], None] | None = None,
     on_published: Callable[[str], None] | None = None,
+    on_vector_skip: Callable[[int], None] | None = None,
 ) -> IndexReport:
     """The whole ``index`` stage: create (or resume), load what is new or changed, refresh, verify the count, swap
     the alias, prune old versions, add vectors.
@@ -147,7 +148,8 @@ def build_index(
     live index. One exception keeps the swap from ever taking a working method away: vector fields the index now
     behind the alias already holds complete are filled *before* the swap (from the vector cache, mostly). A re-run
     resumes whatever is missing, before or after the swap. ``on_published(name)`` is called once the alias serves
-    ``name`` (the command line says so before the long vector stage starts)."""
+    ``name`` (the command line says so before the long vector stage starts); ``on_vector_skip(n)``: n articles of a
+    vectors pass already had theirs (a resumed run), so the log's time left counts only what this run encodes."""
     started = time.perf_counter()
     body = {**body, "mappings": {**body["mappings"], "_meta": {}}}
     name = versioned_name(alias, body, dataset)
@@ -170,9 +172,9 @@ def build_index(
     live = [i for i in alias_targets(client, alias) if i != name]
     carried = [e for e in plan.encoders if live and _complete(client, live[0], e)]
     later = [e for e in plan.encoders if e not in carried]
-    fill = functools.partial(_fill, client, name, dataset, plan, on_vector_progress)
+    fill = functools.partial(_fill, client, name, dataset, plan, on_vector_progress, on_vector_skip)
     resend = Resend(plan.encoders, plan.cache, bridge.anchors)
-    fill_w = functools.partial(_fill_windows, client, name, dataset, plan, resend, on_vector_progress)
+    fill_w = functools.partial(_fill_windows, client, name, dataset, plan, resend, on_vector_progress, on_vector_skip)
     fill_b = functools.partial(_fill_bridge, client, name, dataset, plan, resend)
     carried_windows = [e for e in carried if plan.windows and _windows_complete(client, live[0], e)]
     carried_bridge = [e for e in carried if plan.bridge and _bridge_complete(client, live[0], e)]
@@ -294,13 +296,15 @@ def _complete(client: OpenSearch, index: str, encoder: Encoder) -> bool:
 
 
 def _fill(client: OpenSearch, name: str, dataset: Dataset, plan: VectorPlan,
-          on_vector_progress: Callable[[int], None] | None, encoder: Encoder) -> VectorReport:
+          on_vector_progress: Callable[[int], None] | None, on_skip: Callable[[int], None] | None,
+          encoder: Encoder) -> VectorReport:
     """One encoder's vectors for every article that lacks them, then the check that all have them and the index's
     ``_meta.vectors`` entry (what ``index_meta`` and the readiness of hybrid search read)."""
     field = vector_field_name(slug(encoder.spec))
     left = int(client.count(index=name)["count"]) - int(client.count(index=name, body={"query": {"exists": {"field": field}}})["count"])
     note = RateNote(client, name, field, on_vector_progress, left=left)
-    report = fill_vectors(client, name, list(dataset.articles), encoder, plan.cache, plan.m, plan.ef_construction, note)
+    report = fill_vectors(client, name, list(dataset.articles), encoder, plan.cache, plan.m, plan.ef_construction, note,
+                          on_skip)
     client.indices.refresh(index=name)
     if report.filled:
         _forget_broken_windows(client, name)
@@ -320,11 +324,12 @@ def _windows_complete(client: OpenSearch, index: str, encoder: Encoder) -> bool:
 
 
 def _fill_windows(client: OpenSearch, name: str, dataset: Dataset, plan: VectorPlan, resend: Resend,
-                  on_vector_progress: Callable[[int], None] | None, encoder: Encoder) -> VectorReport:
+                  on_vector_progress: Callable[[int], None] | None, on_skip: Callable[[int], None] | None,
+                  encoder: Encoder) -> VectorReport:
     """One encoder's article windows for every article that lacks them, the check that all have them, and the
     index's ``_meta.windows`` entry (then dense search scores articles by their best window)."""
     report = fill_windows(client, name, list(dataset.articles), encoder, plan.cache, plan.m, plan.ef_construction,
-                          on_vector_progress, resend)
+                          on_vector_progress, resend, on_skip)
     client.indices.refresh(index=name)
     if ids_missing_windows(client, name, report.field):
         raise RuntimeError(f"{name}: some articles lack {report.field}; re-run `index` to finish")

@@ -100,12 +100,16 @@ def fill_vectors(
     m: int = 16,
     ef_construction: int = 128,
     on_progress: Callable[[int], None] | None = None,
+    on_skip: Callable[[int], None] | None = None,
 ) -> VectorReport:
-    """Encode (through the cache) the articles whose document lacks this encoder's field, and add the vectors."""
+    """Encode (through the cache) the articles whose document lacks this encoder's field, and add the vectors.
+    ``on_skip`` hears how many already have theirs (a resumed run: the log's time left counts only the rest)."""
     field = ensure_vector_field(client, index, encoder, m, ef_construction)
     client.indices.refresh(index=index)
     missing = ids_missing_field(client, index, field)
     todo = [a for a in articles if a.id in missing]
+    if on_skip and len(todo) < len(articles):
+        on_skip(len(articles) - len(todo))
     if not todo:
         return VectorReport(field, encoder.describe(), 0, None)
     other_fields = sorted(f for f, spec in properties_of(client, index).items()
@@ -168,6 +172,7 @@ def fill_windows(
     ef_construction: int = 128,
     on_progress: Callable[[int], None] | None = None,
     resend: Resend | None = None,
+    on_skip: Callable[[int], None] | None = None,
 ) -> VectorReport:
     """The second vector stage: every article's windows in the encoder's nested field, where it lacks them.
 
@@ -183,6 +188,8 @@ def fill_windows(
     client.indices.refresh(index=index)
     missing = ids_missing_windows(client, index, field)
     todo = [a for a in articles if a.id in missing]
+    if on_skip and len(todo) < len(articles):  # as fill_vectors: the windows a resumed run finds done
+        on_skip(len(articles) - len(todo))
     if not todo:
         return VectorReport(field, encoder.describe(), 0, None)
     resend = resend or Resend(cache=cache)

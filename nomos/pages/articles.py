@@ -60,6 +60,23 @@ class Article:
     # article, or an index built before consolidation), whole; the page cuts it as it cuts ``text``
     in_force: InForce | None = None
     in_force_marked: str | None = None  # its text (InForce.text) with the query's terms in <mark> (html-escaped)
+    inserted_into: str = ""  # the host law of an article a later law inserted whole (ingest's ``inserted_into``)
+
+    @property
+    def inserted_whole(self) -> str:
+        """The page's line for an article a later law inserted whole («Προστέθηκε στον ν. 3978/2011 ως άρθρο 7Γ με
+        τον ν. 4782/2021»); "" for any other."""
+        return inserted_whole(self.inserted_into, self.source, self.id.partition("::")[2] or self.number)
+
+
+def inserted_whole(into: str, law: str, number: str) -> str:
+    """«Προστέθηκε στον ν. 3978/2011 ως άρθρο 7Γ με τον ν. 4782/2021»: an article the law ``law`` (a source id)
+    inserted whole into the law ``into`` as article ``number``; "" where ``into`` is empty. The one wording, for
+    the results list (nomos.pages.standing) and the article page."""
+    if not into:
+        return ""
+    by = short_name(law, "")
+    return f"Προστέθηκε στον {short_name(into, '')} ως άρθρο {number}" + (f" με τον {by}" if by else "")
 
 
 _MARK_OPEN, _MARK_CLOSE = "<mark>", "</mark>"
@@ -129,7 +146,7 @@ def get_article(transport: Transport, index: str, article_id: str, query: str | 
     body: dict[str, Any] = {
         "size": 1,
         "query": {"ids": {"values": [article_id]}},
-        "_source": ["article_id", "title", "text", "law", "source", "number", "area", "in_force"],
+        "_source": ["article_id", "title", "text", "law", "source", "number", "area", "in_force", "inserted_into"],
     }
     if query:
         body["highlight"] = {
@@ -223,6 +240,7 @@ def article_page(transport: Transport, index: str, article_id: str, query: str |
         highlighted_text=marked,
         in_force=InForce.from_doc(src["in_force"]) if src.get("in_force") else None,
         in_force_marked=src.get("in_force_marked"),
+        inserted_into=src.get("inserted_into") or "",
         previous=prev,
         next=nxt,
         neighbours=neighbours,

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from nomos.opensearch.transport import Transport
-from nomos.pages.snippets import SNIPPET_FALLBACK_CHARS, snippet_request, snippets_of
+from nomos.pages.snippets import SNIPPET_FALLBACK_CHARS, snippet_request, snippets_of, standing_part
 from nomos.retrieval.base import FacetedHits, Hit, rank
 from nomos.retrieval.fusion import by_position
 
@@ -40,7 +40,7 @@ def page_hit(h: Mapping[str, Any]) -> Hit:
         source=src.get("source", ""),
         highlights=highlights,
         in_force_highlights=in_force_highlights,
-        in_force=(src.get("in_force") or {}) if src else None,  # a page's hit (ids-only rankings read no source)
+        in_force=standing_part(src) if src else None,  # a page's hit (ids-only rankings read no source)
     )
 
 
@@ -124,5 +124,5 @@ def decorate(transport: Transport, index: str, hits: list[Hit], query: str) -> l
         highlights, in_force_highlights = snippets_of(src)
         out.append(replace(h, title=s.get("title", ""), law=s.get("law", ""), source=s.get("source", ""),
                            highlights=highlights, in_force_highlights=in_force_highlights,
-                           in_force=(s.get("in_force") or {}) if src else None))
+                           in_force=standing_part(s) if src else None))
     return out

@@ -16,7 +16,9 @@ SNIPPET_FALLBACK_CHARS = 180  # a dense hit need not contain any query word: the
 IN_FORCE_TEXT = "in_force_text"  # an amended article's text in force (nomos.legal.inforce.result), copied into ``content``
 # where a result stands in law: the part of the stored text in force a result line reads (nomos.pages.standing;
 # ``in_force`` is stored, not indexed: source filtering reads it all the same), in the page's own request
-STANDING_SOURCE = ["in_force.status", "in_force.amendments", "in_force.applied.action", "in_force.applied.source"]
+STANDING_SOURCE = ["in_force.status", "in_force.amendments", "in_force.applied.action", "in_force.applied.source",
+                   "inserted_into"]
+INSERTED_INTO = "inserted_into"  # the host law of an article a later law inserted whole (read with the standing)
 PAGE_SOURCE = ["title", "law", "source", *STANDING_SOURCE]  # what a result line shows besides its snippet
 
 
@@ -53,3 +55,12 @@ def snippets_of(hit: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...
     """A response hit's snippets: the text's fragments and its text in force's (empty where none came back)."""
     highlight = hit.get("highlight") or {}
     return tuple(highlight.get("text") or ()), tuple(highlight.get(IN_FORCE_TEXT) or ())
+
+
+def standing_part(src: Mapping[str, Any]) -> dict[str, Any]:
+    """What a hit keeps of its ``_source`` for its standing: the stored ``in_force`` value, and beside it the host
+    law of an article inserted whole (``inserted_into``; nomos.pages.standing reads both)."""
+    part = dict(src.get("in_force") or {})
+    if src.get(INSERTED_INTO):
+        part[INSERTED_INTO] = src[INSERTED_INTO]
+    return part

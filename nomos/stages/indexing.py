@@ -23,9 +23,10 @@ def index_dataset(
     embedders: tuple[str, ...] = (),
     on_vector_progress: Callable[[int], None] | None = None,
     on_published: Callable[[str], None] | None = None,
+    on_vector_skip: Callable[[int], None] | None = None,
 ) -> IndexReport:
     """Build (or resume) the versioned articles index for ``dataset``, add one vector field per embedder, and
-    point the alias at it."""
+    point the alias at it (``on_vector_skip``: articles a vectors pass found done, as build_index says)."""
     client = client or make_client(settings.cluster, retries=INDEXING_RETRIES)
     cluster_version(client, settings.cluster)
     store_scripts(client)  # the searches of this index send the project's scripts by id (stored_scripts)
@@ -45,7 +46,7 @@ def index_dataset(
     return build_index(
         client, dataset, settings.index_alias, body, meta,
         on_progress=on_progress, vectors=plan, on_vector_progress=on_vector_progress,
-        on_published=on_published,
+        on_published=on_published, on_vector_skip=on_vector_skip,
     )
 
 

@@ -130,6 +130,10 @@ class SearchPage:
     # article id -> where it stands in law (repealed, amended…: nomos.pages.standing); repealed hits are listed
     # after those in force (save an article the query names)
     standing: dict[str, Standing] = field(default_factory=dict)
+    # a long case a dense method read in part: (windows embedded, windows the text makes, its question embedded
+    # apart too); None: read whole (nomos.retrieval.case_reading.DEFAULT_MAX_WINDOWS; the page says so, BM25 reads
+    # every word)
+    dense_read: tuple[int, int, bool] | None = None
 
     def standing_of(self, article_id: str) -> Standing:
         """Where the hit ``article_id`` stands (in force as written where nothing was read of it)."""

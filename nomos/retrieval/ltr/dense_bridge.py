@@ -35,7 +35,7 @@ from nomos.vectors.encoders import slug
 BRIDGE_LISTS = ("x_adapted", "x_anchor")
 BRIDGE_FEATURES = ("x_adapted_cos", "x_best_anchor", "x_has_anchor", "x_bridge", "x_adapted_rank", "x_anchor_rank",
                    "x_rel_bridge")
-ADAPTED_DEPTH = 100
+ADAPTED_DEPTH = 200  # the adapted query's list: 200 deep with the neighbourhood's features (docs/benchmarks.md)
 ANCHOR_LIST_DEPTH = 50
 LAMBDA = 0.5  # the best anchor's excess over the start vector, added (bench/dense_bridge_study.py)
 MISSING = 101  # the rank of an article a list does not hold (features.MISSING_RANK), or one past a deeper list's end

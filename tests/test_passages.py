@@ -48,6 +48,31 @@ def test_cut_keeps_the_highlighters_marks_and_cuts_its_whole_text():
     assert cut("αρχή " * 100)[0] == ("αρχή " * 100)[: passages.SIZE].rstrip()  # the no_match_size start, at a word
 
 
+def test_the_page_floor_asks_for_and_reads_each_modes_snippets():
+    """nomos.pages.snippets, the one switch: what a page's request asks the node for, and what a hit's snippets
+    then are (the highlighter's fragments, its whole text cut, or the plain text cut and marked here)."""
+    from nomos.pages.request import faceted_page
+    from nomos.pages.snippets import IN_FORCE_TEXT, PAGE_SOURCE, snippet_request
+
+    whole = FILLER + "Όποιος αφαιρεί ξένο <mark>ρολόι</mark> τιμωρείται. " + FILLER
+    hit = {"_id": "PK::372", "_score": 1.0, "_source": {"title": "Κλοπή"}, "highlight": {"text": [whole]}}
+    try:
+        asked = snippet_request(QUERY, 180)
+        assert asked["_source"] == PAGE_SOURCE and asked["highlight"]["fields"]["text"]["number_of_fragments"] == 2
+        assert faceted_page({"hits": {"hits": [hit]}}, 1, QUERY).hits[0].highlights == (whole,)
+        passages.use("whole")
+        asked = snippet_request(QUERY, 180)
+        assert all(f["number_of_fragments"] == 0 for f in asked["highlight"]["fields"].values())
+        assert faceted_page({"hits": {"hits": [hit]}}, 1, QUERY).hits[0].highlights == cut(whole)
+        passages.use("passages")
+        asked = snippet_request(QUERY, 180)
+        assert "highlight" not in asked and {"text", IN_FORCE_TEXT} <= set(asked["_source"])
+        plain = {"_id": "PK::372", "_score": 1.0, "_source": {"title": "Κλοπή", "text": "Η κλοπή ρολογιού. " + FILLER}}
+        assert marked(faceted_page({"hits": {"hits": [plain]}}, 1, QUERY).hits[0].highlights) == ["κλοπή"]
+    finally:
+        passages.use("sentences")
+
+
 def test_the_setting_names_its_values():
     from nomos.errors import ConfigError
     from nomos.settings import Settings

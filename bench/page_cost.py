@@ -81,6 +81,11 @@ VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any], str], dict[str, Any] | 
                  _edit(lambda b, q: [f.update(number_of_fragments=0) for f in b["highlight"]["fields"].values()])),
     "hl_sentence": ("passages of whole sentences (fragment_size 0: no bounded sentence scanner)",
                     _edit(lambda b, q: [f.update(fragment_size=0) for f in b["highlight"]["fields"].values()])),
+    "hl_plain": ("issue 51: the plain highlighter (the text analysed again), fragmenter simple: no sentence scanner",
+                 _edit(lambda b, q: [f.update(type="plain", fragmenter="simple") for f in b["highlight"]["fields"].values()])),
+    "hl_fvh": ("issue 51: the fast vector highlighter, boundary_scanner chars (needs term vectors with offsets: an index "
+               "made with bench/snippet_index.py)", _edit(lambda b, q: [f.update(type="fvh", boundary_scanner="chars")
+                                                                       for f in b["highlight"]["fields"].values()])),
     "no_in_force_hl": ("snippets of the text only, not of the text in force",
                        _edit(lambda b, q: b["highlight"]["fields"].pop("in_force_text", None))),
     "docvalue_fields": ("law, source and title from doc values (title.raw) instead of the filtered _source",
@@ -115,6 +120,12 @@ def _decorate(fusion: Any, q: str, k: int) -> dict[str, Any]:
     return decorate_body(fusion._pool({"q": q}, {"q": bm25}, {"q": knn}, DEPTH)["q"][:k], q)
 
 
+def _whole(body: dict[str, Any]) -> dict[str, Any]:
+    for f in body["highlight"]["fields"].values():
+        f["number_of_fragments"] = 0
+    return body
+
+
 # name -> (what it is, the request body of query q with the page size k)
 HYBRID_VARIANTS: dict[str, tuple[str, Callable[[Any, str, int], dict[str, Any]]]] = {
     "page": ("the page over the fused ranking (script_score by position, facets, snippets)", _page),
@@ -126,6 +137,7 @@ HYBRID_VARIANTS: dict[str, tuple[str, Callable[[Any, str, int], dict[str, Any]]]
     "decorate_no_standing": ("the same without the standing's _source paths",
                              lambda f, q, k: {**(b := _decorate(f, q, k)),
                                               "_source": [p for p in b["_source"] if p not in STANDING_SOURCE]}),
+    "page_whole": ("issue 51: the same, each text highlighted whole (NOMOS_SNIPPETS=whole)", lambda f, q, k: _whole(_page(f, q, k))),
     "bm25_list": ("BM25's top 100, ids only", lambda f, q, k: f.bm25.request(q, DEPTH)[1]),
     "knn_list": ("kNN's top 100 (HNSW, ef_search 256)", lambda f, q, k: _knn_list(f, q)),
     "knn_list_ef100": ("kNN's top 100 with ef_search 100", lambda f, q, k: _knn_list(f, q, ef_search=100)),

@@ -36,7 +36,7 @@ ALL_NAMES = frozenset({"NOMOS_ALLOWED_HOSTS", "NOMOS_AMENDMENTS", "NOMOS_ARTICLE
     "NOMOS_REACT_PLANNER_ARTICLE_CHARS", "NOMOS_REACT_PLANNER_HISTORY", "NOMOS_REACT_PLANNER_KEPT",
     "NOMOS_REACT_ROUNDS", "NOMOS_REPLICAS", "NOMOS_REQUEST_TIMEOUT", "NOMOS_REQUIRE_SIGN_IN", "NOMOS_RERANK",
     "NOMOS_RESULTS_PREFIX", "NOMOS_RETRY_SECONDS", "NOMOS_RUNS_DIR", "NOMOS_SEARCH_RATE", "NOMOS_SEARCH_THREADS",
-    "NOMOS_SEARCH_TIMEOUT_SECONDS", "NOMOS_SEARCH_TYPE", "NOMOS_SECURE", "NOMOS_SHARDS", "NOMOS_TRANSPORT_PORT",
+    "NOMOS_SEARCH_TIMEOUT_SECONDS", "NOMOS_SEARCH_TYPE", "NOMOS_SECURE", "NOMOS_SHARDS", "NOMOS_SNIPPETS", "NOMOS_TRANSPORT_PORT",
     "NOMOS_TRUSTED_PROXIES", "NOMOS_USER_HEADER", "OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENSEARCH_URL"})
 # names the docs give that are not settings of Settings, each with what it is
 NOT_SETTINGS = {
@@ -52,7 +52,7 @@ SAMPLES = {
     "NOMOS_LLM_TOKEN_PARAM": "max_tokens", "NOMOS_NODE_GC": "g1", "NOMOS_FUSION_WEIGHTS": "0.3,0.7",
     "NOMOS_TRUSTED_PROXIES": "10.0.0.1", "NOMOS_ALLOWED_HOSTS": "example.gr", "NOMOS_USER_HEADER": "X-User",
     "NOMOS_PROXY_SECRET": "a-secret-of-sixteen-chars", "NOMOS_SEARCH_RATE": "7/minute",
-    "NOMOS_JUDGMENT_RATE": "7/minute", "NOMOS_PAGE_RATE": "7/minute",
+    "NOMOS_JUDGMENT_RATE": "7/minute", "NOMOS_PAGE_RATE": "7/minute", "NOMOS_SNIPPETS": "whole",
 }
 
 
@@ -90,7 +90,7 @@ def test_every_documented_name_is_a_setting() -> None:
 
 def test_the_table_lists_every_field_once_by_its_part() -> None:
     wheres = [where for _, where, _ in table()]
-    assert len(wheres) == len(set(wheres)) == 84
+    assert len(wheres) == len(set(wheres)) == 85
     assert {w.split(".")[0] for w in wheres if "." in w} == {"cluster", "retrieval", "llm", "portal"}
     assert Settings.parts() == {"cluster": ClusterSettings, "retrieval": RetrievalSettings, "llm": LLMSettings,
                                 "portal": PortalSettings}

@@ -25,13 +25,14 @@ PAGE_FILTER = ",".join(["hits.total", "aggregations"] + [f"hits.hits.{f}" for f 
 MATCHING = "_matching"  # the filter aggregation that counts what the page's query matched
 
 
-def page_hit(h: Mapping[str, Any]) -> Hit:
-    """One hit of a search response (with or without ``_source``, scores from ``_score`` or the sort values)."""
+def page_hit(h: Mapping[str, Any], query: str | None = None) -> Hit:
+    """One hit of a search response (with or without ``_source``, scores from ``_score`` or the sort values);
+    ``query``: the page's, which snippets cut from its text mark (:func:`~nomos.pages.snippets.snippets_of`)."""
     src = h.get("_source") or {}
     score = h.get("_score")
     if score is None:
         score = h["sort"][0]
-    highlights, in_force_highlights = snippets_of(h)
+    highlights, in_force_highlights = snippets_of(h, query)
     return Hit(
         doc_id=h.get("_id") or str(h["sort"][1]),
         score=float(score),
@@ -51,13 +52,13 @@ def matching_aggs(aggs: Mapping[str, Any], post_filter: Mapping[str, Any] | None
     return {**aggs, MATCHING: {"filter": {"match_all": {}}}} if post_filter else dict(aggs)
 
 
-def faceted_page(resp: Mapping[str, Any], k: int) -> FacetedHits:
+def faceted_page(resp: Mapping[str, Any], k: int, query: str | None = None) -> FacetedHits:
     """A results page's response (``PAGE_FILTER``'d; what the query matched is the ``_matching`` count under a
-    filter, else the exact total) as :class:`FacetedHits`."""
+    filter, else the exact total) as :class:`FacetedHits` (``query``: the page's, for :func:`page_hit`)."""
     aggregations = dict(resp.get("aggregations") or {})
     counted = aggregations.pop(MATCHING, None)
     matching = int(counted["doc_count"]) if counted is not None else int(resp.get("hits", {}).get("total", {}).get("value", 0))
-    return FacetedHits(rank([page_hit(h) for h in resp.get("hits", {}).get("hits", [])], k), aggregations, matching)
+    return FacetedHits(rank([page_hit(h, query) for h in resp.get("hits", {}).get("hits", [])], k), aggregations, matching)
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ class PageRequest:
         return out
 
     def read(self, response: Mapping[str, Any], k: int) -> FacetedHits:
-        return faceted_page(response, k)
+        return faceted_page(response, k, self.query)
 
     def decorate(self, hits: list[Hit]) -> list[Hit]:
         return decorate(self.transport, self.index, hits, self.query)
@@ -121,7 +122,7 @@ def decorate(transport: Transport, index: str, hits: list[Hit], query: str) -> l
     for h in hits:
         src = by_id.get(h.doc_id, {})
         s = src.get("_source", {})
-        highlights, in_force_highlights = snippets_of(src)
+        highlights, in_force_highlights = snippets_of(src, query)
         out.append(replace(h, title=s.get("title", ""), law=s.get("law", ""), source=s.get("source", ""),
                            highlights=highlights, in_force_highlights=in_force_highlights,
                            in_force=standing_part(s) if src else None))

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from nomos.pages import passages
+
 HIGHLIGHT_TAGS = {"pre_tags": ["<mark>"], "post_tags": ["</mark>"], "encoder": "html"}
 SNIPPET_FALLBACK_CHARS = 180  # a dense hit need not contain any query word: then its text's start is the snippet
 IN_FORCE_TEXT = "in_force_text"  # an amended article's text in force (nomos.legal.inforce.result), copied into ``content``
@@ -46,14 +48,27 @@ def snippet_highlight(query: str, no_match_size: int = 0) -> dict[str, Any]:
 
 
 def snippet_request(query: str, no_match_size: int = 0) -> dict[str, Any]:
-    """What a results page's request asks for each shown hit: its fields (``_source``) and its snippets
-    (:func:`snippet_highlight`); the one place a page's request and a decoration ask for them."""
-    return {"_source": PAGE_SOURCE, "highlight": snippet_highlight(query, no_match_size)}
+    """What a results page's request asks for each shown hit: its fields (``_source``) and its snippets, made as
+    NOMOS_SNIPPETS chose (:mod:`nomos.pages.passages`, issue 51): OpenSearch's sentence passages
+    (:func:`snippet_highlight`); each text marked whole, cut by :func:`snippets_of`; or no highlighting, the texts.
+    The one place a page's request and a decoration ask for them."""
+    mode = passages.chosen()
+    if mode == "passages":
+        return {"_source": [*PAGE_SOURCE, "text", IN_FORCE_TEXT]}
+    hl = snippet_highlight(query, no_match_size)
+    if mode == "whole":
+        for f in hl["fields"].values():
+            f["number_of_fragments"] = 0
+    return {"_source": PAGE_SOURCE, "highlight": hl}
 
 
-def snippets_of(hit: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A response hit's snippets: the text's fragments and its text in force's (empty where none came back)."""
+def snippets_of(hit: Mapping[str, Any], query: str | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A response hit's snippets: the text's fragments and its text in force's (empty where none came back);
+    ``query``: the page's, which snippets cut here from a hit's plain text mark (``passages``)."""
     highlight = hit.get("highlight") or {}
+    made = passages.of_hit(hit.get("_source") or {}, highlight, query)
+    if made is not None:
+        return made
     return tuple(highlight.get("text") or ()), tuple(highlight.get(IN_FORCE_TEXT) or ())
 
 

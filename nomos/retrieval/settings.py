@@ -49,6 +49,9 @@ class RetrievalSettings(SettingsPart):
     # the prompt set the LLM methods use (retrieval/prompts/<set>/): "neutral" (every legal area, an inclusive
     # observer; the default) or "paper" (the GreekBarRetrieval notebook's structure, with worked examples)
     prompts: str = "neutral"
+    # how a results page's snippets are made (issue 51, nomos.pages.passages): OpenSearch's sentence passages, each
+    # text marked whole by the highlighter and cut in Python ("whole"), or cut and marked in Python ("passages")
+    snippets: str = "sentences"
 
     @field_validator("fusion_weights", mode="before")
     @classmethod
@@ -67,6 +70,11 @@ class RetrievalSettings(SettingsPart):
     @classmethod
     def _one_of(cls, v: str) -> str:
         return one_of(v, PROMPT_SETS)
+
+    @field_validator("snippets")
+    @classmethod
+    def _snippets(cls, v: str) -> str:
+        return one_of(v, ("sentences", "whole", "passages"))
 
 
 class SearchSettings(Composed):

@@ -30,6 +30,7 @@ from opensearchpy.exceptions import TransportError
 from nomos.errors import ConfigError, NomosError, SearchError, VectorsMissing
 from nomos.opensearch.client import bound_searches, make_client
 from nomos.opensearch.transport import Transport, make_transport, typed_error
+from nomos.pages import passages
 from nomos.pages.facets import law_names
 from nomos.pages.results import PageQuery, ResultsPage
 from nomos.retrieval.base import FacetedRetriever, Hit, Progress, Retriever
@@ -89,6 +90,7 @@ class SearchStage:
             # the type asked (TransportSearchAction), so dfs_query_then_fetch gives the same scores either way.
             settings = settings.with_overrides(search_type="dfs_query_then_fetch")
         self.settings = settings
+        passages.use(settings.snippets)  # the pages' snippets (NOMOS_SNIPPETS), process-wide as the settings are
         # every search it sends, the portal's included, is cut by the node past NOMOS_SEARCH_TIMEOUT_SECONDS
         self.client = bound_searches(client if client is not None else make_client(settings.cluster),
                                      settings.search_timeout_seconds)

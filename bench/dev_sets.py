@@ -94,3 +94,13 @@ def query_vectors(encoder: Encoder, cache: VectorCache, texts: Sequence[str]) ->
         out.append(combine(piece, vecs[at : at + n], DEFAULT_QUESTION_WEIGHT))
         at += n
     return unit(np.stack(out))
+
+
+def with_gold_sample(ids: Sequence[str], sets: DevSets, size: int, seed: int) -> set[str]:
+    """Every gold article of the dev sets and a seeded random sample of the others, ``size`` in all: the sub-corpus
+    the offline dense studies re-encode (bench/heading_vectors_study.py, bench/heading_blend_study.py)."""
+    import random
+
+    gold = {d for judged in sets.qrels.values() for d, g in judged.items() if g > 0}
+    others = sorted(d for d in ids if d not in gold)
+    return gold | set(random.Random(seed).sample(others, max(0, size - len(gold))))

@@ -15,7 +15,6 @@ Usage (after `cli.py index` has filled the vector cache):
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 from pathlib import Path
@@ -24,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.dev_sets import SHOWN, dev_sets, query_vectors
+from bench.dev_sets import SHOWN, dev_sets, query_vectors, with_gold_sample
 from nomos.eval.grouped_cv import mean
 from nomos.eval.metrics import evaluate
 from nomos.ingest.loader import load_dataset
@@ -51,9 +50,7 @@ def main() -> None:
     sets = dev_sets(Path(args.dataset))
     sample = articles
     if not args.full:  # the same sample as bench/heading_vectors_study.py
-        gold = {d for judged in sets.qrels.values() for d, g in judged.items() if g > 0}
-        others = sorted(a.id for a in articles if a.id not in gold)
-        chosen = gold | set(random.Random(args.seed).sample(others, max(0, args.size - len(gold))))
+        chosen = with_gold_sample([a.id for a in articles], sets, args.size, args.seed)
         sample = [a for a in articles if a.id in chosen]
     contexts = law_context(articles)
     plain, _ = encode_cached(encoder, [a.passage for a in sample], "passage", cache)

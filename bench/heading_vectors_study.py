@@ -19,7 +19,6 @@ Usage (after `cli.py index` has filled the vector cache): .venv/bin/python bench
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 from pathlib import Path
@@ -28,7 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.dev_sets import SHOWN, cv_report, dev_sets, query_vectors
+from bench.dev_sets import SHOWN, cv_report, dev_sets, query_vectors, with_gold_sample
 from nomos.eval.grouped_cv import cross_validate
 from nomos.eval.metrics import evaluate
 from nomos.ingest.loader import load_dataset
@@ -54,8 +53,7 @@ def main() -> None:
     articles = list(load_dataset(args.dataset).articles)
     sets = dev_sets(Path(args.dataset))
     gold = {d for judged in sets.qrels.values() for d, g in judged.items() if g > 0}
-    others = sorted(a.id for a in articles if a.id not in gold)
-    chosen = gold | set(random.Random(args.seed).sample(others, max(0, args.size - len(gold))))
+    chosen = with_gold_sample([a.id for a in articles], sets, args.size, args.seed)
     sample = [a for a in articles if a.id in chosen]
     contexts = law_context(articles)
     plain, _ = encode_cached(encoder, [a.passage for a in sample], "passage", cache)

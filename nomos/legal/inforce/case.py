@@ -1,5 +1,6 @@
 """A case's actions (a lettered item «γ)» of a paragraph): its new wording (``replace-case``), a new case
-(``insert-case``) and its repeal (``repeal-case``).
+(``insert-case``) and its repeal (``repeal-case``); and a new subcase written with its case's letter before its own
+(``insert-subcase``: «μετά την υποπερ. στδ) προστίθεται υποπερ. στε)», ν. 4795/2021 art. 45 on N_4765_2021::12).
 
 A case is found in its paragraph's sequence of letters; a new one must follow the paragraph's last case, and a
 repealed one keeps its mark with «[Καταργείται]». :func:`find_case` is also how a sentence or a phrase inside a case
@@ -13,6 +14,7 @@ import re
 from nomos.legal.inforce.edit import REPEALED, Edit, Par, Refused, one_paragraph
 from nomos.legal.inforce.instructions import Instruction
 from nomos.legal.text.article_parts import CASE_LETTERS, Case, case_index, cases, paragraph_body
+from nomos.legal.text.folding import fold
 
 
 def _cases_of(e: Edit, i: int) -> list[Case]:
@@ -93,5 +95,38 @@ def insert_case(e: Edit, ins: Instruction) -> tuple[str, str]:
     on_lines = text[:last.start].rstrip(" \t").endswith("\n")
     sep = "\n" if on_lines else " "
     new = text.rstrip() + sep + wording
+    e.s.pars[i] = Par(e.s.pars[i].number, new, e.source)
+    return text, new
+
+
+def insert_subcase(e: Edit, ins: Instruction) -> tuple[str, str]:
+    """A new subcase whose mark is its case's letter and its own («στε)» in case «στ.», after «στα)» … «στδ)», one a
+    line): it must follow the case's last subcase, written the same way, and its wording open with its mark.
+    Subcases marked otherwise («αα)» under «α)» reads the same; «i)», «1)» do not) are refused."""
+    if len(ins.place.subcases) != 1 or len(ins.wording) != 1:
+        raise Refused("several subcases inserted by one wording")
+    label = fold(ins.place.subcases[0]).strip("΄'’`() ")
+    i = one_paragraph(e, ins)
+    text = e.s.pars[i].text
+    parents = [(c, fold(c.letter).strip("΄'’`() ")) for c in _cases_of(e, i)]
+    parents = [(c, p) for c, p in parents if label.startswith(p) and case_index(label[len(p):]) is not None]
+    if len(parents) != 1:
+        raise Refused(f"subcase {label} is not under one case of paragraph {e.s.pars[i].number or '(the article)'}")
+    case, parent = parents[0]
+    index = case_index(label[len(parent):]) or 0
+    sub = re.compile(rf"(?m)^[ \t\xa0]*\(?{re.escape(parent)}(?P<l>[α-ω]{{1,2}})[΄'’]?\)(?=\s)")
+    marks = list(sub.finditer(fold(text), case.start, case.end))
+    seen = [case_index(m.group("l")) for m in marks]
+    if seen != list(range(len(seen))):
+        raise Refused(f"the subcases of case {parent} are not read in order")
+    if index != len(seen) or not seen:
+        prev = parent + CASE_LETTERS[index - 1] if index else "-"
+        raise Refused(f"subcase {label} would not follow subcase {prev}, the case's last")
+    wording = ins.wording[0].strip()
+    mark = re.match(r"\s*\(?([α-ωά-ώ]{2,4})[΄'’]?\)", wording)
+    if not mark or fold(mark.group(1)) != label:
+        raise Refused(f"the new wording does not open with subcase {label}'s mark")
+    end = case.start + len(text[case.start:case.end].rstrip())
+    new = text[:end] + "\n" + wording + text[end:]
     e.s.pars[i] = Par(e.s.pars[i].number, new, e.source)
     return text, new

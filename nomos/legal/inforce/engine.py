@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nomos.legal.inforce.article import repeal_article, replace_article, replace_title
-from nomos.legal.inforce.case import insert_case, repeal_case, replace_case
+from nomos.legal.inforce.case import insert_case, insert_subcase, repeal_case, replace_case
 from nomos.legal.inforce.edit import Edit, Par, Refused, State, Step, norm
 from nomos.legal.inforce.instructions import Instruction, bind
 from nomos.legal.inforce.mentions import is_inserted_article, is_mention
@@ -125,6 +125,7 @@ _ACTIONS = {
     "repeal-paragraph": repeal_paragraph,
     "replace-case": replace_case,
     "insert-case": insert_case,
+    "insert-subcase": insert_subcase,
     "repeal-case": repeal_case,
     "replace-sentence": replace_sentence,
     "insert-sentence": insert_sentence,
@@ -135,7 +136,7 @@ _ACTIONS = {
 }
 _WHOLE = ("replace-article", "repeal")
 # actions that change part of a paragraph: their step shows the part changed, with its sentence or line around it
-_SMALL = frozenset({"replace-case", "insert-case", "repeal-case", "replace-sentence", "insert-sentence",
+_SMALL = frozenset({"replace-case", "insert-case", "repeal-case", "insert-subcase", "replace-sentence", "insert-sentence",
                     "repeal-sentence", "replace-words", "delete-words", "insert-words"})
 
 

@@ -61,7 +61,10 @@ def repeal_case(e: Edit, ins: Instruction) -> tuple[str, str]:
         raise Refused("the case repealed is not named")
     i = one_paragraph(e, ins)
     text = e.s.pars[i].text
-    found = [find_case(e, i, letter) for letter in ins.place.cases]
+    if len(ins.place.cases) == 1:
+        found = [find_case(e, i, ins.place.cases[0])]
+    else:
+        found = _exact_cases(e, i, ins.place.cases)
     new = text
     for c in sorted(found, key=lambda c: c.start, reverse=True):
         body, tail = _case_text(new, c)
@@ -70,6 +73,36 @@ def repeal_case(e: Edit, ins: Instruction) -> tuple[str, str]:
             new[c.start + len(body) + len(tail):]
     e.s.pars[i] = Par(e.s.pars[i].number, new, e.source)
     return text, new
+
+
+def _exact_cases(e: Edit, i: int, letters: tuple[str, ...]) -> list[Case]:
+    """The cases of several repealed together: all, where the paragraph holds each; otherwise (a column-garbled text:
+    ν. 4727/2020 art. 231 on N_4070_2012::4's cases α΄–ιη΄) only those whose place is exact, a case followed in the
+    text by the one after it in the alphabet (or the paragraph's last), so that no case left in force is inside
+    what is repealed. The rest go to ``e.left`` with the reason, so the status is «partial»; none exact: refused."""
+    have = _cases_of(e, i)
+    by_index = {case_index(c.letter): c for c in have}
+    wanted = [(letter, case_index(letter)) for letter in letters]
+    missing = [letter for letter, k in wanted if k not in by_index]
+    if not missing:
+        return [by_index[k] for _, k in wanted]
+    order = [case_index(c.letter) for c in have]
+    exact, loose = [], []
+    for letter, k in wanted:
+        if k not in by_index:
+            continue
+        at = order.index(k)
+        (exact if at == len(order) - 1 or order[at + 1] == (k or 0) + 1 else loose).append(letter)
+    number = e.s.pars[i].number or "(the article)"
+    reason = (f"cases {', '.join(missing)} are" if len(missing) > 1 else f"case {missing[0]} is") + \
+        f" not in paragraph {number}"
+    if loose:
+        reason += f", and the end of case{'s' if len(loose) > 1 else ''} {', '.join(loose)} cannot be told (a case " \
+                  "missing after it)"
+    if not exact:
+        raise Refused(reason)
+    e.left.append(reason + f": only cases {', '.join(exact)} repealed")
+    return [by_index[case_index(letter)] for letter in exact]
 
 
 def insert_case(e: Edit, ins: Instruction) -> tuple[str, str]:

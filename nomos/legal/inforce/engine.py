@@ -276,12 +276,15 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
                 before, after = (point_action(ins) or action)(engine, ins)
             except Refused as refused:
                 state.pars, state.title, state.repealed = snapshot
+                engine.left.clear()
                 unapplied.append((Unapplied(amending.id, words, str(refused)), ins, k))
                 continue
             if state.title != snapshot[1]:
                 state.title_tail = ""  # a new title: the cut one's end is no longer its
             done = Applied(amending.id, ins.action, _paragraph_label(ins), words)
             applied.append(done)
+            unapplied.extend((Unapplied(amending.id, words, reason), ins, k) for reason in engine.left)
+            engine.left.clear()
             if ins.action in _SMALL:
                 before, after = focus(before, after)
             state.steps.append(Step(done, article_id, before, after))

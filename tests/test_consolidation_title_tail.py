@@ -34,8 +34,18 @@ def test_near_miss_a_first_line_of_the_articles_own_stays() -> None:
     for text in ("Σκοπός του νόμου αυτού είναι:\n1. η αναγνώριση του δικαιώματος.",
                  "Οι διατάξεις εφαρμόζονται.\n1. Κείμενο.", "1. Πρώτη παράγραφος\n2. Δεύτερη.",
                  "α) πρώτη περίπτωση\n1. Κείμενο.",
-                 # words on the title's line («από τον κορωνοϊό COVID-19 Εφόσον …», N_4790_2021::96): not cut
-                 "από τον κορωνοϊό COVID-19 Εφόσον εξακολουθεί η πανδημία, ισχύει.",
+                 # a text that opens with a small letter, but with a sentence mark or only names before a capital
+                 "ο Υπουργός εκδίδει απόφαση. Η απόφαση δημοσιεύεται.", "της Δημόσιας Διοίκησης Οι θυρίδες τηρούνται.",
                  # a body with no numbered paragraphs: where the title ends cannot be told
                  "της Δημόσιας Διοίκησης\nΟι θυρίδες τηρούνται."):
         assert title_tail(text) == 0, text
+
+
+def test_engine_v7_the_titles_end_on_the_texts_first_line() -> None:
+    # N_4790_2021::96 «Υποβολή σε διαγνωστικό έλεγχο νόσησης» + «από τον κορωνοϊό COVID-19» on the text's line, and
+    # N_4791_2021::9 «Αυτοδίκαιη ακύρωση» + «ατομικών αποτελεσμάτων» (blind readers of engine v5 and v6)
+    n_4790_96 = ("από τον κορωνοϊό COVID-19 Εφόσον εξακολουθεί να υφίσταται κίνδυνος δημόσιας υγείας από τη διάδοση του "
+                 "κορωνοϊού COVID-19 και σε κάθε περίπτωση έως την 31η.7.2021, δύναται να ορίζεται με κοινή απόφαση.")
+    assert n_4790_96[title_tail(n_4790_96):].startswith("Εφόσον εξακολουθεί")
+    n_4791_9 = "ατομικών αποτελεσμάτων Παράβαση κανόνα αντιντόπινγκ σε ατομικά αθλήματα οδηγεί σε ακύρωση."
+    assert [p.text for p in original_in_force(n_4791_9)] == [n_4791_9[len("ατομικών αποτελεσμάτων "):]]

@@ -75,11 +75,15 @@ def repeal_case(e: Edit, ins: Instruction) -> tuple[str, str]:
     return text, new
 
 
+_LOST_MARK = re.compile(r"\n[ \t\xa0]*\(?[α-ωά-ώ]{1,3}[΄'’]?\)")  # a case's mark the case list did not take
+
+
 def _exact_cases(e: Edit, i: int, letters: tuple[str, ...]) -> list[Case]:
     """The cases of several repealed together: all, where the paragraph holds each; otherwise (a column-garbled text:
     ν. 4727/2020 art. 231 on N_4070_2012::4's cases α΄–ιη΄) only those whose place is exact, a case followed in the
-    text by the one after it in the alphabet (or the paragraph's last), so that no case left in force is inside
-    what is repealed. The rest go to ``e.left`` with the reason, so the status is «partial»; none exact: refused."""
+    text by the one after it in the alphabet (or the paragraph's last, with no other case's mark at a line's start
+    inside it: an unclosed quotation hides the cases after it), so that no case left in force is inside what is
+    repealed. The rest go to ``e.left`` with the reason, so the status is «partial»; none exact: refused."""
     have = _cases_of(e, i)
     by_index = {case_index(c.letter): c for c in have}
     wanted = [(letter, case_index(letter)) for letter in letters]
@@ -92,7 +96,9 @@ def _exact_cases(e: Edit, i: int, letters: tuple[str, ...]) -> list[Case]:
         if k not in by_index:
             continue
         at = order.index(k)
-        (exact if at == len(order) - 1 or order[at + 1] == (k or 0) + 1 else loose).append(letter)
+        c = by_index[k]
+        last_alone = at == len(order) - 1 and not _LOST_MARK.search(e.s.pars[i].text, c.start + 1, c.end)
+        (exact if last_alone or at < len(order) - 1 and order[at + 1] == (k or 0) + 1 else loose).append(letter)
     number = e.s.pars[i].number or "(the article)"
     reason = (f"cases {', '.join(missing)} are" if len(missing) > 1 else f"case {missing[0]} is") + \
         f" not in paragraph {number}"

@@ -63,7 +63,7 @@ from nomos.legal.text.folding import fold
 
 # Bump whenever the rules change what the engine produces (reading or applying): ingest stores the text in force
 # and the article's content hash includes it, so a re-index recomputes it then.
-CONSOLIDATION_VERSION = "6"
+CONSOLIDATION_VERSION = "7"
 AMENDMENT_KINDS = frozenset({"amends", "replaces", "inserts", "repeals"})
 # instructions that name an article only as the place where new articles go («Μετά το άρθρο 205 … προστίθεται
 # άρθρο 205Α»): no instruction for its text, so neither applied nor unapplied; an amending article that gives the

@@ -91,7 +91,8 @@ def _exact_cases(e: Edit, i: int, letters: tuple[str, ...]) -> list[Case]:
     if not missing:
         return [by_index[k] for _, k in wanted]
     order = [case_index(c.letter) for c in have]
-    exact, loose = [], []
+    exact: list[str] = []
+    loose: list[str] = []
     for letter, k in wanted:
         if k not in by_index:
             continue

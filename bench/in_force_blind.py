@@ -308,22 +308,28 @@ def main() -> None:
                                                                                             "corpus.jsonl")).articles,
                                 args.rejudged)
         folder = args.out or args.sheets.parent / f"blind-v{CONSOLIDATION_VERSION}-rejudge"
+        last = json.loads((args.rejudged / "about.json").read_text(encoding="utf-8")) if args.rejudged else about_old
+        was = last.get("consolidation_version")
+        since = (f" (as `{args.rejudged.name}` showed those it read again, `{args.sheets.name}` the others)"
+                 if args.rejudged else "")
+        again = f" --rejudged bench/data/in-force-judging/{args.rejudged.name}" if args.rejudged else ""
         about = {"rejudge_of": args.sheets.name, "items": len(items),
                  "compared_with": args.rejudged.name if args.rejudged else args.sheets.name,
                  "of": about_old.get("amended", 0) * 2
                  + about_old.get("between_versions", 0) + about_old.get("none", 0),
                  "consolidation_version": CONSOLIDATION_VERSION, "references_version": REFERENCES_VERSION,
-                 "was_consolidation_version": about_old.get("consolidation_version"),
+                 "was_consolidation_version": was,
                  "corpus": about_old.get("corpus", "corpus.jsonl"), "origin": origin}
         write(items, about, folder)
         readme = args.sheets / "README.md"
         preface = (f"# A second blind reading: {len(items)} items of `{args.sheets.name}`\n\n"
                    f"These {len(items)} items are those of `{args.sheets.name}` ({about['of']} items) whose «what "
                    f"nomos made of it» engine v{CONSOLIDATION_VERSION} makes otherwise than engine "
-                   f"v{about_old.get('consolidation_version')} did. Judge them as the README below says (its counts "
+                   f"v{was} did{since}. Judge them as the README below says (its counts "
                    "and draw are the first batch's; an item once left at «none» that nomos now consolidates is "
                    "asked as an «in-force» item). Written by\n\n```sh\nPYTHONPATH=$PWD .venv/bin/python "
-                   f"bench/in_force_blind.py changed --sheets bench/data/in-force-judging/{args.sheets.name}\n```\n\n")
+                   f"bench/in_force_blind.py changed --sheets bench/data/in-force-judging/{args.sheets.name}{again}"
+                   "\n```\n\n")
         old_readme = readme.read_text(encoding="utf-8") if readme.exists() else ""
         (folder / "README.md").write_text(preface + old_readme, encoding="utf-8")
         print(f"{len(items)} of {about['of']} items changed under engine v{CONSOLIDATION_VERSION} -> {folder}")

@@ -36,6 +36,9 @@ def test_near_miss_a_first_line_of_the_articles_own_stays() -> None:
                  "α) πρώτη περίπτωση\n1. Κείμενο.",
                  # a text that opens with a small letter, but with a sentence mark or only names before a capital
                  "ο Υπουργός εκδίδει απόφαση. Η απόφαση δημοσιεύεται.", "της Δημόσιας Διοίκησης Οι θυρίδες τηρούνται.",
+                 # corpus-large's N_5003_2022::136 and N_5092_2024::51: a name with a comma, a dash in the title
+                 "ακινήτων Δημοσίου, Ο.Τ.Α. και Ν.Π.Δ.Δ. Η διάρκεια ισχύος παρατείνεται.",
+                 "για εκτέλεση έργου με μέσα οδικής μεταφοράς - Τροποποίηση άρθρου 33 ν. 4647/2019 Στο άρθρο 33 …",
                  # a body with no numbered paragraphs: where the title ends cannot be told
                  "της Δημόσιας Διοίκησης\nΟι θυρίδες τηρούνται."):
         assert title_tail(text) == 0, text

@@ -12,8 +12,9 @@ Read by its shape alone, conservatively: a first line of under 300 characters th
 Engine v7: the end of a cut title on the same line as the text («από τον κορωνοϊό COVID-19 Εφόσον εξακολουθεί …»,
 N_4790_2021::96; «ατομικών αποτελεσμάτων Παράβαση κανόνα …», N_4791_2021::9; the blind readers of engine v5 and v6
 judged both wrong): a text that opens with a small letter (no article's own text does) ends its title's words at the
-first capitalised word after a word that is neither capitalised nor an article or a preposition («της Δημόσιας
-Διοίκησης Οι …» is read as a name and keeps it all), within twelve words with no sentence mark before it.
+first capitalised word, bare and followed by a small letter's word, after a word that is neither capitalised, nor
+an article, a preposition or a dash («της Δημόσιας Διοίκησης Οι …» is read as a name and keeps it all), within
+twelve words with no sentence mark before it.
 """
 
 from __future__ import annotations
@@ -42,7 +43,11 @@ def _on_the_line(text: str) -> int:
         prev, word = words[k - 1].group(), words[k].group()
         if re.search(r"[.:;·«»!?()\[\]]", prev):
             return 0
-        if _OPENS.match(word) and not _OPENS.match(prev) and fold(prev) not in _JOINS:
+        # a sentence's first word: bare, and the words after it run on in small letters («Εφόσον εξακολουθεί»;
+        # «ακινήτων Δημοσίου, Ο.Τ.Α. …» and «μεταφοράς - Τροποποίηση …» are the title's still)
+        after = words[k + 1].group() if k + 1 < len(words) else ""
+        if _OPENS.match(word) and not _OPENS.match(prev) and fold(prev) not in _JOINS and prev not in "-–—" \
+                and re.fullmatch(r"\w+[’']?", word) and _SMALL.match(after):
             return words[k].start()
     return 0
 

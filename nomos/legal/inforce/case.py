@@ -101,14 +101,14 @@ def _exact_cases(e: Edit, i: int, letters: tuple[str, ...]) -> list[Case]:
         last_alone = at == len(order) - 1 and not _LOST_MARK.search(e.s.pars[i].text, c.start + 1, c.end)
         (exact if last_alone or at < len(order) - 1 and order[at + 1] == (k or 0) + 1 else loose).append(letter)
     number = e.s.pars[i].number or "(the article)"
-    reason = (f"cases {', '.join(missing)} are" if len(missing) > 1 else f"case {missing[0]} is") + \
-        f" not in paragraph {number}"
-    if loose:
-        reason += f", and the end of case{'s' if len(loose) > 1 else ''} {', '.join(loose)} cannot be told (a case " \
-                  "missing after it)"
+    gone, unsure, done = ", ".join(missing), ", ".join(loose), ", ".join(exact)
     if not exact:
-        raise Refused(reason)
-    e.left.append(reason + f": only cases {', '.join(exact)} repealed")
+        raise Refused(f"cases not in paragraph {number}: {gone}; cases whose end cannot be told (a case missing "
+                      f"after each): {unsure}" if loose else f"cases not in paragraph {number}: {gone}")
+    reason = (f"cases not in paragraph {number}: {gone}; cases whose end cannot be told (a case missing after each): "
+              f"{unsure}; only cases repealed: {done}" if loose else
+              f"cases not in paragraph {number}: {gone}; only cases repealed: {done}")
+    e.left.append(reason)
     return [by_index[case_index(letter)] for letter in exact]
 
 

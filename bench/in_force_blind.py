@@ -21,6 +21,9 @@ Usage:
   PYTHONPATH=$PWD .venv/bin/python bench/in_force_blind.py draw [--seed 4900] [--amended 40] [--none 20] [--between 20]
   PYTHONPATH=$PWD .venv/bin/python bench/in_force_blind.py score bench/data/in-force-judging/blind-v5-seed4900/sheets.jsonl
   PYTHONPATH=$PWD .venv/bin/python bench/in_force_blind.py changed --sheets bench/data/in-force-judging/blind-v5-seed4900
+      [--rejudged bench/data/in-force-judging/blind-v6-rejudge]   # compared with the last reading of each item
+  PYTHONPATH=$PWD .venv/bin/python bench/in_force_blind.py score …/blind-v5-seed4900/sheets.jsonl --rejudged …/blind-v6-rejudge
+      [--rejudged …/blind-v7-rejudge]   # each reading in turn replaces the items it read again
 
 ``changed`` lists a judged batch's items whose «what nomos made of it» the engine as it is now makes otherwise
 (the status, title, laws, or text a sheet shows) and writes just those as a new batch for a second blind reading
@@ -201,22 +204,33 @@ def _shown_text(page: str) -> str:
     return m.group(1) if m else ""
 
 
-def changed(folder: Path, articles: list[Article]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def changed(folder: Path, articles: list[Article], rejudged: Path | None = None
+            ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The items of the batch in ``folder`` whose «what nomos made of it» differs under the engine as it is now
     (any field the sheet shows, or the text), redone as items for a second blind reading: the same kind and
     article (a version item: the version after the same law), nomos's block as the engine now makes it. An item
     of kind ``none`` that the engine now consolidates is asked as ``in-force``. Returns the new items (numbered
-    anew) and, per item, where it came from (the old number, kind, sheet and what differs)."""
+    anew) and, per item, where it came from (the old number, kind, sheet and what differs). ``rejudged``: a
+    second reading of that batch (``changed``'s folder): its items are compared as it showed them, the rest as the
+    batch did, so only what changed since the last reading is asked again (its origin still names the batch's
+    item, so ``score --rejudged`` takes the readings in turn)."""
     reading = CorpusReading.of(articles)
     by_id = {a.id: a for a in articles}
     amending = amended_by(articles, reading)
     results: dict[str, Consolidation] = corpus_in_force(articles, reading)
     old = [json.loads(x) for x in (folder / "sheets.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    base = {int(i["n"]): (i, folder) for i in old}
+    if rejudged is not None:
+        about = json.loads((rejudged / "about.json").read_text(encoding="utf-8"))
+        again = {int(x["n"]): x for x in (json.loads(line) for line in
+                                          (rejudged / "sheets.jsonl").read_text(encoding="utf-8").splitlines()
+                                          if line.strip())}
+        base.update({int(o["was_n"]): (again[int(o["n"])], rejudged) for o in about["origin"]})
     items: list[dict[str, Any]] = []
     origin: list[dict[str, Any]] = []
-    for item in old:
+    for was_n, (item, where) in sorted(base.items()):
         target, kind = item["target"], item["kind"]
-        shown = {**item["nomos"], "text": _shown_text((folder / "sheets" / item["sheet"]).read_text(encoding="utf-8"))}
+        shown = {**item["nomos"], "text": _shown_text((where / "sheets" / item["sheet"]).read_text(encoding="utf-8"))}
         r = results.get(target)
         if kind == "in-force" or kind == "none" and r is not None and r.in_force.applied:
             now = in_force_block(r, by_id[target]) if r is not None else none_block(None, by_id[target])
@@ -239,7 +253,8 @@ def changed(folder: Path, articles: list[Article]) -> tuple[list[dict[str, Any]]
                       "original_text": a.text,
                       "amending": _amending(target, by_id, amending.get(target, []), reading),
                       "nomos": now, "judgment": None})
-        origin.append({"n": items[-1]["n"], "was_n": item["n"], "was_kind": item["kind"], "was_sheet": item["sheet"],
+        origin.append({"n": items[-1]["n"], "was_n": was_n, "was_kind": item["kind"],
+                       "was_sheet": item["sheet"] if where == folder else f"{where.name}/{item['sheet']}",
                        "differs": differs})
     return items, origin
 
@@ -277,32 +292,44 @@ def main() -> None:
     d.add_argument("--out", type=Path, default=None, help="default: bench/data/in-force-judging/blind-v<engine>-seed<seed>")
     s = sub.add_parser("score", help="score a filled sheets.jsonl")
     s.add_argument("sheets", type=Path)
-    s.add_argument("--rejudged", type=Path, default=None,
-                   help="a `changed` folder, judged: its items replace the ones they were drawn from (today's engine)")
+    s.add_argument("--rejudged", type=Path, action="append", default=[],
+                   help="a `changed` folder, judged: its items replace the ones they were drawn from (today's "
+                        "engine); several, in the order they were read")
     c = sub.add_parser("changed", help="the items whose nomos output the engine now changes, as new sheets")
     c.add_argument("--sheets", type=Path, required=True, help="a drawn batch's folder (sheets.jsonl, sheets/)")
     c.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "greek-statutes")
     c.add_argument("--out", type=Path, default=None, help="default: beside it, blind-v<engine>-rejudge")
+    c.add_argument("--rejudged", type=Path, default=None,
+                   help="a second reading of the batch (a `changed` folder): its items compared as it showed them")
     args = ap.parse_args()
     if args.cmd == "changed":
         about_old = json.loads((args.sheets / "about.json").read_text(encoding="utf-8"))
         items, origin = changed(args.sheets, load_beir(args.data, corpus_file=about_old.get("corpus",
-                                                                                            "corpus.jsonl")).articles)
+                                                                                            "corpus.jsonl")).articles,
+                                args.rejudged)
         folder = args.out or args.sheets.parent / f"blind-v{CONSOLIDATION_VERSION}-rejudge"
-        about = {"rejudge_of": args.sheets.name, "items": len(items), "of": about_old.get("amended", 0) * 2
+        last = json.loads((args.rejudged / "about.json").read_text(encoding="utf-8")) if args.rejudged else about_old
+        was = last.get("consolidation_version")
+        since = (f" (as `{args.rejudged.name}` showed those it read again, `{args.sheets.name}` the others)"
+                 if args.rejudged else "")
+        again = f" --rejudged bench/data/in-force-judging/{args.rejudged.name}" if args.rejudged else ""
+        about = {"rejudge_of": args.sheets.name, "items": len(items),
+                 "compared_with": args.rejudged.name if args.rejudged else args.sheets.name,
+                 "of": about_old.get("amended", 0) * 2
                  + about_old.get("between_versions", 0) + about_old.get("none", 0),
                  "consolidation_version": CONSOLIDATION_VERSION, "references_version": REFERENCES_VERSION,
-                 "was_consolidation_version": about_old.get("consolidation_version"),
+                 "was_consolidation_version": was,
                  "corpus": about_old.get("corpus", "corpus.jsonl"), "origin": origin}
         write(items, about, folder)
         readme = args.sheets / "README.md"
         preface = (f"# A second blind reading: {len(items)} items of `{args.sheets.name}`\n\n"
                    f"These {len(items)} items are those of `{args.sheets.name}` ({about['of']} items) whose «what "
                    f"nomos made of it» engine v{CONSOLIDATION_VERSION} makes otherwise than engine "
-                   f"v{about_old.get('consolidation_version')} did. Judge them as the README below says (its counts "
+                   f"v{was} did{since}. Judge them as the README below says (its counts "
                    "and draw are the first batch's; an item once left at «none» that nomos now consolidates is "
                    "asked as an «in-force» item). Written by\n\n```sh\nPYTHONPATH=$PWD .venv/bin/python "
-                   f"bench/in_force_blind.py changed --sheets bench/data/in-force-judging/{args.sheets.name}\n```\n\n")
+                   f"bench/in_force_blind.py changed --sheets bench/data/in-force-judging/{args.sheets.name}{again}"
+                   "\n```\n\n")
         old_readme = readme.read_text(encoding="utf-8") if readme.exists() else ""
         (folder / "README.md").write_text(preface + old_readme, encoding="utf-8")
         print(f"{len(items)} of {about['of']} items changed under engine v{CONSOLIDATION_VERSION} -> {folder}")
@@ -319,8 +346,8 @@ def main() -> None:
         return
     lines = args.sheets.read_text(encoding="utf-8").splitlines()
     items = [json.loads(x) for x in lines if x.strip()]
-    if args.rejudged is not None:
-        items = with_rejudged(items, args.rejudged)
+    for folder in args.rejudged:
+        items = with_rejudged(items, folder)
     print(json.dumps(score(items), ensure_ascii=False, indent=1))
 
 

@@ -134,6 +134,24 @@ _REASONS: tuple[tuple[str, str], ...] = (
     (f"case {_} would not follow case {_}, the paragraph's last",
      "η περίπτωση {1} δεν θα ακολουθούσε την περίπτωση {2}, την τελευταία της παραγράφου"),
     ("a sentence of several cases", "εδάφιο που εκτείνεται σε πολλές περιπτώσεις"),
+    # engine v7: a subcase inserted, a repeal of many cases in a garbled paragraph applied where exact
+    ("several subcases inserted by one wording", "πολλές υποπεριπτώσεις προστίθενται με μία διατύπωση"),
+    (f"subcase {_} is not under one case of paragraph {_}",
+     "η υποπερίπτωση {1} δεν υπάγεται σε μία περίπτωση της παραγράφου {2}"),
+    (f"the subcases of case {_} are not read in order", "οι υποπεριπτώσεις της περίπτωσης {1} δεν διαβάζονται με τη σειρά"),
+    (f"subcase {_} would not follow subcase {_}, the case's last",
+     "η υποπερίπτωση {1} δεν θα ακολουθούσε την υποπερίπτωση {2}, την τελευταία της περίπτωσης"),
+    (f"the new wording does not open with subcase {_}'s mark",
+     "η νέα διατύπωση δεν αρχίζει με το στοιχείο της υποπερίπτωσης {1}"),
+    (f"cases not in paragraph {_}: {_}; cases whose end cannot be told \\(a case missing after each\\): {_}; "
+     f"only cases repealed: {_}", "περιπτώσεις που δεν υπάρχουν στην παράγραφο {1}: {2}· περιπτώσεις που δεν "
+     "διακρίνεται πού τελειώνουν (λείπει η επόμενη): {3}· καταργήθηκαν μόνο οι περιπτώσεις {4}"),
+    (f"cases not in paragraph {_}: {_}; only cases repealed: {_}",
+     "περιπτώσεις που δεν υπάρχουν στην παράγραφο {1}: {2}· καταργήθηκαν μόνο οι περιπτώσεις {3}"),
+    (f"cases not in paragraph {_}: {_}; cases whose end cannot be told \\(a case missing after each\\): {_}",
+     "περιπτώσεις που δεν υπάρχουν στην παράγραφο {1}: {2}· περιπτώσεις που δεν διακρίνεται πού τελειώνουν "
+     "(λείπει η επόμενη): {3}"),
+    (f"cases not in paragraph {_}: {_}", "περιπτώσεις που δεν υπάρχουν στην παράγραφο {1}: {2}"),
     ("which sentence is replaced is not stated", "δεν ορίζεται ποιο εδάφιο αντικαθίσταται"),
     ("the new wording of a sentence opens with a paragraph number: it is not one sentence",
      "η νέα διατύπωση εδαφίου αρχίζει με αριθμό παραγράφου· δεν είναι ένα εδάφιο"),

@@ -89,6 +89,9 @@ class Edit:
     def __init__(self, state: State, source: str) -> None:
         self.s = state
         self.source = source
+        # the part of an instruction applied in part that was not (:func:`~.case.repeal_case`): the engine lists it
+        # as unapplied beside what was, so the status says «partial» with the reason
+        self.left: list[str] = []
 
     def source_of(self, old: Par | None, text: str) -> str:
         """A passage whose words did not change keeps the provenance it had."""

@@ -27,7 +27,8 @@ place. A code's article may end with the code's own structural lines (a chapter 
 a note «Άρθρα 382 - 384 (Καταργούνται)»: :func:`~nomos.legal.text.article_parts.structural_tail`): they are outside the
 article, so no instruction matches them, and the text in force leaves them out (engine v5: an outside audit found
 them read as the article's own after its new wording or after «[Καταργείται]», PK::279, N_3979_2011::11); nor the end of its title
-that the corpus writes as its first line (engine v6: :mod:`.title_tail`). An
+that the corpus writes as its first line (engine v6: :mod:`.title_tail`); nor a law's annex, enactment formula and
+signatures after its last article (engine v7: :mod:`.law_end`). An
 amending article whose only edges to this one are mentions, or that inserts this very article (:mod:`.mentions`),
 is not among its amendments either.
 This module orders the amending articles, binds their instructions to the article and keeps what was applied and
@@ -44,9 +45,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from nomos.legal.inforce.article import repeal_article, replace_article, replace_title
-from nomos.legal.inforce.case import insert_case, repeal_case, replace_case
+from nomos.legal.inforce.case import insert_case, insert_subcase, repeal_case, replace_case
 from nomos.legal.inforce.edit import Edit, Par, Refused, State, Step, norm
 from nomos.legal.inforce.instructions import Instruction, bind
+from nomos.legal.inforce.law_end import law_end
 from nomos.legal.inforce.mentions import is_inserted_article, is_mention
 from nomos.legal.inforce.paragraph import insert_paragraph, repeal_paragraph, replace_paragraph
 from nomos.legal.inforce.points import point_action, refuse_unless_words
@@ -61,7 +63,7 @@ from nomos.legal.text.folding import fold
 
 # Bump whenever the rules change what the engine produces (reading or applying): ingest stores the text in force
 # and the article's content hash includes it, so a re-index recomputes it then.
-CONSOLIDATION_VERSION = "6"
+CONSOLIDATION_VERSION = "7"
 AMENDMENT_KINDS = frozenset({"amends", "replaces", "inserts", "repeals"})
 # instructions that name an article only as the place where new articles go («Μετά το άρθρο 205 … προστίθεται
 # άρθρο 205Α»): no instruction for its text, so neither applied nor unapplied; an amending article that gives the
@@ -125,6 +127,7 @@ _ACTIONS = {
     "repeal-paragraph": repeal_paragraph,
     "replace-case": replace_case,
     "insert-case": insert_case,
+    "insert-subcase": insert_subcase,
     "repeal-case": repeal_case,
     "replace-sentence": replace_sentence,
     "insert-sentence": insert_sentence,
@@ -135,7 +138,7 @@ _ACTIONS = {
 }
 _WHOLE = ("replace-article", "repeal")
 # actions that change part of a paragraph: their step shows the part changed, with its sentence or line around it
-_SMALL = frozenset({"replace-case", "insert-case", "repeal-case", "replace-sentence", "insert-sentence",
+_SMALL = frozenset({"replace-case", "insert-case", "repeal-case", "insert-subcase", "replace-sentence", "insert-sentence",
                     "repeal-sentence", "replace-words", "delete-words", "insert-words"})
 
 
@@ -202,7 +205,7 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
     """The text in force of ``article_id`` (``title``, original ``text``, its ``source`` and ``law``) after
     ``amendments`` (any order: they are put in the laws' order here). ``instructions``: each amending article's
     instructions already read (the corpus-wide run reads an article amending many once); read here otherwise."""
-    tail_at = structural_tail(text)
+    tail_at = min(structural_tail(text), law_end(text))
     head_at = title_tail(text)
     cut_title = " ".join(text[:head_at].split())
     text = text[head_at:tail_at]
@@ -273,12 +276,15 @@ def consolidate(article_id: str, title: str, text: str, amendments: Sequence[Ame
                 before, after = (point_action(ins) or action)(engine, ins)
             except Refused as refused:
                 state.pars, state.title, state.repealed = snapshot
+                engine.left.clear()
                 unapplied.append((Unapplied(amending.id, words, str(refused)), ins, k))
                 continue
             if state.title != snapshot[1]:
                 state.title_tail = ""  # a new title: the cut one's end is no longer its
             done = Applied(amending.id, ins.action, _paragraph_label(ins), words)
             applied.append(done)
+            unapplied.extend((Unapplied(amending.id, words, reason), ins, k) for reason in engine.left)
+            engine.left.clear()
             if ins.action in _SMALL:
                 before, after = focus(before, after)
             state.steps.append(Step(done, article_id, before, after))
@@ -350,4 +356,5 @@ def _changed(p: Par, index: int, original: list[Par]) -> bool:
 def original_in_force(text: str) -> tuple[Passage, ...]:
     """An article's original paragraphs as passages (the text in force of an article none of whose amendments
     applied), without the code's structural lines after it, as :func:`consolidate` gives them."""
-    return tuple(Passage(p.text) for p in paragraphs(text[title_tail(text):structural_tail(text)]))
+    end = min(structural_tail(text), law_end(text))
+    return tuple(Passage(p.text) for p in paragraphs(text[title_tail(text):end]))

@@ -94,6 +94,10 @@ def make_instructions(text: str, masked: str, verb: Verb, subject: Phrase | None
     if kind == "renumber":
         acted = after[0].place if after else (subject.place if subject else Place())
         return [Instruction("renumber", acted.within(ctx), start, end, problem="a renumbering is not read")]
+    if kind == "repeal" and not wording:
+        comma = _comma_deleted(text, masked, verb, position, quotes, ctx, start, end)
+        if comma is not None:
+            return [comma]
     word_heads = [p for p in ([subject] if subject else []) + after if p.head == "phrase"]
     if kind == "replace" and word_heads and not wording:
         return [_replace_words(text, masked, verb, word_heads, after, ctx, position, quotes, found, start, end)]
@@ -222,6 +226,34 @@ def _replace_words(text: str, masked: str, verb: Verb, heads: list[Phrase], afte
                        anchor_words=anchor)
 
 
+def _comma_deleted(text: str, masked: str, verb: Verb, position: tuple[str, Place | None, int, int] | None,
+                   quotes: list[tuple[int, int]], ctx: Place, start: int, end: int) -> Instruction | None:
+    """«μετά τη λέξη «βαθμών» διαγράφεται το κόμμα «,»» (ν. 4825/2021 art. 66 items 11 and 12): the comma right
+    after the words named goes («βαθμών,» becomes «βαθμών»), read as a replacement of those words and their comma.
+    None where the verb's object is not that comma."""
+    if not position or position[0] != "after" or position[1] is not None or position[3] < 0:
+        return None
+    comma = re.compile(r"\s*(?:το\s+)?κομμα\s+(?=«)").match(masked, verb.end)
+    q = next((s for s in quotes if comma and s[0] == comma.end()), None)
+    anchor_q = next((s for s in quotes if s[0] == position[3]), None)
+    if q is None or anchor_q is None or quoted_words(text, q) != ",":
+        return None
+    anchor = quoted_words(text, anchor_q)
+    return Instruction("replace-words", ctx, start, max(end, q[1]), old=(anchor + ",",), new=anchor)
+
+
+def _comma_anchor(text: str, masked: str, verb: Verb, quotes: list[tuple[int, int]]) -> str:
+    """The words named before «… διαγράφεται το κόμμα «,» και προστίθεται η λέξη «και»»: the word added goes
+    after them, where the comma was ("" where the insertion is not so written)."""
+    m = re.search(r"μετα\s+(?:απο\s+)?τ[ηι][νς]?\s+λεξ\w*\s+(?P<q>«[^«»]*»)\s*διαγραφεται\s+(?:το\s+)?κομμα\s+«[^«»]*»"
+                  r"\s*,?\s*και\s+$", masked[max(0, verb.start - 160):verb.start])
+    if m is None:
+        return ""
+    at = max(0, verb.start - 160) + m.start("q")
+    q = next((s for s in quotes if s[0] == at), None)
+    return quoted_words(text, q) if q else ""
+
+
 def _insert_words(text: str, masked: str, verb: Verb, after: list[Phrase], ctx: Place,
                   position: tuple[str, Place | None, int, int] | None, quotes: list[tuple[int, int]],
                   found: list[Phrase], start: int, end: int) -> Instruction:
@@ -250,6 +282,10 @@ def _insert_words(text: str, masked: str, verb: Verb, after: list[Phrase], ctx: 
                            anchor_words=quoted_words(text, anchor_q) if anchor_q else "", commas=commas)
     if position and position[0] in ("end", "start") and position[1] is not None:
         return Instruction("insert-words", position[1].within(ctx), start, end, new=new, where=position[0])
+    after_comma = _comma_anchor(text, masked, verb, quotes) if position is None else ""
+    if after_comma:
+        # «μετά τη λέξη «βαθμών» διαγράφεται το κόμμα «,» και προστίθεται η λέξη «και»»: after those words
+        return Instruction("insert-words", ctx, start, end, new=new, where="after", anchor_words=after_comma)
     return Instruction("insert-words", ctx, start, end, new=new,
                        problem="where the words are added is not stated in a form that is read")
 

@@ -359,7 +359,8 @@ def with_rejudged(items: list[dict[str, Any]], folder: Path) -> list[dict[str, A
     again = {int(x["n"]): x for x in (json.loads(line) for line in
                                       (folder / "sheets.jsonl").read_text(encoding="utf-8").splitlines() if line.strip())}
     replaced = {int(o["was_n"]): again[int(o["n"])] for o in about["origin"]}
-    return [replaced.get(int(i["n"]), i) for i in items]
+    # each keeps the first batch's number: a later reading's ``was_n`` names it (``score --rejudged A --rejudged B``)
+    return [{**replaced[int(i["n"])], "n": int(i["n"])} if int(i["n"]) in replaced else i for i in items]
 
 
 if __name__ == "__main__":

@@ -36,7 +36,7 @@ from nomos.retrieval.knn import index_has_vectors
 from nomos.retrieval.ltr.dense_bridge import load_bridge
 from nomos.retrieval.ltr.features import BRIDGED_FEATURES, FEATURES, FeatureReader
 from nomos.retrieval.ltr.model import GRID, ROUNDS, query_key, train
-from nomos.retrieval.ltr.pools import bridge_lists, lists_of, order
+from nomos.retrieval.ltr.pools import lists_of, order, side_lists
 from nomos.retrieval.registry import MethodOptions, make_retriever
 from nomos.settings import Settings
 
@@ -96,12 +96,13 @@ def main() -> None:
         vectors, reader = {}, FeatureReader(bm25)
     print(f"first stage: {'hybrid' if dense else 'bm25 (no vectors in the index)'}; dense bridge: "
           f"{'yes' if bridge else 'no'}; {time.perf_counter() - started:.0f} s", file=sys.stderr)
-    lists = lists_of(first, *bridge_lists(bm25, texts))
     adapted = None
     if bridge is not None:  # the adapted query's two lists join the pool, as at query time (LearnedRanker)
         adapted = dict(zip(vectors, bridge.adapt(np.stack(list(vectors.values()))), strict=True))
-        for q, more in bridge.lists(bm25, adapted).items():
-            lists[q] = {**lists[q], **more}
+    anchors, lemmas, dense_lists = side_lists(bm25, texts, bridge, adapted)  # the ranker's own side requests
+    lists = lists_of(first, anchors, lemmas)
+    for q, more in dense_lists.items():
+        lists[q] = {**lists[q], **more}
     t0 = time.perf_counter()
     pools = reader.read(texts, lists, vectors, adapted)
     feature_s = time.perf_counter() - t0

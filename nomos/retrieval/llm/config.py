@@ -108,6 +108,14 @@ class Reply:
     finish_reason: str | None = None
     reasoning: str = ""
     regenerated: str | None = None
+    # the prompt's own size in tokens, as the last call counted it: ``input_tokens`` sums both calls of a reply asked
+    # again (what it cost), which read as the prompt's size halves the characters-a-token ratio ReAct sizes batches by
+    prompt_tokens: int = 0
+
+    @property
+    def prompt_size(self) -> int:
+        """The prompt's tokens (``prompt_tokens``; a reply cached before the field: ``input_tokens``)."""
+        return self.prompt_tokens or self.input_tokens
 
     @property
     def problem(self) -> str | None:

@@ -12,7 +12,7 @@ from nomos.retrieval.base import Hit
 from nomos.retrieval.ltr.dense_bridge import ADAPTED_DEPTH, BRIDGE_FEATURES, LAMBDA, DenseBridge
 from nomos.retrieval.ltr.features import BRIDGED_FEATURES, BRIDGED_VERSION, FEATURES, FEATURES_VERSION
 from nomos.retrieval.ltr.model import check_features
-from nomos.retrieval.ltr.neighbours import NEIGHBOUR_FEATURES
+from nomos.retrieval.ltr.neighbours import LAW_FEATURES, NEIGHBOUR_FEATURES
 from nomos.vectors.adapter import QueryAdapter, unit
 
 
@@ -69,9 +69,13 @@ def test_a_model_reads_the_plain_features_or_the_bridged_ones_and_nothing_else()
     with pytest.raises(ConfigError, match=f"missing {BRIDGED_FEATURES[-1]}"):
         check_features({"features": list(BRIDGED_FEATURES[:-1]), "features_version": BRIDGED_VERSION}, "short.json")
     # a model of features v4 (the bridge without the pool's neighbourhood, session 22's ltr-v4) is refused by name
-    v4 = [f for f in BRIDGED_FEATURES if f not in NEIGHBOUR_FEATURES]
+    v4 = [f for f in BRIDGED_FEATURES if f not in (*NEIGHBOUR_FEATURES, *LAW_FEATURES)]
     with pytest.raises(ConfigError, match="ltr-v4.json"):
         check_features({"features": v4, "features_version": "4"}, "ltr-v4.json")
+    # and one of features v5 (session 23's ltr-v5, before the law's place in the pool), naming what it lacks
+    v5 = [f for f in BRIDGED_FEATURES if f not in LAW_FEATURES]
+    with pytest.raises(ConfigError, match=r"ltr-v5.json was trained on features v5 .*missing law_place"):
+        check_features({"features": v5, "features_version": "5"}, "ltr-v5.json")
 
 
 CITING = {"_id": "PK::377", "title": "Κλοπή και υπεξαίρεση μικρής αξίας", "source": "PK", "law": "Ποινικός Κώδικας",

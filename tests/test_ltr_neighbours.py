@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from nomos.retrieval.base import Hit
-from nomos.retrieval.ltr.neighbours import FAR, NEIGHBOUR_FEATURES, law_of, neighbour_columns, number_of
+from nomos.retrieval.ltr.neighbours import (
+    FAR,
+    LAW_FEATURES,
+    NEIGHBOUR_FEATURES,
+    law_columns,
+    law_of,
+    neighbour_columns,
+    number_of,
+)
 
 
 def test_the_law_and_the_number_are_read_from_the_id() -> None:
@@ -45,3 +54,27 @@ def test_only_the_top_ten_counts_as_the_neighbourhood() -> None:
 
 def test_an_empty_pool_has_no_rows() -> None:
     assert neighbour_columns([], [], {}).shape == (0, len(NEIGHBOUR_FEATURES))
+
+
+def test_the_laws_place_in_the_pool_is_read_from_the_pools_order_and_columns() -> None:
+    # in the pool's order; the Penal Code holds three of five, and the fused top 1 (PK::375)
+    ids = ["PK::372", "N_1_2020::1", "PK::375", "PK::380", "N_1_2020::2"]
+    fused = np.asarray([3.0, 2.0, 1.0, 101.0, 101.0])
+    bm25 = np.asarray([4.0, 0.0, 8.0, 2.0, 0.0])
+    adapted = np.asarray([0.5, 0.7, 0.6, 0.4, 0.65])
+    m = law_columns(ids, fused, bm25, adapted)
+    assert m.shape == (5, len(LAW_FEATURES))
+    place, share, share30, is_top1, adapted_gap, bm25_share, fused_gap = m.T
+    assert list(place) == pytest.approx([0, 0, math.log1p(1), math.log1p(2), math.log1p(1)])
+    assert list(share) == pytest.approx([0.6, 0.4, 0.6, 0.6, 0.4])
+    assert list(share30) == pytest.approx([3 / 30, 2 / 30, 3 / 30, 3 / 30, 2 / 30])  # the whole pool is its head
+    assert list(is_top1) == [1, 0, 1, 1, 0]
+    assert list(adapted_gap) == pytest.approx([-0.1, 0, 0, -0.2, -0.05])
+    # a law no BM25 match reaches has shares of 0, never a division by zero
+    assert list(bm25_share) == pytest.approx([0.5, 0, 1, 0.25, 0])
+    assert list(fused_gap) == pytest.approx([math.log(3), 0, 0, math.log(101), math.log(101 / 2)])
+
+
+def test_no_fused_top_1_means_no_law_is_the_top_ones() -> None:
+    m = law_columns(["PK::1"], np.asarray([101.0]), np.asarray([1.0]), np.asarray([0.3]))
+    assert m[0][3] == 0 and law_columns([], np.zeros(0), np.zeros(0), np.zeros(0)).shape == (0, len(LAW_FEATURES))

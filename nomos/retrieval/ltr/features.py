@@ -29,7 +29,7 @@ from nomos.retrieval.base import Hit
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.case_reading import read_case
 from nomos.retrieval.ltr.dense_bridge import BRIDGE_FEATURES, DenseBridge
-from nomos.retrieval.ltr.neighbours import NEIGHBOUR_FEATURES, neighbour_columns
+from nomos.retrieval.ltr.neighbours import LAW_FEATURES, NEIGHBOUR_FEATURES, law_columns, neighbour_columns
 
 # the bump of every feature-list change: a model trained on another version is refused (model.check_features)
 FEATURES_VERSION = "3"
@@ -61,9 +61,10 @@ FEATURES: tuple[str, ...] = (
 RELATIVE = ("bm25_score", "question_score", *(f"field_{f}" for f in FIELDS))
 FEATURES = (*FEATURES, *(f"rel_{f}" for f in RELATIVE), "rel_knn_cosine")
 # with the dense bridge (nomos.retrieval.ltr.dense_bridge) where the index holds it, and the pool's neighbourhood
-# (nomos.retrieval.ltr.neighbours: v5): a model reads one list or the other, as its card says (model.check_features)
-BRIDGED_FEATURES = (*FEATURES, *BRIDGE_FEATURES, *NEIGHBOUR_FEATURES)
-BRIDGED_VERSION = "5"
+# (nomos.retrieval.ltr.neighbours: v5) and its law's place in the pool (v6): a model reads one list or the other, as
+# its card says (model.check_features)
+BRIDGED_FEATURES = (*FEATURES, *BRIDGE_FEATURES, *NEIGHBOUR_FEATURES, *LAW_FEATURES)
+BRIDGED_VERSION = "6"
 
 
 @dataclass(frozen=True)
@@ -195,8 +196,11 @@ class FeatureReader:
         parts = [raw, _relative(raw)]
         if bridged and self.bridge is not None:
             anchored = [bool(_first(docs.get(d, {}).get("anchor_count")) or 0) for d in ids]
-            parts.append(self.bridge.columns(ids, named, lists, anchored))
+            bridge = self.bridge.columns(ids, named, lists, anchored)
+            parts.append(bridge)
             parts.append(neighbour_columns(ids, fused, {d: doc.get("cites", []) for d, doc in docs.items()}))
+            parts.append(law_columns(ids, raw[:, FEATURES.index("fused_rank")], raw[:, FEATURES.index("bm25_score")],
+                                     bridge[:, BRIDGE_FEATURES.index("x_adapted_cos")]))
         return np.concatenate(parts, axis=1).astype(np.float32)
 
 

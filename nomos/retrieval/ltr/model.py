@@ -24,7 +24,7 @@ from nomos.retrieval.ltr.features import BRIDGED_FEATURES, BRIDGED_VERSION, FEAT
 MODELS = Path(__file__).resolve().parent / "models"
 # the shipped model: <name>.txt (LightGBM) and <name>.json (its card: features, the sets it was trained on, the
 # nested cross-validation it was adopted on, the commit); trained by `bench/ltr_study.py --save` (docs/benchmarks.md)
-DEFAULT_MODEL = MODELS / "ltr-v5"
+DEFAULT_MODEL = MODELS / "ltr-v6"
 # where the index holds no dense bridge yet (built before it, or its anchors still being encoded): the ranker
 # without the bridge's features, trained on the same queries
 PLAIN_MODEL = MODELS / "ltr-v3"
@@ -127,7 +127,7 @@ def load(path: Path | str = DEFAULT_MODEL) -> RankerModel:
 
 def check_features(card: Mapping[str, Any], where: Path | str) -> None:
     """The card's feature list must be one the code computes, in order, at its version: :data:`FEATURES` (v3) or
-    with the dense bridge's, :data:`BRIDGED_FEATURES` (v4)."""
+    with the dense bridge's, :data:`BRIDGED_FEATURES` (:data:`BRIDGED_VERSION`: v6 reads the law's place in the pool)."""
     got, version = list(card.get("features", [])), str(card.get("features_version", ""))
     if (got, version) in ((list(FEATURES), FEATURES_VERSION), (list(BRIDGED_FEATURES), BRIDGED_VERSION)):
         return

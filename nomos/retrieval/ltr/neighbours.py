@@ -13,6 +13,12 @@ fused list (BM25's where there is no fusion) and the ``cites`` doc values the po
 
 No request is added: the law and the number are read from the article id (``PK::372``), the citations from the
 pool's doc values. Chosen by grouped cross-validation over the three dev sets (docs/benchmarks.md, issue 46).
+
+The law's place in the whole pool (:data:`LAW_FEATURES`, features v6) goes further: where the pool's articles of one
+law are many, the ranker should still order them among themselves, and see which law the pool leans to. From the pool's
+own order and the columns already read (no request added): the article's place among its law's pool articles, its
+law's share of the pool and of the pool's first 30, whether its law is the fused top-1's, and its gap to its law's
+best on the fused rank, BM25 and the adapted cosine.
 """
 
 from __future__ import annotations
@@ -26,6 +32,9 @@ import numpy as np
 from nomos.retrieval.base import Hit
 
 NEIGHBOUR_FEATURES = ("law_top10", "law_rr", "near_top10", "cited_by_top10", "cites_top10")
+LAW_FEATURES = ("law_place", "law_share", "law_share30", "law_is_top1", "law_adapted_gap", "law_bm25_share",
+                "law_fused_gap")
+HEAD = 30  # the pool's first articles (by their best rank in any list) whose laws law_share30 counts
 TOP = 10
 FAR = 1000  # the distance of an article with no other article of its law in the top ten
 _NUMBER = re.compile(r"\d+")
@@ -76,3 +85,30 @@ def neighbour_columns(ids: Sequence[str], ranking: Sequence[Hit], cites: Mapping
             float(sum(1 for c in set(cites.get(d, ())) if c in top_set and c != d)),
         ])
     return np.asarray(rows, dtype=np.float64).reshape(len(ids), len(NEIGHBOUR_FEATURES))
+
+
+def law_columns(ids: Sequence[str], fused_rank: np.ndarray, bm25: np.ndarray, adapted: np.ndarray) -> np.ndarray:
+    """:data:`LAW_FEATURES` of the pool ``ids`` (in the pool's order: best rank in any list first; len(ids) x 7) from
+    each article's fused rank (a missing rank is past the list's end), BM25 score and adapted cosine."""
+    n = len(ids)
+    if n == 0:
+        return np.zeros((0, len(LAW_FEATURES)))
+    laws = [law_of(d) for d in ids]
+    members: dict[str, list[int]] = {}
+    for i, law in enumerate(laws):
+        members.setdefault(law, []).append(i)
+    head: dict[str, int] = {}
+    for law in laws[:HEAD]:
+        head[law] = head.get(law, 0) + 1
+    top1 = next((laws[i] for i in np.argsort(fused_rank, kind="stable")[:1] if fused_rank[i] == 1), None)
+    place = np.zeros(n)
+    best_adapted, best_bm25, best_fused = np.zeros(n), np.zeros(n), np.ones(n)
+    for rows in members.values():  # rows in pool order: an article's place is how many of its law come before it
+        at = np.asarray(rows)
+        place[at] = np.arange(len(rows))
+        best_adapted[at], best_bm25[at], best_fused[at] = adapted[at].max(), bm25[at].max(), fused_rank[at].min()
+    share = np.asarray([len(members[law]) / n for law in laws])
+    share30 = np.asarray([head.get(law, 0) / HEAD for law in laws])
+    bm25_share = np.divide(bm25, best_bm25, out=np.zeros(n), where=best_bm25 > 0)
+    return np.stack([np.log1p(place), share, share30, np.asarray([float(law == top1) for law in laws]),
+                     adapted - best_adapted, bm25_share, np.log(fused_rank) - np.log(best_fused)], axis=1)

@@ -148,7 +148,9 @@ def test_reform_bm25_with_the_real_model(os_settings, local_llm, tmp_path):
 def test_react_two_rounds_with_the_real_model(os_settings, local_llm, tmp_path):
     one = load_beir(write_beir(tmp_path / "one", queries=QUERIES[:1], qrels=[r for r in QRELS if r[0] == "q1"]))
     index_dataset(os_settings, one)
-    out = evaluate_method(_settings(os_settings).with_overrides(react_rounds=2), one, method="react")
+    # replies capped at 4 tokens as in the context test below: SmolLM2 runs every react reply to its cap whatever it
+    # is, so the fallbacks taken are the same as at 16, for a quarter of the tokens generated
+    out = evaluate_method(_settings(os_settings).with_overrides(react_rounds=2, llm_max_tokens=4), one, method="react")
     run = _ranked(out)
     assert set(run) <= {"q1"} and list(out.extra["rounds"]) == ["1", "2"]
     cost = json.loads(out.paths["cost"].read_text())
@@ -203,7 +205,8 @@ def test_react_two_rounds_fit_the_local_context(os_settings, local_llm, tmp_path
                                 qrels=[r for r in QRELS if r[0] == "q1"]))  # stand-in judgments: quality is not measured
     index_dataset(os_settings, data)
     # replies capped at 4 tokens (12 generated a call with the retry of a cut reply, not 48): what is checked here is
-    # the prompts' side; at 16 every reply was cut all the same, so the fallbacks taken are the same
+    # the prompts' side; at 16 every reply was cut all the same (planner_length, observer_length), so the same
+    # fallbacks run
     settings = _settings(os_settings).with_overrides(react_rounds=2, cache_dir=tmp_path / "cache", llm_max_tokens=4)
     resolved = settings.with_llm_endpoint()
     config = react_config(resolved)

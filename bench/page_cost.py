@@ -117,7 +117,7 @@ def _page(fusion: Any, q: str, k: int) -> dict[str, Any]:
 
 def _decorate(fusion: Any, q: str, k: int) -> dict[str, Any]:
     bm25, knn = fusion._both_lists(q, DEPTH)
-    return decorate_body(fusion._pool({"q": q}, {"q": bm25}, {"q": knn}, DEPTH)["q"][:k], q)
+    return decorate_body(fusion._pool({"q": q}, {"q": bm25}, {"q": knn}, DEPTH)["q"][:k], q, snippets="sentences")
 
 
 def _whole(body: dict[str, Any]) -> dict[str, Any]:

@@ -97,7 +97,8 @@ def draw(args: argparse.Namespace) -> None:
     from nomos.stages.searching import SearchRequest, SearchStage
 
     settings = Settings.from_env()
-    stage = SearchStage(settings)
+    stages = {m: SearchStage(settings.with_overrides(snippets=m)) for m in ("sentences", args.new)}  # one per side
+    stage = stages["sentences"]
     method = args.method or stage.default_method()
     out = OUT / f"blind-seed{args.seed}"
     (out / "sheets").mkdir(parents=True, exist_ok=True)
@@ -108,8 +109,7 @@ def draw(args: argparse.Namespace) -> None:
     for n, (kind, qid, text) in enumerate(pages, 1):
         sets = {}
         for mode in ("sentences", args.new):
-            passages.use(mode)
-            page = stage.search(SearchRequest(text, method, args.k, facets=False))
+            page = stages[mode].search(SearchRequest(text, method, args.k, facets=False))
             sets[mode] = page.hits
         old, new = sets["sentences"], sets[args.new]
         if [h.doc_id for h in old] != [h.doc_id for h in new]:
@@ -128,7 +128,6 @@ def draw(args: argparse.Namespace) -> None:
                      "hits": len(old), "machine_marked": {"old": marked["sentences"], "new": marked[args.new]}}
         lines.append(json.dumps({"page": name, "judgment": None, "x_marked": None, "y_marked": None, "note": ""},
                                 ensure_ascii=False))
-    passages.use(settings.snippets)
     (out / "judgments.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     (out / "key.json").write_text(json.dumps(key, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     (out / "README.md").write_text(README.format(seed=args.seed, k=args.k), encoding="utf-8")

@@ -1,6 +1,6 @@
 """Issue 51: the portal's results pages with today's snippets and with new ones are byte-identical but for the
-snippets. One portal (in this process, FastAPI's TestClient) serves every query's page twice, NOMOS_SNIPPETS
-``sentences`` then the new kind, and the two pages are compared with their snippet paragraphs
+snippets. Two portals in this process (FastAPI's TestClient), NOMOS_SNIPPETS ``sentences`` and the new kind, serve
+every query's page, and the two pages are compared with their snippet paragraphs
 (``<p class="snippet">…</p>``) and their timing line (``· 12 ms``) taken out; the script prints how many pages were
 compared, how many differ elsewhere (it exits 1 on any), and how many differ in their snippets.
 
@@ -44,12 +44,13 @@ def main() -> None:
     queries = [json.loads(line)["text"] for s in args.sets.split(",") for line in
                SETS[s].read_text(encoding="utf-8").splitlines() if line.strip()]
     compared = other = snippets_differ = 0
-    with TestClient(create_app(settings), base_url="http://localhost") as web:
+    modes = ("sentences", args.new)
+    with TestClient(create_app(settings.with_overrides(snippets=modes[0])), base_url="http://localhost") as old_web, \
+            TestClient(create_app(settings.with_overrides(snippets=modes[1])), base_url="http://localhost") as new_web:
         for method in args.method.split(","):
             for q in queries:
                 pages = {}
-                for mode in ("sentences", args.new):
-                    passages.use(mode)
+                for mode, web in zip(modes, (old_web, new_web), strict=True):
                     r = web.post("/search", data={"q": q, "method": method, "k": str(args.k)}, follow_redirects=True)
                     if r.status_code != 200:
                         raise SystemExit(f"{method} page of {q[:60]!r}: HTTP {r.status_code}")
@@ -60,7 +61,6 @@ def main() -> None:
                     other += 1
                     print(f"differs beyond its snippets: {method} {q[:60]!r}", file=sys.stderr)
                 snippets_differ += old != new
-    passages.use("sentences")
     print(f"{compared} pages ({args.method}; {args.sets}): {other} differ beyond their snippets, {snippets_differ} in "
           f"their snippets (sentences against {args.new})")
     if other:

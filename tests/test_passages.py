@@ -56,21 +56,17 @@ def test_the_page_floor_asks_for_and_reads_each_modes_snippets():
 
     whole = FILLER + "Όποιος αφαιρεί ξένο <mark>ρολόι</mark> τιμωρείται. " + FILLER
     hit = {"_id": "PK::372", "_score": 1.0, "_source": {"title": "Κλοπή"}, "highlight": {"text": [whole]}}
-    try:
-        asked = snippet_request(QUERY, 180)
-        assert asked["_source"] == PAGE_SOURCE and asked["highlight"]["fields"]["text"]["number_of_fragments"] == 2
-        assert faceted_page({"hits": {"hits": [hit]}}, 1, QUERY).hits[0].highlights == (whole,)
-        passages.use("whole")
-        asked = snippet_request(QUERY, 180)
-        assert all(f["number_of_fragments"] == 0 for f in asked["highlight"]["fields"].values())
-        assert faceted_page({"hits": {"hits": [hit]}}, 1, QUERY).hits[0].highlights == cut(whole)
-        passages.use("passages")
-        asked = snippet_request(QUERY, 180)
-        assert "highlight" not in asked and {"text", IN_FORCE_TEXT} <= set(asked["_source"])
-        plain = {"_id": "PK::372", "_score": 1.0, "_source": {"title": "Κλοπή", "text": "Η κλοπή ρολογιού. " + FILLER}}
-        assert marked(faceted_page({"hits": {"hits": [plain]}}, 1, QUERY).hits[0].highlights) == ["κλοπή"]
-    finally:
-        passages.use("sentences")
+    asked = snippet_request(QUERY, 180, mode="sentences")
+    assert asked["_source"] == PAGE_SOURCE and asked["highlight"]["fields"]["text"]["number_of_fragments"] == 2
+    assert faceted_page({"hits": {"hits": [hit]}}, 1, QUERY, snippets="sentences").hits[0].highlights == (whole,)
+    asked = snippet_request(QUERY, 180, mode="whole")
+    assert all(f["number_of_fragments"] == 0 for f in asked["highlight"]["fields"].values())
+    assert faceted_page({"hits": {"hits": [hit]}}, 1, QUERY, snippets="whole").hits[0].highlights == cut(whole)
+    asked = snippet_request(QUERY, 180, mode="passages")
+    assert "highlight" not in asked and {"text", IN_FORCE_TEXT} <= set(asked["_source"])
+    plain = {"_id": "PK::372", "_score": 1.0, "_source": {"title": "Κλοπή", "text": "Η κλοπή ρολογιού. " + FILLER}}
+    assert marked(faceted_page({"hits": {"hits": [plain]}}, 1, QUERY, snippets="passages").hits[0].highlights) == \
+        ["κλοπή"]
 
 
 def test_the_setting_names_its_values():
@@ -79,39 +75,45 @@ def test_the_setting_names_its_values():
 
     with pytest.raises((ConfigError, ValueError), match="sentences, whole, passages"):
         Settings(snippets="paragraphs")
+    from nomos.pages.request import PageRequest
+
     with pytest.raises(ValueError, match="sentences, whole, passages"):
-        passages.use("paragraphs")
+        passages.checked("paragraphs")
+    with pytest.raises(ValueError, match="sentences, whole, passages"):
+        PageRequest(None, "articles", QUERY, snippets="paragraphs")  # type: ignore[arg-type]
 
 
 @pytest.mark.integration
 @pytest.mark.parametrize("mode", ["whole", "passages"])
 def test_pages_equal_todays_but_for_the_snippets_on_a_real_node(shared_bm25_index, mode):
-    """The stage's BM25 page (one request) and its CLI search in ``mode`` against ``sentences``: the same hits,
-    scores, titles, facets and count; snippets that mark the query's words; and the node asked for what the mode
-    needs (no highlighting at all for passages, each text marked whole for whole)."""
+    """Two stages in one process, one with ``sentences`` and one with ``mode`` (built both before either
+    searches, then searched in turn: each page's request carries its own stage's mode, no module keeps one), over
+    one client: the BM25 pages (one request) have the same hits, scores, titles, facets and count; snippets that
+    mark the query's words; and each stage asks the node for what its own mode needs (no highlighting at all for
+    passages, each text marked whole for whole, two sentence fragments for sentences), every time."""
     from nomos.opensearch.client import make_client
     from nomos.stages.searching import SearchRequest, SearchStage
     from tests.portal_support import requests_sent
 
     client = make_client(shared_bm25_index.cluster)
-    stage = SearchStage(shared_bm25_index, client)
+    stages = {m: SearchStage(shared_bm25_index.with_overrides(snippets=m), client) for m in ("sentences", mode)}
     request = SearchRequest("κλοπή κινητού πράγματος με σκοπό ιδιοποίησης", "bm25", 5)
-    pages = {}
-    try:
-        for m in ("sentences", mode):
-            passages.use(m)
-            bodies: list = []
-            with requests_sent(client, bodies):
-                pages[m] = stage.search(request)
-            page_body = next(b for b in bodies if isinstance(b, dict) and "title" in (b.get("_source") or ()))
-            if m == "passages":
-                assert "highlight" not in page_body and "text" in page_body["_source"]
-            else:
-                fields = page_body["highlight"]["fields"].values()
-                assert all(f.get("number_of_fragments", 2) == (0 if m == "whole" else 2) for f in fields)
-    finally:
-        passages.use("sentences")
+    pages: dict = {}
+    for m in ("sentences", mode, "sentences", mode):
+        bodies: list = []
+        with requests_sent(client, bodies):
+            page = stages[m].search(request)
+        page_body = next(b for b in bodies if isinstance(b, dict) and "title" in (b.get("_source") or ()))
+        if m == "passages":
+            assert "highlight" not in page_body and "text" in page_body["_source"]
+        else:
+            fields = page_body["highlight"]["fields"].values()
+            assert all(f.get("number_of_fragments", 2) == (0 if m == "whole" else 2) for f in fields)
+        if m in pages:  # the other stage's search in between changed nothing of this one's page
+            assert replace(page, took_ms=0.0) == replace(pages[m], took_ms=0.0)
+        pages[m] = page
     old, new = pages["sentences"], pages[mode]
+    assert [h.highlights for h in old.hits] != [h.highlights for h in new.hits]  # each stage got its own snippets
     assert old.hits and replace(new, took_ms=0.0, hits=[replace(h, highlights=()) for h in new.hits]) == \
         replace(old, took_ms=0.0, hits=[replace(h, highlights=()) for h in old.hits])
     top = new.hits[0]
@@ -128,14 +130,10 @@ def test_hybrid_pages_cut_the_whole_texts_the_same_hits_on_a_real_node(shared_de
     query's words and are at most two a hit, none longer than a passage."""
     from nomos.stages.searching import SearchRequest, SearchStage
 
-    stage = SearchStage(shared_dense_index)
+    stage, whole = SearchStage(shared_dense_index), SearchStage(shared_dense_index.with_overrides(snippets="whole"))
     request = SearchRequest("κλοπή κινητού πράγματος με σκοπό ιδιοποίησης", "hybrid", 5)
-    try:
-        old = stage.search(request)
-        passages.use("whole")
-        new = stage.search(request)
-    finally:
-        passages.use("sentences")
+    old = stage.search(request)
+    new = whole.search(request)
     assert old.hits and replace(new, took_ms=0.0, hits=[replace(h, highlights=()) for h in new.hits]) == \
         replace(old, took_ms=0.0, hits=[replace(h, highlights=()) for h in old.hits])
     assert all(len(h.highlights) <= 2 for h in new.hits) and marked(new.hits[0].highlights)

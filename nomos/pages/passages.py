@@ -51,19 +51,15 @@ _WORD_END = re.compile(r"\w*")
 _ABBREVIATION = re.compile(r"(?<!\w)\w{1,4}\.$")  # a word of up to four letters and a stop: «ν.», «παρ.», «αρ.»
 _BREAK = re.compile(r"\n|[.;·!?]\s")  # the end of a line or a sentence (a passage begins after it)
 _local = threading.local()
-_mode = [MODES[0]]
 
 
-def use(mode: str) -> None:
-    """Which snippets pages ask for from now on (the stage sets its settings' ``snippets`` when built)."""
+def checked(mode: str) -> str:
+    """``mode`` if it is one of :data:`MODES`. The mode is no module state: each page's request carries its
+    stage's (:class:`nomos.pages.request.PageRequest`), so two stages with different settings in one process (a
+    portal and a test, a benchmark's two sides) each get their own snippets."""
     if mode not in MODES:
         raise ValueError(f"snippets must be one of {', '.join(MODES)}, not {mode!r}")
-    _mode[0] = mode
-
-
-def chosen() -> str:
-    """``sentences``, ``whole`` or ``passages``: what :func:`use` last chose."""
-    return _mode[0]
+    return mode
 
 
 def _stemmer() -> Any:
@@ -290,17 +286,18 @@ def cut(marked: str) -> tuple[str, ...]:
     return tuple(marked[html_at(lo):html_at(hi)].rstrip() for lo, hi in _choose(text, found))
 
 
-def of_hit(source: Mapping[str, Any], highlight: Mapping[str, Any], query: str | None
+def of_hit(source: Mapping[str, Any], highlight: Mapping[str, Any], query: str | None, mode: str
            ) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """A page hit's snippets of its text and of its text in force where they are made here: cut from the texts
     the page asked for (``passages``; without ``query``, the text's start), or cut from the highlighter's whole
-    texts (``whole``); None where the highlighter's own fragments are the snippets (``sentences``)."""
+    texts (``whole``); None where the highlighter's own fragments are the snippets (``sentences``). ``mode``: the
+    page's (:data:`MODES`)."""
     if "text" in source:
         text, in_force = source.get("text") or "", source.get(IN_FORCE_TEXT) or ""
         if query is None:
             return ((start_of(text),) if text.strip() else ()), ()
         return snippets(text, query), snippets(in_force, query, fallback=False)
-    if chosen() == "whole":
+    if mode == "whole":
         return (tuple(p for f in highlight.get("text") or () for p in cut(f)),
                 tuple(p for f in highlight.get(IN_FORCE_TEXT) or () for p in cut(f)))
     return None

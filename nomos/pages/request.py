@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from nomos.opensearch.transport import Transport
+from nomos.pages import passages
 from nomos.pages.snippets import SNIPPET_FALLBACK_CHARS, snippet_request, snippets_of, standing_part
 from nomos.retrieval.base import FacetedHits, Hit, rank
 from nomos.retrieval.fusion import by_position
@@ -25,14 +26,15 @@ PAGE_FILTER = ",".join(["hits.total", "aggregations"] + [f"hits.hits.{f}" for f 
 MATCHING = "_matching"  # the filter aggregation that counts what the page's query matched
 
 
-def page_hit(h: Mapping[str, Any], query: str | None = None) -> Hit:
+def page_hit(h: Mapping[str, Any], query: str | None = None, *, snippets: str = "sentences") -> Hit:
     """One hit of a search response (with or without ``_source``, scores from ``_score`` or the sort values);
-    ``query``: the page's, which snippets cut from its text mark (:func:`~nomos.pages.snippets.snippets_of`)."""
+    ``query``: the page's, which snippets cut from its text mark, ``snippets`` the kind its page asked for
+    (:func:`~nomos.pages.snippets.snippets_of`)."""
     src = h.get("_source") or {}
     score = h.get("_score")
     if score is None:
         score = h["sort"][0]
-    highlights, in_force_highlights = snippets_of(h, query)
+    highlights, in_force_highlights = snippets_of(h, query, mode=snippets)
     return Hit(
         doc_id=h.get("_id") or str(h["sort"][1]),
         score=float(score),
@@ -52,13 +54,15 @@ def matching_aggs(aggs: Mapping[str, Any], post_filter: Mapping[str, Any] | None
     return {**aggs, MATCHING: {"filter": {"match_all": {}}}} if post_filter else dict(aggs)
 
 
-def faceted_page(resp: Mapping[str, Any], k: int, query: str | None = None) -> FacetedHits:
+def faceted_page(resp: Mapping[str, Any], k: int, query: str | None = None, *, snippets: str = "sentences"
+                 ) -> FacetedHits:
     """A results page's response (``PAGE_FILTER``'d; what the query matched is the ``_matching`` count under a
-    filter, else the exact total) as :class:`FacetedHits` (``query``: the page's, for :func:`page_hit`)."""
+    filter, else the exact total) as :class:`FacetedHits` (``query`` and ``snippets``: the page's, for
+    :func:`page_hit`)."""
     aggregations = dict(resp.get("aggregations") or {})
     counted = aggregations.pop(MATCHING, None)
     matching = int(counted["doc_count"]) if counted is not None else int(resp.get("hits", {}).get("total", {}).get("value", 0))
-    return FacetedHits(rank([page_hit(h, query) for h in resp.get("hits", {}).get("hits", [])], k), aggregations, matching)
+    return FacetedHits(rank([page_hit(h, query, snippets=snippets) for h in resp.get("hits", {}).get("hits", [])], k), aggregations, matching)
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,8 @@ class PageRequest:
     page's ``post_filter`` (it restricts only the ranked hits: OpenSearch applies it after aggregating, so a page
     filtered to one legal source still offers the others), and snippets of ``query``; ``fallback``: a hit that
     contains none of the query's words shows its text's start (a dense or fused hit need not contain any; a BM25
-    hit does)."""
+    hit does); ``snippets``: how they are made (:data:`nomos.pages.passages.MODES`, the stage's NOMOS_SNIPPETS),
+    carried by the page, not kept by a module, so stages with different settings in one process keep their own."""
 
     transport: Transport
     index: str
@@ -77,22 +82,27 @@ class PageRequest:
     post_filter: Mapping[str, Any] | None = None
     fallback: bool = True
     filter_path: str = PAGE_FILTER
+    snippets: str = "sentences"
+
+    def __post_init__(self) -> None:
+        passages.checked(self.snippets)
 
     def body(self, ranking: Mapping[str, Any], k: int) -> dict[str, Any]:
         """``ranking`` with the hits' fields and snippets, the aggregations, the exact count of what it matched
         (``_matching``, read back by :func:`faceted_page`) and the page's filter, ``k`` hits."""
         out = {key: value for key, value in ranking.items() if key != "stored_fields"}
-        out |= {"size": k, **snippet_request(self.query, SNIPPET_FALLBACK_CHARS if self.fallback else 0),
+        out |= {"size": k, **snippet_request(self.query, SNIPPET_FALLBACK_CHARS if self.fallback else 0,
+                                                       mode=self.snippets),
                 "track_total_hits": True, "aggs": matching_aggs(self.aggs, self.post_filter)}
         if self.post_filter:
             out["post_filter"] = dict(self.post_filter)
         return out
 
     def read(self, response: Mapping[str, Any], k: int) -> FacetedHits:
-        return faceted_page(response, k, self.query)
+        return faceted_page(response, k, self.query, snippets=self.snippets)
 
     def decorate(self, hits: list[Hit]) -> list[Hit]:
-        return decorate(self.transport, self.index, hits, self.query)
+        return decorate(self.transport, self.index, hits, self.query, snippets=self.snippets)
 
 
 def ranking_page_body(page: PageRequest, ranked: Sequence[Hit], k: int) -> dict[str, Any]:
@@ -102,27 +112,29 @@ def ranking_page_body(page: PageRequest, ranked: Sequence[Hit], k: int) -> dict[
     return page.body({"query": by_position(ranked)}, k)
 
 
-def decorate_body(hits: Sequence[Hit], query: str) -> dict[str, Any]:
-    """Titles, laws and snippets for a ranked list that carries only ids (:func:`decorate`)."""
+def decorate_body(hits: Sequence[Hit], query: str, *, snippets: str) -> dict[str, Any]:
+    """Titles, laws and snippets (made as ``snippets`` says) for a ranked list that carries only ids
+    (:func:`decorate`)."""
     return {
         "size": len(hits),
         "query": {"ids": {"values": [h.doc_id for h in hits]}},
-        **snippet_request(query, SNIPPET_FALLBACK_CHARS),
+        **snippet_request(query, SNIPPET_FALLBACK_CHARS, mode=snippets),
     }
 
 
-def decorate(transport: Transport, index: str, hits: list[Hit], query: str) -> list[Hit]:
-    """Titles, laws and highlighted snippets for a ranked list that carries only ids and scores, in one search
-    (``transport``: a :class:`~nomos.opensearch.transport.Transport`, or a client, which retries nothing)."""
+def decorate(transport: Transport, index: str, hits: list[Hit], query: str, *, snippets: str) -> list[Hit]:
+    """Titles, laws and highlighted snippets (made as ``snippets`` says) for a ranked list that carries only ids
+    and scores, in one search (``transport``: a :class:`~nomos.opensearch.transport.Transport`, or a client, which
+    retries nothing)."""
     if not hits:
         return hits
-    resp = transport.search(index, decorate_body(hits, query), what="titles and snippets of the results")
+    resp = transport.search(index, decorate_body(hits, query, snippets=snippets), what="titles and snippets of the results")
     by_id = {h["_id"]: h for h in resp["hits"]["hits"]}
     out = []
     for h in hits:
         src = by_id.get(h.doc_id, {})
         s = src.get("_source", {})
-        highlights, in_force_highlights = snippets_of(src, query)
+        highlights, in_force_highlights = snippets_of(src, query, mode=snippets)
         out.append(replace(h, title=s.get("title", ""), law=s.get("law", ""), source=s.get("source", ""),
                            highlights=highlights, in_force_highlights=in_force_highlights,
                            in_force=standing_part(s) if src else None))

@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from nomos.opensearch.transport import Transport
+from nomos.pages import passages
 from nomos.pages.facets import Facets, facet_aggs, ids_facets_and_matching, matching_ids, page_filter, read_facets
 from nomos.pages.marks import with_own_marks
 from nomos.pages.named import Named, NameReading, look_up
-from nomos.pages.request import PageRequest, decorate
+from nomos.pages.request import PageRequest
 from nomos.pages.standing import Standing, demote_repealed, hits_standing
 from nomos.retrieval.base import FacetedRetriever, Hit, Retriever
 from nomos.retrieval.cited import DirectHit
@@ -66,12 +67,21 @@ class Results:
 class ResultsPage:
     """Builds results pages over one index: ``transport`` sends the page's own requests (facets, filters, snippets,
     the named articles, where hits stand), ``laws`` gives the legal sources' names (the searcher keeps them a
-    minute, so a page need not ask the name beside every facet bucket)."""
+    minute, so a page need not ask the name beside every facet bucket), ``snippets`` how its pages' snippets are
+    made (the stage's NOMOS_SNIPPETS, :data:`nomos.pages.passages.MODES`), carried down in each page's request."""
 
-    def __init__(self, transport: Transport, index: str, laws: Callable[[], Mapping[str, str]]) -> None:
+    def __init__(self, transport: Transport, index: str, laws: Callable[[], Mapping[str, str]], *,
+                 snippets: str) -> None:
         self.transport = transport
         self.index = index
         self.laws = laws
+        self.snippets = passages.checked(snippets)
+
+    def _request(self, query: str, aggs: Mapping[str, Any] | None = None, post_filter: Mapping[str, Any] | None = None,
+                 fallback: bool = True) -> PageRequest:
+        """The page's request over this floor's index, with its snippets' mode."""
+        return PageRequest(self.transport, self.index, query, aggs or {}, post_filter, fallback=fallback,
+                           snippets=self.snippets)
 
     def of_page(self, retriever: FacetedRetriever, ask: PageQuery, *, fallback: bool = True) -> Results:
         """The one-request path: the retriever's ranking with the page's parts folded in. ``fallback``: a hit with
@@ -80,8 +90,8 @@ class ResultsPage:
         laws = self.laws() if ask.facets else None
         aggs = {**(facet_aggs(FACET_SIZE, ask.source, ask.area, law_names=laws is None) if ask.facets else {}),
                 **reading.page_aggregation()}  # a short query may be a title: the page's own request looks it up
-        page = retriever.search_faceted(ask.query, ask.k, PageRequest(
-            self.transport, self.index, ask.query, aggs, page_filter(ask.source, ask.area), fallback=fallback))
+        ask_page = self._request(ask.query, aggs, page_filter(ask.source, ask.area), fallback)
+        page = retriever.search_faceted(ask.query, ask.k, ask_page)
         facets = read_facets(page.aggregations, laws) if ask.facets else Facets()
         named = look_up(self.transport, self.index, reading, page.aggregations)
         return self._placed(ask, page.hits, facets, page.matching, retriever.score_kind, None, named)
@@ -105,7 +115,7 @@ class ResultsPage:
         elif filtered:
             keep = matching_ids(self.transport, self.index, ids, ask.source, ask.area)
             ranked = [h for h in ranked if h.doc_id in keep]
-        hits = decorate(self.transport, self.index, ranked[: ask.k], ask.query)
+        hits = self._request(ask.query).decorate(ranked[: ask.k])
         named = look_up(self.transport, self.index, NameReading.of(ask.query))
         trace = list(rounds) if rounds is not None else None
         return self._placed(ask, hits, facets, total, retriever.score_kind, trace, named)
@@ -118,7 +128,7 @@ class ResultsPage:
         hits, added = named.place(hits, ask.k)
         bare = [h for h in hits if h.details.get("direct") and not h.highlights]
         if bare:  # snippets of the articles that came in from outside the method's page
-            shown = {h.doc_id: h for h in decorate(self.transport, self.index, bare, ask.query)}
+            shown = {h.doc_id: h for h in self._request(ask.query).decorate(bare)}
             hits = [shown.get(h.doc_id, h) for h in hits]
         hits = with_own_marks(hits, ask.query)  # no mark on a stem's namesake («ρόλο» for «ρολόι»)
         standing = hits_standing(self.transport, self.index, hits)  # repealed, amended… (read by the page)

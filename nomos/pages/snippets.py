@@ -47,13 +47,12 @@ def snippet_highlight(query: str, no_match_size: int = 0) -> dict[str, Any]:
     return {**HIGHLIGHT_TAGS, "fields": {"text": text, IN_FORCE_TEXT: in_force}}
 
 
-def snippet_request(query: str, no_match_size: int = 0) -> dict[str, Any]:
+def snippet_request(query: str, no_match_size: int = 0, *, mode: str) -> dict[str, Any]:
     """What a results page's request asks for each shown hit: its fields (``_source``) and its snippets, made as
-    NOMOS_SNIPPETS chose (:mod:`nomos.pages.passages`, issue 51): OpenSearch's sentence passages
-    (:func:`snippet_highlight`); each text marked whole, cut by :func:`snippets_of`; or no highlighting, the texts.
-    The one place a page's request and a decoration ask for them."""
-    mode = passages.chosen()
-    if mode == "passages":
+    ``mode`` (the page's: its stage's NOMOS_SNIPPETS, :mod:`nomos.pages.passages`, issue 51) says: OpenSearch's
+    sentence passages (:func:`snippet_highlight`); each text marked whole, cut by :func:`snippets_of`; or no
+    highlighting, the texts. The one place a page's request and a decoration ask for them."""
+    if passages.checked(mode) == "passages":
         return {"_source": [*PAGE_SOURCE, "text", IN_FORCE_TEXT]}
     hl = snippet_highlight(query, no_match_size)
     if mode == "whole":
@@ -62,11 +61,13 @@ def snippet_request(query: str, no_match_size: int = 0) -> dict[str, Any]:
     return {"_source": PAGE_SOURCE, "highlight": hl}
 
 
-def snippets_of(hit: Mapping[str, Any], query: str | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def snippets_of(hit: Mapping[str, Any], query: str | None = None, *, mode: str
+                ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A response hit's snippets: the text's fragments and its text in force's (empty where none came back);
-    ``query``: the page's, which snippets cut here from a hit's plain text mark (``passages``)."""
+    ``query``: the page's, which snippets cut here from a hit's plain text mark (``passages``); ``mode``: the
+    snippets the page asked for (:func:`snippet_request`)."""
     highlight = hit.get("highlight") or {}
-    made = passages.of_hit(hit.get("_source") or {}, highlight, query)
+    made = passages.of_hit(hit.get("_source") or {}, highlight, query, mode)
     if made is not None:
         return made
     return tuple(highlight.get("text") or ()), tuple(highlight.get(IN_FORCE_TEXT) or ())

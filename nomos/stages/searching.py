@@ -30,7 +30,6 @@ from opensearchpy.exceptions import TransportError
 from nomos.errors import ConfigError, NomosError, SearchError, VectorsMissing
 from nomos.opensearch.client import bound_searches, make_client
 from nomos.opensearch.transport import Transport, make_transport, typed_error
-from nomos.pages import passages
 from nomos.pages.facets import law_names
 from nomos.pages.results import PageQuery, ResultsPage
 from nomos.retrieval.base import FacetedRetriever, Hit, Progress, Retriever
@@ -90,7 +89,6 @@ class SearchStage:
             # the type asked (TransportSearchAction), so dfs_query_then_fetch gives the same scores either way.
             settings = settings.with_overrides(search_type="dfs_query_then_fetch")
         self.settings = settings
-        passages.use(settings.snippets)  # the pages' snippets (NOMOS_SNIPPETS), process-wide as the settings are
         # every search it sends, the portal's included, is cut by the node past NOMOS_SEARCH_TIMEOUT_SECONDS
         self.client = bound_searches(client if client is not None else make_client(settings.cluster),
                                      settings.search_timeout_seconds)
@@ -99,7 +97,8 @@ class SearchStage:
         user, variable = settings.opensearch_identity()  # the portal's own account where it has one (for_portal)
         self.transport = Transport(self.client, retry_seconds=0.0, url=settings.url,
                                    unavailable_hint=unavailable_hint(settings), user=user, user_variable=variable)
-        self.pages = ResultsPage(self.transport, settings.index_alias, self.laws)  # the floor that builds its pages
+        # the floor that builds its pages, their snippets made as this stage's settings say (NOMOS_SNIPPETS)
+        self.pages = ResultsPage(self.transport, settings.index_alias, self.laws, snippets=settings.snippets)
         self.offered = None if offered is None else tuple(offered)
         self._keep_s = keep_s
         self._llm: Kept[StageSettings] = Kept(keep_s)

@@ -491,3 +491,25 @@ def test_the_node_runs_the_garbage_collector_asked_for(tmp_path):
         "-XX:+UseG1GC", "-XX:G1ReservePercent=25", "-XX:InitiatingHeapOccupancyPercent=30"]
     with pytest.raises(ValueError, match="zgc"):
         NodeConfig(root=tmp_path, gc="zgc")
+
+
+def test_with_the_parallel_collector_the_breaker_counts_reservations_not_garbage(tmp_path):
+    """The parallel collector leaves the old generation full of garbage until it is full, and only G1 can be made
+    to collect when the parent breaker trips: a breaker reading real memory refused every request for good (the dev
+    node, session 24). So with parallel, opensearch.yml turns real memory off; with G1 it keeps OpenSearch's own."""
+    yaml = pytest.importorskip("yaml")
+
+    def breaker(gc: str) -> object:
+        parsed = yaml.safe_load(node.render_opensearch_yml(NodeConfig(root=tmp_path, gc=gc)))
+        return parsed.get("indices.breaker.total.use_real_memory", "absent")
+
+    assert breaker("parallel") is False
+    assert breaker("g1") == "absent"
+
+
+@pytest.mark.integration
+def test_the_running_node_breaks_on_reservations_with_the_parallel_collector(client):
+    """The tests' own node runs the default collector: its parent breaker must not count the heap's garbage."""
+    got = client.nodes.info(metric="settings", filter_path="nodes.*.settings.indices.breaker,nodes.*.jvm")
+    settings = next(iter(got["nodes"].values()))["settings"]
+    assert settings["indices"]["breaker"]["total"]["use_real_memory"] == "false"

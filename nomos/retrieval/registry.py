@@ -358,6 +358,10 @@ def learned_ranker(settings: SearchSettings, transport: Transport, first: Retrie
     model = load(path or DEFAULT_MODEL)
     knn = getattr(first, "knn", None)
     bm25 = _bm25(settings, transport, options)
+    # the first stage's own BM25 where it is the same retriever: a long query is then analysed by the node once, not
+    # once for the first stage and again for the ranker's side lists and features (issue 46's cost)
+    own = first if isinstance(first, type(bm25)) else getattr(first, "bm25", None)
+    bm25 = own if own == bm25 else bm25
     index = settings.index_alias
     # the shipped model reads the dense bridge where the index has it; the plain one ranks until then
     watch = BridgeWatch(transport, index, knn.encoder.spec) if knn is not None and model.bridged else None

@@ -31,7 +31,9 @@ def side_lists(bm25: BM25Retriever, queries: Mapping[str, str], bridge: DenseBri
     adapted query vector) are given, the dense bridge's two lists, all in one ``_msearch`` a batch: the ranker's side
     thread makes one round trip while the first stage runs (two in a row had made it outlast the first stage). All keep
     ``bm25``'s filters (one legal source…), so the pool holds only what the first stage may."""
-    lemma = replace(bm25, analysis="lemma", anchor_boost=0.0, context_boost=0.0, lemma_boost=0.0)
+    # the search type ``bm25`` resolved (a copy would ask the node for the shard count again, every query)
+    lemma = replace(bm25, analysis="lemma", anchor_boost=0.0, context_boost=0.0, lemma_boost=0.0,
+                    search_type=bm25.effective_search_type())
     anchors: dict[str, list[Hit]] = {}
     lemmas: dict[str, list[Hit]] = {}
     dense: Lists = {}

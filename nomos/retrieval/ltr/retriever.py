@@ -72,6 +72,9 @@ class LearnedRanker:
             vectors = dict(zip(queries, self.knn.query_vectors(list(queries.values())), strict=True))
             adapted = dict(zip(vectors, bridge.adapt(np.stack(list(vectors.values()))), strict=True))
             self.reader.bridge = bridge
+        for text in queries.values():  # a long text's tokens (one ``_analyze``) before the side thread and the first
+            if len(text.split()) > self.bm25.long_query_words:  # stage both ask: they share this BM25 (registry)
+                self.bm25.analyze(text)
         with ThreadPoolExecutor(1) as side:  # so that every added list is sent while the first stage runs
             more_lists = side.submit(self._more_lists, queries, bridge, adapted)
             first = self.first.search_many(queries, max(k, POOL_DEPTH))

@@ -352,16 +352,12 @@ def learned_ranker(settings: SearchSettings, transport: Transport, first: Retrie
     from nomos.retrieval.ltr.dense_bridge import BridgeWatch
     from nomos.retrieval.ltr.features import FeatureReader, check_index
     from nomos.retrieval.ltr.model import DEFAULT_MODEL, PLAIN_MODEL, load
-    from nomos.retrieval.ltr.retriever import LearnedRanker
+    from nomos.retrieval.ltr.retriever import LearnedRanker, shared_bm25
 
     _, _, path = (options.rerank or "").partition(":")
     model = load(path or DEFAULT_MODEL)
     knn = getattr(first, "knn", None)
-    bm25 = _bm25(settings, transport, options)
-    # the first stage's own BM25 where it is the same retriever: a long query is then analysed by the node once, not
-    # once for the first stage and again for the ranker's side lists and features (issue 46's cost)
-    own = first if isinstance(first, type(bm25)) else getattr(first, "bm25", None)
-    bm25 = own if own == bm25 else bm25
+    bm25 = shared_bm25(first, _bm25(settings, transport, options))
     index = settings.index_alias
     # the shipped model reads the dense bridge where the index has it; the plain one ranks until then
     watch = BridgeWatch(transport, index, knn.encoder.spec) if knn is not None and model.bridged else None

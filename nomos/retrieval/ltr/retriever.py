@@ -127,3 +127,11 @@ class LearnedRanker:
                                  if bridge is not None else None),
                 "ranker": {k: card.get(k) for k in ("kind", "library", "features_version", "features", "rounds",
                                                     "trained_on", "trained_at", "cross_validated") if k in card}}
+
+
+def shared_bm25(first: Retriever, bm25: BM25Retriever) -> BM25Retriever:
+    """``first``'s own BM25 (a BM25 first stage, or hybrid's) where it is the same retriever as ``bm25``: a long query
+    is then analysed by the node once, not once for the first stage and again for the ranker's side lists and
+    features (issue 46's cost); ``bm25`` where they differ."""
+    own = first if isinstance(first, BM25Retriever) else getattr(first, "bm25", None)
+    return own if own == bm25 else bm25

@@ -45,6 +45,12 @@ class FastJSON(JSONSerializer):
             raise SerializationError(s, exc) from exc
 
 
+# the connections a client keeps: the learned ranker searches from two threads at once (its side lists while the
+# first stage runs) and reads an eval's pools from four (ltr.features.WORKERS); urllib3's default pool of one opened
+# a connection for every ranked query and dropped it after ("Connection pool is full, discarding connection")
+POOL_MAXSIZE = 4
+
+
 def make_client(settings: ClusterSettings, pool_maxsize: int | None = None, retries: int = 0) -> OpenSearch:
     """A client for ``settings.url``.
 
@@ -53,9 +59,10 @@ def make_client(settings: ClusterSettings, pool_maxsize: int | None = None, retr
     ``NOMOS_RETRY_SECONDS``), and a client retrying underneath would multiply every wait by ``retries + 1``.
     Bulk indexing, which does not go through the transport, asks for its own (:data:`INDEXING_RETRIES`).
     No HTTP compression: the default cluster is on loopback, where gzip costs more CPU than it saves.
-    ``pool_maxsize`` sizes the connection pool for callers that search from many threads at once.
+    ``pool_maxsize`` sizes the connection pool for callers that search from many threads at once; by default
+    :data:`POOL_MAXSIZE`.
     """
-    extra: dict[str, Any] = {"pool_maxsize": pool_maxsize} if pool_maxsize else {}
+    extra: dict[str, Any] = {"pool_maxsize": pool_maxsize or POOL_MAXSIZE}
     extra.update(connection_options(settings))
     return OpenSearch(
         hosts=[settings.url],

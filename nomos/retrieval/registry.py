@@ -352,12 +352,12 @@ def learned_ranker(settings: SearchSettings, transport: Transport, first: Retrie
     from nomos.retrieval.ltr.dense_bridge import BridgeWatch
     from nomos.retrieval.ltr.features import FeatureReader, check_index
     from nomos.retrieval.ltr.model import DEFAULT_MODEL, PLAIN_MODEL, load
-    from nomos.retrieval.ltr.retriever import LearnedRanker
+    from nomos.retrieval.ltr.retriever import LearnedRanker, shared_bm25
 
     _, _, path = (options.rerank or "").partition(":")
     model = load(path or DEFAULT_MODEL)
     knn = getattr(first, "knn", None)
-    bm25 = _bm25(settings, transport, options)
+    bm25 = shared_bm25(first, _bm25(settings, transport, options))
     index = settings.index_alias
     # the shipped model reads the dense bridge where the index has it; the plain one ranks until then
     watch = BridgeWatch(transport, index, knn.encoder.spec) if knn is not None and model.bridged else None

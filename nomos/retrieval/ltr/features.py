@@ -102,10 +102,16 @@ def _pool_body(clauses: Mapping[str, dict[str, Any]], ids: Sequence[str]) -> dic
     """One query's whole pool in one search: every article of ``ids`` (the filter), each named clause scored on it
     (``include_named_queries_score``: a hit's ``matched_queries`` maps each clause it matches to that clause's own
     score, the score the clause alone would give it) and the doc values. One item instead of one per clause: the
-    clauses run only on the pool's articles, and the node parses one request."""
+    clauses run only on the pool's articles, and the node parses one request.
+
+    The hits come in index order (``sort: _doc``), not by score: a clause's score in ``matched_queries`` is computed
+    in the fetch phase (each named clause scored again on each hit), so scoring the whole ``should`` in the query
+    phase as well was spent for nothing; unscored, the query phase only walks the ids (Lucene drops optional
+    clauses beside a filter when no score is needed). Same scores, about half the node's time (issue 46)."""
     should = [{"bool": {"should": [clause], "_name": name}} for name, clause in clauses.items()]
     # the id from doc values, not the stored _id: loading stored fields for 200 hits was half the request (13 ms)
     return {"size": len(ids), "query": {"bool": {"should": should, "filter": [{"ids": {"values": list(ids)}}]}},
+            "sort": ["_doc"], "track_total_hits": False,
             "stored_fields": "_none_", "docvalue_fields": ["article_id", *DOC_VALUES]}
 
 

@@ -10,7 +10,7 @@ reached through the query's dictionary forms), which neither first-stage list ma
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -31,10 +31,51 @@ def side_lists(bm25: BM25Retriever, queries: Mapping[str, str], bridge: DenseBri
     adapted query vector) are given, the dense bridge's two lists, all in one ``_msearch`` a batch: the ranker's side
     thread makes one round trip while the first stage runs (two in a row had made it outlast the first stage). All keep
     ``bm25``'s filters (one legal source…), so the pool holds only what the first stage may."""
-    lemma = replace(bm25, analysis="lemma", anchor_boost=0.0, context_boost=0.0, lemma_boost=0.0)
-    anchors: dict[str, list[Hit]] = {}
-    lemmas: dict[str, list[Hit]] = {}
-    dense: Lists = {}
+    return side_requests(bm25, queries, bridge, adapted, anchor_depth, lemma_depth).send()
+
+
+@dataclass(frozen=True)
+class SideRequests:
+    """:func:`side_lists`' ``_msearch`` lines, made (:func:`side_requests`) before they are sent (:meth:`send`): the
+    ranker makes them in its own thread and only sends and reads them in the side thread, so that the side thread's
+    Python does not hold the GIL while the first stage starts (a thread that computes keeps the other waiting up to
+    the interpreter's 5 ms switch interval)."""
+
+    bm25: BM25Retriever
+    lemma: BM25Retriever
+    batches: list[tuple[list[str], list[dict[str, Any]], list[str]]]  # each batch's query ids, lines and labels
+    bridged: frozenset[str]  # the queries whose lines hold the dense bridge's two lists
+    bridge: DenseBridge | None
+    anchor_depth: int
+    lemma_depth: int
+
+    def send(self) -> tuple[dict[str, list[Hit]], dict[str, list[Hit]], Lists]:
+        """One ``_msearch`` a batch; each query's anchors', lemmas' and (where bridged) dense bridge's lists."""
+        anchors: dict[str, list[Hit]] = {}
+        lemmas: dict[str, list[Hit]] = {}
+        dense: Lists = {}
+        for qids, lines, labels in self.batches:
+            responses = self.bm25.msearch(lines, labels=labels)
+            at = 0
+            for q in qids:
+                anchors[q] = self.bm25.hits_of(responses[at], q, self.anchor_depth)
+                lemmas[q] = self.lemma.hits_of(responses[at + 1], q, self.lemma_depth)
+                at += 2
+                if self.bridge is not None and q in self.bridged:
+                    dense[q] = self.bridge.read(self.bm25, q, responses[at : at + 2])
+                    at += 2
+        return anchors, lemmas, dense
+
+
+def side_requests(bm25: BM25Retriever, queries: Mapping[str, str], bridge: DenseBridge | None = None,
+                  adapted: Mapping[str, np.ndarray] | None = None, anchor_depth: int = ANCHOR_DEPTH,
+                  lemma_depth: int = LEMMA_DEPTH) -> SideRequests:
+    """The lines :func:`side_lists` sends, made and not yet sent."""
+    # the search type ``bm25`` resolved (a copy would ask the node for the shard count again, every query)
+    lemma = replace(bm25, analysis="lemma", anchor_boost=0.0, context_boost=0.0, lemma_boost=0.0,
+                    search_type=bm25.effective_search_type())
+    batches: list[tuple[list[str], list[dict[str, Any]], list[str]]] = []
+    bridged: set[str] = set()
     items = list(queries.items())
     for start in range(0, len(items), bm25.batch_size):
         batch = items[start : start + bm25.batch_size]
@@ -47,16 +88,9 @@ def side_lists(bm25: BM25Retriever, queries: Mapping[str, str], bridge: DenseBri
             if bridge is not None and adapted is not None and q in adapted:
                 lines += bridge.requests(bm25, adapted[q])
                 labels += [f"{q} (adapted)", f"{q} (anchor vectors)"]
-        responses = bm25.msearch(lines, labels=labels)
-        at = 0
-        for q, _ in batch:
-            anchors[q] = bm25.hits_of(responses[at], q, anchor_depth)
-            lemmas[q] = lemma.hits_of(responses[at + 1], q, lemma_depth)
-            at += 2
-            if bridge is not None and adapted is not None and q in adapted:
-                dense[q] = bridge.read(bm25, q, responses[at : at + 2])
-                at += 2
-    return anchors, lemmas, dense
+                bridged.add(q)
+        batches.append(([q for q, _ in batch], lines, labels))
+    return SideRequests(bm25, lemma, batches, frozenset(bridged), bridge, anchor_depth, lemma_depth)
 
 
 def lists_of(first: SearchResult, anchors: Mapping[str, Sequence[Hit]],

@@ -23,7 +23,7 @@ from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.ltr.dense_bridge import BridgeWatch, DenseBridge
 from nomos.retrieval.ltr.features import FeatureReader
 from nomos.retrieval.ltr.model import RankerModel
-from nomos.retrieval.ltr.pools import lists_of, order, side_lists
+from nomos.retrieval.ltr.pools import lists_of, order, side_requests
 
 POOL_DEPTH = 100  # the first stage's depth, whatever k is: the pool the model was trained on
 
@@ -72,8 +72,11 @@ class LearnedRanker:
             vectors = dict(zip(queries, self.knn.query_vectors(list(queries.values())), strict=True))
             adapted = dict(zip(vectors, bridge.adapt(np.stack(list(vectors.values()))), strict=True))
             self.reader.bridge = bridge
+        # the side lists' requests made here (a long text analysed once, for the first stage too: they share this BM25,
+        # registry), so that the side thread only sends and reads them while the first stage runs
+        requests = side_requests(self.bm25, queries, bridge, adapted)
         with ThreadPoolExecutor(1) as side:  # so that every added list is sent while the first stage runs
-            more_lists = side.submit(self._more_lists, queries, bridge, adapted)
+            more_lists = side.submit(requests.send)
             first = self.first.search_many(queries, max(k, POOL_DEPTH))
             anchors, lemmas, dense = more_lists.result()
         lists = lists_of(first, anchors, lemmas)
@@ -90,11 +93,6 @@ class LearnedRanker:
                       for d, s in ranking]
             tick(on_progress)
         return replace(first, hits=out)
-
-    def _more_lists(self, queries: Mapping[str, str], bridge: DenseBridge | None,
-                    adapted: Mapping[str, np.ndarray] | None) -> tuple[Any, Any, dict[str, dict[str, list[Hit]]]]:
-        """The anchors' and lemmas' lists and the dense bridge's two (where it is read), one ``_msearch`` a batch."""
-        return side_lists(self.bm25, queries, bridge, adapted)
 
     def ranking_model(self, dense: bool = True,
                       mapping: Mapping[str, Any] | None = None) -> tuple[RankerModel, DenseBridge | None]:
@@ -124,3 +122,11 @@ class LearnedRanker:
                                  if bridge is not None else None),
                 "ranker": {k: card.get(k) for k in ("kind", "library", "features_version", "features", "rounds",
                                                     "trained_on", "trained_at", "cross_validated") if k in card}}
+
+
+def shared_bm25(first: Retriever, bm25: BM25Retriever) -> BM25Retriever:
+    """``first``'s own BM25 (a BM25 first stage, or hybrid's) where it is the same retriever as ``bm25``: a long query
+    is then analysed by the node once, not once for the first stage and again for the ranker's side lists and
+    features (issue 46's cost); ``bm25`` where they differ."""
+    own = first if isinstance(first, BM25Retriever) else getattr(first, "bm25", None)
+    return own if own == bm25 else bm25

@@ -1,11 +1,13 @@
 """The amended article before its amender (issue 49): ``--amendments precede[:DEPTH]`` against the method's own
 ranking (``off``) and ``follow``, chosen by grouped cross-validation on the three dev sets (bench/dev_sets.py).
 
-The method's ranking is computed once per query (``--amendments off``, depth 100); the ``restates`` and ``amends``
-fields of its top 100 are read once (one mget each), and every setting is applied to those lists with the stage's
-own pure function (nomos.retrieval.amendments.apply): the numbers are what ``eval --amendments X`` gives. The
-choice is made per fold on R@100 then nDCG@10 (ties to ``off``, then the smaller change). The issue's bar: recall
-not lost held out.
+The method's ranking is computed once per query (``--amendments off``, depth 100; with the method's default second
+stage: hybrid's learned ranker); the ``restates`` and ``amends`` fields of its top 100 are read once (one mget each),
+and every setting is applied to those lists with the stage's own pure function (nomos.retrieval.amendments.apply):
+for ``precede``, which make_retriever puts after the second stage, the numbers are what ``eval --amendments X``
+gives (``follow`` sits under the second stage there: here it is applied after it). The choice is made per fold on
+R@100 then nDCG@10 (ties to ``off``, then the smaller change). The issue's bar: recall not lost held out. Printed
+besides: each setting's R@10 / R@100 / nDCG@10 per set, and the queries whose figures it changes.
 
 Usage (an index built from the corpus by this checkout: it has the ``restates`` field):
   NOMOS_INDEX=... OPENSEARCH_URL=... PYTHONPATH=$PWD .venv/bin/python bench/precede_cv.py --dataset ../shared/data/greek-statutes

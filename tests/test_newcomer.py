@@ -398,6 +398,8 @@ def test_positions_are_not_shown_as_scores(os_settings: Settings, tmp_path: Path
     with TestClient(create_app(os_settings)) as web:
         page = web.get("/search", params={"q": "κλοπή ρολογιού", "method": "hybrid"}).text
         assert 'class="score"' not in page and "μαθημένη κατάταξη" in page  # the learned order, said, not scored
+        assert 'class="score"' not in web.get("/search", params={"q": "κλοπή ρολογιού", "method": "bm25"}).text
+    with TestClient(create_app(os_settings.with_overrides(amendments="off"))) as web:  # BM25's own scores
         assert 'title="βαθμολογία BM25"' in web.get("/search", params={"q": "κλοπή ρολογιού", "method": "bm25"}).text
         assert web.get("/api/search", params={"q": "κλοπή", "method": "hybrid"}).json()["score_kind"] == "learned"
     with TestClient(create_app(os_settings.with_overrides(rerank="none"))) as web:  # NOMOS_RERANK=none

@@ -17,7 +17,7 @@ from nomos.ingest.beir import load_beir
 from nomos.opensearch.client import make_client
 from nomos.opensearch.transport import Transport
 from nomos.retrieval.bm25 import BM25Retriever
-from nomos.retrieval.registry import make_retriever
+from nomos.retrieval.registry import MethodOptions, make_retriever
 from nomos.stages.indexing import index_dataset
 from tests.beir_files import ARTICLES, QRELS, QUERIES, write_beir
 from tests.conftest import TEST_PORT
@@ -112,10 +112,11 @@ def test_rankings_do_not_depend_on_the_shard_layout_with_dfs(two_nodes, dataset)
         shards = client.cat.shards(index=f"layout2-{tag}*", format="json")
         assert len({(s["shard"], s["prirep"]) for s in shards}) == 4 and len({s["node"] for s in shards}) == 2
 
-        single = make_retriever(one, "bm25", client).search_many(QUERY_TEXTS, 20).hits
-        auto = make_retriever(two, "bm25", client)
+        plain = MethodOptions(amendments="off")  # BM25's own scores and retriever, not the amendment stage's
+        single = make_retriever(one, "bm25", client, plain).search_many(QUERY_TEXTS, 20).hits
+        auto = make_retriever(two, "bm25", client, plain)
         assert auto.effective_search_type() == "dfs_query_then_fetch"  # chosen because the index has 2 shards
-        assert make_retriever(one, "bm25", client).effective_search_type() == "query_then_fetch"
+        assert make_retriever(one, "bm25", client, plain).effective_search_type() == "query_then_fetch"
         split = auto.search_many(QUERY_TEXTS, 20).hits
         for qid in QUERY_TEXTS:
             assert [h.doc_id for h in split[qid]] == [h.doc_id for h in single[qid]], qid

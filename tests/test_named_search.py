@@ -73,7 +73,8 @@ def test_a_named_article_is_shown_as_placed_not_with_a_score(named_index):
 
     from nomos.cli import cli
 
-    target = ["--url", named_index.url, "--index", named_index.index_alias, "search", "--method", "bm25", "-k", "2"]
+    target = ["--url", named_index.url, "--index", named_index.index_alias, "search", "--method", "bm25", "-k", "2",
+              "--amendments", "off"]  # BM25's own scores (its default, precede, shows positions: no score at all)
     plain = CliRunner().invoke(cli, [*target, "PK::386A"])
     assert plain.exit_code == 0, plain.output
     first = plain.stdout.splitlines()[0]
@@ -81,7 +82,7 @@ def test_a_named_article_is_shown_as_placed_not_with_a_score(named_index):
     assert "an article the query names or cites is placed, shown without a score" in plain.stderr
     doc = json.loads(CliRunner().invoke(cli, [*target, "--json", "PK::386A"]).stdout)
     assert doc["hits"][0]["placed"] == "id" and all(h["placed"] is None for h in doc["hits"][1:])
-    with TestClient(create_app(named_index)) as web:
+    with TestClient(create_app(named_index.with_overrides(amendments="off"))) as web:
         hits = web.get("/api/search", params={"q": "άρθρο 386A ΠΚ", "method": "bm25"}).json()["hits"]
         assert hits[0]["placed"] == "citation"
         html = web.get("/search", params={"q": "άρθρο 386A ΠΚ", "method": "bm25", "k": 3}).text

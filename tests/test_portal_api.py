@@ -27,7 +27,9 @@ def mini_settings(shared_bm25_index):
 
 @pytest.fixture(scope="module")
 def app(mini_settings):
-    return create_app(mini_settings)
+    """BM25's one-request page, which this module pins: ``--amendments off`` (bm25's default, ``precede``, ranks
+    then pages: tests/test_search_stage.py and tests/test_amendments_default.py)."""
+    return create_app(mini_settings.with_overrides(amendments="off"))
 
 
 @pytest.fixture(scope="module")

@@ -57,6 +57,8 @@ REQUESTS = {"knn": ["/_search"], "hybrid-fused": ["/_msearch", "/_search"],
 @pytest.mark.parametrize("method", ["knn", "hybrid-fused", "hybrid"])
 def test_a_dense_or_hybrid_page_folds_facets_and_snippets_into_its_ranking_requests(dense_settings, method):
     settings = dense_settings.with_overrides(rerank="none") if method == "hybrid-fused" else dense_settings
+    if method == "knn":  # its one-request page (--amendments off; the default precede ranks, then pages)
+        settings = settings.with_overrides(amendments="off")
     requested, method = method, method.partition("-")[0]
     with TestClient(create_app(settings)) as web:
         web.get("/api/search", params={"q": QUERIES[1]["text"], "method": method})  # warm: methods(), encoder

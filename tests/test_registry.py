@@ -84,7 +84,7 @@ def test_specs_build_retrievers_of_their_kind(tmp_path: Path):
     settings = Settings.from_env({}).with_overrides(cache_dir=tmp_path, llm_base_url="http://127.0.0.1:9/v1", llm_model="m")
     client = OpenSearch(["http://127.0.0.1:9"])
     for name, spec in METHODS.items():
-        r = make_retriever(settings, name, client, MethodOptions(rerank="none"))  # the method alone
+        r = make_retriever(settings, name, client, MethodOptions(rerank="none", amendments="off"))  # the method alone
         parts = [r, *vars(r).values()]
         assert r.name == name
         assert any(isinstance(p, LLMClient) for p in parts) == spec.needs_llm, name

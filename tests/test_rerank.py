@@ -141,7 +141,7 @@ def test_a_configured_reranker_applies_where_no_flag_names_one():
     assert Settings.from_env({"NOMOS_RERANK": "llm"}).rerank == "llm"
     off = Settings.from_env({"NOMOS_RERANK": "none"})
     assert off.rerank == "none" and resolved_options(off, MethodOptions()).rerank is None  # read as no re-ranker
-    assert default_run_name("bm25", resolved_options(configured, MethodOptions())) == "bm25-rerank-llm"
+    assert default_run_name("bm25", resolved_options(configured, MethodOptions(), "bm25")) == "bm25-rerank-llm"
 
 
 def test_a_method_default_second_stage_yields_to_every_explicit_choice():

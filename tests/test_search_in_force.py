@@ -51,7 +51,8 @@ def test_bm25_finds_the_amended_article_by_its_new_wording_and_its_old(in_force_
 
 
 def test_the_results_page_shows_the_text_in_force_as_the_snippet_in_one_request(in_force_index):
-    searcher = SearchStage(in_force_index, make_client(in_force_index.cluster))
+    # BM25's one-request page (--amendments off; its default, precede, ranks then pages)
+    searcher = SearchStage(in_force_index.with_overrides(amendments="off"), make_client(in_force_index.cluster))
     with requests_sent(searcher.client) as sent:
         page = searcher.search(SearchRequest(NEW_WORDING, "bm25", 10, facets=False))
     assert len(sent) == 1  # the snippets of the text in force come in the page's one request

@@ -1,5 +1,5 @@
 """The search stage (nomos.stages.searching) on a real node: the command line's search walks the portal's path,
-sends as few requests as a portal page (counted at the client, on the real node: BM25 one, hybrid two), ranks
+sends as few requests as a portal page (counted at the client, on the real node), ranks
 exactly as the method's retriever does, honours the command line's own options, and fails with typed errors."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ import pytest
 from nomos.errors import ConfigError, IndexNotFound, VectorsMissing
 from nomos.opensearch.client import make_client
 from nomos.retrieval.fusion_config import FusionConfig
-from nomos.retrieval.registry import MethodOptions, make_retriever
+from nomos.retrieval.registry import MethodOptions, make_retriever, resolved_options
+from nomos.settings import Settings
 from nomos.stages.searching import MethodUnavailable, SearchRequest, SearchStage, search, search_page
 from tests.beir_files import QUERIES
 from tests.portal_support import free_port, requests_sent
@@ -32,35 +33,43 @@ def ranking(hits, scores=True):
 
 
 def positional(method, options=MethodOptions()):
+    """Whether the method's scores are positions (they depend on how deep the list was ranked): hybrid's pool
+    fusion, and bm25's and knn's default amendment stage (``precede``: the amended article before its amender)."""
+    if resolved_options(Settings(), options, method).amendments == "precede":
+        return True
     return method == "hybrid" and options.fusion.where is None
 
 
-# A fresh searcher (one command): BM25 one request; hybrid (pool fusion, rrf-head) BM25's and kNN's own lists in
-# one _msearch and the page (snippets) in one _search. Today's `search` sent 3 and 6 (version check, shard count,
+# A fresh searcher (one command): BM25 with --amendments off one request; hybrid (pool fusion, rrf-head) BM25's and
+# kNN's own lists in one _msearch and the page (snippets) in one _search. Today's `search` sent 3 and 6 (version check, shard count,
 # one _msearch per clause, a separate decorate).
 # A dense method reads once (then once a minute) whether the index's vectors are complete (a method that needs them
 # is refused while they are computed): the mapping; and its retriever whether the index holds article windows: the
 # mapping again (a portal's searcher keeps both a minute, so a page in the steady state sends only its searches).
+# BM25 and kNN rank, then read the ranked articles' ``restates`` (one _mget: their default amendment stage, issue 49)
+# and decorate the page (the rank-then-page path: the one-request page has no amendment stage).
 # Hybrid with its default learned ranker (the other three: NOMOS_RERANK=none, the fusion alone) sends, besides, the
 # index's mapping once (the features' fields are there, and whether it holds the dense bridge), the bridge's query
 # adapter once (one _mget), the anchors' and lemmas' lists with the bridge's two (one _msearch, while the first
 # stage runs: in any order with it) and the pool's features (one search); its page is decorated apart.
-EXPECTED = {"bm25": ["/_search"], "hybrid-fused": ["/_mapping", "/_mapping", "/_msearch", "/_search"],
-            "knn": ["/_mapping", "/_mapping", "/_search"],
+EXPECTED = {"bm25-off": ["/_search"], "bm25": ["/_msearch", "/_mget", "/_search"], "hybrid-fused": ["/_mapping", "/_mapping", "/_msearch", "/_search"],
+            "knn": ["/_mapping", "/_mapping", "/_msearch", "/_mget", "/_search"],
             "hybrid": ["/_mapping"] * 3 + ["/_mget"] + ["/_msearch"] * 3 + ["/_search"] * 2}
 
 
-@pytest.mark.parametrize("method", ["bm25", "hybrid-fused", "knn", "hybrid"])
+@pytest.mark.parametrize("method", ["bm25-off", "bm25", "hybrid-fused", "knn", "hybrid"])
 def test_a_command_line_search_sends_what_a_portal_page_sends(dense, method):
     requested, method = method, method.partition("-")[0]
-    dense = dense.with_overrides(rerank=None if requested == "hybrid" else "none")
+    dense = dense.with_overrides(rerank=None if requested == "hybrid" else "none",
+                                 amendments="off" if requested == "bm25-off" else None)
     client = make_client(dense.cluster)
     with requests_sent(client) as sent:
         page = search_page(dense, SearchRequest(CASE, method, 5, facets=False), client=client)
     paths = [url[url.rindex("/"):].split("?")[0] for _, url in sent]
     assert (sorted(paths) if requested == "hybrid" else paths) == EXPECTED[requested], sent
     direct = make_retriever(dense, method, make_client(dense.cluster)).search(CASE, 5)
-    scores = requested == "hybrid" or not positional(method)  # the learned ranker's scores do not depend on k
+    plain = MethodOptions(amendments="off") if requested == "bm25-off" else MethodOptions()
+    scores = requested == "hybrid" or not positional(method, plain)  # the learned ranker's scores do not depend on k
     assert ranking(page.hits, scores) == ranking(direct, scores)  # the retriever's ranking, untouched
     theft = {h.doc_id: h for h in page.hits}["PK::372"]
     assert theft.title == "Κλοπή" and theft.highlights and all(h.title and h.highlights for h in page.hits)

@@ -81,8 +81,9 @@ def test_our_own_exceptions_pass_through_the_transport_unchanged(transport):
 def test_retrievers_take_a_transport_only_and_raise_typed_errors(os_settings, client, tmp_path):
     index_dataset(os_settings, load_beir(write_beir(tmp_path / "mini")))
     shared = make_transport(os_settings.cluster, client)
-    over_client = make_retriever(os_settings, "bm25", client)
-    over_transport = make_retriever(os_settings, "bm25", shared)
+    plain = MethodOptions(amendments="off")  # BM25's own retriever, not the amendment stage over it
+    over_client = make_retriever(os_settings, "bm25", client, plain)
+    over_transport = make_retriever(os_settings, "bm25", shared, plain)
     query = "κλοπή ξένου κινητού πράγματος"
     assert over_client.search(query, 5) == over_transport.search(query, 5) != []
     assert isinstance(over_client, BM25Retriever) and over_client.transport.client is client

@@ -168,7 +168,8 @@ method_options = stack(  # options of dense and fused methods (ignored by bm25) 
                       "amends right after it, 'precede[:DEPTH]' puts the article an amending article restates "
                       "(its text mostly that article's new wording) right before it, "
                       "'credit[:WEIGHT[:DEPTH]]' adds WEIGHT x its score to the amended one, "
-                      "'off'; default NOMOS_AMENDMENTS, else the method's cross-validated default."),
+                      "'off'; default NOMOS_AMENDMENTS, else the method's cross-validated default (precede for "
+                      "bm25 and knn, off for the others)."),
 )
 llm_options = stack(  # the LLM methods (reform-*, react); the key comes from NOMOS_LLM_API_KEY or OPENAI_API_KEY
     click.option("--llm-base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://host:8000/v1 (env NOMOS_LLM_BASE_URL)."),

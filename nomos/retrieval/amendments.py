@@ -13,7 +13,9 @@ nomos/legal/graph/references.py), and this stage reads them for the first stage'
   article's new wording, the ``restates`` field ingest writes from the consolidation engine's steps) has that
   article put right before it, moved up or brought in; the amending article stays right after it (a lawyer cites
   both). ``search "κλοπή ρολογιού"`` put N_4855_2021::86 («Κλοπή - Τροποποίηση της παρ. 1») first and PK::372
-  fourth; with ``precede`` PK::372 comes first, marked as amended by it. Scores become rank-derived.
+  fourth; with ``precede`` PK::372 comes first, marked as amended by it. Scores become rank-derived. It orders what
+  the method's second stage gives (a learned ranker re-orders its whole pool and would undo it), where ``follow``
+  and ``credit`` feed the second stage; bm25's and knn's default (registry.AMENDMENT_DEFAULTS, cross-validated).
 * ``off``: the method's ranking as it is.
 
 Written once, like the re-ranker, so every method (BM25, kNN, fusions, LLM methods) gets the same option. Every

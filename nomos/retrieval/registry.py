@@ -42,8 +42,8 @@ class MethodOptions:
     # "cross-encoder:<model id or folder>" (sentence-transformers); None: no re-ranking
     rerank: str | None = None
     rerank_depth: int = 20
-    # amendment-aware ranking (any method): "off", "follow[:DEPTH]", "credit[:WEIGHT[:DEPTH]]"; None: the settings'
-    # NOMOS_AMENDMENTS, else the method's default (AMENDMENT_DEFAULTS)
+    # amendment-aware ranking (any method): "off", "follow[:DEPTH]", "precede[:DEPTH]", "credit[:WEIGHT[:DEPTH]]";
+    # None: the settings' NOMOS_AMENDMENTS, else the method's default (AMENDMENT_DEFAULTS)
     amendments: str | None = None
     # how a case file is read (nomos.retrieval.case_reading): the question's share of the dense query vector and its
     # BM25 clause's boost; None: the cross-validated defaults
@@ -313,11 +313,9 @@ def check_model(model: str) -> None:
                           hint="give a sentence-transformers model folder or a Hub model id")
 
 
-# A method's default --amendments (methods not listed: off). Empty: on the extended dev set (bench/amendments_cv.py,
-# docs/history/benchmarks-diary.md "Amendment-aware ranking") bm25's `follow` won every held-out fold on Recall@100
-# (+0.008), but from two queries of 74 (paired p 0.5); knn lost held out. Add {"bm25": "follow"} once a larger graph
-# or set shows it. `precede` (issue 49) moved no metric of any dev set (bench/precede_cv.py): offered, not default.
-AMENDMENT_DEFAULTS: dict[str, str] = {}
+# A method's default --amendments (others: off): `precede` where grouped CV on the three dev sets lost no recall
+# (bench/precede_cv.py; docs/benchmarks.md, issue 49): knn gains (R@100 +0.006 to +0.013), bm25 ties on every metric.
+AMENDMENT_DEFAULTS: dict[str, str] = {"bm25": "precede", "knn": "precede"}
 
 
 # A method's default second stage (methods not listed: none), taken where neither --rerank nor NOMOS_RERANK names
@@ -368,8 +366,8 @@ def learned_ranker(settings: SearchSettings, transport: Transport, first: Retrie
 
 def make_retriever(settings: SearchSettings, method: str, client: OpenSearch | Transport | None = None,
                    options: MethodOptions = MethodOptions()) -> Retriever:
-    """The retriever for a method name; every entry point (CLI, portal, benchmarks) builds retrievers here.
-    With ``options.rerank`` the method's top ``rerank_depth`` is re-ordered by that judge (any method).
+    """The retriever for a method name; every entry point (CLI, portal, benchmarks) builds retrievers here. With
+    ``options.rerank`` the method's top ``rerank_depth`` is re-ordered by that judge; ``precede`` orders what it gives.
 
     ``client``: the command's (or portal's) OpenSearch client, or a transport over it; None: a new client for
     ``settings``. Every request of the retriever goes through one :class:`~nomos.opensearch.transport.Transport`
@@ -383,17 +381,20 @@ def make_retriever(settings: SearchSettings, method: str, client: OpenSearch | T
     transport = make_transport(settings.cluster, client)
     first = spec.factory(settings, transport, options)
     amendments = parse_amendments(options.amendments)
-    if amendments.active:  # before a re-ranker, so the judge sees the articles the amendments brought
-        field = "restates" if amendments.mode == "precede" else "amends"
-        first = AmendmentRetriever(first, stored_targets(transport, settings.index_alias, field), amendments)
-    stage = options.second_stage
-    if not stage:
-        return first
+    if amendments.active and amendments.mode != "precede":  # before a re-ranker: the judge sees what they brought
+        first = AmendmentRetriever(first, stored_targets(transport, settings.index_alias, "amends"), amendments)
+    ranked = _second_stage(settings, transport, first, options) if options.second_stage else first
+    restated = stored_targets(transport, settings.index_alias, "restates")  # after it: the final order puts it first
+    return AmendmentRetriever(ranked, restated, amendments) if amendments.mode == "precede" else ranked
+
+
+def _second_stage(settings: SearchSettings, transport: Transport, first: Retriever, options: MethodOptions) -> Retriever:
+    """``first`` under the re-ranker ``options.second_stage`` names: the learned ranker or a judge."""
+    stage, index = options.second_stage or "", settings.index_alias
     if stage == "ltr" or stage.startswith("ltr:"):
         return learned_ranker(settings, transport, first, options)
     from nomos.retrieval.rerank import RerankRetriever
     from nomos.retrieval.texts import fetch_texts
 
-    judge = make_reranker(settings, stage)
-    index = settings.index_alias
-    return RerankRetriever(first, judge, fetch=lambda ids: fetch_texts(transport, index, ids), depth=options.rerank_depth)
+    return RerankRetriever(first, make_reranker(settings, stage), fetch=lambda ids: fetch_texts(transport, index, ids),
+                           depth=options.rerank_depth)

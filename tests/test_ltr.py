@@ -77,7 +77,7 @@ def test_ltr_over_bm25_on_a_real_node_ranks_the_pool_by_the_model(shared_bm25_in
     matrices, labels = _synthetic(queries=20)
     train(matrices, labels, rounds=10).save(tmp_path / "m")
     settings = shared_bm25_index
-    plain = MethodOptions(amendments="off")  # the ranker alone: bm25's default precede would wrap it
+    plain = MethodOptions(amendments="off")  # the ranker alone, whatever amendment stage a setting asks for
     first = make_retriever(settings, "bm25", options=plain).search_many({"q1": "ξένο κινητό πράγμα ρολόι"}, 100).hits["q1"]
     ranker = make_retriever(settings, "bm25", options=MethodOptions(rerank=f"ltr:{tmp_path / 'm'}", amendments="off"))
     assert ranker.score_kind == "learned" and ranker.describe()["ranker"]["features"] == list(FEATURES)

@@ -348,7 +348,8 @@ def test_index_progress_and_server_status_say_where_things_stand(os_settings: Se
 
 @pytest.mark.parametrize(("method", "fusion", "kind"), [
     ("bm25", {"amendments": "off"}, "bm25"), ("knn", {"amendments": "off"}, "similarity"),
-    ("bm25", {}, "rank"), ("knn", {}, "rank"),  # their default amendment stage (precede) orders the list: positions
+    ("bm25", {}, "bm25"), ("bm25", {"amendments": "precede"}, "rank"),  # precede orders the list: positions
+    ("knn", {}, "rank"),  # knn's default amendment stage (precede)
     ("hybrid", {}, "rank"), ("hybrid", {"pool_ranking": "minmax"}, "fused"),
     ("hybrid", {"where": "server"}, "fused"), ("rrf", {}, "rrf"), ("bm25-prf", {}, "bm25"), ("knn-rocchio", {}, "similarity"),
     ("hybrid+ltr", {}, "learned"),  # hybrid's default: the learned ranker over its pool; the others without it
@@ -391,15 +392,16 @@ def test_positions_are_not_shown_as_scores(os_settings: Settings, tmp_path: Path
     # (not «κλοπή» alone: that is PK::372's title, so the lookup places it, shown without a score since issue 50)
     bm25 = CliRunner().invoke(cli, [*base, "--method", "bm25", "--amendments", "off", "-k", "3", "κλοπή", "ρολογιού"])
     assert "scores: BM25 score" in bm25.stderr and re.search(r"PK::372\s+\d+\.\d{3}", bm25.stdout)
-    ordered = CliRunner().invoke(cli, [*base, "--method", "bm25", "-k", "3", "κλοπή", "ρολογιού"])  # precede: positions
+    ordered = CliRunner().invoke(cli, [*base, "--method", "bm25", "--amendments", "precede", "-k", "3", "κλοπή",
+                                       "ρολογιού"])  # precede: positions
     assert "scores: rank-derived" in ordered.stderr and not re.search(r"\d+\.\d{3}", ordered.stdout)
     doc = json.loads(CliRunner().invoke(cli, [*base, *fused, "--json", "κλοπή"]).stdout)
     assert doc["score_kind"] == "rank"
     with TestClient(create_app(os_settings)) as web:
         page = web.get("/search", params={"q": "κλοπή ρολογιού", "method": "hybrid"}).text
         assert 'class="score"' not in page and "μαθημένη κατάταξη" in page  # the learned order, said, not scored
-        assert 'class="score"' not in web.get("/search", params={"q": "κλοπή ρολογιού", "method": "bm25"}).text
-    with TestClient(create_app(os_settings.with_overrides(amendments="off"))) as web:  # BM25's own scores
+        assert 'class="score"' not in web.get("/search", params={"q": "κλοπή ρολογιού", "method": "knn"}).text
+    with TestClient(create_app(os_settings)) as web:  # BM25's own scores (bm25's default: no amendment stage)
         assert 'title="βαθμολογία BM25"' in web.get("/search", params={"q": "κλοπή ρολογιού", "method": "bm25"}).text
         assert web.get("/api/search", params={"q": "κλοπή", "method": "hybrid"}).json()["score_kind"] == "learned"
     with TestClient(create_app(os_settings.with_overrides(rerank="none"))) as web:  # NOMOS_RERANK=none

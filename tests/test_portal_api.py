@@ -27,8 +27,8 @@ def mini_settings(shared_bm25_index):
 
 @pytest.fixture(scope="module")
 def app(mini_settings):
-    """BM25's one-request page, which this module pins: ``--amendments off`` (bm25's default, ``precede``, ranks
-    then pages: tests/test_search_stage.py and tests/test_amendments_default.py)."""
+    """BM25's one-request page, which this module pins: ``--amendments off`` (bm25's default; set here so that a
+    NOMOS_AMENDMENTS in the environment cannot move the page to the rank-then-page path)."""
     return create_app(mini_settings.with_overrides(amendments="off"))
 
 

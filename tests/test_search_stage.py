@@ -34,25 +34,25 @@ def ranking(hits, scores=True):
 
 def positional(method, options=MethodOptions()):
     """Whether the method's scores are positions (they depend on how deep the list was ranked): hybrid's pool
-    fusion, and bm25's and knn's default amendment stage (``precede``: the amended article before its amender)."""
+    fusion, and knn's default amendment stage (``precede``: the amended article before its amender)."""
     if resolved_options(Settings(), options, method).amendments == "precede":
         return True
     return method == "hybrid" and options.fusion.where is None
 
 
-# A fresh searcher (one command): BM25 with --amendments off one request; hybrid (pool fusion, rrf-head) BM25's and
+# A fresh searcher (one command): BM25 one request (so with --amendments off); hybrid (pool fusion, rrf-head) BM25's and
 # kNN's own lists in one _msearch and the page (snippets) in one _search. Today's `search` sent 3 and 6 (version check, shard count,
 # one _msearch per clause, a separate decorate).
 # A dense method reads once (then once a minute) whether the index's vectors are complete (a method that needs them
 # is refused while they are computed): the mapping; and its retriever whether the index holds article windows: the
 # mapping again (a portal's searcher keeps both a minute, so a page in the steady state sends only its searches).
-# BM25 and kNN rank, then read the ranked articles' ``restates`` (one _mget: their default amendment stage, issue 49)
+# kNN ranks, then reads the ranked articles' ``restates`` (one _mget: its default amendment stage, issue 49)
 # and decorate the page (the rank-then-page path: the one-request page has no amendment stage).
 # Hybrid with its default learned ranker (the other three: NOMOS_RERANK=none, the fusion alone) sends, besides, the
 # index's mapping once (the features' fields are there, and whether it holds the dense bridge), the bridge's query
 # adapter once (one _mget), the anchors' and lemmas' lists with the bridge's two (one _msearch, while the first
 # stage runs: in any order with it) and the pool's features (one search); its page is decorated apart.
-EXPECTED = {"bm25-off": ["/_search"], "bm25": ["/_msearch", "/_mget", "/_search"], "hybrid-fused": ["/_mapping", "/_mapping", "/_msearch", "/_search"],
+EXPECTED = {"bm25-off": ["/_search"], "bm25": ["/_search"], "hybrid-fused": ["/_mapping", "/_mapping", "/_msearch", "/_search"],
             "knn": ["/_mapping", "/_mapping", "/_msearch", "/_mget", "/_search"],
             "hybrid": ["/_mapping"] * 3 + ["/_mget"] + ["/_msearch"] * 3 + ["/_search"] * 2}
 

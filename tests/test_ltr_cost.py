@@ -26,12 +26,12 @@ def _long(n: int) -> str:
 def test_the_pools_search_in_index_order_reads_the_same_features_as_one_by_score(shared_dense_index) -> None:
     from nomos.opensearch.transport import make_transport
     from nomos.retrieval.bm25 import BM25Retriever
-    from nomos.retrieval.registry import make_retriever
+    from nomos.retrieval.registry import MethodOptions, make_retriever
 
     settings = shared_dense_index
     transport = make_transport(settings.cluster)
     bm25 = BM25Retriever(transport, settings.index_alias)
-    knn = make_retriever(settings, "knn", transport)
+    knn = make_retriever(settings, "knn", transport, MethodOptions(amendments="off"))  # the ranker's own kNN
     reader = FeatureReader(bm25, knn.field)
     for text in (SHORT, _long(2)):
         lists = {"bm25": bm25.search(text, 100), "knn": knn.search(text, 100), "anchors": [], "lemmas": []}

@@ -313,9 +313,8 @@ def check_model(model: str) -> None:
                           hint="give a sentence-transformers model folder or a Hub model id")
 
 
-# A method's default --amendments (others: off): `precede` where grouped CV on the three dev sets gained without losing
-# recall (bench/precede_cv.py; docs/benchmarks.md, issue 49): knn (R@100 +0.006 to +0.013). bm25 ties on every metric
-# and would lose its one-request page (three requests) and its scores for it; hybrid's ranker lost a case file.
+# A method's default --amendments (others: off): `precede` where grouped CV on the dev sets gained without losing recall
+# (issue 49, docs/benchmarks.md): knn. bm25 ties, for three requests a page; hybrid + ltr ties or loses a case file.
 AMENDMENT_DEFAULTS: dict[str, str] = {"knn": "precede"}
 
 

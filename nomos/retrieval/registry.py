@@ -378,14 +378,14 @@ def make_retriever(settings: SearchSettings, method: str, client: OpenSearch | T
     spec = method_spec(method)
     settings = require_llm(settings, method)
     options = resolved_options(settings, options, method)
-    transport = make_transport(settings.cluster, client)
-    first = spec.factory(settings, transport, options)
-    amendments = parse_amendments(options.amendments)
+    transport, index = make_transport(settings.cluster, client), settings.index_alias
+    first, amendments = spec.factory(settings, transport, options), parse_amendments(options.amendments)
     if amendments.active and amendments.mode != "precede":  # before a re-ranker: the judge sees what they brought
-        first = AmendmentRetriever(first, stored_targets(transport, settings.index_alias, "amends"), amendments)
+        first = AmendmentRetriever(first, stored_targets(transport, index, "amends"), amendments)
     ranked = _second_stage(settings, transport, first, options) if options.second_stage else first
-    restated = stored_targets(transport, settings.index_alias, "restates")  # after it: the final order puts it first
-    return AmendmentRetriever(ranked, restated, amendments) if amendments.mode == "precede" else ranked
+    if amendments.mode != "precede":
+        return ranked
+    return AmendmentRetriever(ranked, stored_targets(transport, index, "restates"), amendments)  # the final order
 
 
 def _second_stage(settings: SearchSettings, transport: Transport, first: Retriever, options: MethodOptions) -> Retriever:

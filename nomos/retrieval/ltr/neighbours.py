@@ -100,7 +100,8 @@ def law_columns(ids: Sequence[str], fused_rank: np.ndarray, bm25: np.ndarray, ad
     head: dict[str, int] = {}
     for law in laws[:HEAD]:
         head[law] = head.get(law, 0) + 1
-    top1 = next((laws[i] for i in np.argsort(fused_rank, kind="stable")[:1] if fused_rank[i] == 1), None)
+    first = np.flatnonzero(fused_rank == 1)  # the fused top 1 (none where the pool holds no fused list)
+    top1 = laws[first[0]] if len(first) else None
     place = np.zeros(n)
     best_adapted, best_bm25, best_fused = np.zeros(n), np.zeros(n), np.ones(n)
     for rows in members.values():  # rows in pool order: an article's place is how many of its law come before it

@@ -100,6 +100,11 @@ def own_marks(fragment: str, query: str) -> str:
     return _MARKED.sub(lambda m: m.group(0) if _own_in(m.group(1), query) else m.group(1), fragment)
 
 
+def own_word(marked: str, query: str) -> bool:
+    """Whether a word the highlighter marked is one of ``query``'s own (:func:`own_marks` keeps its mark)."""
+    return _own_in(marked, query)
+
+
 @functools.lru_cache(maxsize=4096)
 def _own_in(marked: str, query: str) -> bool:
     """:func:`_own` against ``query``'s words, remembered: a page marks the same words in many snippets."""

@@ -33,8 +33,9 @@ from nomos.legal.text.folding import fold
 from nomos.mappings import HERE, read_stopwords
 
 # NOMOS_SNIPPETS: OpenSearch's sentence passages (the default); each text marked whole by the highlighter and cut
-# here (:func:`cut`); or no highlighter, the texts cut and marked here (:func:`snippets`)
-MODES = ("sentences", "whole", "passages")
+# here (:func:`cut`); or no highlighter, the texts cut and marked here (:func:`snippets`); or the highlighter's
+# whole texts cut to the article's opening sentence and its best marked passage (:mod:`nomos.pages.lead`)
+MODES = ("sentences", "whole", "passages", "lead")
 SIZE = 180  # characters of a passage, as the highlighter's fragment_size
 FRAGMENTS = 2
 LIMIT = 100_000  # characters of a text read (HIGHLIGHT_MAX_CHARS)
@@ -43,6 +44,7 @@ CONTEXT = 30  # where no such start is near: the characters of words before its 
 MIN_PASSAGE = 40  # a passage shorter than this after the one before it took its start is left out
 ENDING = 60  # how far before its ``SIZE`` a passage may end, at its line's or sentence's end
 QUERY_CHARS = 5000  # the part of a query read (as the highlight_query's)
+LEAD_NO_MATCH = 600  # lead's no_match_size: a text with no marked word's start, its opening and next sentence in it
 # an amended article's text in force (nomos.pages.snippets.IN_FORCE_TEXT, which imports this module)
 IN_FORCE_TEXT = "in_force_text"
 
@@ -200,11 +202,10 @@ def start_of(text: str, escape: Callable[[str], str] = html.escape) -> str:
     return escape(text[: cut if cut > 0 else SIZE].strip())
 
 
-def _choose(text: str, found: list[_Mark]) -> list[tuple[int, int]]:
-    """The (start, end) of the passages to show, in the text's order: of the windows of ``SIZE`` characters that
-    begin at a marked word, those with the most distinct words (then the most marks; then the earlier) that do not
-    overlap, each then begun and ended as :func:`_bounds` says. One pass over the marks, the window's words counted
-    as it slides (a case file's words mark a long article hundreds of times)."""
+def _scored(found: list[_Mark]) -> list[tuple[int, int, int, int, int]]:
+    """The windows of ``SIZE`` characters that begin at a marked word, as (-distinct words, -marks, start, first
+    mark, mark after the last): the best sorts first. One pass over the marks, the window's words counted as it
+    slides (a case file's words mark a long article hundreds of times)."""
     counts: dict[str, int] = {}
     scored = []
     j, n = 0, len(found)
@@ -225,6 +226,14 @@ def _choose(text: str, found: list[_Mark]) -> list[tuple[int, int]]:
                 counts[stem] = left
             else:
                 del counts[stem]
+    return scored
+
+
+def _choose(text: str, found: list[_Mark]) -> list[tuple[int, int]]:
+    """The (start, end) of the passages to show, in the text's order: of the windows of :func:`_scored`, those with
+    the most distinct words (then the most marks; then the earlier) that do not overlap, each then begun and ended
+    as :func:`_bounds` says."""
+    scored = _scored(found)
     scored.sort()
     picked: list[tuple[int, int, int]] = []
     for _, _, start, i, j in scored:
@@ -262,13 +271,10 @@ def _same(text: str) -> str:
     return text
 
 
-def cut(marked: str) -> tuple[str, ...]:
-    """Up to two passages of a text the highlighter marked whole (``number_of_fragments: 0``: its marks without
-    its sentence scanner; html-escaped, <mark> around the query's words), chosen and cut as :func:`snippets`
-    chooses and cuts; a text with no mark (the highlighter's ``no_match_size`` start) is cut at a word's end."""
+def unmark(marked: str) -> tuple[str, list[_Mark]]:
+    """A text the highlighter marked (html-escaped, <mark> around the query's words) without its marks, and where
+    they were in it (offsets of the unmarked text; :func:`html_at` maps them back)."""
     pieces = marked[:LIMIT].split("<mark>")  # C's split: the marks are many, a Python loop over the text slow
-    if len(pieces) == 1:
-        return (start_of(marked, _same),) if marked.strip() else ()
     plain = [pieces[0]]
     found: list[_Mark] = []
     at = len(pieces[0])
@@ -277,13 +283,22 @@ def cut(marked: str) -> tuple[str, ...]:
         found.append(_Mark(at, at + len(word), word.lower()))
         plain += (word, rest)
         at += len(word) + len(rest)
-    text = "".join(plain)
-    ends = [m.end for m in found]
+    return "".join(plain), found
 
-    def html_at(at: int) -> int:  # a bound of the plain text (never inside a marked word) in the marked one
-        return at + len("<mark></mark>") * bisect.bisect_right(ends, at)
 
-    return tuple(marked[html_at(lo):html_at(hi)].rstrip() for lo, hi in _choose(text, found))
+def html_at(found: list[_Mark], at: int) -> int:
+    """A bound of :func:`unmark`'s text (never inside a marked word) in the marked text."""
+    return at + len("<mark></mark>") * bisect.bisect_right([m.end for m in found], at)
+
+
+def cut(marked: str) -> tuple[str, ...]:
+    """Up to two passages of a text the highlighter marked whole (``number_of_fragments: 0``: its marks without
+    its sentence scanner; html-escaped, <mark> around the query's words), chosen and cut as :func:`snippets`
+    chooses and cuts; a text with no mark (the highlighter's ``no_match_size`` start) is cut at a word's end."""
+    if "<mark>" not in marked[:LIMIT]:
+        return (start_of(marked, _same),) if marked.strip() else ()
+    text, found = unmark(marked)
+    return tuple(marked[html_at(found, lo):html_at(found, hi)].rstrip() for lo, hi in _choose(text, found))
 
 
 def of_hit(source: Mapping[str, Any], highlight: Mapping[str, Any], query: str | None, mode: str
@@ -297,6 +312,11 @@ def of_hit(source: Mapping[str, Any], highlight: Mapping[str, Any], query: str |
         if query is None:
             return ((start_of(text),) if text.strip() else ()), ()
         return snippets(text, query), snippets(in_force, query, fallback=False)
+    if mode == "lead":
+        from nomos.pages import lead  # (lead builds on this module)
+
+        return (tuple(p for f in highlight.get("text") or () for p in lead.cut(f, query)),
+                tuple(p for f in highlight.get(IN_FORCE_TEXT) or () for p in lead.cut(f, query)))
     if mode == "whole":
         return (tuple(p for f in highlight.get("text") or () for p in cut(f)),
                 tuple(p for f in highlight.get(IN_FORCE_TEXT) or () for p in cut(f)))

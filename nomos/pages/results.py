@@ -23,6 +23,7 @@ from typing import Any, Callable, Mapping
 from nomos.opensearch.transport import Transport
 from nomos.pages import passages
 from nomos.pages.facets import Facets, facet_aggs, ids_facets_and_matching, matching_ids, page_filter, read_facets
+from nomos.pages.lead import cited_number
 from nomos.pages.marks import with_own_marks
 from nomos.pages.named import Named, NameReading, look_up
 from nomos.pages.request import PageRequest
@@ -131,6 +132,9 @@ class ResultsPage:
             shown = {h.doc_id: h for h in self._request(ask.query).decorate(bare)}
             hits = [shown.get(h.doc_id, h) for h in hits]
         hits = with_own_marks(hits, ask.query)  # no mark on a stem's namesake («ρόλο» for «ρολόι»)
+        if self.snippets == "lead":  # a cited article's number, where its snippet says it
+            hits = cited_number(hits, {d.doc_id: d.doc_id.partition("::")[2] for d in named.named
+                                       if d.kind in ("citation", "id")})
         standing = hits_standing(self.transport, self.index, hits)  # repealed, amended… (read by the page)
         hits = demote_repealed(hits, standing, keep={d.doc_id for d in named.named})  # after those in force
         return Results(hits, facets, total, kind, trace, named.named, added, named.missing, standing)

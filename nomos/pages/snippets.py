@@ -50,12 +50,13 @@ def snippet_highlight(query: str, no_match_size: int = 0) -> dict[str, Any]:
 def snippet_request(query: str, no_match_size: int = 0, *, mode: str) -> dict[str, Any]:
     """What a results page's request asks for each shown hit: its fields (``_source``) and its snippets, made as
     ``mode`` (the page's: its stage's NOMOS_SNIPPETS, :mod:`nomos.pages.passages`, issue 51) says: OpenSearch's
-    sentence passages (:func:`snippet_highlight`); each text marked whole, cut by :func:`snippets_of`; or no
-    highlighting, the texts. The one place a page's request and a decoration ask for them."""
+    sentence passages (:func:`snippet_highlight`); each text marked whole, cut by :func:`snippets_of` (``whole``,
+    and ``lead``, which cuts a text's opening and best passage); or no highlighting, the texts. The one place a page's request and a decoration ask for them."""
     if passages.checked(mode) == "passages":
         return {"_source": [*PAGE_SOURCE, "text", IN_FORCE_TEXT]}
-    hl = snippet_highlight(query, no_match_size)
-    if mode == "whole":
+    lead = mode == "lead"  # whole's request, a text with no marked word's start long enough for its opening
+    hl = snippet_highlight(query, passages.LEAD_NO_MATCH if lead and no_match_size else no_match_size)
+    if mode in ("whole", "lead"):
         for f in hl["fields"].values():
             f["number_of_fragments"] = 0
     return {"_source": PAGE_SOURCE, "highlight": hl}

@@ -50,7 +50,8 @@ class RetrievalSettings(SettingsPart):
     # observer; the default) or "paper" (the GreekBarRetrieval notebook's structure, with worked examples)
     prompts: str = "neutral"
     # how a results page's snippets are made (issue 51, nomos.pages.passages): OpenSearch's sentence passages, each
-    # text marked whole by the highlighter and cut in Python ("whole"), or cut and marked in Python ("passages")
+    # text marked whole by the highlighter and cut in Python ("whole"), or cut and marked in Python ("passages"), or
+    # marked whole and cut to the article's opening sentence and its best marked passage ("lead", nomos.pages.lead)
     snippets: str = "sentences"
 
     @field_validator("fusion_weights", mode="before")
@@ -74,7 +75,7 @@ class RetrievalSettings(SettingsPart):
     @field_validator("snippets")
     @classmethod
     def _snippets(cls, v: str) -> str:
-        return one_of(v, ("sentences", "whole", "passages"))
+        return one_of(v, ("sentences", "whole", "passages", "lead"))
 
 
 class SearchSettings(Composed):

@@ -52,6 +52,7 @@ AFTER_MARK = 60  # the least a passage shows after its first marked word (one be
 TAIL_SCAN = 4000  # the structural lines are looked for in a text's last characters (they are a few lines)
 _CLAUSE_END = re.compile(r"[,·;:](?=\s)")
 _FIRST_PARAGRAPH = re.compile(r"(?<=[^\W\d])[ \t\xa0]+(?=1\.[ \t\xa0]+[«(]?[Α-ΩΆΈΉΊΌΎΏ])")  # «… ενώσεων 1. Το …»
+_SENTENCE_MARK = re.compile(r"[.;·:!?»](?=\s+[Α-ΩΆΈΉΊΌΎΏ«])")  # a sentence's end before a title's end is none
 _WORD_BEFORE = re.compile(r"(?<!\w)\w+$")
 
 
@@ -61,7 +62,9 @@ _WORD_BEFORE = re.compile(r"(?<!\w)\w+$")
 # text's first sentence (a title writes those in small letters)
 _TITLE_RUNS_ON = re.compile(r"[α-ωάέήίόύώϊϋΐΰ]|(?:Τροποποίηση|Αντικατάσταση|Κατάργηση|Προσθήκη|Συμπλήρωση)\s")
 _TEXT_OPENS = re.compile(r"(?:\d{4}|\)|[Α-Ω]{2,}[α-ω]*[Α-Ω]|[Α-Ω]{2,})[ \t\xa0]+(?=(?:Το|Η|Ο|Οι|Τα|Τον|Την|Στο|Στη|Στην|"
-                         r"Στα|Στον|Στις|Στους|Από|Με|Για|Μετά|Κατά|Αν|Εφόσον|Όταν|Όποιος|Κάθε)[ \t\xa0])")
+                         r"Στα|Στον|Στις|Στους|Από|Με|Για|Μετά|Κατά|Αν|Εφόσον|Όταν|Όποιος|Κάθε|Προστίθεται|Προστίθενται|"
+                         r"Αντικαθίσταται|Αντικαθίστανται|Τροποποιείται|Τροποποιούνται|Καταργείται|Καταργούνται|"
+                         r"Συστήνεται|Κυρώνεται)[ \t\xa0])")
 
 
 def _title_runs_on(text: str) -> int:
@@ -71,8 +74,10 @@ def _title_runs_on(text: str) -> int:
     if not _TITLE_RUNS_ON.match(text):
         return 0
     line = text[:300].split("\n", 1)[0]
-    m = _TEXT_OPENS.search(line) or _FIRST_PARAGRAPH.search(line)
-    if m is None or re.search(r"[.;·:!?»](?=\s+[Α-ΩΆΈΉΊΌΎΏ«])", line[:m.start()]):
+    m = min(filter(None, (_TEXT_OPENS.search(line), _FIRST_PARAGRAPH.search(line))), key=lambda f: f.start(),
+            default=None)
+    if m is None or any(e.group() != "." or not _abbreviation(line, e.start())
+                        for e in _SENTENCE_MARK.finditer(line, 0, m.start())):
         return 0
     return m.end()
 
@@ -82,7 +87,12 @@ def body(text: str) -> tuple[int, int]:
     its first line (:func:`~nomos.legal.inforce.title_tail.title_tail`), before the code's structural lines
     (:func:`~nomos.legal.text.article_parts.structural_tail`) and a law's closing (:func:`law_end`) glued to its
     end, as the text in force leaves them out (``nomos.legal.inforce.engine.original_in_force``)."""
-    start = title_tail(text) or _title_runs_on(text)
+    start = title_tail(text)
+    if text.count("«", 0, start) > text.count("»", 0, start):
+        # a first line that opens a quotation is an amending article's instruction («… διαμορφώνεται ως εξής:
+        # «Άρθρο 372 Κλοπή»), not its title's end: it says what the article does, in the query's words
+        start = 0
+    start = start or _title_runs_on(text)
     base = max(0, len(text) - TAIL_SCAN)  # the tail is read in the last characters: a long text is not scanned whole
     end = base + structural_tail(text[base:])
     if "Παραγγέλλομε" in text:  # the enactment formula (law_end reads every quotation: only where it can be)
@@ -141,6 +151,16 @@ def _passage_start(text: str, first: int, after: int) -> int:
     return _skip_space(text, start, first)
 
 
+def _inner_start(text: str, first: int, last: int) -> int:
+    """The first sentence's or line's start after the marked word at ``first`` and before ``last``, in the first
+    half of a passage (0 where there is none): a window whose first mark ends the sentence before the one it
+    bears on («… στοιχείο Γ΄. 18. Δεν επιτρέπεται …»)."""
+    for m in passages._BREAK.finditer(text, first, min(last, first + passages.SIZE // 2)):
+        if text[m.start()] == "\n" or not _abbreviation(text, m.start()):
+            return _skip_space(text, m.end(), last)
+    return 0
+
+
 def _abbreviation(text: str, at: int) -> bool:
     """Whether the stop at ``at`` ends an abbreviation («ν.», «παρ.», «περ. α.»; the words :mod:`article_parts`'
     sentence reader passes over) rather than a sentence."""
@@ -196,8 +216,11 @@ def spans(text: str, found: list[passages._Mark]) -> list[tuple[int, int]]:
     if after:
         _, _, first, i, j = min(passages._scored(after))  # the window with the most distinct words, as whole's first
         a = _passage_start(text, first, hi)
+        budget = passages.SIZE + 2 * AFTER_MARK
+        if after[j - 1].end - a > budget:  # begun too far back for its window: at a sentence's start inside it
+            a = _inner_start(text, first, after[j - 1].start) or a
         # it holds its window's marks where they fit (else its first), and some words after them
-        last = after[j - 1].end if j > i and after[j - 1].end - a <= passages.SIZE + 2 * AFTER_MARK else after[i].end
+        last = after[j - 1].end if after[j - 1].end - a <= budget else after[i].end
         b = min(max(_passage_end(text, a, end), _word_cut(text, last, last + AFTER_MARK // 2, False)), end)
         if b - a >= passages.MIN_PASSAGE:
             return [*out, (a, b)]

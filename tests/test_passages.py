@@ -84,7 +84,7 @@ def test_the_setting_names_its_values():
 
 
 @pytest.mark.integration
-@pytest.mark.parametrize("mode", ["whole", "passages"])
+@pytest.mark.parametrize("mode", ["whole", "passages", "lead"])
 def test_pages_equal_todays_but_for_the_snippets_on_a_real_node(shared_bm25_index, mode):
     """Two stages in one process, one with ``sentences`` and one with ``mode`` (built both before either
     searches, then searched in turn: each page's request carries its own stage's mode, no module keeps one), over
@@ -108,7 +108,7 @@ def test_pages_equal_todays_but_for_the_snippets_on_a_real_node(shared_bm25_inde
             assert "highlight" not in page_body and "text" in page_body["_source"]
         else:
             fields = page_body["highlight"]["fields"].values()
-            assert all(f.get("number_of_fragments", 2) == (0 if m == "whole" else 2) for f in fields)
+            assert all(f.get("number_of_fragments", 2) == (0 if m in ("whole", "lead") else 2) for f in fields)
         if m in pages:  # the other stage's search in between changed nothing of this one's page
             assert replace(page, took_ms=0.0) == replace(pages[m], took_ms=0.0)
         pages[m] = page

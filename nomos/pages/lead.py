@@ -253,8 +253,8 @@ def cited_number(hits: Sequence[Hit], named: dict[str, str]) -> list[Hit]:
         number = named.get(h.doc_id)
         if number and h.highlights:
             n = re.escape(number)
-            heading = re.compile(rf"((?:^|\n|«)\s*(?:Άρθρο|ΑΡΘΡΟ)\s+)({n})(?![\w<])")
-            own = re.compile(rf"((?<![\w>])άρθρ(?:ο|ου)\s+)({n})(?=\s+του\s+παρόντος)")
+            heading = re.compile(rf"((?:^|\n|«)\s*(?:<mark>)?(?:Άρθρο|ΑΡΘΡΟ)(?:</mark>)?\s+)({n})(?![\w<])")
+            own = re.compile(rf"((?<!\w)(?:<mark>)?άρθρ(?:ο|ου)(?:</mark>)?\s+)({n})(?=\s+του\s+παρόντος)")
             marked = tuple(own.sub(_number, heading.sub(_number, f)) for f in h.highlights)
             h = replace(h, highlights=marked)
         out.append(h)

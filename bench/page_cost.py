@@ -41,7 +41,7 @@ from nomos.opensearch.client import make_client  # noqa: E402
 from nomos.opensearch.transport import Transport  # noqa: E402
 from nomos.pages.facets import facet_aggs  # noqa: E402
 from nomos.pages.request import PAGE_FILTER, PageRequest, decorate_body, ranking_page_body  # noqa: E402
-from nomos.pages.snippets import STANDING_SOURCE  # noqa: E402
+from nomos.pages.snippets import SNIPPET_FALLBACK_CHARS, STANDING_SOURCE, snippet_request  # noqa: E402
 from nomos.retrieval.base import TIE_SORT, score_ordered  # noqa: E402
 from nomos.retrieval.bm25 import BM25Retriever  # noqa: E402
 from nomos.retrieval.registry import MethodOptions, make_retriever  # noqa: E402
@@ -79,6 +79,8 @@ VARIANTS: dict[str, tuple[str, Callable[[dict[str, Any], str], dict[str, Any] | 
                     _edit(lambda b, q: _text_hl(b)["highlight_query"]["match"]["text"].update(query=" ".join(dict.fromkeys(q.split()))))),
     "hl_whole": ("each text highlighted whole (number_of_fragments 0): OpenSearch's marks without its passages",
                  _edit(lambda b, q: [f.update(number_of_fragments=0) for f in b["highlight"]["fields"].values()])),
+    "hl_lead": ("issue 51: each text highlighted whole as NOMOS_SNIPPETS=lead asks (a BM25 page shows no text without "
+                "a mark: the same request as hl_whole)", lambda b, q: {**b, **snippet_request(q, 0, mode="lead")}),
     "hl_sentence": ("passages of whole sentences (fragment_size 0: no bounded sentence scanner)",
                     _edit(lambda b, q: [f.update(fragment_size=0) for f in b["highlight"]["fields"].values()])),
     "hl_plain": ("issue 51: the plain highlighter (the text analysed again), fragmenter simple: no sentence scanner",
@@ -138,6 +140,9 @@ HYBRID_VARIANTS: dict[str, tuple[str, Callable[[Any, str, int], dict[str, Any]]]
                              lambda f, q, k: {**(b := _decorate(f, q, k)),
                                               "_source": [p for p in b["_source"] if p not in STANDING_SOURCE]}),
     "page_whole": ("issue 51: the same, each text highlighted whole (NOMOS_SNIPPETS=whole)", lambda f, q, k: _whole(_page(f, q, k))),
+    "page_lead": ("issue 51: the same as NOMOS_SNIPPETS=lead asks (each text whole; a text with no mark's first "
+                  "600 characters)", lambda f, q, k: {**_page(f, q, k),
+                                                      **snippet_request(q, SNIPPET_FALLBACK_CHARS, mode="lead")}),
     "bm25_list": ("BM25's top 100, ids only", lambda f, q, k: f.bm25.request(q, DEPTH)[1]),
     "knn_list": ("kNN's top 100 (HNSW, ef_search 256)", lambda f, q, k: _knn_list(f, q)),
     "knn_list_ef100": ("kNN's top 100 with ef_search 100", lambda f, q, k: _knn_list(f, q, ef_search=100)),

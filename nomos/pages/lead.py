@@ -49,10 +49,14 @@ MIN_OPENING = 60  # an opening shorter than this (a heading-like line, a list's 
 CLAUSE = 80  # how far before the bound a clause's end is looked for, before a word's end is taken
 LOOK_BACK = 200  # how far before its first marked word a passage may begin, at its sentence's start
 AFTER_MARK = 60  # the least a passage shows after its first marked word (one begun far back runs on so long)
+SCAN_PAST = 40  # a sentence is read this far past its bound (the stop then needs a capital after it)
 TAIL_SCAN = 4000  # the structural lines are looked for in a text's last characters (they are a few lines)
 _CLAUSE_END = re.compile(r"[,·;:](?=\s)")
 _FIRST_PARAGRAPH = re.compile(r"(?<=[^\W\d])[ \t\xa0]+(?=1\.[ \t\xa0]+[«(]?[Α-ΩΆΈΉΊΌΎΏ])")  # «… ενώσεων 1. Το …»
 _SENTENCE_MARK = re.compile(r"[.;·:!?»](?=\s+[Α-ΩΆΈΉΊΌΎΏ«])")  # a sentence's end before a title's end is none
+# what every structural line holds (a repeal note's «(Καταργείται)», a heading's «ΚΕΦΑΛΑΙΟ», a section's «ΙΙ. »): a
+# text's end without any has none (structural_tail, a Python loop over its sentences, is not run)
+_STRUCTURAL_WORD = re.compile(r"\([Κκ]αταργ|ΚΕΦΑΛΑΙΟ|ΜΕΡΟΣ|ΤΜΗΜΑ|ΤΙΤΛΟΣ|ΒΙΒΛΙΟ|[IVXΙ]\.\s")
 _WORD_BEFORE = re.compile(r"(?<!\w)\w+$")
 
 
@@ -94,7 +98,8 @@ def body(text: str) -> tuple[int, int]:
         start = 0
     start = start or _title_runs_on(text)
     base = max(0, len(text) - TAIL_SCAN)  # the tail is read in the last characters: a long text is not scanned whole
-    end = base + structural_tail(text[base:])
+    tail = text[base:]
+    end = base + (structural_tail(tail) if _STRUCTURAL_WORD.search(tail) else len(tail))
     if "Παραγγέλλομε" in text:  # the enactment formula (law_end reads every quotation: only where it can be)
         end = min(end, law_end(text))
     while start < end and text[start].isspace():
@@ -182,7 +187,7 @@ def _passage_end(text: str, at: int, end: int) -> int:
 def opening(text: str, start: int, end: int) -> tuple[int, int, bool]:
     """The opening of the article's words ``text[start:end]``: (its start, its end, whether it is whole: it ends
     at its sentence's end, not cut at the bound)."""
-    limit = min(end, start + 4 * OPENING)
+    limit = min(end, start + OPENING_END + SCAN_PAST)  # a sentence running past it is cut at OPENING anyway
     at = stop = start
     while at < limit:
         stop = _sentence_end(text, at, limit)
@@ -200,7 +205,7 @@ def next_sentence(text: str, at: int, end: int) -> tuple[int, int] | None:
     at = _skip_space(text, at, end)
     if end - at < passages.MIN_PASSAGE // 2:
         return None
-    stop = _sentence_end(text, at, min(end, at + 4 * passages.SIZE))
+    stop = _sentence_end(text, at, min(end, at + passages.SIZE + SCAN_PAST))
     if stop - at > passages.SIZE:
         stop = _word_cut(text, at, at + passages.SIZE, False)
     return at, stop
@@ -235,10 +240,18 @@ def cut(marked: str, query: str | None = None) -> tuple[str, ...]:
     if not marked.strip():
         return ()
     text, every = passages.unmark(marked)
-    found = every if query is None else [m for m in every if own_word(text[m.start:m.end], query)]
     # a word's forms count once, as the index reads them («σκύλος», «σκύλου»): the passage with the most of the
-    # query's distinct words is then the one with «δεμένος», «σκύλος» and «αλυσίδα», not three forms of «σκύλος»
-    found = [m._replace(stem=passages.stem(fold(m.stem))) for m in found]
+    # query's distinct words is then the one with «δεμένος», «σκύλος» and «αλυσίδα», not three forms of «σκύλος»;
+    # each distinct word as written is read once (a long article marks the same words hundreds of times)
+    stems: dict[str, str | None] = {}  # a marked word -> its stem, None where it is no word of the query's own
+    found = []
+    for m in every:
+        word = text[m.start:m.end]
+        if word not in stems:
+            stems[word] = passages.stem(fold(m.stem)) if query is None or own_word(word, query) else None
+        stem = stems[word]
+        if stem is not None:
+            found.append(passages._Mark(m.start, m.end, stem))
     pieces = (marked[passages.html_at(every, lo):passages.html_at(every, hi)].strip() for lo, hi in spans(text, found))
     return tuple(p for p in pieces if p)
 

@@ -40,7 +40,8 @@ def test_the_opening_sentence_first_with_its_marks_then_the_best_passage_after_i
 def test_a_long_opening_is_cut_at_a_clause_or_word_end_within_its_bound():
     sentence = ("1. Όποιος με την εν γνώσει παράσταση ψευδών γεγονότων σαν αληθινών ή την αθέμιτη απόκρυψη αληθινών "
                 "γεγονότων βλάπτει ξένη περιουσία, πείθοντας κάποιον σε πράξη ή παράλειψη με σκοπό να αποκομίσει ο "
-                "ίδιος ή άλλος παράνομο περιουσιακό όφελος, τιμωρείται με φυλάκιση τουλάχιστον τριών μηνών.")
+                "ίδιος ή άλλος παράνομο περιουσιακό όφελος, ακόμη κι αν η βλάβη της περιουσίας επήλθε σε τρίτο, "
+                "τιμωρείται με φυλάκιση τουλάχιστον τριών μηνών.")
     assert len(sentence) > lead.OPENING_END
     got = cut(sentence.replace("απάτη", "<mark>απάτη</mark>") + "\n2. Η απόπειρα είναι αξιόποινη.")
     first = plain(got[0])
@@ -70,11 +71,13 @@ def test_the_corpus_glued_title_end_and_structural_lines_are_not_the_opening():
     assert plain(cut(title_end)[0]) == OPENING
     runs_on = ("του άρθρου 5 του ν. 3846&#x2F;2010 Το άρθρο 5 του ν. 3846&#x2F;2010 αντικαθίσταται ως εξής: «1. "
                "<mark>Τηλεργασία</mark> είναι η εξ αποστάσεως παροχή εργασίας.»")
-    assert cut(runs_on)[0].startswith("Το άρθρο 5 του ν. 3846&#x2F;2010 αντικαθίσταται ως εξής: «1. <mark>Τηλεργασία")
-    # an amending article's first line that opens a quotation says what it does: kept
+    # the instruction is read as the article's (no title's end), and the opening is the new wording it quotes
+    # (tests/test_lead_amending.py)
+    assert cut(runs_on)[0].startswith("1. <mark>Τηλεργασία</mark> είναι η εξ αποστάσεως παροχή εργασίας.")
+    # an amending article's first line that opens a quotation is no title's end: its quoted new wording opens it
     instruction = ("του άρθρου 372 ΠΚ Η παρ. 1 του <mark>άρθρου</mark> 372 ΠΚ τροποποιείται και διαμορφώνεται ως "
                    "εξής: «Άρθρο 372 Κλοπή\n" + OPENING + "»")
-    assert cut(instruction)[0].startswith("Η παρ. 1 του <mark>άρθρου</mark> 372 ΠΚ τροποποιείται")
+    assert plain(cut(instruction)[0]) == OPENING
     short = "Η πράξη τιμωρείται.\nΆρθρο 5 (Καταργείται)\nΕΒΔΟΜΟ ΚΕΦΑΛΑΙΟ ΕΓΚΛΗΜΑΤΑ ΚΑΤΑ ΤΗΣ <mark>ΙΔΙΟΚΤΗΣΙΑΣ</mark>"
     assert [plain(f) for f in cut(short)] == ["Η πράξη τιμωρείται."]
 
@@ -160,8 +163,10 @@ def test_lead_pages_on_a_real_node(lead_index):
     pk = top["PK::372"].highlights
     assert plain(pk[0]).startswith("1. Όποιος αφαιρεί") and plain(pk[0]).endswith("τιμωρείται με φυλάκιση.")
     assert "<mark>κλοπή</mark> <mark>ποδηλάτου</mark>" in pk[1] and plain(pk[0]) not in plain(pk[1])
-    amending = top["N_4855_2021::86"].highlights[0]
-    assert amending.startswith("Η παρ. 1 του άρθρου 372 ΠΚ τροποποιείται") and "<mark>κλοπή</mark>" in amending
+    # an amending article: the rule it quotes first, then the instruction that held the query's words
+    amending = top["N_4855_2021::86"].highlights
+    assert plain(amending[0]) == "1. Όποιος αφαιρεί ξένο κινητό πράγμα τιμωρείται με φυλάκιση."
+    assert amending[1].startswith("Η παρ. 1 του άρθρου 372 ΠΚ τροποποιείται") and "<mark>κλοπή</mark>" in amending[1]
 
     cited = stages["lead"].search(SearchRequest("άρθρο 372 ΠΚ", "bm25", 5))
     assert cited.hits[0].doc_id == "PK::372" and "<mark>372</mark> του παρόντος" in " ".join(cited.hits[0].highlights)

@@ -39,16 +39,17 @@ from nomos.legal.inforce.title_tail import title_tail
 from nomos.legal.text.article_parts import _ABBREVIATIONS as ABBREVIATIONS
 from nomos.legal.text.article_parts import paragraph_body, sentences, structural_tail
 from nomos.legal.text.folding import fold
-from nomos.pages import passages
+from nomos.pages import lead_amending, passages
 from nomos.pages.marks import own_word
 from nomos.retrieval.base import Hit
 
 OPENING = 200  # the opening's bound where its sentence runs on: cut at a clause's or word's end before it
-OPENING_END = 240  # a first sentence that ends within this many characters is shown whole
+OPENING_END = 300  # a first sentence that ends within this many characters is shown whole
 MIN_OPENING = 60  # an opening shorter than this (a heading-like line, a list's lead-in) runs on into the next sentence
 CLAUSE = 80  # how far before the bound a clause's end is looked for, before a word's end is taken
 LOOK_BACK = 200  # how far before its first marked word a passage may begin, at its sentence's start
 AFTER_MARK = 60  # the least a passage shows after its first marked word (one begun far back runs on so long)
+SENTENCE_END = 240  # a passage cut inside a sentence shows a sentence begun inside it whole, if it ends within this
 SCAN_PAST = 40  # a sentence is read this far past its bound (the stop then needs a capital after it)
 TAIL_SCAN = 4000  # the structural lines are looked for in a text's last characters (they are a few lines)
 _CLAUSE_END = re.compile(r"[,·;:](?=\s)")
@@ -184,6 +185,25 @@ def _passage_end(text: str, at: int, end: int) -> int:
     return stops[-1] if stops else _word_cut(text, at, limit, False)
 
 
+def _whole_sentence(text: str, a: int, b: int, end: int, found: list[passages._Mark]) -> tuple[int, int]:
+    """A passage cut inside a sentence («… 2000 (Α΄ 248) «κύρωση του κώδικα φόρου …». 2. Όταν … τιμές, αυτές
+    πρέπει να αναγράφονται σαφώς και»): the first sentence that begins inside it instead, whole, where it ends
+    within ``SENTENCE_END`` and shows as many of the query's distinct words (the clause that mattered, «… αν
+    περιλαμβάνουν φόρο και έξοδα», is then not cut off)."""
+    if b >= end or text[b - 1] in ".;·!?" or text[b:b + 1] == "\n":
+        return a, b
+    shown = {m.stem for m in found if a <= m.start and m.end <= b}
+    for m in passages._BREAK.finditer(text, a, b):
+        if text[m.start()] != "\n" and _abbreviation(text, m.start()):
+            continue
+        s = _skip_space(text, m.end(), b)
+        e = _sentence_end(text, s, min(end, s + SENTENCE_END + SCAN_PAST))
+        if passages.MIN_PASSAGE <= e - s <= SENTENCE_END \
+                and len({m.stem for m in found if s <= m.start and m.end <= e}) >= len(shown):
+            return s, e
+    return a, b
+
+
 def opening(text: str, start: int, end: int) -> tuple[int, int, bool]:
     """The opening of the article's words ``text[start:end]``: (its start, its end, whether it is whole: it ends
     at its sentence's end, not cut at the bound)."""
@@ -214,8 +234,10 @@ def next_sentence(text: str, at: int, end: int) -> tuple[int, int] | None:
 def spans(text: str, found: list[passages._Mark]) -> list[tuple[int, int]]:
     """The (start, end) of a text's snippets: its opening, then its best marked passage after it or its next
     sentence."""
-    start, end = body(text)
+    own, end = body(text)
+    start = lead_amending.wording_start(text, own, end)  # an amending article's: its new wording's first words
     lo, hi, whole = opening(text, start, end)
+    hi = lead_amending.unquoted_end(text, lo, hi)
     out = [(lo, hi)]
     after = [m for m in found if m.start >= hi and m.end <= end]
     if after:
@@ -227,9 +249,11 @@ def spans(text: str, found: list[passages._Mark]) -> list[tuple[int, int]]:
         # it holds its window's marks where they fit (else its first), and some words after them
         last = after[j - 1].end if after[j - 1].end - a <= budget else after[i].end
         b = min(max(_passage_end(text, a, end), _word_cut(text, last, last + AFTER_MARK // 2, False)), end)
+        a, b = _whole_sentence(text, a, b, end, after)
         if b - a >= passages.MIN_PASSAGE:
             return [*out, (a, b)]
-    more = next_sentence(text, hi, end) if whole or not after else None
+    more = lead_amending.instruction(text, own, start, found) if not after else None
+    more = more or (next_sentence(text, hi, end) if whole or not after else None)
     return [*out, more] if more else out
 
 

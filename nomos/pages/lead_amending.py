@@ -89,8 +89,9 @@ def instruction(text: str, own: int, start: int, found: Sequence[passages._Mark]
 def unquoted_end(text: str, start: int, end: int) -> int:
     """An opening's end without the closing mark of the quotation it was cut from («… με φυλάκιση.»» ends at
     «φυλάκιση.»: its opening mark is not shown)."""
-    if text[end - 1:end] == "»" and text.count("»", start, end) > text.count("«", start, end):
-        return end - 1
+    closing = 2 if text[end - 2:end] in ("».", "»;") else 1 if text[end - 1:end] == "»" else 0
+    if closing and text.count("»", start, end) > text.count("«", start, end):
+        return end - closing  # «… με ισόβια κάθειρξη.».»: the stop inside the quotation ends it
     return end
 
 
@@ -132,4 +133,4 @@ def _after_heading(window: str, at: int, end: int) -> int:
     return at + after
 
 
-_RULE_OPENS = frozenset({"οποιοσ", "οπου", "καθε", "οι", "ολοι", "εαν", "ουδεισ", "κανενασ"})
+_RULE_OPENS = frozenset({"οποιοσ", "οπου", "καθε", "οι", "ολοι", "εαν", "ουδεισ", "κανενασ", "εκεινοσ", "οσοι"})

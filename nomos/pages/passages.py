@@ -32,10 +32,12 @@ from typing import Any, Callable, Mapping, NamedTuple
 from nomos.legal.text.folding import fold
 from nomos.mappings import HERE, read_stopwords
 
-# NOMOS_SNIPPETS: OpenSearch's sentence passages (the default); each text marked whole by the highlighter and cut
-# here (:func:`cut`); or no highlighter, the texts cut and marked here (:func:`snippets`); or the highlighter's
-# whole texts cut to the article's opening sentence and its best marked passage (:mod:`nomos.pages.lead`)
+# NOMOS_SNIPPETS: OpenSearch's sentence passages; each text marked whole by the highlighter and cut here
+# (:func:`cut`); or no highlighter, the texts cut and marked here (:func:`snippets`); or the highlighter's whole texts
+# cut to the article's opening sentence and its best marked passage (:mod:`nomos.pages.lead`): the default, which
+# blind readers judged no worse than the sentences on 38 of 42 pages (docs/benchmarks.md, issue 51's third round)
 MODES = ("sentences", "whole", "passages", "lead")
+DEFAULT = "lead"
 SIZE = 180  # characters of a passage, as the highlighter's fragment_size
 FRAGMENTS = 2
 LIMIT = 100_000  # characters of a text read (HIGHLIGHT_MAX_CHARS)

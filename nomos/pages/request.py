@@ -26,7 +26,7 @@ PAGE_FILTER = ",".join(["hits.total", "aggregations"] + [f"hits.hits.{f}" for f 
 MATCHING = "_matching"  # the filter aggregation that counts what the page's query matched
 
 
-def page_hit(h: Mapping[str, Any], query: str | None = None, *, snippets: str = "sentences") -> Hit:
+def page_hit(h: Mapping[str, Any], query: str | None = None, *, snippets: str = passages.DEFAULT) -> Hit:
     """One hit of a search response (with or without ``_source``, scores from ``_score`` or the sort values);
     ``query``: the page's, which snippets cut from its text mark, ``snippets`` the kind its page asked for
     (:func:`~nomos.pages.snippets.snippets_of`)."""
@@ -54,7 +54,7 @@ def matching_aggs(aggs: Mapping[str, Any], post_filter: Mapping[str, Any] | None
     return {**aggs, MATCHING: {"filter": {"match_all": {}}}} if post_filter else dict(aggs)
 
 
-def faceted_page(resp: Mapping[str, Any], k: int, query: str | None = None, *, snippets: str = "sentences"
+def faceted_page(resp: Mapping[str, Any], k: int, query: str | None = None, *, snippets: str = passages.DEFAULT
                  ) -> FacetedHits:
     """A results page's response (``PAGE_FILTER``'d; what the query matched is the ``_matching`` count under a
     filter, else the exact total) as :class:`FacetedHits` (``query`` and ``snippets``: the page's, for
@@ -82,7 +82,7 @@ class PageRequest:
     post_filter: Mapping[str, Any] | None = None
     fallback: bool = True
     filter_path: str = PAGE_FILTER
-    snippets: str = "sentences"
+    snippets: str = passages.DEFAULT
 
     def __post_init__(self) -> None:
         passages.checked(self.snippets)

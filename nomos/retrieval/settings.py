@@ -51,8 +51,9 @@ class RetrievalSettings(SettingsPart):
     prompts: str = "neutral"
     # how a results page's snippets are made (issue 51, nomos.pages.passages): OpenSearch's sentence passages, each
     # text marked whole by the highlighter and cut in Python ("whole"), or cut and marked in Python ("passages"), or
-    # marked whole and cut to the article's opening sentence and its best marked passage ("lead", nomos.pages.lead)
-    snippets: str = "sentences"
+    # marked whole and cut to the article's opening sentence and its best marked passage ("lead", nomos.pages.lead:
+    # the default, chosen by blind readers, nomos.pages.passages.DEFAULT)
+    snippets: str = "lead"
 
     @field_validator("fusion_weights", mode="before")
     @classmethod

@@ -57,7 +57,7 @@ FORMATS = (1, 2)  # the card formats this code reads (the module's docstring)
 LINEAR_C = 0.1  # the linear ranker's inverse L2 strength (as scikit-learn's C; explored in session 24)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # arrays: two rankers are equal only when they are one
 class LinearRanker:
     """A logistic scorer over standardised features (rows of every pool, classes weighed alike): little on its own,
     but its errors are not the trees', so its ranks blended with theirs steady the top (docs/benchmarks.md)."""

@@ -208,7 +208,8 @@ def main() -> None:
     print("| --- | --- | --- | --- |")
     report: dict = {"sets": {n: len(q) for n, q in sets.members.items()}, "dense": dense, "bridge": bridged, "features": [names[i] for i in keep],
                     "first": {}, "held_out": {}, "pool_recall": {}, "command": " ".join(sys.argv),
-                    "objective": list(objective(held, sorted(held), ("recall@100", "ndcg@10"), sets.members))}
+                    "objective": list(objective(held, sorted(held), ("recall@100", "ndcg@10"), sets.members)),
+                    "per_query": held}  # each query's held-out figures: paired comparisons between runs
     for name, ids in sets.members.items():
         b = [mean(baseline, ids, m) for m in SHOWN]
         h = [mean(held, [q for q in ids if q in held], m) for m in SHOWN]
@@ -218,6 +219,7 @@ def main() -> None:
     print(f"\nobjective (mean over the sets of R@100, then of nDCG@10): {report['objective']}")
     if weights != [0.0]:  # what the blend adds: the same folds' choice among the boosters alone
         report["boosters_alone"] = {n: [mean(alone, ids, m) for m in SHOWN] for n, ids in sets.members.items()}
+        report["boosters_alone_per_query"] = alone
         report["boosters_alone_objective"] = list(objective(alone, sorted(alone), ("recall@100", "ndcg@10"), sets.members))
         print("boosters alone (weight 0), held out: " + "; ".join(
             f"{n} " + " / ".join(f"{v:.4f}" for v in r) for n, r in report["boosters_alone"].items())

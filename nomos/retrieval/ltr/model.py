@@ -27,9 +27,10 @@ from nomos.errors import ConfigError
 from nomos.retrieval.ltr.features import BRIDGED_FEATURES, BRIDGED_VERSION, FEATURES, FEATURES_VERSION
 
 MODELS = Path(__file__).resolve().parent / "models"
-# the shipped model: <name>.txt (LightGBM) and <name>.json (its card: features, the sets it was trained on, the
-# nested cross-validation it was adopted on, the commit); trained by `bench/ltr_study.py --save` (docs/benchmarks.md)
-DEFAULT_MODEL = MODELS / "ltr-v6"
+# the shipped model: <name>.txt (LightGBM; a bag's further boosters <name>.booster2.txt…) and <name>.json (its card:
+# features, the sets it was trained on, the nested cross-validation it was adopted on, the commit); trained by
+# `bench/ltr_study.py --save` (docs/benchmarks.md)
+DEFAULT_MODEL = MODELS / "ltr-v7"
 # where the index holds no dense bridge yet (built before it, or its anchors still being encoded): the ranker
 # without the bridge's features, trained on the same queries
 PLAIN_MODEL = MODELS / "ltr-v3"

@@ -5,6 +5,11 @@ index fields it needs, the training sets and their fingerprint, the parameters a
 figures it was adopted on. Loading checks the card against the code's feature list, so a model trained on other
 features is one clear error, never a silent misranking. LightGBM's text format is its own stable, portable format
 (no pickle).
+
+Two card formats (``format``): 1 (no key; ``ltr-v3``, ``ltr-v6``) is one booster in ``<name>.txt``; 2 is a bag of
+boosters trained alike but for their seed (and row sampling), their scores averaged, the card naming their files,
+and optionally a linear ranker (its coefficients in the card) whose ranks are blended with the bag's: several
+scorers that err differently rank a held-out query better than one (issue 46, docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -22,9 +27,10 @@ from nomos.errors import ConfigError
 from nomos.retrieval.ltr.features import BRIDGED_FEATURES, BRIDGED_VERSION, FEATURES, FEATURES_VERSION
 
 MODELS = Path(__file__).resolve().parent / "models"
-# the shipped model: <name>.txt (LightGBM) and <name>.json (its card: features, the sets it was trained on, the
-# nested cross-validation it was adopted on, the commit); trained by `bench/ltr_study.py --save` (docs/benchmarks.md)
-DEFAULT_MODEL = MODELS / "ltr-v6"
+# the shipped model: <name>.txt (LightGBM; a bag's further boosters <name>.booster2.txt…) and <name>.json (its card:
+# features, the sets it was trained on, the nested cross-validation it was adopted on, the commit); trained by
+# `bench/ltr_study.py --save` (docs/benchmarks.md)
+DEFAULT_MODEL = MODELS / "ltr-v7"
 # where the index holds no dense bridge yet (built before it, or its anchors still being encoded): the ranker
 # without the bridge's features, trained on the same queries
 PLAIN_MODEL = MODELS / "ltr-v3"
@@ -46,6 +52,73 @@ GRID: dict[str, tuple[dict[str, Any], int]] = {
     "leaves7-bagged": ({"num_leaves": 7, "min_data_in_leaf": 50, "bagging_fraction": 0.8, "bagging_freq": 1}, 100),
     "leaves3": ({"num_leaves": 3, "min_data_in_leaf": 50}, 200),
 }
+# a bag's boosters: each samples 80% of the rows every round, with its own seed (PARAMS' seed, +1, +2, …)
+BAGGING: dict[str, Any] = {"bagging_fraction": 0.8, "bagging_freq": 1}
+FORMATS = (1, 2)  # the card formats this code reads (the module's docstring)
+LINEAR_C = 0.1  # the linear ranker's inverse L2 strength (as scikit-learn's C; explored in session 24)
+
+
+@dataclass(frozen=True, eq=False)  # arrays: two rankers are equal only when they are one
+class LinearRanker:
+    """A logistic scorer over standardised features (rows of every pool, classes weighed alike): little on its own,
+    but its errors are not the trees', so its ranks blended with theirs steady the top (docs/benchmarks.md)."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray
+    intercept: float
+
+    def score(self, matrix: np.ndarray) -> np.ndarray:
+        return np.asarray(((matrix - self.mean) / self.scale) @ self.coef + self.intercept, dtype=np.float64)
+
+    def to_card(self) -> dict[str, Any]:
+        return {"mean": self.mean.tolist(), "scale": self.scale.tolist(), "coef": self.coef.tolist(),
+                "intercept": self.intercept}
+
+    @classmethod
+    def from_card(cls, data: Mapping[str, Any], width: int, where: Path | str) -> LinearRanker:
+        """The card's ``linear``; lists of another length than the features' are a :class:`ConfigError`."""
+        try:
+            parts = [np.asarray(data[k], dtype=np.float64) for k in ("mean", "scale", "coef")]
+            intercept = float(data["intercept"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ConfigError(f"learned ranker: {where}: field linear: {exc!s} (mean, scale, coef, intercept)") from None
+        if any(p.shape != (width,) for p in parts) or not np.all(parts[1] > 0):
+            raise ConfigError(f"learned ranker: {where}: field linear: mean, scale and coef must hold {width} numbers "
+                              f"(one a feature; scales positive), got {[p.size for p in parts]}")
+        return cls(parts[0], parts[1], parts[2], intercept)
+
+
+def fit_linear(x: np.ndarray, y: np.ndarray, c: float = LINEAR_C, iterations: int = 50) -> LinearRanker:
+    """L2-regularised logistic regression by Newton's method (deterministic, numpy only): every row standardised,
+    relevant and other rows weighed alike (balanced classes), the intercept not penalised."""
+    mean = x.mean(axis=0, dtype=np.float64)
+    scale = x.std(axis=0, dtype=np.float64)
+    scale = np.where(scale > 1e-12, scale, 1.0)
+    z = np.hstack([(x - mean) / scale, np.ones((x.shape[0], 1))])
+    pos = y > 0
+    weight = np.where(pos, len(y) / (2.0 * max(int(pos.sum()), 1)), len(y) / (2.0 * max(int((~pos).sum()), 1)))
+    penalty = np.full(z.shape[1], 1.0 / c)
+    penalty[-1] = 0.0
+    w = np.zeros(z.shape[1])
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-(z @ w)))
+        gradient = z.T @ (weight * (p - pos)) + penalty * w
+        hessian = (z * (weight * p * (1 - p))[:, None]).T @ z + np.diag(penalty + 1e-9)
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if float(np.max(np.abs(step))) < 1e-8:
+            break
+    return LinearRanker(mean, scale, w[:-1].copy(), float(w[-1]))
+
+
+def ranks(scores: np.ndarray) -> np.ndarray:
+    """1 for the best score, 2 for the next…; tied scores share their mean rank (so ids, not row order, break ties
+    later)."""
+    s = np.asarray(scores, dtype=np.float64)
+    values, inverse, counts = np.unique(-s, return_inverse=True, return_counts=True)
+    first = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    return (first + (counts + 1) / 2.0)[inverse]
 
 
 def query_key(text: str) -> str:
@@ -56,10 +129,13 @@ def query_key(text: str) -> str:
 
 @dataclass
 class RankerModel:
-    """A trained LambdaMART booster and its card."""
+    """Trained LambdaMART boosters (one, or a bag whose scores are averaged), the linear ranker blended by rank where
+    ``weight`` > 0, and the card."""
 
-    booster: Any  # lightgbm.Booster (imported when a model is trained or loaded)
+    boosters: list[Any]  # lightgbm.Booster (imported when a model is trained or loaded)
     card: dict[str, Any] = field(default_factory=dict)
+    linear: LinearRanker | None = None
+    weight: float = 0.0  # the linear ranker's share of the blended rank
 
     @property
     def bridged(self) -> bool:
@@ -72,37 +148,65 @@ class RankerModel:
         return sum(query_key(t) in trained for t in texts)
 
     def score(self, matrix: np.ndarray) -> np.ndarray:
-        """One score per row (higher ranks first)."""
+        """One score per row (higher ranks first): the boosters' mean score, or with the linear ranker the negated
+        blend of the two ranks, (1 - weight) x the bag's + weight x the linear ranker's."""
         if matrix.shape[0] == 0:
             return np.zeros(0)
-        return np.asarray(self.booster.predict(matrix, num_threads=1), dtype=np.float64)
+        bag = np.asarray(self.boosters[0].predict(matrix, num_threads=1), dtype=np.float64)
+        if len(self.boosters) > 1:
+            bag = np.mean([bag] + [b.predict(matrix, num_threads=1) for b in self.boosters[1:]], axis=0)
+        if self.linear is None or self.weight <= 0:
+            return bag
+        return -((1.0 - self.weight) * ranks(bag) + self.weight * ranks(self.linear.score(matrix)))
+
+    def with_linear(self, linear: LinearRanker | None, weight: float) -> RankerModel:
+        """The same boosters blended with ``linear`` at ``weight`` (0: the bag alone); the card says so."""
+        card = {**self.card, "linear_weight": weight}
+        card.pop("linear", None)
+        if linear is not None and weight > 0:
+            card.update(format=2, linear=linear.to_card())
+        return RankerModel(self.boosters, card, linear if weight > 0 else None, weight if linear is not None else 0.0)
 
     def save(self, path: Path) -> None:
-        """``path``.txt and ``path``.json (the folder is made)."""
+        """``path``.txt and ``path``.json (the folder is made); a bag's further boosters in ``path``.booster2.txt…,
+        named in the card's ``boosters``."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.booster.save_model(str(path.with_suffix(".txt")))
-        path.with_suffix(".json").write_text(json.dumps(self.card, ensure_ascii=False, indent=1) + "\n",
-                                             encoding="utf-8")
+        files = booster_files(path, len(self.boosters))
+        for booster, f in zip(self.boosters, files, strict=True):
+            booster.save_model(str(f))
+        card = {**self.card, "boosters": [f.name for f in files]} if self.card.get("format") == 2 else self.card
+        path.with_suffix(".json").write_text(json.dumps(card, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def booster_files(base: Path, n: int) -> list[Path]:
+    """Where a model's ``n`` boosters live: ``base``.txt, then ``base``.booster2.txt…"""
+    return [base.with_suffix(".txt")] + [base.parent / f"{base.name}.booster{i}.txt" for i in range(2, n + 1)]
 
 
 def train(matrices: Sequence[np.ndarray], labels: Sequence[np.ndarray], *, params: Mapping[str, Any] | None = None,
           rounds: int = ROUNDS, card: Mapping[str, Any] | None = None,
-          feature_names: Sequence[str] = FEATURES) -> RankerModel:
+          feature_names: Sequence[str] = FEATURES, bag: int = 1) -> RankerModel:
     """LambdaMART over one pool per query (``matrices[i]`` rows, ``labels[i]`` their relevance). ``feature_names``:
-    the matrices' columns (a subset of :data:`FEATURES` in an ablation; a model to ship reads them all)."""
+    the matrices' columns (a subset of :data:`FEATURES` in an ablation; a model to ship reads them all). ``bag`` > 1:
+    that many boosters, seeds PARAMS' seed + 0, 1, … and :data:`BAGGING` (a card of format 2)."""
     import lightgbm
 
     sizes = [m.shape[0] for m in matrices if m.shape[0]]
     x = np.concatenate([m for m in matrices if m.shape[0]])
     y = np.concatenate([lab for m, lab in zip(matrices, labels, strict=True) if m.shape[0]])
-    data = lightgbm.Dataset(x, y, group=sizes, feature_name=list(feature_names), free_raw_data=True)
-    chosen = {**PARAMS, **(params or {})}
-    booster = lightgbm.train(chosen, data, num_boost_round=rounds)
+    chosen = {**PARAMS, **(BAGGING if bag > 1 else {}), **(params or {})}
+    seeds = [int(chosen["seed"]) + i for i in range(bag)]
+    boosters = []
+    for seed in seeds:
+        data = lightgbm.Dataset(x, y, group=sizes, feature_name=list(feature_names), free_raw_data=True)
+        boosters.append(lightgbm.train({**chosen, "seed": seed}, data, num_boost_round=rounds))
     version = BRIDGED_VERSION if list(feature_names) == list(BRIDGED_FEATURES) else FEATURES_VERSION
     full_card = {"kind": "lambdamart", "library": f"lightgbm {lightgbm.__version__}", "features": list(feature_names),
                  "features_version": version, "params": chosen, "rounds": rounds,
                  "training_queries": len(sizes), "training_rows": int(x.shape[0]), **(card or {})}
-    return RankerModel(booster, full_card)
+    if bag > 1:
+        full_card.update(format=2, seeds=seeds, combine="mean of the boosters' scores")
+    return RankerModel(boosters, full_card)
 
 
 def load(path: Path | str = DEFAULT_MODEL) -> RankerModel:
@@ -122,7 +226,31 @@ def load(path: Path | str = DEFAULT_MODEL) -> RankerModel:
     except json.JSONDecodeError as exc:
         raise ConfigError(f"learned ranker: {card_file}:{exc.lineno}: not JSON ({exc.msg})") from None
     check_features(card, card_file)
-    return RankerModel(lightgbm.Booster(model_file=str(txt)), card)
+    fmt = card.get("format", 1)
+    if fmt not in FORMATS:
+        raise ConfigError(f"learned ranker: {card_file}: card format {fmt!r}, this code reads formats "
+                          f"{', '.join(map(str, FORMATS))}", hint="update nomos or retrain the model with this code")
+    if fmt == 1:
+        return RankerModel([lightgbm.Booster(model_file=str(txt))], card)
+    names = card.get("boosters")
+    if not isinstance(names, list) or not names or names[0] != txt.name:
+        raise ConfigError(f"learned ranker: {card_file}: field boosters: a list of the bag's files, {txt.name} first")
+    files = [base.parent / str(n) for n in names]
+    for f in files:
+        if not f.is_file() or f.parent != base.parent:
+            raise ConfigError(f"learned ranker: {card_file}: field boosters: no model file at {f}")
+    boosters = [lightgbm.Booster(model_file=str(f)) for f in files]
+    width = len(card["features"])
+    if any(b.num_feature() != width for b in boosters):
+        raise ConfigError(f"learned ranker: {card_file}: field boosters: a booster reads "
+                          f"{sorted({b.num_feature() for b in boosters})} features, the card lists {width}")
+    weight = float(card.get("linear_weight") or 0.0)
+    if not 0.0 <= weight < 1.0:
+        raise ConfigError(f"learned ranker: {card_file}: field linear_weight: {weight} is not in [0, 1)")
+    linear = LinearRanker.from_card(card["linear"], width, card_file) if weight > 0 and "linear" in card else None
+    if weight > 0 and linear is None:
+        raise ConfigError(f"learned ranker: {card_file}: field linear: missing while linear_weight is {weight}")
+    return RankerModel(boosters, card, linear, weight)
 
 
 def check_features(card: Mapping[str, Any], where: Path | str) -> None:

@@ -121,6 +121,7 @@ class LearnedRanker:
                                   "adapter": {"alpha": bridge.adapter.alpha, "pairs": bridge.adapter.pairs}}
                                  if bridge is not None else None),
                 "ranker": {k: card.get(k) for k in ("kind", "library", "features_version", "features", "rounds",
+                                                    "format", "setting", "seeds", "linear_weight",
                                                     "trained_on", "trained_at", "cross_validated") if k in card}}
 
 

@@ -81,6 +81,9 @@ def test_the_shipped_models_load_old_and_new() -> None:
     assert np.array_equal(default.score(x), load(DEFAULT_MODEL).score(x))  # deterministic
     if default.card.get("format") == 2:
         assert len(default.boosters) == len(default.card["boosters"]) > 1
+    v7 = load(MODELS / "ltr-v7")  # offered, not the default: a bag of 3 and a linear ranker's ranks
+    assert v7.card["format"] == 2 and len(v7.boosters) == len(v7.card["boosters"]) == 3
+    assert np.array_equal(v7.score(x), load(MODELS / "ltr-v7").score(x))
 
 
 def _edit(base: Path, **changes: object) -> None:

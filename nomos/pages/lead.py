@@ -36,8 +36,7 @@ from typing import Sequence
 
 from nomos.legal.inforce.law_end import law_end
 from nomos.legal.inforce.title_tail import title_tail
-from nomos.legal.text.article_parts import _ABBREVIATIONS as ABBREVIATIONS
-from nomos.legal.text.article_parts import paragraph_body, sentences, structural_tail
+from nomos.legal.text.article_parts import ABBREVIATIONS, paragraph_body, sentences, structural_tail
 from nomos.legal.text.folding import fold
 from nomos.pages import lead_amending, passages
 from nomos.pages.marks import own_word

@@ -196,7 +196,7 @@ def _title_form(title: str) -> str:
 
 
 # words a period follows without ending a sentence (folded): «παρ. 2», «ν. 4619/2019», «περ. α΄», «κ.λπ.»
-_ABBREVIATIONS = frozenset({
+ABBREVIATIONS = frozenset({
     "παρ", "περ", "υποπερ", "υποπαρ", "αρ", "αριθ", "αρθ", "ν", "π", "δ", "β", "α", "εδ", "στοιχ", "κεφ", "σελ", "βλ",
     "κ", "λπ", "κλπ", "χ", "τ", "υπ", "σημ", "ολ", "ημ", "μ", "εκ", "πρβλ", "παραγρ", "αρθρ", "κωδ", "τευχ", "φεκ",
     "αποφ", "εγκ", "υπουργ", "δηλ", "γεν", "ειδ", "τηλ", "περιπτ", "αα", "ββ", "γγ", "δδ",
@@ -237,7 +237,7 @@ def sentences(text: str, start: int = 0) -> Sentences:
         word = re.search(r"([\w.’'΄]+)$", text[at:m.start()])
         token = word.group(1) if word else ""
         bare = fold(token.replace("’", "").replace("'", "").replace("΄", ""))
-        if bare.split(".")[-1] in _ABBREVIATIONS and (len(bare.split(".")[-1]) <= 6) and not token[:1].isupper():
+        if bare.split(".")[-1] in ABBREVIATIONS and (len(bare.split(".")[-1]) <= 6) and not token[:1].isupper():
             continue
         if "." in token or (len(token) == 1 and token.isupper()) or re.fullmatch(r"[Α-ΩA-Z]{1,2}", token):
             if ambiguous is None:

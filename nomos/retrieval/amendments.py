@@ -38,6 +38,7 @@ MODES = ("off", "follow", "credit", "precede")
 DEFAULT_DEPTH = 100  # amending articles this deep in the first stage's list bring their targets
 DEFAULT_WEIGHT = 0.5  # credit: share of the amending article's score an amended article receives
 
+RESTATES = "restates"  # the index field precede reads, and the hit detail a ranker that read it carries it in
 # article id -> the article ids it amends (resolved corpus ids, the ``amends`` field)
 Targets = Mapping[str, Sequence[str]]
 Lookup = Callable[[Sequence[str]], Targets]
@@ -170,6 +171,22 @@ def precede(hits: Sequence[Hit], targets: Targets, depth: int) -> tuple[list[Hit
     return _placed(order, before)
 
 
+def carried(hits: Sequence[Hit]) -> Targets:
+    """The ``restates`` the ranking's own request read with its hits (``details["restates"]``: a ranker that
+    ``reads_restates``), as :func:`precede` takes them: no ``mget``."""
+    return {h.doc_id: h.details[RESTATES] for h in hits if h.details.get(RESTATES)}
+
+
+def precede_page(hits: Sequence[Hit], depth: int) -> list[Hit]:
+    """A results page's order under ``precede`` (issue 49), over a ranking whose hits carry their ``restates``: as
+    :func:`precede` orders, but each hit keeps the method's own score (an article brought in from outside the list
+    has none: 0), so a page says "amended first" rather than turning the method's scores into positions. The moved
+    article's ``details["amended_by"]`` names the amender that placed it."""
+    out, _ = precede(hits, carried(hits), depth)
+    return [replace(h, score=h.details["first_score"],
+                    details={k: v for k, v in h.details.items() if k != "first_score"}) for h in out]
+
+
 def _placed(order: Sequence[tuple[Hit, str | None]],
             before: Mapping[str, int]) -> tuple[list[Hit], list[dict[str, Any]]]:
     """``order``'s hits scored by position (the first highest), each placed by an amender (``by``) noted with where it
@@ -219,7 +236,10 @@ class AmendmentRetriever:
         check_k(k)
         first = self.first.search_many(queries, k, checkpoint=checkpoint, resume=resume, on_progress=on_progress)
         heads = sorted({h.doc_id for hs in first.hits.values() for h in hs[: self.config.depth]})
-        targets = self.lookup(heads) if self.config.active else {}
+        if self.config.mode == "precede" and getattr(self.first, "reads_restates", False):  # read with the ranking
+            targets = carried([h for hs in first.hits.values() for h in hs])
+        else:
+            targets = self.lookup(heads) if self.config.active else {}
         hits: dict[str, list[Hit]] = {}
         notes: dict[str, dict[str, Any]] = {}
         for q, hs in first.hits.items():

@@ -15,7 +15,10 @@ nomos/legal/graph/references.py), and this stage reads them for the first stage'
   both). ``search "κλοπή ρολογιού"`` put N_4855_2021::86 («Κλοπή - Τροποποίηση της παρ. 1») first and PK::372
   fourth; with ``precede`` PK::372 comes first, marked as amended by it. Scores become rank-derived. It orders what
   the method's second stage gives (a learned ranker re-orders its whole pool and would undo it), where ``follow``
-  and ``credit`` feed the second stage; bm25's and knn's default (registry.AMENDMENT_DEFAULTS, cross-validated).
+  and ``credit`` feed the second stage; knn's and hybrid's default (registry.AMENDMENT_DEFAULTS, cross-validated).
+  A ranking that reads each article's ``restates`` with its own request (``reads_restates``: the learned ranker's
+  pool search; hybrid's fused page reads them with its two lists) needs no ``mget``, and a results page is ordered
+  on the page floor (:func:`precede_page`: each hit keeps the method's score, the page says "amended first").
 * ``off``: the method's ranking as it is.
 
 Written once, like the re-ranker, so every method (BM25, kNN, fusions, LLM methods) gets the same option. Every
@@ -231,8 +234,9 @@ class AmendmentRetriever:
 
     def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
                     on_progress: Progress | None = None) -> SearchResult:
-        """The first stage at ``k`` (its checkpoint and progress), one ``mget`` of the heads' targets, then each
-        list re-ordered and cut to ``k``; the moves go to ``query_notes`` beside the first stage's notes."""
+        """The first stage at ``k`` (its checkpoint and progress), one ``mget`` of the heads' targets (none where the
+        first stage ``reads_restates``: its hits carry them), then each list re-ordered and cut to ``k``; the moves
+        go to ``query_notes`` beside the first stage's notes."""
         check_k(k)
         first = self.first.search_many(queries, k, checkpoint=checkpoint, resume=resume, on_progress=on_progress)
         heads = sorted({h.doc_id for hs in first.hits.values() for h in hs[: self.config.depth]})

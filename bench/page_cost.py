@@ -112,13 +112,13 @@ def _knn_list(fusion: Any, q: str, **change: Any) -> dict[str, Any]:
 
 
 def _page(fusion: Any, q: str, k: int) -> dict[str, Any]:
-    bm25, knn = fusion._both_lists(q, DEPTH)
+    bm25, knn, _ = fusion._both_lists(q, DEPTH)
     ranked = fusion._pool({"q": q}, {"q": bm25}, {"q": knn}, DEPTH)["q"]
     return ranking_page_body(PageRequest(fusion.transport, fusion.index, q, facet_aggs(15, law_names=False)), ranked, k)
 
 
 def _decorate(fusion: Any, q: str, k: int) -> dict[str, Any]:
-    bm25, knn = fusion._both_lists(q, DEPTH)
+    bm25, knn, _ = fusion._both_lists(q, DEPTH)
     return decorate_body(fusion._pool({"q": q}, {"q": bm25}, {"q": knn}, DEPTH)["q"][:k], q, snippets="sentences")
 
 

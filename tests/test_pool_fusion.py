@@ -59,7 +59,7 @@ def test_the_results_page_ranks_as_pool_fusion_and_counts_the_pool(dense_mini, d
     from tests.beir_files import QUERIES
 
     client = make_client(dense_mini.cluster)
-    hybrid = make_retriever(dense_mini, "hybrid", client, MethodOptions(rerank="none", fusion=FusionConfig(depth=depth)))
+    hybrid = make_retriever(dense_mini, "hybrid", client, MethodOptions(rerank="none", amendments="off", fusion=FusionConfig(depth=depth)))
     k = min(depth, 6)
     for q in QUERIES:
         want = hybrid.search_many({q["_id"]: q["text"]}, k)
@@ -85,7 +85,7 @@ def test_server_and_client_fusion_pages_rank_as_their_runs(dense_mini, where):
     from nomos.retrieval.registry import MethodOptions, make_retriever
     from tests.beir_files import QUERIES
 
-    hybrid = make_retriever(dense_mini, "hybrid", make_client(dense_mini.cluster), MethodOptions(rerank="none", fusion=FusionConfig(where=where)))
+    hybrid = make_retriever(dense_mini, "hybrid", make_client(dense_mini.cluster), MethodOptions(rerank="none", amendments="off", fusion=FusionConfig(where=where)))
     for q in QUERIES:
         want = [h.doc_id for h in hybrid.search(q["text"], 4)]
         page = hybrid.search_faceted(q["text"], 4, PageRequest(hybrid.transport, hybrid.index, q["text"], facet_aggs(15)))

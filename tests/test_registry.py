@@ -93,8 +93,10 @@ def test_specs_build_retrievers_of_their_kind(tmp_path: Path):
     with pytest.raises(LLMNotConfigured, match="NOMOS_LLM_BASE_URL"):
         require_llm(settings.model_copy(update={"llm_base_url": None}), "react")
     require_llm(settings.model_copy(update={"llm_base_url": None}), "bm25")  # no LLM needed: nothing raised
-    ranked = make_retriever(settings, "hybrid", client, MethodOptions())  # hybrid's default second stage
+    ranked = make_retriever(settings, "hybrid", client, MethodOptions(amendments="off"))  # its default second stage
     assert ranked.name == "hybrid+ltr" and ranked.score_kind == "learned"
+    default = make_retriever(settings, "hybrid", client, MethodOptions())  # and its default precede over it
+    assert default.name == "hybrid+ltr+amendments-precede" and vars(default)["first"].name == "hybrid+ltr"
     assert isinstance(vars(ranked)["first"], FusionRetriever) or getattr(vars(ranked)["first"], "fused", False)
 
 

@@ -34,7 +34,8 @@ def ranking(hits, scores=True):
 
 def positional(method, options=MethodOptions()):
     """Whether the method's scores are positions (they depend on how deep the list was ranked): hybrid's pool
-    fusion, and knn's default amendment stage (``precede``: the amended article before its amender)."""
+    fusion, and the default amendment stage of knn and hybrid (``precede``: the amended article before its amender;
+    a hybrid page keeps the method's scores, ``Retriever.search`` scores by position)."""
     if resolved_options(Settings(), options, method).amendments == "precede":
         return True
     return method == "hybrid" and options.fusion.where is None
@@ -51,7 +52,8 @@ def positional(method, options=MethodOptions()):
 # Hybrid with its default learned ranker (the other three: NOMOS_RERANK=none, the fusion alone) sends, besides, the
 # index's mapping once (the features' fields are there, and whether it holds the dense bridge), the bridge's query
 # adapter once (one _mget), the anchors' and lemmas' lists with the bridge's two (one _msearch, while the first
-# stage runs: in any order with it) and the pool's features (one search); its page is decorated apart.
+# stage runs: in any order with it) and the pool's features (one search); its page is decorated apart. Hybrid's
+# default precede (issue 49) adds none: the fused lists and the pool's search read each article's restates.
 EXPECTED = {"bm25-off": ["/_search"], "bm25": ["/_search"], "hybrid-fused": ["/_mapping", "/_mapping", "/_msearch", "/_search"],
             "knn": ["/_mapping", "/_mapping", "/_msearch", "/_mget", "/_search"],
             "hybrid": ["/_mapping"] * 3 + ["/_mget"] + ["/_msearch"] * 3 + ["/_search"] * 2}
@@ -69,8 +71,12 @@ def test_a_command_line_search_sends_what_a_portal_page_sends(dense, method):
     assert (sorted(paths) if requested == "hybrid" else paths) == EXPECTED[requested], sent
     direct = make_retriever(dense, method, make_client(dense.cluster)).search(CASE, 5)
     plain = MethodOptions(amendments="off") if requested == "bm25-off" else MethodOptions()
-    scores = requested == "hybrid" or not positional(method, plain)  # the learned ranker's scores do not depend on k
+    scores = not positional(method, plain)
     assert ranking(page.hits, scores) == ranking(direct, scores)  # the retriever's ranking, untouched
+    if requested == "hybrid":  # the page keeps the learned ranker's own scores (its precede orders, issue 49), which
+        ranker = make_retriever(dense, method, make_client(dense.cluster), MethodOptions(amendments="off"))
+        own = {h.doc_id: round(h.score, 5) for h in ranker.search(CASE, 5)}  # do not depend on k
+        assert {h.doc_id: round(h.score, 5) for h in page.hits} == own
     theft = {h.doc_id: h for h in page.hits}["PK::372"]
     assert theft.title == "Κλοπή" and theft.highlights and all(h.title and h.highlights for h in page.hits)
     assert page.method == method and not page.defaulted and page.facets == [] and page.areas == []

@@ -78,7 +78,7 @@ def test_the_projects_own_searches_work_as_the_portal(secure_node, dense) -> Non
     hnsw = make_retriever(settings, "knn", client).search_many(queries, 6).hits["q1"]
     assert bm25[0].doc_id == "PK::372"
     assert [h.doc_id for h in exact] == [h.doc_id for h in hnsw] and len(exact) == 6  # knn_score, by id
-    fused = make_retriever(settings, "hybrid", client, MethodOptions(fusion=FusionConfig(where="client"), rerank="none"))
+    fused = make_retriever(settings, "hybrid", client, MethodOptions(fusion=FusionConfig(where="client"), rerank="none", amendments="off"))
     laws = {"laws": {"terms": {"field": "source"}}}
     page = fused.search_faceted(THEFT, 3, PageRequest(fused.transport, fused.index, THEFT, laws))  # rank by position
     assert [h.doc_id for h in page.hits] == [h.doc_id for h in fused.search(THEFT, 3)]

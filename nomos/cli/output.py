@@ -52,7 +52,7 @@ def print_hits(hits: Sequence[Any], *, explain: bool = False, score_kind: str = 
         return
     click.echo(f"scores: {SCORE_KINDS.get(score_kind, score_kind)}" + (" (not shown)" if score_kind in ORDER_ONLY else "")
                + ("; an article the query names or cites is placed, shown without a score"
-                  if any((h.details or {}).get("direct") for h in hits) else ""), err=True)
+                  if any((h.details or {}).get("direct") for h in hits) else "") + _amended_first(hits), err=True)
     for i, h in enumerate(hits, start=1):
         placed = (h.details or {}).get("direct")  # named or cited by the query: placed, its score is not the method's
         score = f"  [{PLACED.get(placed, placed)}]" if placed else "" if score_kind in ORDER_ONLY else f"  {h.score:.3f}"
@@ -66,6 +66,18 @@ def print_hits(hits: Sequence[Any], *, explain: bool = False, score_kind: str = 
             click.echo(f"       why: {why or 'its own score'}")
         for snippet in h.highlights:
             click.echo(f"       … {terminal_snippet(snippet, emphasize=_emphasis)} …")
+
+
+def _amended_first(hits: Sequence[Any]) -> str:
+    """The legend's word on precede's order (issue 49), where it moved a hit: on a page ordered by the page floor
+    each hit keeps the method's score, so the scores need not descend; the amendment stage's own ranking (eval's,
+    knn's page) scores by the new positions (it keeps the method's score as ``first_score``)."""
+    moved = [h.details for h in hits if (h.details or {}).get("amended_by")]
+    if not moved:
+        return ""
+    kept = not any("first_score" in d for d in moved)
+    return ("; amended first: an article an amending article restates is placed right before it"
+            + (", keeping its own score (the scores need not descend)" if kept else ""))
 
 
 def print_reading(reading: dict[str, Any]) -> None:

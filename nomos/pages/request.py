@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 from nomos.opensearch.transport import Transport
 from nomos.pages import passages
 from nomos.pages.snippets import SNIPPET_FALLBACK_CHARS, snippet_request, snippets_of, standing_part
+from nomos.retrieval.amendments import precede_page
 from nomos.retrieval.base import FacetedHits, Hit, rank
 from nomos.retrieval.fusion import by_position
 
@@ -83,6 +84,7 @@ class PageRequest:
     fallback: bool = True
     filter_path: str = PAGE_FILTER
     snippets: str = passages.DEFAULT
+    precede: int = 0  # the amendment stage's precede depth the page is ordered with (0: the method's own order)
 
     def __post_init__(self) -> None:
         passages.checked(self.snippets)
@@ -103,6 +105,11 @@ class PageRequest:
 
     def decorate(self, hits: list[Hit]) -> list[Hit]:
         return decorate(self.transport, self.index, hits, self.query, snippets=self.snippets)
+
+    def ordered(self, ranked: list[Hit]) -> list[Hit]:
+        """``ranked`` (its hits carrying their ``restates``) with each article an amending article restates right
+        before it, every hit keeping the method's score (:func:`~nomos.retrieval.amendments.precede_page`)."""
+        return precede_page(ranked, self.precede) if self.precede else ranked
 
 
 def ranking_page_body(page: PageRequest, ranked: Sequence[Hit], k: int) -> dict[str, Any]:

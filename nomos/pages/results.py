@@ -79,32 +79,36 @@ class ResultsPage:
         self.snippets = passages.checked(snippets)
 
     def _request(self, query: str, aggs: Mapping[str, Any] | None = None, post_filter: Mapping[str, Any] | None = None,
-                 fallback: bool = True) -> PageRequest:
-        """The page's request over this floor's index, with its snippets' mode."""
+                 fallback: bool = True, precede: int = 0) -> PageRequest:
+        """The page's request over this floor's index, with its snippets' mode (and its order: ``precede``)."""
         return PageRequest(self.transport, self.index, query, aggs or {}, post_filter, fallback=fallback,
-                           snippets=self.snippets)
+                           snippets=self.snippets, precede=precede)
 
-    def of_page(self, retriever: FacetedRetriever, ask: PageQuery, *, fallback: bool = True) -> Results:
+    def of_page(self, retriever: FacetedRetriever, ask: PageQuery, *, fallback: bool = True, precede: int = 0) -> Results:
         """The one-request path: the retriever's ranking with the page's parts folded in. ``fallback``: a hit with
-        none of the query's words shows its text's start (``MethodSpec.snippets`` says a method needs none)."""
+        none of the query's words shows its text's start (``MethodSpec.snippets`` says a method needs none).
+        ``precede``: the amendment stage's depth, for a retriever that ``orders_pages`` (it orders its ranking
+        with the page's :meth:`~nomos.pages.request.PageRequest.ordered` before it asks for the page)."""
         reading = NameReading.of(ask.query)  # read once; the page and the lookup share it
         laws = self.laws() if ask.facets else None
         aggs = {**(facet_aggs(FACET_SIZE, ask.source, ask.area, law_names=laws is None) if ask.facets else {}),
                 **reading.page_aggregation()}  # a short query may be a title: the page's own request looks it up
-        ask_page = self._request(ask.query, aggs, page_filter(ask.source, ask.area), fallback)
+        ask_page = self._request(ask.query, aggs, page_filter(ask.source, ask.area), fallback, precede)
         page = retriever.search_faceted(ask.query, ask.k, ask_page)
         facets = read_facets(page.aggregations, laws) if ask.facets else Facets()
         named = look_up(self.transport, self.index, reading, page.aggregations)
         return self._placed(ask, page.hits, facets, page.matching, retriever.score_kind, None, named)
 
-    def of_ranking(self, retriever: Retriever, ask: PageQuery, *, deep: bool) -> Results:
+    def of_ranking(self, retriever: Retriever, ask: PageQuery, *, deep: bool, precede: int = 0) -> Results:
         """The rank-then-page path: the ranking, ``FILTER_DEPTH`` deep where ``deep`` (or a filter will cut it),
-        then its facets and the filter's ids in one request, then the shown hits' titles and snippets."""
+        ordered with ``precede`` where given (a retriever that ``reads_restates``: the amended article before its
+        amender, each hit keeping its score), then its facets and the filter's ids in one request, then the shown
+        hits' titles and snippets."""
         filtered = bool(ask.source or ask.area)
         # FILTER_DEPTH deep where a filter will cut the list, or where depth costs nothing (the learned ranker orders
         # its whole pool anyway): the facets then count the candidates, as a fused page's do, not the page's k
         result = retriever.search_many({"q": ask.query}, max(ask.k, FILTER_DEPTH) if filtered or deep else ask.k)
-        ranked = result.hits["q"]
+        ranked = self._request(ask.query, precede=precede).ordered(result.hits["q"])
         rounds = result.traces.get("q", {}).get("rounds")  # a round-by-round trace (react) is shown
         ids = [h.doc_id for h in ranked]
         facets = Facets()

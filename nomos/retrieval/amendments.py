@@ -15,7 +15,10 @@ nomos/legal/graph/references.py), and this stage reads them for the first stage'
   both). ``search "κλοπή ρολογιού"`` put N_4855_2021::86 («Κλοπή - Τροποποίηση της παρ. 1») first and PK::372
   fourth; with ``precede`` PK::372 comes first, marked as amended by it. Scores become rank-derived. It orders what
   the method's second stage gives (a learned ranker re-orders its whole pool and would undo it), where ``follow``
-  and ``credit`` feed the second stage; bm25's and knn's default (registry.AMENDMENT_DEFAULTS, cross-validated).
+  and ``credit`` feed the second stage; knn's and hybrid's default (registry.AMENDMENT_DEFAULTS, cross-validated).
+  A ranking that reads each article's ``restates`` with its own request (``reads_restates``: the learned ranker's
+  pool search; hybrid's fused page reads them with its two lists) needs no ``mget``, and a results page is ordered
+  on the page floor (:func:`precede_page`: each hit keeps the method's score, the page says "amended first").
 * ``off``: the method's ranking as it is.
 
 Written once, like the re-ranker, so every method (BM25, kNN, fusions, LLM methods) gets the same option. Every
@@ -38,6 +41,7 @@ MODES = ("off", "follow", "credit", "precede")
 DEFAULT_DEPTH = 100  # amending articles this deep in the first stage's list bring their targets
 DEFAULT_WEIGHT = 0.5  # credit: share of the amending article's score an amended article receives
 
+RESTATES = "restates"  # the index field precede reads, and the hit detail a ranker that read it carries it in
 # article id -> the article ids it amends (resolved corpus ids, the ``amends`` field)
 Targets = Mapping[str, Sequence[str]]
 Lookup = Callable[[Sequence[str]], Targets]
@@ -170,6 +174,22 @@ def precede(hits: Sequence[Hit], targets: Targets, depth: int) -> tuple[list[Hit
     return _placed(order, before)
 
 
+def carried(hits: Sequence[Hit]) -> Targets:
+    """The ``restates`` the ranking's own request read with its hits (``details["restates"]``: a ranker that
+    ``reads_restates``), as :func:`precede` takes them: no ``mget``."""
+    return {h.doc_id: h.details[RESTATES] for h in hits if h.details.get(RESTATES)}
+
+
+def precede_page(hits: Sequence[Hit], depth: int) -> list[Hit]:
+    """A results page's order under ``precede`` (issue 49), over a ranking whose hits carry their ``restates``: as
+    :func:`precede` orders, but each hit keeps the method's own score (an article brought in from outside the list
+    has none: 0), so a page says "amended first" rather than turning the method's scores into positions. The moved
+    article's ``details["amended_by"]`` names the amender that placed it."""
+    out, _ = precede(hits, carried(hits), depth)
+    return [replace(h, score=h.details["first_score"],
+                    details={k: v for k, v in h.details.items() if k != "first_score"}) for h in out]
+
+
 def _placed(order: Sequence[tuple[Hit, str | None]],
             before: Mapping[str, int]) -> tuple[list[Hit], list[dict[str, Any]]]:
     """``order``'s hits scored by position (the first highest), each placed by an amender (``by``) noted with where it
@@ -214,12 +234,16 @@ class AmendmentRetriever:
 
     def search_many(self, queries: Mapping[str, str], k: int, *, checkpoint: Path | None = None, resume: bool = False,
                     on_progress: Progress | None = None) -> SearchResult:
-        """The first stage at ``k`` (its checkpoint and progress), one ``mget`` of the heads' targets, then each
-        list re-ordered and cut to ``k``; the moves go to ``query_notes`` beside the first stage's notes."""
+        """The first stage at ``k`` (its checkpoint and progress), one ``mget`` of the heads' targets (none where the
+        first stage ``reads_restates``: its hits carry them), then each list re-ordered and cut to ``k``; the moves
+        go to ``query_notes`` beside the first stage's notes."""
         check_k(k)
         first = self.first.search_many(queries, k, checkpoint=checkpoint, resume=resume, on_progress=on_progress)
         heads = sorted({h.doc_id for hs in first.hits.values() for h in hs[: self.config.depth]})
-        targets = self.lookup(heads) if self.config.active else {}
+        if self.config.mode == "precede" and getattr(self.first, "reads_restates", False):  # read with the ranking
+            targets = carried([h for hs in first.hits.values() for h in hs])
+        else:
+            targets = self.lookup(heads) if self.config.active else {}
         hits: dict[str, list[Hit]] = {}
         notes: dict[str, dict[str, Any]] = {}
         for q, hs in first.hits.items():

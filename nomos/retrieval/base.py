@@ -202,6 +202,17 @@ class PageAsk(Protocol):
         """Titles and snippets for hits that came with ids and scores only (one request)."""
         ...
 
+    @property
+    def precede(self) -> int:
+        """The amendment stage's ``precede`` depth the page is ordered with (0: the method's order): a retriever
+        that ``orders_pages`` then reads its hits' ``restates`` with its ranking and hands :meth:`ordered` the
+        ranking before the page's request."""
+        ...
+
+    def ordered(self, ranked: list[Hit]) -> list[Hit]:
+        """``ranked`` (hits carrying their ``restates``) in the page's order: the amended article first (issue 49)."""
+        ...
+
 
 class FacetedRetriever(Retriever, Protocol):
     """A retriever that serves a results page in its ranking's own requests (``MethodSpec.faceted``; the registry's

@@ -20,7 +20,7 @@ from nomos.errors import ConfigError
 from nomos.opensearch.stored_scripts import RANK_BY_POSITION
 from nomos.opensearch.transport import Transport, require_transport
 from nomos.retrieval.base import FacetedHits, Hit, PageAsk, Progress, SearchResult, check_k, rank, tick
-from nomos.retrieval.bm25 import BM25Retriever
+from nomos.retrieval.bm25 import MSEARCH_FILTER, BM25Retriever
 from nomos.retrieval.fusion_config import DEFAULT_WEIGHTS, FusionConfig
 from nomos.retrieval.head_fusion import head_fuse
 from nomos.retrieval.knn import KnnRetriever
@@ -239,9 +239,12 @@ class FusionRetriever:
             fused = pool_fuse({"q": pool}, {"q": scores}, self.config.bm25_knn_weights, depth, pool_clause="knn")["q"]
             shown = [h for h in fused if allowed is None or h.doc_id in allowed][:k]
             return FacetedHits(page.decorate(shown), aggregations, len(pool))
-        if where == "pool" and self.config.pool_ranking == "rrf-head":
-            bm25, knn = self._both_lists(query, depth)
+        if self.orders_pages:  # where "pool", "rrf-head"
+            bm25, knn, restates = self._both_lists(query, depth, restates=page.precede > 0)
             ranked = self._pool({"q": query}, {"q": bm25}, {"q": knn}, depth)["q"]
+            if page.precede:  # the amended article before its amender (issue 49), before the page is asked
+                ranked = page.ordered([replace(h, details={**h.details, "restates": restates[h.doc_id]})
+                                       if h.doc_id in restates else h for h in ranked])
             return self._page_of_ranking(ranked, k, page)
         if where != "server":
             ranked = self.search_many({"q": query}, depth).hits["q"]
@@ -255,14 +258,30 @@ class FusionRetriever:
                                          params={"filter_path": page.filter_path})
         return page.read(resp, k)
 
-    def _both_lists(self, query: str, depth: int) -> tuple[list[Hit], list[Hit]]:
+    @property
+    def orders_pages(self) -> bool:
+        """Its results page ranks before it asks for the page (pool fusion, "rrf-head": hybrid's default), so the
+        page can be ordered in between (``PageAsk.ordered``: precede) in the same requests."""
+        return self.config.where == "pool" and self.config.pool_ranking == "rrf-head"
+
+    def _both_lists(self, query: str, depth: int, *, restates: bool = False
+                    ) -> tuple[list[Hit], list[Hit], dict[str, list[str]]]:
         """BM25's and kNN's own top ``depth`` for one query in one ``_msearch`` (the bodies :meth:`search_many`
-        sends through each retriever, so the lists, and the fusion of them, are the same)."""
+        sends through each retriever, so the lists, and the fusion of them, are the same); with ``restates``, each
+        listed article's ``restates`` doc values beside them (precede's, in the same request)."""
         vector = self.knn.query_vectors([query])[0]
+        lines = [*self.bm25.request(query, depth), *self.knn.request(vector, depth)]
+        if restates:
+            lines = [{**line, "docvalue_fields": ["restates"]} if i % 2 else line for i, line in enumerate(lines)]
         with self.knn.vectors_needed():
-            bm25, knn = self.bm25.msearch([*self.bm25.request(query, depth), *self.knn.request(vector, depth)],
-                                          labels=["BM25 list", "k-NN list"])
-        return self.bm25.hits_of(bm25, "q", depth), self.knn.hits_of(knn, "q", depth)
+            if restates:
+                bm25, knn = self.transport.msearch(lines, labels=["BM25 list", "k-NN list"], what="BM25 and k-NN lists",
+                                                   filter_path=MSEARCH_FILTER + ",responses.hits.hits.fields")
+            else:
+                bm25, knn = self.bm25.msearch(lines, labels=["BM25 list", "k-NN list"])
+        read = {h.get("_id") or str(h["sort"][1]): list(h["fields"]["restates"]) for r in (bm25, knn)
+                for h in r.get("hits", {}).get("hits", []) if h.get("fields", {}).get("restates")}
+        return self.bm25.hits_of(bm25, "q", depth), self.knn.hits_of(knn, "q", depth), read
 
     def _page_of_ranking(self, ranked: list[Hit], k: int, page: PageAsk) -> FacetedHits:
         """A page over a ranking computed beforehand: one request scores its articles by their position (so the

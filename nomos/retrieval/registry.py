@@ -314,8 +314,8 @@ def check_model(model: str) -> None:
 
 
 # A method's default --amendments (others: off): `precede` where grouped CV on the dev sets gained without losing recall
-# (issue 49, docs/benchmarks.md): knn. bm25 ties, for three requests a page; hybrid + ltr ties or loses a case file.
-AMENDMENT_DEFAULTS: dict[str, str] = {"knn": "precede"}
+# (issue 49, docs/benchmarks.md): knn, hybrid (its page orders with the ranking's own restates). bm25 ties, 3 requests.
+AMENDMENT_DEFAULTS: dict[str, str] = {"knn": "precede", "hybrid": "precede"}
 
 
 # A method's default second stage (methods not listed: none), taken where neither --rerank nor NOMOS_RERANK names

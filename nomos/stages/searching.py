@@ -32,6 +32,7 @@ from nomos.opensearch.client import bound_searches, make_client
 from nomos.opensearch.transport import Transport, make_transport, typed_error
 from nomos.pages.facets import law_names
 from nomos.pages.results import PageQuery, ResultsPage
+from nomos.retrieval.amendments import AmendmentRetriever, parse_amendments
 from nomos.retrieval.base import FacetedRetriever, Hit, Progress, Retriever
 from nomos.retrieval.case_reading import explain_reading
 from nomos.retrieval.knn import FACET_DEPTH, VectorReadiness, index_has_vectors, vector_readiness
@@ -203,12 +204,20 @@ class SearchStage:
         ask = PageQuery(request.query, request.k, request.source, request.area, request.facets)
         try:
             with cluster_errors(self.settings, f"the {method} search"):
-                one_page = self._one_page(spec, options, request.k)
+                one_page = self._one_page(spec, method, options, request.k)
+                precede = parse_amendments(options.amendments)
+                depth = precede.depth if precede.mode == "precede" else 0
                 if one_page:
-                    results = self.pages.of_page(self._page_retriever(method, options), ask, fallback=not spec.snippets)
+                    results = self.pages.of_page(self._page_retriever(method, options), ask, fallback=not spec.snippets,
+                                                 precede=depth)
                 else:
-                    results = self.pages.of_ranking(self._ranker(spec, method, options), ask,
-                                                    deep=not (spec.needs_llm or options.rerank == "llm"))
+                    ranker = self._ranker(spec, method, options)
+                    if depth and isinstance(ranker, AmendmentRetriever) and getattr(ranker.first, "reads_restates", False):
+                        ranker = ranker.first  # its ranking carries the restates: the page orders it, scores kept
+                    else:
+                        depth = 0
+                    results = self.pages.of_ranking(ranker, ask, deep=not (spec.needs_llm or options.rerank == "llm"),
+                                                    precede=depth)
         except SearchError as exc:
             if spec.needs_vectors and not self.has_vectors():
                 raise VectorsMissing(
@@ -261,12 +270,16 @@ class SearchStage:
         with cluster_errors(self.settings, f"the {method} search"):
             return retriever.search_many(queries, k, on_progress=on_progress).hits
 
-    def _one_page(self, spec: MethodSpec, options: MethodOptions, k: int) -> bool:
+    def _one_page(self, spec: MethodSpec, method: str, options: MethodOptions, k: int) -> bool:
         """Whether the method's results page ranks exactly as its ``search``: a faceted method without a re-ranker
-        or an amendment stage;
+        or an amendment stage (``precede`` where its page retriever ``orders_pages``: hybrid's fusion);
         for kNN also only while the page's HNSW search (``FACET_DEPTH`` candidates) explores what a top-``k``
         search explores, ``max(ef_search, k)`` (a small ``--ef-search`` would otherwise change the ranking)."""
-        if not spec.faceted or options.second_stage or (options.amendments or "off") != "off":
+        if not spec.faceted or options.second_stage:
+            return False
+        amendments = parse_amendments(options.amendments).mode
+        if amendments != "off" and not (amendments == "precede" and spec.fused and
+                                         getattr(self._page_retriever(method, options), "orders_pages", False)):
             return False
         if spec.needs_vectors and not spec.fused and not options.exact:
             return max(options.ef_search or self.settings.knn_ef_search, k) >= FACET_DEPTH

@@ -17,7 +17,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -73,6 +73,9 @@ class PoolFeatures:
 
     ids: list[str]
     matrix: np.ndarray  # len(ids) x len(FEATURES), float32
+    # article -> the articles it restates (the ``restates`` doc values the pool's search reads beside the features:
+    # the amendment stage's ``precede`` orders the ranking with them and asks the node nothing more, issue 49)
+    restates: dict[str, list[str]] = field(default_factory=dict)
 
 
 def check_index(transport: Transport, index: str) -> dict[str, Any]:
@@ -112,7 +115,7 @@ def _pool_body(clauses: Mapping[str, dict[str, Any]], ids: Sequence[str]) -> dic
     # the id from doc values, not the stored _id: loading stored fields for 200 hits was half the request (13 ms)
     return {"size": len(ids), "query": {"bool": {"should": should, "filter": [{"ids": {"values": list(ids)}}]}},
             "sort": ["_doc"], "track_total_hits": False,
-            "stored_fields": "_none_", "docvalue_fields": ["article_id", *DOC_VALUES]}
+            "stored_fields": "_none_", "docvalue_fields": ["article_id", *DOC_VALUES, "restates"]}
 
 
 @dataclass
@@ -159,7 +162,8 @@ class FeatureReader:
             body = self.body(queries[q], ids, (vectors or {}).get(q), bridged)
             response = self.bm25.transport.search(self.bm25.index, body, params=NAMED_SCORES,
                                                   what=f"the learned ranker's features of query {q!r}")
-            return PoolFeatures(ids, self._matrix(queries[q], ids, lists[q], response, bridged is not None))
+            return PoolFeatures(ids, self._matrix(queries[q], ids, lists[q], response, bridged is not None),
+                                _restates(response))
 
         if len(items) == 1:  # a page: no thread to start
             return {items[0][0]: features(items[0])}
@@ -220,6 +224,13 @@ def _relative(raw: np.ndarray) -> np.ndarray:
     shares = np.where(top > 0, raw[:, cols] / np.where(top > 0, top, 1.0), 0.0)
     cosine = raw[:, FEATURES.index("knn_cosine")]
     return np.concatenate([shares, (cosine - cosine.max())[:, None]], axis=1)
+
+
+def _restates(response: Mapping[str, Any]) -> dict[str, list[str]]:
+    """Each pool article that restates others (its ``restates`` doc values), by id."""
+    hits = response.get("hits", {}).get("hits", [])
+    return {str(_first(h["fields"]["article_id"])): list(h["fields"]["restates"]) for h in hits
+            if h.get("fields", {}).get("restates")}
 
 
 def _first(value: Any) -> Any:

@@ -51,6 +51,11 @@ class LearnedRanker:
         return "learned"
 
     @property
+    def reads_restates(self) -> bool:
+        """Its hits carry ``details["restates"]`` (the pool's search reads them): precede asks nothing more."""
+        return True
+
+    @property
     def transport(self) -> Any:
         """The one transport every request of this retriever goes through (the first stage's too)."""
         return self.bm25.transport
@@ -89,7 +94,9 @@ class LearnedRanker:
         for q in queries:
             ranks = {name: {h.doc_id: r for r, h in enumerate(hits, start=1)} for name, hits in lists[q].items()}
             ranking = order(pools[q].ids, model.score(pools[q].matrix))[:k]
-            out[q] = [Hit(d, s, details={f"{name}_rank": r[d] for name, r in ranks.items() if d in r})
+            restates = pools[q].restates  # read with the features: the amendment stage's precede needs no mget
+            out[q] = [Hit(d, s, details={**{f"{name}_rank": r[d] for name, r in ranks.items() if d in r},
+                                         **({"restates": restates[d]} if d in restates else {})})
                       for d, s in ranking]
             tick(on_progress)
         return replace(first, hits=out)

@@ -87,10 +87,9 @@ class LearnedRanker:
         pools = self.reader.read(queries, lists, vectors, adapted)
         out: dict[str, list[Hit]] = {}
         for q in queries:
-            ranks = {name: {h.doc_id: r for r, h in enumerate(hits, start=1)} for name, hits in lists[q].items()}
+            ranks = {f"{name}_rank": {h.doc_id: r for r, h in enumerate(hits, start=1)} for name, hits in lists[q].items()}
             ranking = order(pools[q].ids, model.score(pools[q].matrix))[:k]
-            out[q] = [Hit(d, s, details={f"{name}_rank": r[d] for name, r in ranks.items() if d in r})
-                      for d, s in ranking]
+            out[q] = [Hit(d, s, details={key: r[d] for key, r in ranks.items() if d in r}) for d, s in ranking]
             tick(on_progress)
         return replace(first, hits=out)
 

@@ -3,7 +3,9 @@
 Each dev query (bench/dev_sets.py, the first ``--queries``) is searched at k = 100 by the first stage alone and by the
 first stage with ``--rerank ltr`` (the shipped model, or ``--model``), alternately, after a warm-up round; query
 vectors come from the cache in both (the encoder's time is the same on both sides and is not what is compared).
-Printed: the median and p95 wall time per query of each, the ratio, and the ranker's median addition in ms.
+Printed: the median and p95 wall time per query of each, the ratio, and the ranker's median addition in ms; then this
+process's CPU per query on each side (all its threads: building requests, reading responses, the features, the model),
+which a loaded machine inflates far less than the wall time (issue 51's CPU per page).
 
 Usage (an index with vectors, built by this checkout):
     .venv/bin/python bench/ltr_cost.py --index nomos-articles [--method hybrid] [--queries 60]
@@ -47,14 +49,16 @@ def main() -> None:
     ranked = make_retriever(settings, args.method, transport,
                             MethodOptions(rerank=f"ltr:{args.model}" if args.model else "ltr"))
     times: dict[str, list[float]] = {"first stage": [], "+ ltr": []}
+    cpu: dict[str, float] = {"first stage": 0.0, "+ ltr": 0.0}
     for q in ids[:5]:  # warm-up: caches, JIT, the model's load
         plain.search(texts[q], 100)
         ranked.search(texts[q], 100)
     for q in ids:
         for name, retriever in (("first stage", plain), ("+ ltr", ranked)):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             retriever.search(texts[q], 100)
             times[name].append(1000 * (time.perf_counter() - t))
+            cpu[name] += 1000 * (time.process_time() - c)
     print(f"command: {' '.join(sys.argv)}\n")
     print(f"| {args.method}, k = 100, {len(ids)} queries | median ms | p95 ms |")
     print("| --- | --- | --- |")
@@ -63,6 +67,8 @@ def main() -> None:
     added = [b - a for a, b in zip(times["first stage"], times["+ ltr"], strict=True)]
     print(f"\nthe ranker adds a median {statistics.median(added):.1f} ms (p95 {p95(added):.1f}); ratio of medians "
           f"{statistics.median(times['+ ltr']) / statistics.median(times['first stage']):.2f}")
+    print(f"client CPU a query: first stage {cpu['first stage'] / len(ids):.1f} ms, + ltr {cpu['+ ltr'] / len(ids):.1f} ms "
+          f"(the ranker {(cpu['+ ltr'] - cpu['first stage']) / len(ids):.1f} ms)")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from nomos.opensearch.client import make_client
 from nomos.portal import api, judgments, pages, versions
 from nomos.portal.credentials import CredentialBackoff
 from nomos.portal.errors import INTERNAL, classify, greek_problem, log, log_failure
+from nomos.portal.heap import HeapFreeze
 from nomos.portal.identity import Proxies
 from nomos.portal.links import article_url, make_templates, search_url
 from nomos.portal.params import Method
@@ -136,8 +137,10 @@ def quiet_client_log() -> None:
 
 
 # ------------------------------------------------------------------------------------------------ the app
-def create_app(settings: PortalConfig, llm_deadline: float = 90.0, llm_slots: int = 4) -> FastAPI:
-    """The portal for ``settings`` (its cluster and index alias, LLM endpoint if any).
+def create_app(settings: PortalConfig, llm_deadline: float = 90.0, llm_slots: int = 4,
+               freeze_heap: bool = False) -> FastAPI:
+    """The portal for ``settings`` (its cluster and index alias, LLM endpoint if any); ``freeze_heap`` where it is
+    served (:mod:`nomos.portal.heap`).
 
     Searches do not wait out a restarting node as ``eval`` does (``retry_seconds``): a person at the page gets a
     503 at once and retries, so the portal keeps at most ``PORTAL_RETRY_SECONDS`` of backoff. Its client retries
@@ -160,7 +163,8 @@ def create_app(settings: PortalConfig, llm_deadline: float = 90.0, llm_slots: in
     # after the node refuses that account (401), nothing is sent as it for a while (nomos.portal.credentials)
     app.state.credentials = CredentialBackoff(*settings.opensearch_identity())
     client = app.state.credentials.guard(make_client(settings.cluster, pool_maxsize=32, retries=0))
-    app.state.portal = Portal(settings, client, llm_deadline=llm_deadline, llm_slots=llm_slots)
+    app.state.portal = Portal(settings, client, llm_deadline=llm_deadline, llm_slots=llm_slots,
+                              heap=HeapFreeze(enabled=freeze_heap))
     app.state.templates = make_templates()
     app.state.proxies = Proxies(settings.trusted_proxies, settings.user_header, settings.proxy_secret)
     app.state.rates = RateLimits.from_specs(settings.search_rate, settings.judgment_rate, settings.page_rate)
@@ -192,7 +196,8 @@ def settings_to_env(settings: PortalConfig, **extra: Any) -> str:
 def app_from_env() -> FastAPI:
     """Factory for uvicorn workers: ``portal.app:app_from_env`` with the settings ``serve`` put in the environment."""
     raw = json.loads(os.environ[SETTINGS_ENV])
-    return create_app(PortalConfig(**raw["settings"]), llm_deadline=raw.get("llm_deadline", 90.0))
+    return create_app(PortalConfig(**raw["settings"]), llm_deadline=raw.get("llm_deadline", 90.0),
+                      freeze_heap=bool(raw.get("freeze_heap", False)))
 
 
 class WithoutQueryString(logging.Filter):
@@ -258,7 +263,7 @@ def serve(settings: PortalConfig, host: str = "127.0.0.1", port: int = 8000, wor
 
     common = server_options(settings.portal, host, port, log_level)
     if workers <= 1:
-        uvicorn.run(create_app(settings, llm_deadline=llm_deadline), **common)
+        uvicorn.run(create_app(settings, llm_deadline=llm_deadline, freeze_heap=True), **common)
         return
-    os.environ[SETTINGS_ENV] = settings_to_env(settings, llm_deadline=llm_deadline)
+    os.environ[SETTINGS_ENV] = settings_to_env(settings, llm_deadline=llm_deadline, freeze_heap=True)
     uvicorn.run("nomos.portal.app:app_from_env", factory=True, workers=workers, **common)

@@ -24,6 +24,7 @@ from nomos.pages.in_force import (
     versions_of_many,
 )
 from nomos.pages.named import by_id
+from nomos.portal.heap import HeapFreeze
 from nomos.portal.settings import PortalConfig
 from nomos.retrieval.registry import BEST_WITH_VECTORS, best_method, portal_methods
 from nomos.stages.searching import MethodUnavailable, SearchPage, SearchRequest, SearchStage
@@ -46,6 +47,7 @@ class Portal:
     client: OpenSearch
     llm_deadline: float = 90.0
     llm_slots: int = 4
+    heap: HeapFreeze = field(default_factory=HeapFreeze)  # enabled where the portal is served (nomos.portal.heap)
     deadline: float = field(init=False)  # every other request's, from settings.portal_deadline_seconds
     searcher: SearchStage = field(init=False, repr=False)
     llm_limiter: anyio.CapacityLimiter = field(init=False, repr=False)
@@ -102,7 +104,9 @@ class Portal:
     def search(self, query: str, method: str | None = None, k: int = 10, source: str | None = None,
                area: str | None = None) -> SearchPage:
         """One results page; ``method`` None: the best the index serves (the page says so)."""
-        return self.searcher.search(SearchRequest(query, method, k, source, area))
+        page = self.searcher.search(SearchRequest(query, method, k, source, area))
+        self.heap.after_search(page.method)
+        return page
 
     def article(self, article_id: str, query: str | None = None, full: bool = False) -> Article | None:
         """The article's page; an id typed another way (any case, Latin look-alike letters: «PK::386A») finds the

@@ -92,10 +92,10 @@ class LearnedRanker:
         pools = self.reader.read(queries, lists, vectors, adapted)
         out: dict[str, list[Hit]] = {}
         for q in queries:
-            ranks = {name: {h.doc_id: r for r, h in enumerate(hits, start=1)} for name, hits in lists[q].items()}
+            ranks = {f"{name}_rank": {h.doc_id: r for r, h in enumerate(hits, start=1)} for name, hits in lists[q].items()}
             ranking = order(pools[q].ids, model.score(pools[q].matrix))[:k]
             restates = pools[q].restates  # read with the features: the amendment stage's precede needs no mget
-            out[q] = [Hit(d, s, details={**{f"{name}_rank": r[d] for name, r in ranks.items() if d in r},
+            out[q] = [Hit(d, s, details={**{key: r[d] for key, r in ranks.items() if d in r},
                                          **({"restates": restates[d]} if d in restates else {})})
                       for d, s in ranking]
             tick(on_progress)

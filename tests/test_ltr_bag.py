@@ -12,25 +12,11 @@ import pytest
 from nomos.errors import ConfigError
 from nomos.retrieval.ltr.features import BRIDGED_FEATURES, BRIDGED_VERSION, FEATURES
 from nomos.retrieval.ltr.model import DEFAULT_MODEL, MODELS, fit_linear, load, ranks, train
-
-
-def _synthetic(seed: int = 3, queries: int = 30, rows: int = 12) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Pools whose relevant rows have a high ``field_anchors``, the rest noise."""
-    rng = np.random.default_rng(seed)
-    column = FEATURES.index("field_anchors")
-    matrices, labels = [], []
-    for _ in range(queries):
-        x = rng.random((rows, len(FEATURES))).astype(np.float32)
-        y = np.zeros(rows)
-        y[:2] = 1.0
-        x[:2, column] += 2.0
-        matrices.append(x)
-        labels.append(y)
-    return matrices, labels
+from tests.test_ltr import _synthetic  # pools whose relevant rows have a high field_anchors
 
 
 def _bag(tmp_path: Path, weight: float = 0.3) -> Path:
-    matrices, labels = _synthetic()
+    matrices, labels = _synthetic(queries=30)
     model = train(matrices, labels, rounds=20, bag=3)
     model = model.with_linear(fit_linear(np.concatenate(matrices), np.concatenate(labels)), weight)
     model.save(tmp_path / "m")

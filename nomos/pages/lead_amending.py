@@ -23,8 +23,7 @@ import re
 from typing import Sequence
 
 from nomos.legal.inforce.reading import AS_FOLLOWS, VERB
-from nomos.legal.text.article_parts import _SENTENCE_OPENS as SENTENCE_OPENS
-from nomos.legal.text.article_parts import ABBREVIATIONS, Heading, read_heading
+from nomos.legal.text.article_parts import ABBREVIATIONS, SENTENCE_OPENS, Heading, read_heading
 from nomos.legal.text.folding import fold
 from nomos.pages import passages
 

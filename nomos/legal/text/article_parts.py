@@ -150,7 +150,7 @@ def read_heading(wording: str, title_now: str = "", text_now: str = "") -> Headi
             # έναρξη ισχύος του παρόντος καταργούνται:»): the current title ends the heading where a sentence
             # opens right after it (engine v6: v5 took the list's opening into the title, N_4809_2021::65)
             split = _after_title(m.group("num"), m.end(), rest, line, line_end, title_now)
-            if split is not None and _SENTENCE_OPENS.match(fold(wording[split.body_start:])):
+            if split is not None and SENTENCE_OPENS.match(fold(wording[split.body_start:])):
                 return split
         return Heading(m.group("num"), line.strip(), m.end() + line_end + 1)
     split = _after_title(m.group("num"), m.end(), rest, line, line_end, title_now)
@@ -167,8 +167,8 @@ def read_heading(wording: str, title_now: str = "", text_now: str = "") -> Headi
 
 
 # the words a sentence opens with after a heading's title (folded): an article, a preposition, a conjunction of when
-_SENTENCE_OPENS = re.compile(r"(?:ο|η|το|οι|τα|τον|την|τη|με|απο|για|ωσ|στο|στη|στην|στα|στον|στουσ|στισ|σε|κατα|αν|"
-                             r"εφοσον|οταν|μετα|εντοσ)\s")
+SENTENCE_OPENS = re.compile(r"(?:ο|η|το|οι|τα|τον|την|τη|με|απο|για|ωσ|στο|στη|στην|στα|στον|στουσ|στισ|σε|κατα|αν|"
+                            r"εφοσον|οταν|μετα|εντοσ)\s")
 
 
 def _after_title(number: str, at: int, rest: str, line: str, line_end: int, title_now: str) -> Heading | None:

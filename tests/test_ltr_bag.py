@@ -11,7 +11,16 @@ import pytest
 
 from nomos.errors import ConfigError
 from nomos.retrieval.ltr.features import BRIDGED_FEATURES, BRIDGED_VERSION, FEATURES
-from nomos.retrieval.ltr.model import DEFAULT_MODEL, MODELS, fit_linear, load, ranks, train
+from nomos.retrieval.ltr.model import (
+    DEFAULT_MODEL,
+    JUDGED_MODEL_FEATURES,
+    MODELS,
+    UNJUDGED_MODEL,
+    fit_linear,
+    load,
+    ranks,
+    train,
+)
 from tests.test_ltr import _synthetic  # pools whose relevant rows have a high field_anchors
 
 
@@ -62,14 +71,18 @@ def test_one_booster_keeps_the_format_1_card() -> None:
 def test_the_shipped_models_load_old_and_new() -> None:
     plain, v6, default = load(MODELS / "ltr-v3"), load(MODELS / "ltr-v6"), load(DEFAULT_MODEL)
     assert len(plain.boosters) == 1 and len(v6.boosters) == 1 and "format" not in v6.card
-    assert default.card["features"] == list(BRIDGED_FEATURES) and default.bridged
-    x = np.random.default_rng(5).random((40, len(BRIDGED_FEATURES))).astype(np.float32)
+    # the default reads the judged queries (its log beside it); without them, ltr-v6 (BRIDGED_FEATURES)
+    assert default.card["features"] == list(JUDGED_MODEL_FEATURES) and default.bridged and default.log is not None
+    assert default.card["judged"]["queries"] == 231 and default.log.queries == 231
+    unjudged = load(UNJUDGED_MODEL)
+    assert unjudged.log is None and unjudged.card["features"] == list(BRIDGED_FEATURES)
+    x = np.random.default_rng(5).random((40, len(JUDGED_MODEL_FEATURES))).astype(np.float32)
     assert np.array_equal(default.score(x), load(DEFAULT_MODEL).score(x))  # deterministic
     if default.card.get("format") == 2:
         assert len(default.boosters) == len(default.card["boosters"]) > 1
     v7 = load(MODELS / "ltr-v7")  # offered, not the default: a bag of 3 and a linear ranker's ranks
     assert v7.card["format"] == 2 and len(v7.boosters) == len(v7.card["boosters"]) == 3
-    assert np.array_equal(v7.score(x), load(MODELS / "ltr-v7").score(x))
+    assert np.array_equal(v7.score(x[:, :len(BRIDGED_FEATURES)]), load(MODELS / "ltr-v7").score(x[:, :len(BRIDGED_FEATURES)]))
 
 
 def _edit(base: Path, **changes: object) -> None:

@@ -2,11 +2,8 @@
 
 Every entry point (CLI, portal, eval, benchmarks) builds retrievers with :func:`make_retriever` and asks
 :func:`method_spec` what a method needs (vectors in the index, an LLM endpoint), whether it is stochastic, fused,
-or returns snippets itself, and how the portal labels it. No other module lists method names.
-
-Importing this module is cheap (no OpenSearch client, no numpy): the command line builds its ``--method`` choices
-from it at start-up. The retrievers are imported when one is built.
-"""
+or returns snippets itself, and how the portal labels it. No other module lists method names. Importing this module
+is cheap (no OpenSearch client, no numpy): the command line builds its ``--method`` choices from it at start-up."""
 
 from __future__ import annotations
 
@@ -349,7 +346,7 @@ def learned_ranker(settings: SearchSettings, transport: Transport, first: Retrie
     The anchors' and lemmas' lists keep ``first``'s filters, so the pool holds only what the first stage may."""
     from nomos.retrieval.ltr.dense_bridge import BridgeWatch
     from nomos.retrieval.ltr.features import FeatureReader, check_index
-    from nomos.retrieval.ltr.model import DEFAULT_MODEL, PLAIN_MODEL, load
+    from nomos.retrieval.ltr.model import DEFAULT_MODEL, PLAIN_MODEL, UNJUDGED_MODEL, load
     from nomos.retrieval.ltr.retriever import LearnedRanker, shared_bm25
 
     _, _, path = (options.rerank or "").partition(":")
@@ -357,11 +354,13 @@ def learned_ranker(settings: SearchSettings, transport: Transport, first: Retrie
     knn = getattr(first, "knn", None)
     bm25 = shared_bm25(first, _bm25(settings, transport, options))
     index = settings.index_alias
-    # the shipped model reads the dense bridge where the index has it; the plain one ranks until then
+    # the shipped model reads the dense bridge where the index has it (the plain one ranks until then) and the judged
+    # queries where the index holds their articles (else the one without them)
     watch = BridgeWatch(transport, index, knn.encoder.spec) if knn is not None and model.bridged else None
-    plain = load(PLAIN_MODEL) if model.bridged and not path else None
+    plain, unjudged = (load(PLAIN_MODEL) if model.bridged else None,
+                       load(UNJUDGED_MODEL) if model.log is not None else None) if not path else (None, None)
     return LearnedRanker(first, bm25, FeatureReader(bm25, knn.field if knn is not None else None), model, knn,
-                         check=lambda: check_index(transport, index), watch=watch, plain=plain)
+                         check=lambda: check_index(transport, index), watch=watch, plain=plain, unjudged=unjudged)
 
 
 def make_retriever(settings: SearchSettings, method: str, client: OpenSearch | Transport | None = None,

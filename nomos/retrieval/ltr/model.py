@@ -6,7 +6,7 @@ figures it was adopted on. Loading checks the card against the code's feature li
 features is one clear error, never a silent misranking. LightGBM's text format is its own stable, portable format
 (no pickle).
 
-Two card formats (``format``): 1 (no key; ``ltr-v3``, ``ltr-v6``) is one booster in ``<name>.txt``; 2 is a bag of
+Two card formats (``format``): 1 (no key; ``ltr-v3``, ``ltr-v6``, ``ltr-v8``) is one booster in ``<name>.txt``; 2 is a bag of
 boosters trained alike but for their seed (and row sampling), their scores averaged, the card naming their files,
 and optionally a linear ranker (its coefficients in the card) whose ranks are blended with the bag's: several
 scorers that err differently rank a held-out query better than one (issue 46, docs/benchmarks.md).
@@ -25,14 +25,19 @@ import numpy as np
 
 from nomos.errors import ConfigError
 from nomos.retrieval.ltr.features import BRIDGED_FEATURES, BRIDGED_VERSION, FEATURES, FEATURES_VERSION
+from nomos.retrieval.ltr.judged import JUDGED_FEATURES, JudgedLog, load_log
 
 MODELS = Path(__file__).resolve().parent / "models"
 # the shipped model: <name>.txt (LightGBM; a bag's further boosters <name>.booster2.txt…) and <name>.json (its card:
 # features, the sets it was trained on, the nested cross-validation it was adopted on, the commit); trained by
-# `bench/ltr_study.py --save` (docs/benchmarks.md). ltr-v6 stays the default: ltr-v7 (a bag of 3 and a linear
-# ranker's ranks) gained the objective on one repeat only, all of it on the extended set, for 3.3 ms more a query;
-# it is offered (`--rerank ltr:<models>/ltr-v7`) until a three-repeat run says otherwise
-DEFAULT_MODEL = MODELS / "ltr-v6"
+# `bench/ltr_study.py --save` (docs/benchmarks.md). ltr-v8, the default, reads the judged queries (its log
+# ltr-v8.judged.json beside it, nomos.retrieval.ltr.judged): held out it gained every dev set (objective 0.6986 /
+# 0.2196 → 0.7177 / 0.3029). ltr-v7 (a bag of boosters and a linear ranker's ranks) is offered
+# (`--rerank ltr:<models>/ltr-v7`): over three repeats it gained a little, nearly all on the extended set
+DEFAULT_MODEL = MODELS / "ltr-v8"
+# where the index is not the corpus the default model's judged queries speak of (judged.MIN_SHARE): the model
+# without their columns, trained on the same queries
+UNJUDGED_MODEL = MODELS / "ltr-v6"
 # where the index holds no dense bridge yet (built before it, or its anchors still being encoded): the ranker
 # without the bridge's features, trained on the same queries
 PLAIN_MODEL = MODELS / "ltr-v3"
@@ -57,6 +62,9 @@ GRID: dict[str, tuple[dict[str, Any], int]] = {
 # a bag's boosters: each samples 80% of the rows every round, with its own seed (PARAMS' seed, +1, +2, …)
 BAGGING: dict[str, Any] = {"bagging_fraction": 0.8, "bagging_freq": 1}
 FORMATS = (1, 2)  # the card formats this code reads (the module's docstring)
+# the bridged features with the judged queries' (nomos.retrieval.ltr.judged): a model whose card names a log
+JUDGED_MODEL_FEATURES = (*BRIDGED_FEATURES, *JUDGED_FEATURES)
+JUDGED_VERSION = "8"
 LINEAR_C = 0.1  # the linear ranker's inverse L2 strength (as scikit-learn's C; explored in session 24)
 
 
@@ -138,11 +146,19 @@ class RankerModel:
     card: dict[str, Any] = field(default_factory=dict)
     linear: LinearRanker | None = None
     weight: float = 0.0  # the linear ranker's share of the blended rank
+    log: JudgedLog | None = None  # the judged queries, where the model reads their columns (card: ``judged``)
 
     @property
     def bridged(self) -> bool:
-        """Whether the model reads the dense bridge's features (:data:`BRIDGED_FEATURES`)."""
-        return list(self.card.get("features", [])) == list(BRIDGED_FEATURES)
+        """Whether the model reads the dense bridge's features (:data:`BRIDGED_FEATURES`, first)."""
+        return list(self.card.get("features", []))[:len(BRIDGED_FEATURES)] == list(BRIDGED_FEATURES)
+
+    def matrix(self, text: str, ids: Sequence[str], features: np.ndarray) -> np.ndarray:
+        """The rows this model scores for a pool: the features read through the node, and where the model reads
+        the judged queries (:mod:`nomos.retrieval.ltr.judged`), their columns for ``text`` after them."""
+        if self.log is None:
+            return features
+        return np.hstack([features, self.log.columns(text, ids)])
 
     def learned_from(self, texts: Iterable[str]) -> int:
         """How many of ``texts`` were training queries of this model: an evaluation over them is in-sample."""
@@ -167,7 +183,15 @@ class RankerModel:
         card.pop("linear", None)
         if linear is not None and weight > 0:
             card.update(format=2, linear=linear.to_card())
-        return RankerModel(self.boosters, card, linear if weight > 0 else None, weight if linear is not None else 0.0)
+        return RankerModel(self.boosters, card, linear if weight > 0 else None, weight if linear is not None else 0.0,
+                           self.log)
+
+    def with_log(self, log: JudgedLog, path: Path) -> RankerModel:
+        """The same model reading ``log``, saved at ``path`` (named in the card with its digest)."""
+        digest = log.save(path)
+        card = {**self.card, "judged": {"file": path.name, "sha256": digest, "queries": log.queries,
+                                        "articles": len(log.count)}}
+        return RankerModel(self.boosters, card, self.linear, self.weight, log)
 
     def save(self, path: Path) -> None:
         """``path``.txt and ``path``.json (the folder is made); a bag's further boosters in ``path``.booster2.txt…,
@@ -202,7 +226,8 @@ def train(matrices: Sequence[np.ndarray], labels: Sequence[np.ndarray], *, param
     for seed in seeds:
         data = lightgbm.Dataset(x, y, group=sizes, feature_name=list(feature_names), free_raw_data=True)
         boosters.append(lightgbm.train({**chosen, "seed": seed}, data, num_boost_round=rounds))
-    version = BRIDGED_VERSION if list(feature_names) == list(BRIDGED_FEATURES) else FEATURES_VERSION
+    version = {tuple(BRIDGED_FEATURES): BRIDGED_VERSION, JUDGED_MODEL_FEATURES: JUDGED_VERSION}.get(
+        tuple(feature_names), FEATURES_VERSION)
     full_card = {"kind": "lambdamart", "library": f"lightgbm {lightgbm.__version__}", "features": list(feature_names),
                  "features_version": version, "params": chosen, "rounds": rounds,
                  "training_queries": len(sizes), "training_rows": int(x.shape[0]), **(card or {})}
@@ -228,12 +253,13 @@ def load(path: Path | str = DEFAULT_MODEL) -> RankerModel:
     except json.JSONDecodeError as exc:
         raise ConfigError(f"learned ranker: {card_file}:{exc.lineno}: not JSON ({exc.msg})") from None
     check_features(card, card_file)
+    log = judged_log(card, card_file)
     fmt = card.get("format", 1)
     if fmt not in FORMATS:
         raise ConfigError(f"learned ranker: {card_file}: card format {fmt!r}, this code reads formats "
                           f"{', '.join(map(str, FORMATS))}", hint="update nomos or retrain the model with this code")
     if fmt == 1:
-        return RankerModel([lightgbm.Booster(model_file=str(txt))], card)
+        return RankerModel([lightgbm.Booster(model_file=str(txt))], card, log=log)
     names = card.get("boosters")
     if not isinstance(names, list) or not names or names[0] != txt.name:
         raise ConfigError(f"learned ranker: {card_file}: field boosters: a list of the bag's files, {txt.name} first")
@@ -252,21 +278,40 @@ def load(path: Path | str = DEFAULT_MODEL) -> RankerModel:
     linear = LinearRanker.from_card(card["linear"], width, card_file) if weight > 0 and "linear" in card else None
     if weight > 0 and linear is None:
         raise ConfigError(f"learned ranker: {card_file}: field linear: missing while linear_weight is {weight}")
-    return RankerModel(boosters, card, linear, weight)
+    return RankerModel(boosters, card, linear, weight, log)
+
+
+def judged_log(card: Mapping[str, Any], card_file: Path) -> JudgedLog | None:
+    """The judged queries' log the card names (beside it, its digest checked); None where the model reads none. A
+    model reads the judged columns if and only if its card names a log: anything else is a :class:`ConfigError`."""
+    named = card.get("judged")
+    reads = list(card.get("features", [])) == list(JUDGED_MODEL_FEATURES)
+    if named is None and not reads:
+        return None
+    if not isinstance(named, dict) or not reads or not isinstance(named.get("file"), str):
+        raise ConfigError(f"learned ranker: {card_file}: field judged: a model reading the judged queries' features "
+                          "names their log ({\"file\", \"sha256\"}) and only such a model does")
+    where = card_file.parent / named["file"]
+    if where.parent != card_file.parent:
+        raise ConfigError(f"learned ranker: {card_file}: field judged.file: {named['file']!r} is not a file beside the card")
+    return load_log(where, named.get("sha256"))
 
 
 def check_features(card: Mapping[str, Any], where: Path | str) -> None:
-    """The card's feature list must be one the code computes, in order, at its version: :data:`FEATURES` (v3) or
-    with the dense bridge's, :data:`BRIDGED_FEATURES` (:data:`BRIDGED_VERSION`: v6 reads the law's place in the pool)."""
+    """The card's feature list must be one the code computes, in order, at its version: :data:`FEATURES` (v3),
+    with the dense bridge's, :data:`BRIDGED_FEATURES` (:data:`BRIDGED_VERSION`: v6 reads the law's place in the pool),
+    or with the judged queries' after them, :data:`JUDGED_MODEL_FEATURES` (:data:`JUDGED_VERSION`)."""
     got, version = list(card.get("features", [])), str(card.get("features_version", ""))
-    if (got, version) in ((list(FEATURES), FEATURES_VERSION), (list(BRIDGED_FEATURES), BRIDGED_VERSION)):
+    if (got, version) in ((list(FEATURES), FEATURES_VERSION), (list(BRIDGED_FEATURES), BRIDGED_VERSION),
+                          (list(JUDGED_MODEL_FEATURES), JUDGED_VERSION)):
         return
-    wanted = BRIDGED_FEATURES if len(got) > len(FEATURES) else FEATURES
+    wanted = (JUDGED_MODEL_FEATURES if len(got) > len(BRIDGED_FEATURES) else
+              BRIDGED_FEATURES if len(got) > len(FEATURES) else FEATURES)
     missing = [f for f in wanted if f not in got]
-    extra = [f for f in got if f not in BRIDGED_FEATURES]
+    extra = [f for f in got if f not in JUDGED_MODEL_FEATURES]
     raise ConfigError(
         f"learned ranker: {where} was trained on features v{version or '?'} ({len(got)} features), this code "
         f"computes v{FEATURES_VERSION} ({len(FEATURES)}) or, with the dense bridge, v{BRIDGED_VERSION} "
-        f"({len(BRIDGED_FEATURES)})"
+        f"({len(BRIDGED_FEATURES)}), and with the judged queries' v{JUDGED_VERSION} ({len(JUDGED_MODEL_FEATURES)})"
         + (f"; missing {', '.join(missing)}" if missing else "") + (f"; unknown {', '.join(extra)}" if extra else ""),
         hint="retrain it with `bench/ltr_study.py --save PATH` on this version")

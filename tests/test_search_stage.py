@@ -52,11 +52,12 @@ def positional(method, options=MethodOptions()):
 # Hybrid with its default learned ranker (the other three: NOMOS_RERANK=none, the fusion alone) sends, besides, the
 # index's mapping once (the features' fields are there, and whether it holds the dense bridge), the bridge's query
 # adapter once (one _mget), the anchors' and lemmas' lists with the bridge's two (one _msearch, while the first
-# stage runs: in any order with it) and the pool's features (one search); its page is decorated apart. Hybrid's
+# stage runs: in any order with it) and the pool's features (one search); its page is decorated apart. Its model
+# reads the judged queries where the index holds their articles: one _count, once (ltr/judged.fits_index). Hybrid's
 # default precede (issue 49) adds none: the fused lists and the pool's search read each article's restates.
 EXPECTED = {"bm25-off": ["/_search"], "bm25": ["/_search"], "hybrid-fused": ["/_mapping", "/_mapping", "/_msearch", "/_search"],
             "knn": ["/_mapping", "/_mapping", "/_msearch", "/_mget", "/_search"],
-            "hybrid": ["/_mapping"] * 3 + ["/_mget"] + ["/_msearch"] * 3 + ["/_search"] * 2}
+            "hybrid": ["/_count"] + ["/_mapping"] * 3 + ["/_mget"] + ["/_msearch"] * 3 + ["/_search"] * 2}
 
 
 @pytest.mark.parametrize("method", ["bm25-off", "bm25", "hybrid-fused", "knn", "hybrid"])

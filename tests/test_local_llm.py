@@ -182,15 +182,18 @@ def test_portal_sees_the_local_server(local_llm, tmp_path):
 # server's real token counts (SmolLM2 reads Greek at ~1.2 characters a token, not the 2.5 of the default estimate).
 # One case, not three: the queries ran one after another (llm_concurrency 1), each with a ratio of its own measured
 # the same way (/tokenize on its case, then its replies' usage) and the same assertions, so the second and third
-# repeated the first's path at twice its cost (three: 22 calls, 627 s on a busy machine; one: 8 calls).
+# repeated the first's path at twice its cost (three: 22 calls, 627 s on a busy machine; one: 8 calls; one over two
+# articles: 6 calls, 125 s against 176 s).
 
 
 def _long_articles() -> list[dict]:
-    """The mini corpus with every text repeated to ~3,000 characters (an observer prompt with one of them, cut to
-    the budget, is about 1,550 tokens by the server's count)."""
+    """Theft and embezzlement from the mini corpus, each text repeated to ~3,000 characters (an observer prompt with
+    one of them, cut to the budget, is about 1,550 tokens by the server's count). Two articles, so a round's
+    candidates need two batches: the whole mini corpus made it three a round for the same check (8 calls, 176 s)."""
     from tests.beir_files import ARTICLES
 
-    return [{**a, "text": " ".join([a["text"]] * (3000 // len(a["text"]) + 1))} for a in ARTICLES]
+    return [{**a, "text": " ".join([a["text"]] * (3000 // len(a["text"]) + 1))} for a in ARTICLES
+            if a["_id"] in ("PK::372", "PK::375")]
 
 
 @pytest.mark.integration

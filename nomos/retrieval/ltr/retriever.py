@@ -74,9 +74,9 @@ class LearnedRanker:
         mapping = None
         if self.check is not None:
             mapping = self.check()
-            self.check = None
-            if self.model.log is not None and self.unjudged is not None:
+            if self.model.log is not None and self.unjudged is not None:  # before a concurrent page sees check gone
                 self.judged_held = fits_index(self.model.log, self.transport, self.bm25.index)
+            self.check = None
         model, bridge = self.ranking_model(dense=self.knn is not None, mapping=mapping)
         vectors = adapted = None
         if bridge is not None:  # the query vectors first (the first stage reads them again from the vector cache), so

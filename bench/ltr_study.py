@@ -11,7 +11,10 @@ the first stage, the pool's recall (the ceiling), and the ranker held out (Recal
 ``--bag N`` trains N boosters per setting (seeds and row sampling, scores averaged) and ``--blend W,...`` lets each
 fold also choose the weight of a linear ranker's ranks blended with theirs (0 among them: the bag alone). ``--pools
 DUMP`` reads the pools an earlier run's ``--dump`` wrote instead of asking the node (the same features, so the same
-figures, in minutes); ``--jobs`` runs the outer folds in that many processes (the same figures).
+figures, in minutes); ``--jobs`` runs the outer folds in that many processes (the same figures). ``--judged`` adds
+the judged queries' three columns (:mod:`nomos.retrieval.ltr.judged`): a held-out query's from its fold's training
+queries, a training query's from the other training groups only; ``--save`` then writes the log beside the model.
+``--by-set`` holds each dev set out whole, trained on the other two (what carries between sets written apart).
 
 Usage (an index built by this checkout; with the embedder's vectors for the dense features and lists):
     .venv/bin/python bench/ltr_study.py --index nomos-articles

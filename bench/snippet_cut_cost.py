@@ -25,6 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from nomos.legal.text import stemming  # noqa: E402
 from nomos.opensearch.client import make_client  # noqa: E402
 from nomos.opensearch.transport import Transport  # noqa: E402
 from nomos.pages import marks, passages  # noqa: E402
@@ -41,7 +42,7 @@ SETS = {"dev": ROOT.parent / "shared" / "data" / "greek-statutes" / "queries.jso
 
 
 def _empty_caches() -> None:
-    for cached in (passages.stem, passages._read, marks._own_in, marks._query_words):
+    for cached in (stemming.stem, passages._read, marks._own_in, marks._query_words):
         cached.cache_clear()
 
 

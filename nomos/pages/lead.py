@@ -36,6 +36,7 @@ from typing import Sequence
 
 from nomos.legal.inforce.law_end import law_end
 from nomos.legal.inforce.title_tail import title_tail
+from nomos.legal.text import stemming
 from nomos.legal.text.article_parts import abbreviation_before, paragraph_body, sentences, structural_tail
 from nomos.legal.text.folding import fold
 from nomos.pages import lead_amending, passages
@@ -263,7 +264,7 @@ def cut(marked: str, query: str | None = None) -> tuple[str, ...]:
     for m in every:
         word = text[m.start:m.end]
         if word not in stems:
-            stems[word] = passages.stem(fold(m.stem)) if query is None or own_word(word, query) else None
+            stems[word] = stemming.stem(fold(m.stem)) if query is None or own_word(word, query) else None
         stem = stems[word]
         if stem is not None:
             found.append(passages._Mark(m.start, m.end, stem))

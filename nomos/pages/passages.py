@@ -26,10 +26,10 @@ import bisect
 import functools
 import html
 import re
-import threading
 from typing import Any, Callable, Mapping, NamedTuple
 
 from nomos.legal.text.folding import fold
+from nomos.legal.text.stemming import stem  # the folded word's Snowball stem (remembered)
 from nomos.mappings import HERE, read_stopwords
 
 # NOMOS_SNIPPETS: OpenSearch's sentence passages; each text marked whole by the highlighter and cut here
@@ -54,7 +54,6 @@ _WORD = re.compile(r"\w+")
 _WORD_END = re.compile(r"\w*")
 _ABBREVIATION = re.compile(r"(?<!\w)\w{1,4}\.$")  # a word of up to four letters and a stop: «ν.», «παρ.», «αρ.»
 _BREAK = re.compile(r"\n|[.;·!?]\s")  # the end of a line or a sentence (a passage begins after it)
-_local = threading.local()
 
 
 def checked(mode: str) -> str:
@@ -64,22 +63,6 @@ def checked(mode: str) -> str:
     if mode not in MODES:
         raise ValueError(f"snippets must be one of {', '.join(MODES)}, not {mode!r}")
     return mode
-
-
-def _stemmer() -> Any:
-    """One PyStemmer per thread: its stemmer objects are not safe to share between threads."""
-    stemmer = getattr(_local, "stemmer", None)
-    if stemmer is None:
-        import Stemmer  # only where snippets are cut from plain texts (passages)
-
-        stemmer = _local.stemmer = Stemmer.Stemmer("greek")
-    return stemmer
-
-
-@functools.lru_cache(maxsize=65536)
-def stem(folded: str) -> str:
-    """Snowball's Greek stem of a folded word (remembered: a page stems the same words again and again)."""
-    return str(_stemmer().stemWord(folded))
 
 
 @functools.cache
@@ -211,7 +194,7 @@ def _scored(found: list[_Mark]) -> list[tuple[int, int, int, int, int]]:
     counts: dict[str, int] = {}
     scored = []
     j, n = 0, len(found)
-    for i, (start, end, stem) in enumerate(found):  # (a loop a page runs a few hundred times: kept tight)
+    for i, (start, end, first) in enumerate(found):  # (a loop a page runs a few hundred times: kept tight)
         limit = start + SIZE
         if limit < end:
             limit = end
@@ -223,11 +206,11 @@ def _scored(found: list[_Mark]) -> list[tuple[int, int, int, int, int]]:
             j += 1
         scored.append((-len(counts), i - j, start, i, j))
         if i < j:  # the window's first word leaves it
-            left = counts[stem] - 1
+            left = counts[first] - 1
             if left:
-                counts[stem] = left
+                counts[first] = left
             else:
-                del counts[stem]
+                del counts[first]
     return scored
 
 

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from nomos.errors import ConfigError
+from nomos.legal.text.stemming import stem
 from nomos.opensearch.transport import Transport
 
 JUDGED_FEATURES = ("judged_count", "judged_match", "judged_match_norm")
@@ -44,22 +45,10 @@ TOKENIZER = "snowball-greek: lower-cased \\w+ words of 3 or more letters, not nu
 _WORD = re.compile(r"\w+")
 
 
-def _stemmer() -> Any:
-    import Stemmer  # PyStemmer: Snowball's Greek stemmer in C (also nomos.pages.passages')
-
-    return Stemmer.Stemmer("greek")
-
-
-_STEMMER: list[Any] = []  # one stemmer per process, made at first use
-
-
 def stems(text: str) -> set[str]:
     """A text's distinct Snowball stems: lower-cased words of three or more letters, numbers left out (an article's
     or a law's number says nothing about what the case is about)."""
-    if not _STEMMER:
-        _STEMMER.append(_stemmer())
-    words = [w for w in _WORD.findall(text.lower()) if len(w) > 2 and not w.isdigit()]
-    return set(_STEMMER[0].stemWords(words))
+    return {stem(w) for w in _WORD.findall(text.lower()) if len(w) > 2 and not w.isdigit()}
 
 
 @dataclass(frozen=True)
